@@ -1,0 +1,35 @@
+// Builds the per-request GraphQL context: a forked EntityManager, the authenticated principal, request facts.
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Context, ProjectDirectory } from '@cp/graphql';
+import type { AuthService } from '@cp/subgraph-access';
+import type { NextFunction, Request, Response } from 'express';
+import { edgeContext } from './request-scope';
+
+export interface ContextDeps {
+  orm: MikroORM;
+  auth: AuthService;
+  projects: ProjectDirectory;
+}
+
+export async function buildContext(deps: ContextDeps, req: Request): Promise<Context> {
+  const em = deps.orm.em.fork();
+  const principal = await deps.auth.authenticate(em, {
+    authorization: req.header('authorization'),
+    apiKey: req.header('x-api-key'),
+  });
+  const { requestId, lang } = edgeContext();
+  return { em, principal, requestId, lang, projects: deps.projects };
+}
+
+/** Authenticates once per request and keeps the context in `res.locals.context`; `onError` answers a bad credential. */
+export function contextMiddleware(deps: ContextDeps, onError: (res: Response, err: unknown) => void) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      res.locals.context = await buildContext(deps, req);
+    } catch (err) {
+      onError(res, err);
+      return;
+    }
+    next();
+  };
+}

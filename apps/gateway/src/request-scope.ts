@@ -1,0 +1,40 @@
+// Per-request facts (id, language, logger) reachable from code that gets no request object, such as formatError.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@cp/config';
+import { negotiateLanguage, type EdgeContext } from '@cp/errors';
+import type { NextFunction, Request, Response } from 'express';
+
+export interface RequestScope extends EdgeContext {
+  logger: Logger;
+}
+
+const storage = new AsyncLocalStorage<RequestScope>();
+const VALID_REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+export function currentScope(): RequestScope | undefined {
+  return storage.getStore();
+}
+
+export function edgeContext(): EdgeContext {
+  const scope = storage.getStore();
+  return scope ?? { requestId: 'unknown', lang: 'en', variablesFrom: 'body' };
+}
+
+/** Echoes a sane `X-Request-ID` or generates one, and answers in the client's language (D4, D10). */
+export function requestScope(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const sent = req.header('x-request-id');
+    const requestId = sent && VALID_REQUEST_ID.test(sent) ? sent : randomUUID();
+    const lang = negotiateLanguage(req.header('accept-language'));
+    res.setHeader('X-Request-ID', requestId);
+    res.setHeader('Content-Language', lang);
+    const scope: RequestScope = {
+      requestId,
+      lang,
+      variablesFrom: req.method === 'GET' || req.method === 'HEAD' ? 'query' : 'body',
+      logger: logger.child({ requestId }),
+    };
+    storage.run(scope, next);
+  };
+}

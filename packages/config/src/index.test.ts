@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './index';
+
+describe('loadConfig', () => {
+  it('applies the D14 defaults', () => {
+    const c = loadConfig({});
+    expect(c.http).toMatchObject({ port: 4000, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:4000' });
+    expect(c.http.cdnUrl).toBe('http://127.0.0.1:4000/cdn');
+    expect(c.database).toMatchObject({ url: undefined, dataDir: './data' });
+    expect(c.rateLimit).toEqual({ perMinute: 600, perHour: 30000 });
+  });
+
+  it('parses SUBGRAPH_URLS and treats empty strings as unset', () => {
+    const c = loadConfig({ SUBGRAPH_URLS: 'content=http://127.0.0.1:4101/graphql', DATABASE_URL: '' });
+    expect(c.subgraphUrls).toEqual({ content: 'http://127.0.0.1:4101/graphql' });
+    expect(c.database.url).toBeUndefined();
+  });
+
+  it('reports every invalid variable at once', () => {
+    try {
+      loadConfig({ PORT: 'abc', JWT_SECRET: 'short', SUBGRAPH_URLS: 'nope=http://x' });
+      expect.unreachable();
+    } catch (e) {
+      expect(e).toBeInstanceOf(ConfigError);
+      const issues = (e as ConfigError).issues.join('\n');
+      expect(issues).toMatch(/PORT/);
+      expect(issues).toMatch(/JWT_SECRET/);
+      expect(issues).toMatch(/SUBGRAPH_URLS/);
+    }
+  });
+});

@@ -1,0 +1,34 @@
+// The one helper every write uses to add its event to the unit of work it is committing (D9).
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { EventRecord, type EventAction, type EventResourceType } from './event.entity';
+
+export interface EventInput {
+  resourceType: EventResourceType;
+  action: EventAction;
+  resourceId: string;
+  organizationId: string;
+  projectId?: string | null;
+  version?: number | null;
+  actorId?: string | null;
+  /** Published-state change that API keys may see (publish, unpublish, delete of published, package). */
+  published?: boolean;
+}
+
+/**
+ * Persists the event into `em`'s unit of work: it is flushed with the change, in the same transaction,
+ * so a change never commits without its event and an event never exists for a rolled-back change.
+ */
+export function recordEvent(em: EntityManager, input: EventInput): EventRecord {
+  const event = em.create(EventRecord, {
+    type: `${input.resourceType}.${input.action}`,
+    resourceType: input.resourceType,
+    resourceId: input.resourceId,
+    organizationId: input.organizationId,
+    projectId: input.projectId ?? null,
+    version: input.version ?? null,
+    actorId: input.actorId ?? null,
+    published: input.published ?? false,
+  });
+  em.persist(event);
+  return event;
+}

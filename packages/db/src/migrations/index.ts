@@ -1,0 +1,5 @@
+// Core migrations, run before every subgraph's own (each subgraph owns the tables of its features).
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122000000_core } from './Migration20261122000000_core';
+
+export const coreMigrations: MigrationObject[] = [{ name: 'Migration20261122000000_core', class: Migration20261122000000_core }];

@@ -1,0 +1,76 @@
+// The one edge mapping from any thrown or GraphQL-reported error to D4's HTTP status and envelope.
+import { ERROR_CATALOGUE, isErrorCode, type ErrorCode } from './catalogue';
+import { translatedMessage } from './translations';
+
+export interface ErrorEnvelope {
+  error: { code: ErrorCode; message: string; details?: Record<string, unknown> };
+}
+
+export interface EdgeContext {
+  requestId: string;
+  lang: string;
+  /** REST GET: variables come from the query string, so a bad one is 400 naming the parameter (D1). */
+  variablesFrom: 'query' | 'body';
+}
+
+interface ErrorLike {
+  message?: string;
+  extensions?: Record<string, unknown>;
+  originalError?: unknown;
+}
+
+/** graphql-js reports a bad variable as `Variable "$x" got invalid value … at "x.a.b"; <reason>`. */
+const VARIABLE_ERROR = /^Variable "\$([^"]+)" (?:got invalid value.*?(?: at "([^"]+)")?; (.*)|of required type "[^"]+" was not provided\.)$/s;
+
+function variableError(message: string): { variable: string; path: string; reason: string } | undefined {
+  const m = VARIABLE_ERROR.exec(message);
+  if (!m) return undefined;
+  const [, variable, at, reason] = m;
+  // `input` carries the request body (see the REST layer), so its members are top-level body paths.
+  const segments = (at ?? variable).split('.').filter((s, i) => !(i === 0 && s === 'input'));
+  const path = '/' + segments.map((s) => s.replace(/\[(\d+)\]/g, '/$1')).join('/');
+  return { variable, path: path === '/' ? '' : path, reason: reason ?? 'is required' };
+}
+
+/** Maps one error to `{status, envelope}`; unknown errors become INTERNAL with no stack, no SQL. */
+export function toErrorEnvelope(err: unknown, edge: EdgeContext): { status: number; body: ErrorEnvelope } {
+  const e = (err ?? {}) as ErrorLike;
+  const ext = e.extensions ?? {};
+  let code: ErrorCode;
+  let message: string | undefined = e.message;
+  let details = ext.details as Record<string, unknown> | undefined;
+
+  const variable = typeof e.message === 'string' ? variableError(e.message) : undefined;
+  if (isErrorCode(ext.code)) {
+    code = ext.code;
+  } else if (variable) {
+    if (edge.variablesFrom === 'query') {
+      code = 'BAD_REQUEST';
+      details = { parameter: variable.variable, reason: variable.reason };
+      message = `Query parameter "${variable.variable}" is invalid: ${variable.reason}`;
+    } else {
+      code = 'VALIDATION_FAILED';
+      details = { errors: [{ path: variable.path, message: variable.reason }] };
+      message = ERROR_CATALOGUE.VALIDATION_FAILED.message;
+    }
+  } else if (ext.code === 'GRAPHQL_PARSE_FAILED' || ext.code === 'GRAPHQL_VALIDATION_FAILED' || ext.code === 'BAD_USER_INPUT') {
+    code = 'BAD_REQUEST';
+  } else {
+    code = 'INTERNAL';
+    message = undefined;
+    details = undefined;
+  }
+
+  const fallback = ERROR_CATALOGUE[code].message;
+  if (code === 'INTERNAL') details = { requestId: edge.requestId };
+  const text = (edge.lang !== 'en' && (!message || message === fallback) && translatedMessage(code, edge.lang)) || message || fallback;
+  return {
+    status: ERROR_CATALOGUE[code].status,
+    body: { error: details === undefined ? { code, message: text } : { code, message: text, details } },
+  };
+}
+
+/** When several errors come back, the one with the highest status decides (a 500 outranks a 404). */
+export function primaryError<T>(errors: readonly T[], edge: EdgeContext): T {
+  return errors.reduce((a, b) => (toErrorEnvelope(b, edge).status > toErrorEnvelope(a, edge).status ? b : a));
+}

@@ -1,0 +1,17 @@
+// The per-request context every subgraph resolver receives, in-process or behind HTTP.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Principal } from './principal';
+
+export interface ProjectDirectory {
+  /** True when the project exists, is not deleted, and belongs to the organization. */
+  exists(organizationId: string, projectId: string): Promise<boolean>;
+}
+
+export interface Context {
+  /** A forked entity manager: one per request, never shared (MikroORM identity map). */
+  em: EntityManager;
+  principal: Principal;
+  requestId: string;
+  lang: string;
+  projects: ProjectDirectory;
+}

@@ -1,0 +1,9 @@
+// Shared GraphQL building blocks for every subgraph: schema builder, context, principal, guards, pagination.
+export * from './build-subgraph';
+export * from './principal';
+export * from './context';
+export * from './authorize';
+export * from './pagination';
+export * from './principal-header';
+export * from './scalars';
+export * from './rest-routes';

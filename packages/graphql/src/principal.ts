@@ -1,0 +1,49 @@
+// Who is calling: an admin user (JWT), a project API key, or nobody; resolvers read it from the context.
+export const RESOURCES = {
+  organizations: ['read', 'update', 'delete'],
+  projects: ['create', 'read', 'update', 'delete'],
+  users: ['create', 'read', 'update', 'delete'],
+  roles: ['create', 'read', 'update', 'delete'],
+  apiKeys: ['create', 'read', 'update', 'delete'],
+  components: ['create', 'read', 'update', 'delete'],
+  packages: ['create', 'read', 'update', 'delete'],
+  assets: ['create', 'read', 'update', 'delete'],
+  contentTypes: ['create', 'read', 'update', 'publish', 'delete'],
+  content: ['create', 'read', 'update', 'publish', 'delete'],
+} as const;
+
+export type Resource = keyof typeof RESOURCES;
+export type Action<R extends Resource = Resource> = (typeof RESOURCES)[R][number];
+/** A role's `permissions`: resource → flag → allowed (the spec's Role table). */
+export type Permissions = { [R in Resource]?: { [A in Action<R>]?: boolean } };
+
+export interface UserPrincipal {
+  kind: 'user';
+  userId: string;
+  organizationId: string;
+  permissions: Permissions;
+  /** Set on tokens issued with a project scope (D5): the token works for that project only. */
+  projectId?: string;
+}
+
+export interface ApiKeyPrincipal {
+  kind: 'apiKey';
+  keyId: string;
+  organizationId: string;
+  projectId: string;
+}
+
+export interface AnonymousPrincipal {
+  kind: 'anonymous';
+}
+
+export type Principal = UserPrincipal | ApiKeyPrincipal | AnonymousPrincipal;
+
+export const ANONYMOUS: AnonymousPrincipal = { kind: 'anonymous' };
+
+/** Every flag of every resource set: the bootstrap `Owner` role (D5). */
+export function allPermissions(): Permissions {
+  return Object.fromEntries(
+    Object.entries(RESOURCES).map(([resource, actions]) => [resource, Object.fromEntries(actions.map((a) => [a, true]))]),
+  ) as Permissions;
+}

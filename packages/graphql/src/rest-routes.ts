@@ -1,0 +1,16 @@
+// How a subgraph exposes its root fields as REST routes (sofa `routes`), per route family (D5, D11).
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface RestRoute {
+  method: HttpMethod;
+  /** Relative to the family's base path; `:name` segments map to the field's arguments by name. */
+  path: string;
+  /** 201 for creations (D11); 200 otherwise. */
+  responseStatus?: number;
+}
+
+/** `Query.field` / `Mutation.field` → its route under `/app/v1` (admin) and/or `/api/v1` (client). */
+export type RestRoutes = Record<string, { app?: RestRoute; api?: RestRoute }>;
+
+export const ORG_PATH = '/organizations/:organizationId';
+export const PROJECT_PATH = `${ORG_PATH}/projects/:projectId`;

@@ -1,0 +1,27 @@
+// Runs every workspace's tests through turbo, then prints the one summary line CI reads: "N passed, M failed".
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const roots = ['packages', 'subgraphs', 'apps'];
+const dirs = [...roots.flatMap((r) => readdirSync(r).map((d) => join(r, d))), 'test'];
+const reportOf = (dir) => join(dir, '.vitest-report.json');
+for (const dir of dirs) rmSync(reportOf(dir), { force: true });
+
+const turbo = spawnSync('npx', ['turbo', 'run', 'test', '--continue', '--concurrency=2', ...process.argv.slice(2)], {
+  stdio: 'inherit',
+});
+
+let passed = 0;
+let failed = 0;
+for (const dir of dirs) {
+  if (!existsSync(reportOf(dir))) continue;
+  const report = JSON.parse(readFileSync(reportOf(dir), 'utf8'));
+  passed += report.numPassedTests;
+  failed += report.numFailedTests;
+  // A file that failed to load (syntax error, failing hook) has no failed test: count it once.
+  failed += report.testResults.filter((f) => f.status === 'failed' && f.assertionResults.every((a) => a.status !== 'failed')).length;
+}
+if (turbo.status !== 0 && failed === 0) failed = 1;
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);

@@ -1,0 +1,23 @@
+// GraphQL surface of sign-in: `login` and `me`.
+import { UnauthorizedError } from '@cp/errors';
+import type { Context } from '@cp/graphql';
+import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { User } from '../user/user.entity';
+import { LoginInput, LoginResult } from './auth.inputs';
+import type { AuthService } from './auth.service';
+
+@Resolver()
+export class AuthResolver {
+  constructor(private readonly auth: AuthService) {}
+
+  @Mutation(() => LoginResult, { description: 'Signs in with email and password; wrong credentials give UNAUTHORIZED.' })
+  login(@Arg('input') input: LoginInput, @Ctx() ctx: Context): Promise<LoginResult> {
+    return this.auth.login(ctx.em, input.email, input.password);
+  }
+
+  @Query(() => User, { description: 'The signed-in user.' })
+  async me(@Ctx() ctx: Context): Promise<User> {
+    if (ctx.principal.kind !== 'user') throw new UnauthorizedError();
+    return ctx.em.findOneOrFail(User, { id: ctx.principal.userId });
+  }
+}

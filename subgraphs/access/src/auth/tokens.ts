@@ -1,0 +1,51 @@
+// Admin JWTs (jose): HS256 pinned, with iss, aud, sub, iat, exp checked on every request.
+import { UnauthorizedError } from '@cp/errors';
+import { jwtVerify, SignJWT } from 'jose';
+
+const ISSUER = 'content-platform';
+const AUDIENCE = 'content-platform-admin';
+
+export interface TokenClaims {
+  userId: string;
+  organizationId: string;
+  /** Set on project-scoped tokens (D5). */
+  projectId?: string;
+  issuedAt: Date;
+  expiresAt: Date;
+}
+
+export class TokenService {
+  constructor(private readonly secret: Uint8Array) {}
+
+  async issue(claims: { userId: string; organizationId: string; projectId?: string; ttlSeconds: number }) {
+    const now = Math.floor(Date.now() / 1000);
+    const exp = now + claims.ttlSeconds;
+    const token = await new SignJWT({ org: claims.organizationId, ...(claims.projectId ? { prj: claims.projectId } : {}) })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(claims.userId)
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setIssuedAt(now)
+      .setExpirationTime(exp)
+      .sign(this.secret);
+    return { token, expiresAt: new Date(exp * 1000) };
+  }
+
+  async verify(token: string): Promise<TokenClaims> {
+    try {
+      const { payload } = await jwtVerify(token, this.secret, { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE });
+      if (typeof payload.sub !== 'string' || typeof payload.org !== 'string' || !payload.iat || !payload.exp) {
+        throw new Error('missing claims');
+      }
+      return {
+        userId: payload.sub,
+        organizationId: payload.org,
+        projectId: typeof payload.prj === 'string' ? payload.prj : undefined,
+        issuedAt: new Date(payload.iat * 1000),
+        expiresAt: new Date(payload.exp * 1000),
+      };
+    } catch {
+      throw new UnauthorizedError('The token is invalid or expired.');
+    }
+  }
+}

@@ -1,0 +1,40 @@
+// First start-up on an empty database (D5): organization and project `default`, role `Owner`, the admin user.
+import type { Logger } from '@cp/config';
+import { allPermissions } from '@cp/graphql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { randomBytes } from 'node:crypto';
+import { hashPassword } from './auth/password';
+import { Organization } from './organization/organization.entity';
+import { Project } from './project/project.entity';
+import { Role } from './role/role.entity';
+import { User } from './user/user.entity';
+
+export const DEFAULT_ID = 'default';
+
+export async function bootstrap(em: EntityManager, admin: { email: string; password?: string }, logger?: Logger): Promise<void> {
+  if ((await em.count(Organization, {})) > 0) return;
+  const password = admin.password ?? randomBytes(12).toString('base64url');
+  const passwordHash = await hashPassword(password);
+  try {
+    await em.transactional(async (tx) => {
+      tx.create(Organization, { id: DEFAULT_ID, name: 'default' });
+      tx.create(Project, { id: DEFAULT_ID, organizationId: DEFAULT_ID, name: 'default' });
+      const owner = tx.create(Role, {
+        organizationId: DEFAULT_ID,
+        name: 'Owner',
+        description: 'Every permission on every resource.',
+        permissions: allPermissions(),
+      });
+      tx.create(User, { organizationId: DEFAULT_ID, email: admin.email.toLowerCase(), name: 'Administrator', roleId: owner.id, passwordHash });
+    });
+  } catch (err) {
+    // Another replica bootstrapped at the same moment: its primary keys won.
+    if ((await em.fork().count(Organization, { id: DEFAULT_ID })) > 0) return;
+    throw err;
+  }
+  if (!admin.password) {
+    // Printed once, on purpose: there is no other way to learn a generated password.
+    console.log(`\n  Admin user created: ${admin.email}\n  Generated password: ${password}\n  (set ADMIN_PASSWORD to choose it)\n`);
+  }
+  logger?.info({ email: admin.email }, 'bootstrapped organization, project, Owner role and admin user');
+}

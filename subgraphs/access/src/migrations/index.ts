@@ -1,0 +1,5 @@
+// Migrations of the access subgraph, in order.
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122000100_access } from './Migration20261122000100_access';
+
+export const accessMigrations: MigrationObject[] = [{ name: 'Migration20261122000100_access', class: Migration20261122000100_access }];

@@ -1,0 +1,11 @@
+// Inputs of project operations.
+import { Field, InputType } from 'type-graphql';
+
+@InputType({ description: 'A new project.' })
+export class CreateProjectInput {
+  @Field({ description: 'Display name.' })
+  name!: string;
+
+  @Field({ nullable: true, description: 'Free-form description.' })
+  description?: string;
+}

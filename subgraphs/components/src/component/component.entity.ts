@@ -1,0 +1,83 @@
+// A component: TypeScript source of a view or layout, compiled by the service; versioned through packages.
+import { JSONObjectScalar } from '@cp/graphql';
+import { Entity, Index, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
+import { randomUUID } from 'node:crypto';
+import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
+
+@ObjectType({ description: 'A view or layout written in TypeScript; the service compiles it and derives its props schema.' })
+@Directive('@key(fields: "id")')
+@Entity({ tableName: 'component' })
+@Unique({ properties: ['projectId', 'name'] })
+@Index({ properties: ['projectId', 'createdAt'] })
+export class Component {
+  @Field(() => ID, { description: 'Identifier.' })
+  @PrimaryKey({ length: 64 })
+  id: string = randomUUID();
+
+  @Field(() => ID, { description: 'The organization the component belongs to.' })
+  @Property({ length: 64 })
+  organizationId!: string;
+
+  @Field(() => ID, { description: 'The project the component belongs to.' })
+  @Property({ length: 64 })
+  projectId!: string;
+
+  @Field({ description: 'Name, unique in the project; content refers to components by name.' })
+  @Property()
+  name!: string;
+
+  @Field(() => String, { nullable: true, description: 'Extracted from the source’s `metadata()`.' })
+  @Property({ nullable: true })
+  title?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Extracted from the source’s `metadata()`.' })
+  @Property({ type: 'text', nullable: true })
+  description?: string | null;
+
+  @Field({ description: '`view` or `layout`.' })
+  @Property({ length: 16 })
+  type!: 'view' | 'layout';
+
+  @Field(() => String, { description: 'Lifecycle status (`draft`, `modified`, `published`, `deleted`).' })
+  @Property({ length: 16 })
+  status: string & Opt = 'draft';
+
+  @Field(() => Int, { nullable: true, description: 'The published version; null on `draft` and `modified`.' })
+  @Property({ nullable: true })
+  version?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'The last version published through a package.' })
+  @Property({ nullable: true })
+  lastPublishedVersion?: number | null;
+
+  @Field({ description: 'TypeScript source.' })
+  @Property({ type: 'text' })
+  content!: string;
+
+  @Field(() => String, { nullable: true, description: 'Compiled JavaScript (ES module), read-only.' })
+  @Property({ type: 'text', nullable: true })
+  compiled?: string | null;
+
+  @Field(() => JSONObjectScalar, { description: 'JSON Schema of the component’s props, derived from its `Props` type.' })
+  @Property({ type: 'json' })
+  schema: Record<string, unknown> & Opt = {};
+
+  @Field(() => ID, { nullable: true, description: 'Parent collection; null is the root collection.' })
+  @Property({ length: 64, nullable: true })
+  collectionId?: string | null;
+
+  @Field(() => JSONObjectScalar, { description: '`author` and `tags`.' })
+  @Property({ type: 'json' })
+  metadata: Record<string, unknown> & Opt = {};
+
+  @Property({ length: 64 })
+  createdById!: string;
+
+  @Field(() => Date, { description: 'When the component was created.' })
+  @Property({ type: 'timestamptz' })
+  createdAt: Date & Opt = new Date();
+
+  @Field(() => Date, { description: 'When the component last changed.' })
+  @Property({ type: 'timestamptz', onUpdate: () => new Date() })
+  updatedAt: Date & Opt = new Date();
+}

@@ -1,0 +1,7 @@
+// Migrations of the components subgraph, in order.
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122000300_component } from './Migration20261122000300_component';
+
+export const componentMigrations: MigrationObject[] = [
+  { name: 'Migration20261122000300_component', class: Migration20261122000300_component },
+];

@@ -1,0 +1,22 @@
+// Checks that a content type's `schema` is valid JSON Schema 2020-12 (D11: otherwise 422 VALIDATION_FAILED).
+import { ValidationFailedError } from '@cp/errors';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+
+export function assertValidJsonSchema(schema: unknown, path = '/schema'): void {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {
+    throw new ValidationFailedError([{ path, message: 'must be a JSON Schema object' }]);
+  }
+  if (!ajv.validateSchema(schema)) {
+    const errors = (ajv.errors ?? []).map((e) => ({ path: `${path}${e.instancePath}`, message: e.message ?? 'is invalid' }));
+    throw new ValidationFailedError(errors, 'The schema is not valid JSON Schema 2020-12.');
+  }
+  try {
+    ajv.compile(schema);
+  } catch (e) {
+    throw new ValidationFailedError([{ path, message: (e as Error).message }], 'The schema is not valid JSON Schema 2020-12.');
+  }
+}

@@ -1,0 +1,7 @@
+// Migrations of the content subgraph, in order.
+import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261122000200_content_type } from './Migration20261122000200_content_type';
+
+export const contentMigrations: MigrationObject[] = [
+  { name: 'Migration20261122000200_content_type', class: Migration20261122000200_content_type },
+];
