@@ -9,5 +9,6 @@ export const sharedConfig = {
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    setupFiles: ['reflect-metadata'],
   },
 };

@@ -1,4 +1,4 @@
 // Public surface of the gateway app for tests and benchmarks.
 export { startService, type RunningService } from './app';
 export { composeFromCode, SCHEMA_DIR } from './compose';
-export { SUBGRAPHS, DEFAULT_SUBGRAPH_PORTS, defaultSubgraphUrl } from './subgraphs';
+export { SUBGRAPHS, defaultSubgraphUrl } from './subgraphs';

@@ -4,8 +4,9 @@ import { AppError, BadRequestError, toErrorEnvelope, UnauthorizedError, Validati
 import type { Context, RestRoute, RestRoutes } from '@cp/graphql';
 import { filterSchema } from '@graphql-tools/utils';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
-import type { ExecutionResult, GraphQLSchema } from 'graphql';
+import type { ExecutionResult, GraphQLArgument, GraphQLSchema } from 'graphql';
 import { createSofa, createSofaRouter } from 'sofa-api';
+import { assertQueryParameters } from './query-parameters';
 import { edgeContext } from './request-scope';
 import { sendError } from './send-error';
 
@@ -16,6 +17,7 @@ export const BASE_PATHS: Record<RouteFamily, string> = { app: '/app/v1', api: '/
 interface CompiledRoute extends RestRoute {
   field: string;
   pattern: RegExp;
+  args: readonly GraphQLArgument[];
 }
 
 export interface RestOptions {
@@ -31,7 +33,7 @@ const PUBLIC_FIELDS = new Set(['Mutation.login']);
 
 export function createRestHandler(options: RestOptions) {
   const basePath = BASE_PATHS[options.family];
-  const routes = compileRoutes(options.routes, options.family);
+  const routes = compileRoutes(options.schema, options.routes, options.family);
   const fields = new Set(routes.map((r) => r.field));
   const schema = filterSchema({
     schema: options.schema,
@@ -66,8 +68,10 @@ export function createRestHandler(options: RestOptions) {
       if (!route) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
       const context = res.locals.context as Context;
       if (!PUBLIC_FIELDS.has(route.field)) assertFamilyPrincipal(options.family, context);
+      const url = new URL(req.originalUrl, 'http://rest.local');
+      assertQueryParameters(route.args, url.searchParams);
       const body = req.method === 'GET' || req.method === 'DELETE' ? undefined : await readJsonBody(req, options.maxBodyBytes);
-      const request = new Request(new URL(req.originalUrl, 'http://rest.local'), {
+      const request = new Request(url, {
         method: req.method,
         headers: { 'content-type': 'application/json' },
         // Flat bodies (the spec's) reach both flat arguments and a single `input` argument.
@@ -83,12 +87,16 @@ export function createRestHandler(options: RestOptions) {
   };
 }
 
-function compileRoutes(routes: RestRoutes, family: RouteFamily): CompiledRoute[] {
+function compileRoutes(schema: GraphQLSchema, routes: RestRoutes, family: RouteFamily): CompiledRoute[] {
   return Object.entries(routes).flatMap(([field, byFamily]) => {
     const route = byFamily[family];
     if (!route) return [];
+    const [operation, name] = field.split('.');
+    const root = operation === 'Query' ? schema.getQueryType() : schema.getMutationType();
+    const definition = root?.getFields()[name];
+    if (!definition) throw new Error(`REST route ${family} ${route.method} ${route.path} names unknown field ${field}.`);
     const pattern = new RegExp(`^${route.path.replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
-    return [{ ...route, field, pattern }];
+    return [{ ...route, field, pattern, args: definition.args }];
   });
 }
 

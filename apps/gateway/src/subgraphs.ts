@@ -1,5 +1,5 @@
 // The four subgraphs this gateway composes: how to build each one, its database module and its REST routes.
-import type { Config, SubgraphName } from '@cp/config';
+import { DEFAULT_SUBGRAPH_PORTS, type Config, type SubgraphName } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import type { BuiltSubgraph, RestRoutes } from '@cp/graphql';
 import { accessDatabase, accessRoutes, buildAccessSubgraph, type AuthService } from '@cp/subgraph-access';
@@ -25,9 +25,6 @@ export const SUBGRAPHS: SubgraphModule[] = [
   { name: 'components', database: componentsDatabase, routes: componentRoutes, build: () => buildComponentsSubgraph() },
   { name: 'assets', database: assetsDatabase, routes: assetRoutes, build: ({ config }) => buildAssetsSubgraph(config) },
 ];
-
-/** Default addresses of the standalone subgraph services, also the routing URLs in the committed supergraph. */
-export const DEFAULT_SUBGRAPH_PORTS: Record<SubgraphName, number> = { access: 4101, content: 4102, components: 4103, assets: 4104 };
 
 export const defaultSubgraphUrl = (name: SubgraphName) => `http://127.0.0.1:${DEFAULT_SUBGRAPH_PORTS[name]}/graphql`;
 

@@ -4,6 +4,9 @@ import { z } from 'zod';
 export const SUBGRAPH_NAMES = ['access', 'content', 'components', 'assets'] as const;
 export type SubgraphName = (typeof SUBGRAPH_NAMES)[number];
 
+/** Ports of the standalone subgraph services, also the routing URLs in the committed supergraph. */
+export const DEFAULT_SUBGRAPH_PORTS: Record<SubgraphName, number> = { access: 4101, content: 4102, components: 4103, assets: 4104 };
+
 /** Empty strings count as unset, so `FOO=` in a .env file falls back to the default. */
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
 const int = (fallback: number) =>
@@ -32,6 +35,7 @@ const envSchema = z.object({
   PUBLIC_URL: optionalString.pipe(z.url().optional()),
   CDN_URL: optionalString.pipe(z.url().optional()),
   SUBGRAPH_URLS: subgraphUrls,
+  SUBGRAPH_PORT: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().positive().max(65535).optional()),
   REDIS_URL: optionalString.pipe(z.url().optional()),
   NATS_URL: optionalString.pipe(z.url().optional()),
   RATE_LIMIT_PER_MINUTE: int(600),
@@ -47,6 +51,8 @@ export interface Config {
   admin: { email: string; password?: string };
   auth: { jwtSecret?: string; tokenTtlSeconds: number };
   subgraphUrls: Partial<Record<SubgraphName, string>>;
+  /** Port of a standalone subgraph service (`npm start -w subgraphs/<name>`); its default port when unset. */
+  subgraphPort?: number;
   redisUrl?: string;
   natsUrl?: string;
   rateLimit: { perMinute: number; perHour: number };
@@ -75,6 +81,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     admin: { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD },
     auth: { jwtSecret: e.JWT_SECRET, tokenTtlSeconds: e.JWT_TTL_SECONDS },
     subgraphUrls: e.SUBGRAPH_URLS,
+    subgraphPort: e.SUBGRAPH_PORT,
     redisUrl: e.REDIS_URL,
     natsUrl: e.NATS_URL,
     rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, perHour: e.RATE_LIMIT_PER_HOUR },

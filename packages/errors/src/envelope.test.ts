@@ -35,7 +35,7 @@ describe('toErrorEnvelope', () => {
       body: { error: { code: 'VALIDATION_FAILED', message: 'The request body failed validation.', details: { errors: [{ path: '/name', message: 'String cannot represent a non string value: 5' }] } } },
     });
     const missing = new GraphQLError('Variable "$input" got invalid value {}; Field "name" of required type "String!" was not provided.');
-    expect(toErrorEnvelope(missing, edge).body.error.details).toEqual({ errors: [{ path: '', message: 'Field "name" of required type "String!" was not provided.' }] });
+    expect(toErrorEnvelope(missing, edge).body.error.details).toEqual({ errors: [{ path: '/name', message: 'Field "name" of required type "String!" was not provided.' }] });
   });
 
   it('turns bad query parameters into 400 naming the parameter (D1)', () => {
@@ -50,7 +50,9 @@ describe('toErrorEnvelope', () => {
     expect(negotiateLanguage('xx, de;q=0.5')).toBe('de');
     expect(negotiateLanguage(undefined)).toBe('en');
     const { body } = toErrorEnvelope(new GraphQLError('x', { extensions: { code: 'UNAUTHORIZED' } }), { ...edge, lang: 'de' });
-    expect(body.error.message).toBe('x');
+    expect(body.error.message).toBe('Die Authentifizierung fehlt, ist ungültig, abgelaufen oder widerrufen.');
+    const untranslated = toErrorEnvelope(new GraphQLError('y', { extensions: { code: 'NAME_TAKEN' } }), { ...edge, lang: 'de' });
+    expect(untranslated.body.error.message).toBe('y');
     const { body: translated } = toErrorEnvelope(new Error('boom'), { ...edge, lang: 'de' });
     expect(translated.error.message).toBe('Ein interner Fehler ist aufgetreten.');
   });

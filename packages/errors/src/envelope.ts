@@ -28,8 +28,11 @@ function variableError(message: string): { variable: string; path: string; reaso
   const [, variable, at, reason] = m;
   // `input` carries the request body (see the REST layer), so its members are top-level body paths.
   const segments = (at ?? variable).split('.').filter((s, i) => !(i === 0 && s === 'input'));
-  const path = '/' + segments.map((s) => s.replace(/\[(\d+)\]/g, '/$1')).join('/');
-  return { variable, path: path === '/' ? '' : path, reason: reason ?? 'is required' };
+  // A missing or unknown member is named in the reason: point at it.
+  const member = reason && /^Field "([^"]+)" (?:of required type|is not defined)/.exec(reason);
+  if (member) segments.push(member[1]);
+  const path = segments.map((s) => `/${s.replace(/\[(\d+)\]/g, '/$1')}`).join('');
+  return { variable, path, reason: reason ?? 'is required' };
 }
 
 /** Maps one error to `{status, envelope}`; unknown errors become INTERNAL with no stack, no SQL. */
@@ -61,9 +64,9 @@ export function toErrorEnvelope(err: unknown, edge: EdgeContext): { status: numb
     details = undefined;
   }
 
-  const fallback = ERROR_CATALOGUE[code].message;
   if (code === 'INTERNAL') details = { requestId: edge.requestId };
-  const text = (edge.lang !== 'en' && (!message || message === fallback) && translatedMessage(code, edge.lang)) || message || fallback;
+  // A client that asked for another language gets the code's translated message; `details` keep the specifics.
+  const text = (edge.lang !== 'en' && translatedMessage(code, edge.lang)) || message || ERROR_CATALOGUE[code].message;
   return {
     status: ERROR_CATALOGUE[code].status,
     body: { error: details === undefined ? { code, message: text } : { code, message: text, details } },

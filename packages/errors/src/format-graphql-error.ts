@@ -1,5 +1,6 @@
 // GraphQL-side twin of the REST envelope: every error leaves with a D4 `extensions.code`, no stack, no SQL.
 import type { GraphQLFormattedError } from 'graphql';
+import { isErrorCode } from './catalogue';
 import { toErrorEnvelope, type EdgeContext } from './envelope';
 
 /** Apollo `formatError`: the code and details the REST envelope would carry, inside `extensions`. */
@@ -14,11 +15,10 @@ export function formatGraphQLError(formatted: GraphQLFormattedError, error: unkn
   };
 }
 
-/** Apollo wraps resolver errors; the typed error (with our code) is the original one. */
+/** Apollo may wrap a typed error (one carrying our code); anything else is judged by the outer error. */
 function unwrap(error: unknown): unknown {
-  const e = error as { extensions?: { code?: unknown }; originalError?: unknown } | undefined;
-  if (e?.originalError && typeof (e.originalError as { extensions?: unknown }).extensions === 'object') return e.originalError;
-  return error;
+  const original = (error as { originalError?: { extensions?: { code?: unknown } } } | undefined)?.originalError;
+  return isErrorCode(original?.extensions?.code) ? original : error;
 }
 
 export function isInternal(formatted: GraphQLFormattedError): boolean {

@@ -1,0 +1,22 @@
+// Checks REST query parameters against the GraphQL argument types before sofa coerces them (D1: 400 naming the parameter).
+import { BadRequestError } from '@cp/errors';
+import { getNamedType, GraphQLBoolean, GraphQLFloat, GraphQLInt, isEnumType, type GraphQLArgument } from 'graphql';
+
+const INTEGER = /^-?\d+$/;
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+export function assertQueryParameters(args: readonly GraphQLArgument[], query: URLSearchParams): void {
+  for (const arg of args) {
+    const value = query.get(arg.name);
+    if (value === null) continue;
+    const type = getNamedType(arg.type);
+    let problem: string | undefined;
+    if (type === GraphQLInt && !INTEGER.test(value)) problem = 'must be an integer';
+    else if (type === GraphQLFloat && !NUMBER.test(value)) problem = 'must be a number';
+    else if (type === GraphQLBoolean && value !== 'true' && value !== 'false') problem = 'must be `true` or `false`';
+    else if (isEnumType(type) && !type.getValue(value)) {
+      problem = `must be one of ${type.getValues().map((v) => v.name).join(', ')}`;
+    }
+    if (problem) throw new BadRequestError(`Query parameter "${arg.name}" ${problem}.`, { parameter: arg.name, value });
+  }
+}

@@ -1,0 +1,5 @@
+// Standalone content subgraph service (`npm start -w subgraphs/content`).
+import { main } from '@cp/subgraph-server';
+import { buildContentSubgraph, contentDatabase } from './index';
+
+main({ name: 'content', database: contentDatabase, build: () => buildContentSubgraph() });

@@ -1,0 +1,123 @@
+// Black-box harness: starts the real service (`node apps/gateway/dist/main.js`, what `npm start` runs) on a free port.
+import { createPostgresDatabase } from '@cp/db/testing';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(__dirname, '../..');
+export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery staple' };
+export const JWT_SECRET = 'test-secret-test-secret-test-secret-000';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePort(port));
+    });
+  });
+}
+
+export interface Process {
+  url: string;
+  child: ChildProcess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Spawns a Node entry point and waits until it logs `readyMessage` (pino JSON) or exits. */
+export async function spawnNode(entry: string, env: Record<string, string>, readyMessage: RegExp, timeoutMs = 90_000): Promise<Process> {
+  const child = spawn(process.execPath, [join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start in time:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      for (const line of output.split('\n')) {
+        if (!readyMessage.test(line)) continue;
+        try {
+          clearTimeout(timer);
+          resolveUrl(JSON.parse(line).url);
+        } catch {
+          // not JSON yet
+        }
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${entry} exited with ${code}:\n${output}`));
+    });
+  });
+  return {
+    url,
+    child,
+    output: () => output,
+    stop: (signal = 'SIGTERM') =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill(signal);
+      }),
+  };
+}
+
+export interface TestService extends Process {
+  databaseUrl?: string;
+  dataDir?: string;
+  /** Stops the process and removes its database or data directory. */
+  destroy(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** `postgres`: a fresh database on the local server (default); `pglite`: embedded, under a temp DATA_DIR. */
+  database?: 'postgres' | 'pglite';
+  dataDir?: string;
+  databaseUrl?: string;
+  env?: Record<string, string>;
+}
+
+export async function startService(options: StartOptions = {}): Promise<TestService> {
+  const port = await freePort();
+  const env: Record<string, string> = {
+    PORT: String(port),
+    ADMIN_EMAIL: ADMIN.email,
+    ADMIN_PASSWORD: ADMIN.password,
+    JWT_SECRET,
+    ...options.env,
+  };
+  let drop: (() => Promise<void>) | undefined;
+  let dataDir = options.dataDir;
+  if (options.database === 'pglite') {
+    dataDir ??= mkdtempSync(join(tmpdir(), 'cp-blackbox-'));
+    env.DATA_DIR = dataDir;
+  } else {
+    let url = options.databaseUrl;
+    if (!url) {
+      const db = await createPostgresDatabase();
+      url = db.url;
+      drop = db.drop;
+    }
+    env.DATABASE_URL = url;
+    env.DATA_DIR = mkdtempSync(join(tmpdir(), 'cp-blackbox-'));
+  }
+  const proc = await spawnNode('apps/gateway/dist/main.js', env, /content platform listening/);
+  return {
+    ...proc,
+    databaseUrl: env.DATABASE_URL,
+    dataDir,
+    async destroy() {
+      await proc.stop();
+      await drop?.();
+      if (options.database === 'pglite' && !options.dataDir && dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
