@@ -7,3 +7,4 @@ export * from './pagination';
 export * from './principal-header';
 export * from './scalars';
 export * from './rest-routes';
+export * from './request-loader';

@@ -1,0 +1,138 @@
+// Benchmark helpers: start processes, run bounded autocannon loads, and report against a bare node:http baseline.
+import autocannon from 'autocannon';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const ADMIN = { email: 'bench@example.com', password: 'bench-password-123' };
+export const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0';
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createNetServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A fresh database on the local PostgreSQL server; `drop()` removes it. */
+export async function createDatabase() {
+  const name = `cp_bench_${Date.now().toString(36)}`;
+  for (const user of ['postgres', 'root']) {
+    const admin = new pg.Client({ connectionString: `postgres://${user}@127.0.0.1:5432/test` });
+    try {
+      await admin.connect();
+    } catch {
+      continue;
+    }
+    await admin.query(`create database "${name}"`);
+    await admin.end();
+    return {
+      url: `postgres://${user}@127.0.0.1:5432/${name}`,
+      async drop() {
+        const c = new pg.Client({ connectionString: `postgres://${user}@127.0.0.1:5432/test` });
+        await c.connect();
+        await c.query(`drop database if exists "${name}" with (force)`);
+        await c.end();
+      },
+    };
+  }
+  throw new Error('no local PostgreSQL server reachable');
+}
+
+/** Spawns a built entry point and resolves with its URL once it logs `ready`. */
+export function spawnNode(entry, env, ready) {
+  const child = spawn(process.execPath, [join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${entry} did not start:\n${out}`)), 90_000);
+    const onData = (c) => {
+      out += c;
+      const line = out.split('\n').find((l) => ready.test(l));
+      if (line) {
+        clearTimeout(timer);
+        resolve({ url: JSON.parse(line).url, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))) });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (c) => (out += c));
+    child.once('exit', (code) => reject(new Error(`${entry} exited ${code}:\n${out}`)));
+  });
+}
+
+/** The gateway logs at info when listening; benchmarks keep other logs quiet. */
+export async function startGateway(env) {
+  const port = await freePort();
+  return spawnNode(
+    'apps/gateway/dist/main.js',
+    {
+      PORT: String(port),
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      JWT_SECRET,
+      LOG_LEVEL: 'info',
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      RATE_LIMIT_PER_HOUR: '100000000',
+      ...env,
+    },
+    /content platform listening/,
+  );
+}
+
+export async function login(url) {
+  const res = await fetch(`${url}/app/v1/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(ADMIN),
+  });
+  if (!res.ok) throw new Error(`login failed: ${res.status}`);
+  return (await res.json()).token;
+}
+
+/** A bare node:http server answering a fixed 1 KB JSON body: the baseline every result is divided by. */
+export async function startBaseline() {
+  const body = JSON.stringify({ data: 'x'.repeat(1000) });
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}`, stop: () => new Promise((r) => server.close(r)) };
+}
+
+export const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
+
+/** One bounded load: `connections` concurrent clients for DURATION_S seconds; fails on any non-2xx. */
+export async function load(name, options) {
+  const result = await autocannon({ connections: 10, duration: DURATION_S, ...options });
+  const errors = result.non2xx + result.errors + result.timeouts;
+  if (errors > 0) throw new Error(`${name}: ${errors} failed requests of ${result.requests.total}`);
+  return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+}
+
+export function report(title, baseline, rows) {
+  const lines = [
+    `### ${title}`,
+    '',
+    `${DURATION_S} s per scenario, 10 connections, ${new Date().toISOString()}`,
+    '',
+    '| scenario | req/s | p50 ms | p99 ms | throughput vs baseline |',
+    '|---|---:|---:|---:|---:|',
+    ...[baseline, ...rows].map(
+      (r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${(r.rps / baseline.rps).toFixed(3)} |`,
+    ),
+  ];
+  console.log(lines.join('\n'));
+  return lines.join('\n');
+}
