@@ -71,6 +71,8 @@ export async function spawnNode(entry: string, env: Record<string, string>, read
 }
 
 export interface TestService extends Process {
+  /** The environment the service was started with. */
+  env: Record<string, string>;
   databaseUrl?: string;
   dataDir?: string;
   /** Stops the process and removes its database or data directory. */
@@ -112,6 +114,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
   const proc = await spawnNode('apps/gateway/dist/main.js', env, /content platform listening/);
   return {
     ...proc,
+    env,
     databaseUrl: env.DATABASE_URL,
     dataDir,
     async destroy() {

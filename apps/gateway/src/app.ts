@@ -5,6 +5,7 @@ import { openDatabase, sqlProjectDirectory, type Database } from '@cp/db';
 import { AppError, toErrorEnvelope } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { bootstrap, createAuthService } from '@cp/subgraph-access';
+import { cdnHandler, createAssetService, uploadHandler } from '@cp/subgraph-assets';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { createServer as createHttpServer, type Server } from 'node:http';
@@ -14,7 +15,7 @@ import { contextMiddleware } from './context';
 import { createGateway, readSupergraph } from './gateway';
 import { healthHandler } from './health';
 import { edgeContext, requestScope } from './request-scope';
-import { createRestHandler } from './rest';
+import { assertFamilyPrincipal, createRestHandler } from './rest';
 import { sendError } from './send-error';
 import { allRoutes, SUBGRAPHS } from './subgraphs';
 
@@ -58,6 +59,15 @@ export async function startService(config: Config, logger: Logger = createLogger
     contextMiddleware(contextDeps, sendGraphQLError),
     expressMiddleware(apollo, { context: async ({ res }) => res.locals.context as Context }),
   );
+  // Multipart upload and CDN delivery are plain HTTP (D8); everything else is GraphQL-derived REST.
+  const assets = createAssetService(config);
+  app.post(
+    '/app/v1/organizations/:organizationId/projects/:projectId/assets',
+    contextMiddleware(contextDeps, sendError),
+    (_req: Request, res: Response, next: NextFunction) => (assertFamilyPrincipal('app', res.locals.context), next()),
+    uploadHandler(assets, config.http.cdnUrl),
+  );
+  app.get('/cdn/:organizationId/:projectId/assets/:assetId/:filename', cdnHandler(db.orm, assets));
   for (const family of ['app', 'api'] as const) {
     const rest = createRestHandler({ family, schema: apiSchema, apollo, routes: allRoutes(), maxBodyBytes: JSON_LIMIT_BYTES });
     app.use(`/${family}/v1`, contextMiddleware(contextDeps, sendError), rest);

@@ -100,7 +100,7 @@ function compileRoutes(schema: GraphQLSchema, routes: RestRoutes, family: RouteF
   });
 }
 
-function assertFamilyPrincipal(family: RouteFamily, context: Context): void {
+export function assertFamilyPrincipal(family: RouteFamily, context: Context): void {
   const kind = context.principal.kind;
   if (family === 'app' && kind !== 'user') {
     throw new UnauthorizedError(kind === 'apiKey' ? 'API keys cannot use the admin API.' : 'A bearer token is required.');

@@ -1,4 +1,4 @@
-// REST routes of the assets subgraph.
+// REST routes of the assets subgraph (upload and CDN delivery are plain HTTP routes, see asset/asset.http.ts).
 import { PROJECT_PATH, type RestRoutes } from '@cp/graphql';
 
 const assets = `${PROJECT_PATH}/assets`;
@@ -6,4 +6,6 @@ const assets = `${PROJECT_PATH}/assets`;
 export const assetRoutes: RestRoutes = {
   'Query.assets': { app: { method: 'GET', path: assets }, api: { method: 'GET', path: assets } },
   'Query.asset': { app: { method: 'GET', path: `${assets}/:id` } },
+  'Mutation.updateAsset': { app: { method: 'PUT', path: `${assets}/:id` } },
+  'Mutation.deleteAsset': { app: { method: 'DELETE', path: `${assets}/:id` } },
 };

@@ -1,9 +1,12 @@
-// The assets subgraph: files, their metadata and CDN addresses.
+// The assets subgraph: files, their metadata, CDN addresses, upload and delivery.
 import type { Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
+import { join } from 'node:path';
 import { Asset } from './asset/asset.entity';
 import { AssetResolver } from './asset/asset.resolver';
+import { AssetService } from './asset/asset.service';
+import { LocalFileStorage } from './asset/storage';
 import { assetMigrations } from './migrations';
 
 export const assetsDatabase: DatabaseModule = {
@@ -12,10 +15,14 @@ export const assetsDatabase: DatabaseModule = {
   migrations: assetMigrations,
 };
 
-export function buildAssetsSubgraph(config: Pick<Config, 'http'>): Promise<BuiltSubgraph> {
+export function createAssetService(config: Pick<Config, 'database' | 'uploads'>): AssetService {
+  return new AssetService(new LocalFileStorage(join(config.database.dataDir, 'assets')), config.uploads.maxBytes);
+}
+
+export function buildAssetsSubgraph(config: Pick<Config, 'http' | 'database' | 'uploads'>): Promise<BuiltSubgraph> {
   return buildFederatedSchema({
     name: 'assets',
     resolvers: [AssetResolver],
-    instances: [new AssetResolver(config.http.cdnUrl)],
+    instances: [new AssetResolver(createAssetService(config), config.http.cdnUrl)],
   });
 }

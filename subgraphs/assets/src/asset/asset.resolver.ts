@@ -1,33 +1,57 @@
-// GraphQL surface of assets (reads; upload arrives with the storage layer).
-import type { Config } from '@cp/config';
-import { NotFoundError } from '@cp/errors';
-import { authorizeClientRead, CursorArgs, CursorList, keysetPage, ProjectScopeArgs, type Context } from '@cp/graphql';
-import { Arg, Args, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+// GraphQL surface of assets; upload is multipart REST (asset.http.ts) because the gateway forwards JSON only.
+import { authorizeClientRead, authorizeProject, CursorList, ProjectScopeArgs, type Context } from '@cp/graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { User, userRef } from '../shared/user.reference';
 import { Asset } from './asset.entity';
+import { AssetListArgs, UpdateAssetInput } from './asset.inputs';
+import type { AssetService } from './asset.service';
+import { assetUrl } from './asset-url';
 
 const AssetList = CursorList(Asset, 'AssetList');
 
 @Resolver(() => Asset)
 export class AssetResolver {
-  constructor(private readonly cdnUrl: Config['http']['cdnUrl']) {}
+  constructor(
+    private readonly service: AssetService,
+    private readonly cdnUrl: string,
+  ) {}
 
-  @Query(() => AssetList, { description: 'Assets of a project, newest first (cursor pagination).' })
-  async assets(@Args() scope: ProjectScopeArgs, @Args() page: CursorArgs, @Ctx() ctx: Context) {
+  @Query(() => AssetList, { description: 'Assets of a project, newest first (cursor pagination); API keys see active assets only.' })
+  async assets(@Args() scope: ProjectScopeArgs, @Args() args: AssetListArgs, @Ctx() ctx: Context) {
     const { publishedOnly } = await authorizeClientRead(ctx, scope, 'assets');
-    const where = { organizationId: scope.organizationId, projectId: scope.projectId, ...(publishedOnly ? { status: 'active' } : {}) };
-    return keysetPage(ctx.em, Asset, { where, sortField: 'createdAt', direction: 'desc', args: page });
+    return this.service.list(ctx.em, scope, args, publishedOnly);
   }
 
   @Query(() => Asset, { description: 'One asset.' })
-  async asset(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
-    await authorizeClientRead(ctx, scope, 'assets');
-    const asset = await ctx.em.findOne(Asset, { id, organizationId: scope.organizationId, projectId: scope.projectId });
-    if (!asset) throw new NotFoundError('Asset', id);
-    return asset;
+  async asset(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, { description: 'The asset.' }) id: string, @Ctx() ctx: Context) {
+    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'assets');
+    return this.service.get(ctx.em, scope, id, publishedOnly);
+  }
+
+  @Mutation(() => Asset, { description: 'Renames, retags, moves or annotates an asset; the bytes never change.' })
+  async updateAsset(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, { description: 'The asset.' }) id: string,
+    @Arg('input') input: UpdateAssetInput,
+    @Ctx() ctx: Context,
+  ) {
+    const user = await authorizeProject(ctx, scope, 'assets', 'update');
+    return this.service.update(ctx.em, scope, id, input, user.userId);
+  }
+
+  @Mutation(() => Asset, { description: 'Soft-deletes an asset: status `deleted`, no longer served by the CDN.' })
+  async deleteAsset(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, { description: 'The asset.' }) id: string, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'assets', 'delete');
+    return this.service.delete(ctx.em, scope, id, user.userId);
   }
 
   @FieldResolver(() => String, { description: 'Delivery address on the CDN path.' })
   url(@Root() asset: Asset): string {
-    return `${this.cdnUrl}/${asset.organizationId}/${asset.projectId}/assets/${asset.id}/${encodeURIComponent(asset.name)}`;
+    return assetUrl(this.cdnUrl, asset);
+  }
+
+  @FieldResolver(() => User, { description: 'The user who uploaded the asset.' })
+  createdBy(@Root() asset: Asset): User {
+    return userRef(asset.createdById);
   }
 }

@@ -1,0 +1,92 @@
+// Asset rules: upload (bytes first, then the row and its event in one transaction), reads with filters, update, delete.
+import { recordEvent } from '@cp/db';
+import { NotFoundError, ValidationFailedError } from '@cp/errors';
+import { keysetPage, type ProjectScope } from '@cp/graphql';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { Asset } from './asset.entity';
+import type { AssetListArgs, UpdateAssetInput } from './asset.inputs';
+import { sniffType } from './sniff';
+import { storageKey, type AssetStorage } from './storage';
+import { receiveUpload, sanitizeFileName } from './upload';
+
+export class AssetService {
+  constructor(
+    readonly storage: AssetStorage,
+    private readonly maxBytes: number,
+  ) {}
+
+  async upload(em: EntityManager, scope: ProjectScope, req: IncomingMessage, actorId: string): Promise<Asset> {
+    const id = randomUUID();
+    const key = storageKey({ ...scope, id });
+    const upload = await receiveUpload(req, this.storage, key, this.maxBytes);
+    try {
+      return await em.transactional(async (tx) => {
+        const asset = tx.create(Asset, {
+          id,
+          ...scope,
+          name: upload.name,
+          type: await sniffType(upload.stored.head),
+          size: upload.stored.size,
+          checksum: upload.stored.checksum,
+          tags: upload.tags ?? [],
+          folderId: upload.folderId ?? null,
+          metadata: upload.metadata ?? {},
+          createdById: actorId,
+        });
+        recordEvent(tx, { resourceType: 'assets', action: 'created', resourceId: id, ...scope, actorId });
+        return asset;
+      });
+    } catch (err) {
+      // No row, no bytes: a failed upload leaves nothing behind.
+      await this.storage.remove(key);
+      throw err;
+    }
+  }
+
+  list(em: EntityManager, scope: ProjectScope, args: AssetListArgs, activeOnly: boolean) {
+    const where: FilterQuery<Asset> = { organizationId: scope.organizationId, projectId: scope.projectId };
+    if (activeOnly) where.status = 'active';
+    if (args.tag) where.tags = { $contains: [args.tag] };
+    if (args.folderId !== undefined) where.folderId = args.folderId === 'null' ? null : args.folderId;
+    if (args.type) where.type = args.type.endsWith('/*') ? { $like: `${args.type.slice(0, -1)}%` } : args.type;
+    return keysetPage(em, Asset, { where, sortField: 'createdAt', direction: 'desc', args });
+  }
+
+  async get(em: EntityManager, scope: ProjectScope, id: string, activeOnly = false): Promise<Asset> {
+    const asset = await em.findOne(Asset, {
+      id,
+      organizationId: scope.organizationId,
+      projectId: scope.projectId,
+      ...(activeOnly ? { status: 'active' } : {}),
+    });
+    if (!asset) throw new NotFoundError('Asset', id);
+    return asset;
+  }
+
+  async update(em: EntityManager, scope: ProjectScope, id: string, input: UpdateAssetInput, actorId: string): Promise<Asset> {
+    return em.transactional(async (tx) => {
+      const asset = await this.get(tx, scope, id);
+      if (input.name !== undefined) {
+        if (!input.name.trim()) throw new ValidationFailedError([{ path: '/name', message: 'must not be empty' }]);
+        asset.name = sanitizeFileName(input.name);
+      }
+      if (input.tags !== undefined) asset.tags = [...new Set(input.tags.map((t) => t.trim()).filter(Boolean))];
+      if (input.folderId !== undefined) asset.folderId = input.folderId;
+      if (input.metadata !== undefined) asset.metadata = input.metadata;
+      recordEvent(tx, { resourceType: 'assets', action: 'updated', resourceId: id, ...scope, actorId });
+      return asset;
+    });
+  }
+
+  /** Soft delete: the row stays for history; the CDN stops serving the bytes. */
+  async delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string): Promise<Asset> {
+    return em.transactional(async (tx) => {
+      const asset = await this.get(tx, scope, id);
+      asset.status = 'deleted';
+      recordEvent(tx, { resourceType: 'assets', action: 'deleted', resourceId: id, ...scope, actorId, published: true });
+      return asset;
+    });
+  }
+}
