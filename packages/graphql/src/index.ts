@@ -8,3 +8,4 @@ export * from './principal-header';
 export * from './scalars';
 export * from './rest-routes';
 export * from './request-loader';
+export * from './entity-status';

@@ -1,6 +1,6 @@
 // A component: TypeScript source of a view or layout, compiled by the service; versioned through packages.
-import { JSONObjectScalar } from '@cp/graphql';
-import { Entity, Index, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
+import { EntityStatus, JSONObjectScalar } from '@cp/graphql';
+import { Entity, Enum, Index, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 
@@ -38,9 +38,9 @@ export class Component {
   @Property({ length: 16 })
   type!: 'view' | 'layout';
 
-  @Field(() => String, { description: 'Lifecycle status (`draft`, `modified`, `published`, `deleted`).' })
-  @Property({ length: 16 })
-  status: string & Opt = 'draft';
+  @Field(() => EntityStatus, { description: 'Lifecycle status (`unpublished` does not apply to components).' })
+  @Enum({ items: () => EntityStatus })
+  status: EntityStatus & Opt = EntityStatus.draft;
 
   @Field(() => Int, { nullable: true, description: 'The published version; null on `draft` and `modified`.' })
   @Property({ nullable: true })

@@ -1,31 +1,99 @@
-// GraphQL surface of components (reads; writes arrive with the compiler and sandbox).
-import { NotFoundError } from '@cp/errors';
-import { authorizeClientRead, CursorArgs, CursorList, keysetPage, ProjectScopeArgs, type Context } from '@cp/graphql';
-import { Arg, Args, Ctx, FieldResolver, ID, Query, Resolver, Root } from 'type-graphql';
+// GraphQL surface of components; REST routes are derived from these fields (see routes.ts).
+import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context } from '@cp/graphql';
+import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { User, userRef } from '../shared/user.reference';
+import { ComponentVersion } from './component-version.entity';
 import { Component } from './component.entity';
+import { CreateComponentInput, RollbackInput, UpdateComponentInput } from './component.inputs';
+import { ComponentService } from './component.service';
+import { getPublishedComponent, listPublishedComponents } from './published-components';
 
 const ComponentList = CursorList(Component, 'ComponentList');
+const idArg = { description: 'The component.' };
 
 @Resolver(() => Component)
 export class ComponentResolver {
-  @Query(() => ComponentList, { description: 'Components of a project, newest first (cursor pagination).' })
+  private readonly service = new ComponentService();
+
+  @Query(() => ComponentList, { description: 'Components of a project, newest first; API keys see last published versions only.' })
   async components(@Args() scope: ProjectScopeArgs, @Args() page: CursorArgs, @Ctx() ctx: Context) {
-    await authorizeClientRead(ctx, scope, 'components');
-    const where = { organizationId: scope.organizationId, projectId: scope.projectId };
-    return keysetPage(ctx.em, Component, { where, sortField: 'createdAt', direction: 'desc', args: page });
+    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'components');
+    return publishedOnly ? listPublishedComponents(ctx.em, scope, page) : this.service.list(ctx.em, scope, page);
   }
 
-  @Query(() => Component, { description: 'One component.' })
-  async component(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
-    await authorizeClientRead(ctx, scope, 'components');
-    const component = await ctx.em.findOne(Component, { id, organizationId: scope.organizationId, projectId: scope.projectId });
-    if (!component) throw new NotFoundError('Component', id);
-    return component;
+  @Query(() => Component, { description: 'One component; API keys see its last published version.' })
+  async component(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'components');
+    return publishedOnly ? getPublishedComponent(ctx.em, scope, id) : this.service.get(ctx.em, scope, id);
+  }
+
+  @Query(() => [ComponentVersion], { description: 'Published versions of a component, newest first.' })
+  async componentVersions(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    await authorizeProject(ctx, scope, 'components', 'read');
+    return this.service.versions(ctx.em, scope, id);
+  }
+
+  @Mutation(() => Component, { description: 'Creates a `draft` component: compiles the source, runs `metadata()` in a sandbox, derives the props schema.' })
+  async createComponent(@Args() scope: ProjectScopeArgs, @Arg('input') input: CreateComponentInput, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'components', 'create');
+    return this.service.create(ctx.em, scope, input, user.userId);
+  }
+
+  @Mutation(() => Component, { description: 'Changes the members given; a published component becomes `modified`.' })
+  async updateComponent(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Arg('input') input: UpdateComponentInput,
+    @Ctx() ctx: Context,
+  ) {
+    const user = await authorizeProject(ctx, scope, 'components', 'update');
+    return this.service.update(ctx.em, scope, id, input, user.userId);
+  }
+
+  @Mutation(() => Component, { description: 'Soft-deletes a component; COMPONENT_IN_USE when a package references it.' })
+  async deleteComponent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'components', 'delete');
+    return this.service.delete(ctx.em, scope, id, user.userId);
+  }
+
+  @Mutation(() => Component, { description: 'Cancels the working copy of a `modified` component.' })
+  async discardComponent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'components', 'update');
+    return this.service.discard(ctx.em, scope, id, user.userId);
+  }
+
+  @Mutation(() => Component, { description: 'Makes a working copy from an earlier version of a `published` component.' })
+  async rollbackComponent(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Arg('input') input: RollbackInput,
+    @Ctx() ctx: Context,
+  ) {
+    const user = await authorizeProject(ctx, scope, 'components', 'update');
+    return this.service.rollback(ctx.em, scope, id, input.version, user.userId);
+  }
+
+  @Mutation(() => Component, { description: 'Restores a deleted component as `modified` (or `draft` if never published).' })
+  async restoreComponent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'components', 'update');
+    return this.service.restore(ctx.em, scope, id, user.userId);
   }
 
   @FieldResolver(() => User, { description: 'The user who created the component.' })
   createdBy(@Root() component: Component): User {
     return userRef(component.createdById);
+  }
+}
+
+@Resolver(() => ComponentVersion)
+export class ComponentVersionResolver {
+  @FieldResolver(() => String, { description: 'Always `published`: a version exists only once published.' })
+  status(): string {
+    return 'published';
+  }
+
+  @FieldResolver(() => User, { description: 'The user who published this version.' })
+  createdBy(@Root() version: ComponentVersion): User {
+    return userRef(version.createdById);
   }
 }

@@ -1,7 +1,9 @@
 // Migrations of the components subgraph, in order.
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000300_component } from './Migration20261122000300_component';
+import { Migration20261122000500_packages } from './Migration20261122000500_packages';
 
 export const componentMigrations: MigrationObject[] = [
   { name: 'Migration20261122000300_component', class: Migration20261122000300_component },
+  { name: 'Migration20261122000500_packages', class: Migration20261122000500_packages },
 ];

@@ -3,7 +3,7 @@ import { JSONObjectScalar, JSONScalar } from '@cp/graphql';
 import { Entity, Enum, Index, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
-import { EntityStatus } from '../shared/entity-status';
+import { EntityStatus } from '@cp/graphql';
 
 @ObjectType({ description: 'The schema and component rules that content entries of this type follow.' })
 @Directive('@key(fields: "id")')

@@ -3,7 +3,7 @@ import { NameTakenError, NotFoundError, ValidationFailedError } from '@cp/errors
 import { isUniqueViolation, recordEvent } from '@cp/db';
 import { keysetPage, type CursorArgs, type ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { EntityStatus } from '../shared/entity-status';
+import { EntityStatus } from '@cp/graphql';
 import { ContentType } from './content-type.entity';
 import type { CreateContentTypeInput, UpdateContentTypeInput } from './content-type.inputs';
 import { assertValidJsonSchema } from './schema-validation';

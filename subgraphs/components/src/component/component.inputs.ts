@@ -1,0 +1,45 @@
+// Inputs of component operations (D11: PUT changes only the members given).
+import { JSONObjectScalar } from '@cp/graphql';
+import { Field, ID, InputType, Int } from 'type-graphql';
+
+@InputType({ description: 'A new component.' })
+export class CreateComponentInput {
+  @Field({ description: 'Name, unique in the project.' })
+  name!: string;
+
+  @Field({ description: '`view` or `layout`.' })
+  type!: string;
+
+  @Field({ description: 'TypeScript source exporting `metadata()`, a `Props` type and a default render function.' })
+  content!: string;
+
+  @Field(() => ID, { nullable: true, description: 'Parent collection; null is the root collection.' })
+  collectionId?: string | null;
+
+  @Field(() => JSONObjectScalar, { nullable: true, description: '`tags` (string[]) and other metadata; `author` is set by the service.' })
+  metadata?: Record<string, unknown>;
+}
+
+@InputType({ description: 'Changes to a component: only the members given change; a published component becomes `modified`.' })
+export class UpdateComponentInput {
+  @Field({ nullable: true, description: 'Name, unique in the project.' })
+  name?: string;
+
+  @Field({ nullable: true, description: '`view` or `layout`.' })
+  type?: string;
+
+  @Field({ nullable: true, description: 'TypeScript source; recompiled on change.' })
+  content?: string;
+
+  @Field(() => ID, { nullable: true, description: 'Parent collection; null is the root collection.' })
+  collectionId?: string | null;
+
+  @Field(() => JSONObjectScalar, { nullable: true, description: 'Metadata (replaces the object; `author` is kept).' })
+  metadata?: Record<string, unknown>;
+}
+
+@InputType({ description: 'Which published version to take the working copy from.' })
+export class RollbackInput {
+  @Field(() => Int, { description: 'An existing version number.' })
+  version!: number;
+}

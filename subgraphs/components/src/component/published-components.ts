@@ -1,0 +1,47 @@
+// What API keys see of components: the last published version of each, never a draft or a working copy (D9).
+import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope } from '@cp/graphql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { NotFoundError } from '@cp/errors';
+import { ComponentVersion } from './component-version.entity';
+import { Component } from './component.entity';
+
+function publishedView(component: Component, version: ComponentVersion): Component {
+  const { name, type, title, description, content, compiled, schema } = version;
+  return { ...component, name, type, title, description, content, compiled, schema, status: EntityStatus.published, version: version.version };
+}
+
+async function withVersions(em: EntityManager, components: Component[]): Promise<Component[]> {
+  if (components.length === 0) return [];
+  const rows = await em.find(ComponentVersion, {
+    $or: components.map((c) => ({ componentId: c.id, version: c.lastPublishedVersion! })),
+  });
+  const byComponent = new Map(rows.map((r) => [r.componentId, r]));
+  return components.flatMap((c) => {
+    const version = byComponent.get(c.id);
+    return version ? [publishedView(c, version)] : [];
+  });
+}
+
+export async function listPublishedComponents(em: EntityManager, scope: ProjectScope, args: CursorArgs) {
+  const where = {
+    organizationId: scope.organizationId,
+    projectId: scope.projectId,
+    lastPublishedVersion: { $ne: null },
+    status: { $ne: EntityStatus.deleted },
+  };
+  const page = await keysetPage(em, Component, { where, sortField: 'createdAt', direction: 'desc', args });
+  return { ...page, data: await withVersions(em, page.data) };
+}
+
+export async function getPublishedComponent(em: EntityManager, scope: ProjectScope, id: string): Promise<Component> {
+  const component = await em.findOne(Component, {
+    id,
+    organizationId: scope.organizationId,
+    projectId: scope.projectId,
+    lastPublishedVersion: { $ne: null },
+    status: { $ne: EntityStatus.deleted },
+  });
+  const [view] = component ? await withVersions(em, [component]) : [];
+  if (!view) throw new NotFoundError('Component', id);
+  return view;
+}

@@ -1,0 +1,52 @@
+// GraphQL surface of packages.
+import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context } from '@cp/graphql';
+import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { User, userRef } from '../shared/user.reference';
+import { Package } from './package.entity';
+import { CreatePackageInput, ResolvedPackage } from './package.inputs';
+import { PackageService } from './package.service';
+
+const PackageList = CursorList(Package, 'PackageList');
+const versionArg = { description: 'Semantic version, e.g. `1.2.0`.' };
+
+@Resolver(() => Package)
+export class PackageResolver {
+  private readonly service = new PackageService();
+
+  @Query(() => PackageList, { description: 'Packages of a project, newest first (cursor pagination).' })
+  async packages(@Args() scope: ProjectScopeArgs, @Args() page: CursorArgs, @Ctx() ctx: Context) {
+    await authorizeClientRead(ctx, scope, 'packages');
+    return this.service.list(ctx.em, scope, page);
+  }
+
+  @Query(() => Package, { description: 'One package by version.' })
+  async package(@Args() scope: ProjectScopeArgs, @Arg('version', versionArg) version: string, @Ctx() ctx: Context) {
+    await authorizeClientRead(ctx, scope, 'packages');
+    return this.service.get(ctx.em, scope, version);
+  }
+
+  @Query(() => ResolvedPackage, { description: 'A package with each component’s compiled code and schema (D7).' })
+  async resolvedPackage(@Args() scope: ProjectScopeArgs, @Arg('version', versionArg) version: string, @Ctx() ctx: Context) {
+    await authorizeClientRead(ctx, scope, 'packages');
+    return this.service.resolved(ctx.em, scope, version);
+  }
+
+  @Mutation(() => Package, { description: 'Publishes every draft and modified component as the next package version; NOTHING_TO_PUBLISH when none.' })
+  async createPackage(@Args() scope: ProjectScopeArgs, @Arg('input', { nullable: true }) input: CreatePackageInput, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'packages', 'create');
+    return this.service.create(ctx.em, scope, input?.description, user.userId);
+  }
+
+  @FieldResolver(() => User, { description: 'The user who published the package.' })
+  createdBy(@Root() pkg: Package): User {
+    return userRef(pkg.createdById);
+  }
+}
+
+@Resolver(() => ResolvedPackage)
+export class ResolvedPackageResolver {
+  @FieldResolver(() => User, { description: 'The user who published the package.' })
+  createdBy(@Root() pkg: ResolvedPackage): User {
+    return userRef(pkg.createdById);
+  }
+}
