@@ -6,6 +6,7 @@ import { AppError, toErrorEnvelope } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { bootstrap, createAuthService } from '@cp/subgraph-access';
 import { cdnHandler, createAssetService, uploadHandler } from '@cp/subgraph-assets';
+import { componentAssetCdnHandler, componentAssetUploadHandler, createComponentAssetService } from '@cp/subgraph-components';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { createServer as createHttpServer, type Server } from 'node:http';
@@ -61,13 +62,16 @@ export async function startService(config: Config, logger: Logger = createLogger
   );
   // Multipart upload and CDN delivery are plain HTTP (D8); everything else is GraphQL-derived REST.
   const assets = createAssetService(config);
-  app.post(
-    '/app/v1/organizations/:organizationId/projects/:projectId/assets',
+  const componentAssets = createComponentAssetService(config);
+  const adminUpload = [
     contextMiddleware(contextDeps, sendError),
     (_req: Request, res: Response, next: NextFunction) => (assertFamilyPrincipal('app', res.locals.context), next()),
-    uploadHandler(assets, config.http.cdnUrl),
-  );
+  ];
+  const project = '/app/v1/organizations/:organizationId/projects/:projectId';
+  app.post(`${project}/assets`, ...adminUpload, uploadHandler(assets, config.http.cdnUrl));
+  app.post(`${project}/components/:componentId/assets`, ...adminUpload, componentAssetUploadHandler(componentAssets, config.http.cdnUrl));
   app.get('/cdn/:organizationId/:projectId/assets/:assetId/:filename', cdnHandler(db.orm, assets));
+  app.get('/cdn/:organizationId/:projectId/component-assets/:assetId/:filename', componentAssetCdnHandler(db.orm, componentAssets));
   for (const family of ['app', 'api'] as const) {
     const rest = createRestHandler({ family, schema: apiSchema, apollo, routes: allRoutes(), maxBodyBytes: JSON_LIMIT_BYTES });
     app.use(`/${family}/v1`, contextMiddleware(contextDeps, sendError), rest);

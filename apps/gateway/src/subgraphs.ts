@@ -22,7 +22,7 @@ export interface SubgraphModule {
 export const SUBGRAPHS: SubgraphModule[] = [
   { name: 'access', database: accessDatabase, routes: accessRoutes, build: ({ auth }) => buildAccessSubgraph(auth) },
   { name: 'content', database: contentDatabase, routes: contentRoutes, build: () => buildContentSubgraph() },
-  { name: 'components', database: componentsDatabase, routes: componentRoutes, build: () => buildComponentsSubgraph() },
+  { name: 'components', database: componentsDatabase, routes: componentRoutes, build: ({ config }) => buildComponentsSubgraph(config) },
   { name: 'assets', database: assetsDatabase, routes: assetRoutes, build: ({ config }) => buildAssetsSubgraph(config) },
 ];
 

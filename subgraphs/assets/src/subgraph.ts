@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Asset } from './asset/asset.entity';
 import { AssetResolver } from './asset/asset.resolver';
 import { AssetService } from './asset/asset.service';
-import { LocalFileStorage } from './asset/storage';
+import { LocalFileStorage } from '@cp/storage';
 import { assetMigrations } from './migrations';
 
 export const assetsDatabase: DatabaseModule = {

@@ -1,3 +1,4 @@
 // Public surface of the components subgraph for the gateway and the standalone service.
-export { buildComponentsSubgraph, componentsDatabase } from './subgraph';
+export { buildComponentsSubgraph, componentsDatabase, createComponentAssetService } from './subgraph';
+export { componentAssetCdnHandler, componentAssetUploadHandler } from './component-asset/component-asset.http';
 export { componentRoutes } from './routes';

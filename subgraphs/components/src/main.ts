@@ -2,4 +2,4 @@
 import { main } from '@cp/subgraph-server';
 import { buildComponentsSubgraph, componentsDatabase } from './index';
 
-main({ name: 'components', database: componentsDatabase, build: () => buildComponentsSubgraph() });
+main({ name: 'components', database: componentsDatabase, build: (config) => buildComponentsSubgraph(config) });

@@ -15,6 +15,8 @@ export const componentRoutes: RestRoutes = {
   'Mutation.discardComponent': post(`${components}/:id/discard`),
   'Mutation.rollbackComponent': post(`${components}/:id/rollback`),
   'Mutation.restoreComponent': post(`${components}/:id/restore`),
+  'Query.componentAssets': { app: { method: 'GET', path: `${components}/:componentId/assets` } },
+  'Mutation.setComponentAssetStatus': post(`${components}/:componentId/assets/:assetId/status`),
   'Query.packages': { app: { method: 'GET', path: packages }, api: { method: 'GET', path: packages } },
   'Query.package': { app: { method: 'GET', path: `${packages}/:version` } },
   'Query.resolvedPackage': { app: { method: 'GET', path: `${packages}/:version/resolved` }, api: { method: 'GET', path: `${packages}/:version/resolved` } },

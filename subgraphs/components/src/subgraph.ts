@@ -1,6 +1,12 @@
-// The components subgraph: components (compiled and sandboxed), their versions, and packages.
+// The components subgraph: components (compiled and sandboxed), their versions and files, and packages.
+import type { Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
+import { LocalFileStorage } from '@cp/storage';
+import { join } from 'node:path';
+import { ComponentAsset } from './component-asset/component-asset.entity';
+import { ComponentAssetResolver } from './component-asset/component-asset.resolver';
+import { ComponentAssetService } from './component-asset/component-asset.service';
 import { ComponentVersion } from './component/component-version.entity';
 import { Component } from './component/component.entity';
 import { ComponentResolver, ComponentVersionResolver } from './component/component.resolver';
@@ -10,13 +16,18 @@ import { PackageResolver, ResolvedPackageResolver } from './package/package.reso
 
 export const componentsDatabase: DatabaseModule = {
   name: 'components',
-  entities: [Component, ComponentVersion, Package],
+  entities: [Component, ComponentVersion, ComponentAsset, Package],
   migrations: componentMigrations,
 };
 
-export function buildComponentsSubgraph(): Promise<BuiltSubgraph> {
+export function createComponentAssetService(config: Pick<Config, 'database' | 'uploads'>): ComponentAssetService {
+  return new ComponentAssetService(new LocalFileStorage(join(config.database.dataDir, 'assets')), config.uploads.maxBytes);
+}
+
+export function buildComponentsSubgraph(config: Pick<Config, 'http' | 'database' | 'uploads'>): Promise<BuiltSubgraph> {
   return buildFederatedSchema({
     name: 'components',
-    resolvers: [ComponentResolver, ComponentVersionResolver, PackageResolver, ResolvedPackageResolver],
+    resolvers: [ComponentResolver, ComponentVersionResolver, ComponentAssetResolver, PackageResolver, ResolvedPackageResolver],
+    instances: [new ComponentAssetResolver(createComponentAssetService(config), config.http.cdnUrl)],
   });
 }

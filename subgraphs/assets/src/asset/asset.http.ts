@@ -6,8 +6,7 @@ import type { Request, Response } from 'express';
 import { Asset } from './asset.entity';
 import type { AssetService } from './asset.service';
 import { assetUrl } from './asset-url';
-import { ACTIVE_TYPES } from './sniff';
-import { storageKey } from './storage';
+import { deliver, storageKey } from '@cp/storage';
 
 /**
  * The REST shape of an asset, as `GET …/assets/{id}` answers it through GraphQL (a black-box test keeps the two
@@ -51,23 +50,6 @@ export function cdnHandler(orm: MikroORM, service: AssetService) {
     const asset = await orm.em.fork().findOne(Asset, { id: assetId, organizationId, projectId, status: 'active' });
     const key = asset && storageKey(asset);
     if (!asset || !key || !(await service.storage.exists(key))) throw new AppError('NOT_FOUND', 'Asset not found.', { resource: 'Asset', id: assetId });
-    const etag = `"${asset.checksum}"`;
-    res.setHeader('ETag', etag);
-    res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('Content-Type', asset.type);
-    const disposition = ACTIVE_TYPES.has(asset.type) ? 'attachment' : 'inline';
-    res.setHeader('Content-Disposition', `${disposition}; filename*=UTF-8''${encodeURIComponent(asset.name)}`);
-    if (ACTIVE_TYPES.has(asset.type)) res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
-    const ifNoneMatch = req.header('if-none-match');
-    if (ifNoneMatch && (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))) {
-      res.status(304).end();
-      return;
-    }
-    await new Promise<void>((resolve, reject) =>
-      res.sendFile(service.storage.path(key), { etag: false, lastModified: false, cacheControl: false, acceptRanges: true }, (err) =>
-        err && !res.headersSent ? reject(err) : resolve(),
-      ),
-    );
+    await deliver(req, res, service.storage, { key, checksum: asset.checksum, type: asset.type, name: asset.name });
   };
 }

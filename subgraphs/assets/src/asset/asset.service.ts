@@ -7,9 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Asset } from './asset.entity';
 import type { AssetListArgs, UpdateAssetInput } from './asset.inputs';
-import { sniffType } from './sniff';
-import { storageKey, type AssetStorage } from './storage';
-import { receiveUpload, sanitizeFileName } from './upload';
+import { receiveUpload, sanitizeFileName, sniffType, storageKey, type AssetStorage } from '@cp/storage';
 
 export class AssetService {
   constructor(

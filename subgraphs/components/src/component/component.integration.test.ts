@@ -1,4 +1,6 @@
+import { loadConfig } from '@cp/config';
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
+import { tmpdir } from 'node:os';
 import { adminPrincipal, fixedProjects, runOperation, type RunOptions } from '@cp/graphql/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildComponentsSubgraph, componentsDatabase } from '../index';
@@ -25,7 +27,7 @@ describe.each(['postgres', 'pglite'] as const)('components and packages on %s', 
 
   beforeAll(async () => {
     db = await openTestDatabase(kind, [componentsDatabase]);
-    run = { schema: (await buildComponentsSubgraph()).schema, em: db.orm.em, principal: adminPrincipal('o', 'u1'), projects: fixedProjects(['o', 'p']) };
+    run = { schema: (await buildComponentsSubgraph(loadConfig({ DATA_DIR: tmpdir() }))).schema, em: db.orm.em, principal: adminPrincipal('o', 'u1'), projects: fixedProjects(['o', 'p']) };
   });
   afterAll(() => db?.destroy());
 

@@ -1,4 +1,4 @@
-// Where asset bytes live: a small interface with a local-filesystem implementation under DATA_DIR (S3-compatible stores plug in here).
+// Where uploaded bytes live: a small interface with a local-filesystem implementation under DATA_DIR (S3-compatible stores plug in here).
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { createHash, randomUUID } from 'node:crypto';

@@ -1,0 +1,5 @@
+// File storage shared by the subgraphs that keep bytes: streaming upload, type sniffing, CDN delivery.
+export * from './storage';
+export * from './sniff';
+export * from './upload';
+export * from './deliver';
