@@ -1,0 +1,50 @@
+import { transform } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { buildContentModule } from './content-module';
+
+const compile = async (ts: string) => (await transform(ts, { loader: 'ts', format: 'esm' })).code;
+/** Imports the module in a separate Node process, as a client would, and reports what it exports and renders. */
+function load(code: string, tree?: unknown) {
+  const dir = mkdtempSync(join(tmpdir(), 'cp-bundle-'));
+  const file = join(dir, 'entry.mjs');
+  writeFileSync(file, code);
+  const script = `const m = await import(${JSON.stringify(pathToFileURL(file).href)});
+    console.log(JSON.stringify({ meta: m.meta, content: m.content, names: Object.keys(m.components).sort(),
+      layout: m.layout === null ? null : typeof m.layout, html: m.default(), tree: m.renderTree(${JSON.stringify(tree ?? [])}) }));`;
+  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+}
+
+describe('content module (D6)', () => {
+  it('bundles data, layout and components, and renders the component tree', async () => {
+    const hero = await compile(`export interface Props { title: string }
+      export function metadata() { return { title: 'Hero', description: 'd' }; }
+      export default function render(p: Props, children: string) { return '<h1>' + p.title + '</h1>' + children; }`);
+    const text = await compile(`export default function render(p: { body: string }) { return '<p>' + p.body + '</p>'; }`);
+    const page = await compile(`export default function layout({ meta, children }: any) { return '<main data-id="' + meta.id + '">' + children + '</main>'; }`);
+    const code = await buildContentModule({
+      content: { title: 'x', components: [{ type: 'Hero', props: { title: 'Hi' }, children: [{ type: 'Text', props: { body: 'nested' } }] }, { type: 'Text', props: { body: 'b' } }] },
+      meta: { id: 'e1', packageVersion: '1.0.0' },
+      layout: { name: 'Page', compiled: page },
+      components: [{ name: 'Hero', compiled: hero }, { name: 'Text', compiled: text }],
+    });
+    const mod = load(code, [{ type: 'Text', props: { body: 'alone' } }]);
+    expect(mod.meta).toEqual({ id: 'e1', packageVersion: '1.0.0' });
+    expect(mod.content.title).toBe('x');
+    expect(mod.names).toEqual(['Hero', 'Text']);
+    expect(mod.layout).toBe('function');
+    expect(mod.html).toBe('<main data-id="e1"><h1>Hi</h1><p>nested</p><p>b</p></main>');
+    expect(mod.tree).toBe('<p>alone</p>');
+  });
+
+  it('works without layout or components (data only)', async () => {
+    const mod = load(await buildContentModule({ content: { title: 't' }, meta: { id: 'e2' }, components: [] }));
+    expect(mod.content).toEqual({ title: 't' });
+    expect(mod.layout).toBeNull();
+    expect(mod.html).toBe('');
+  });
+});

@@ -1,0 +1,2 @@
+// Bundling of published content into ES modules that clients import.
+export * from './content-module';
