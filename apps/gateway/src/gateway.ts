@@ -1,11 +1,12 @@
 // @apollo/gateway over the committed supergraph: subgraphs in-process by default, remote over keep-alive HTTP when configured.
-import { ApolloGateway, LocalGraphQLDataSource, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
+import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
 import type { SubgraphName } from '@cp/config';
 import { PRINCIPAL_HEADER, signPrincipal, type Context } from '@cp/graphql';
 import type { GraphQLSchema } from 'graphql';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SCHEMA_DIR } from './compose';
+import { CachedLocalDataSource } from './local-data-source';
 
 export function readSupergraph(): string {
   return readFileSync(join(SCHEMA_DIR, 'supergraph.graphql'), 'utf8');
@@ -44,7 +45,7 @@ export function createGateway(options: GatewayOptions): ApolloGateway {
     supergraphSdl: options.supergraphSdl,
     buildService({ name, url }): GraphQLDataSource {
       const local = options.local[name as SubgraphName];
-      if (local) return new LocalGraphQLDataSource(local);
+      if (local) return new CachedLocalDataSource(local);
       const remote = options.remote[name as SubgraphName] ?? url;
       if (!remote) throw new Error(`Subgraph ${name} has neither a local schema nor a URL.`);
       return new ForwardingDataSource(remote, options.secret);
