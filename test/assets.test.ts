@@ -2,9 +2,10 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, PROJECT } from './support/client';
-import { startService, type TestService } from './support/service';
+import { describe, expect, it } from 'vitest';
+import { PROJECT } from './support/client';
+import type { TestService } from './support/service';
+import { useService } from './support/setup';
 
 // A valid 1×1 PNG.
 const PNG = Buffer.from(
@@ -19,7 +20,7 @@ function form(file: Buffer, filename: string, fields: Record<string, string> = {
   return body;
 }
 
-async function upload(service: TestService, token: string, body: FormData | ReadableStream, headers: Record<string, string> = {}) {
+async function upload(service: TestService, token: string, body: FormData | ReadableStream, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
   const res = await fetch(`${service.url}/app/v1${PROJECT}/assets`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, ...headers },
@@ -32,19 +33,10 @@ async function upload(service: TestService, token: string, body: FormData | Read
 const rssKb = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
 
 describe('assets and CDN', () => {
-  let service: TestService;
-  let api: Client;
-  let token: string;
-
-  beforeAll(async () => {
-    service = await startService();
-    api = new Client(service.url);
-    token = await api.login();
-  });
-  afterAll(() => service?.destroy());
+  const fx = useService();
 
   it('uploads with a sniffed type, sha256 checksum and CDN url; GET answers the same object', async () => {
-    const res = await upload(service, token, form(PNG, 'pixel.png', { tags: 'hero,red', metadata: '{"alt":"A pixel"}' }));
+    const res = await upload(fx.service, fx.token, form(PNG, 'pixel.png', { tags: 'hero,red', metadata: '{"alt":"A pixel"}' }));
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       name: 'pixel.png',
@@ -56,13 +48,13 @@ describe('assets and CDN', () => {
       metadata: { alt: 'A pixel' },
       folderId: null,
     });
-    expect(res.body.url).toBe(`${service.url}/cdn/default/default/assets/${res.body.id}/pixel.png`);
-    const got = await api.call('GET', `/app/v1${PROJECT}/assets/${res.body.id}`, { token });
+    expect(res.body.url).toBe(`${fx.service.url}/cdn/default/default/assets/${res.body.id}/pixel.png`);
+    const got = await fx.api.call('GET', `/app/v1${PROJECT}/assets/${res.body.id}`, { token: fx.token });
     expect(got.body).toEqual(res.body);
   });
 
   it('serves bytes from the CDN with a strong ETag, 304, Range and immutable caching', async () => {
-    const { body: asset } = await upload(service, token, form(PNG, 'a.png'));
+    const { body: asset } = await upload(fx.service, fx.token, form(PNG, 'a.png'));
     const res = await fetch(asset.url);
     expect(res.status).toBe(200);
     expect(Buffer.from(await res.arrayBuffer()).equals(PNG)).toBe(true);
@@ -81,47 +73,47 @@ describe('assets and CDN', () => {
 
   it('downloads active types instead of rendering them, and sanitizes file names', async () => {
     const html = Buffer.from('<!DOCTYPE html><script>alert(1)</script>');
-    const { body: asset } = await upload(service, token, form(html, '../../etc/evil.html', {}, 'image/png'));
+    const { body: asset } = await upload(fx.service, fx.token, form(html, '../../etc/evil.html', {}, 'image/png'));
     expect(asset.type).toBe('text/html');
     expect(asset.name).toBe('evil.html');
     const res = await fetch(asset.url);
     expect(res.headers.get('content-disposition')).toMatch(/^attachment;/);
-    const svg = await upload(service, token, form(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script/></svg>'), 'x.svg'));
+    const svg = await upload(fx.service, fx.token, form(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script/></svg>'), 'x.svg'));
     expect(svg.body.type).toBe('image/svg+xml');
     expect((await fetch(svg.body.url)).headers.get('content-disposition')).toMatch(/^attachment;/);
   });
 
   it('lists with filters, updates metadata, and soft-deletes (CDN then 404)', async () => {
-    const { body: a } = await upload(service, token, form(PNG, 'list.png', { tags: 'only-here' }));
-    const byTag = await api.call('GET', `/app/v1${PROJECT}/assets?tag=only-here`, { token });
+    const { body: a } = await upload(fx.service, fx.token, form(PNG, 'list.png', { tags: 'only-here' }));
+    const byTag = await fx.api.call('GET', `/app/v1${PROJECT}/assets?tag=only-here`, { token: fx.token });
     expect(byTag.body.data.map((x: { id: string }) => x.id)).toEqual([a.id]);
-    const images = await api.call('GET', `/app/v1${PROJECT}/assets?type=image/*&limit=100`, { token });
+    const images = await fx.api.call('GET', `/app/v1${PROJECT}/assets?type=image/*&limit=100`, { token: fx.token });
     expect(images.body.data.every((x: { type: string }) => x.type.startsWith('image/'))).toBe(true);
 
-    const renamed = await api.call('PUT', `/app/v1${PROJECT}/assets/${a.id}`, { token, body: { name: 'renamed.png', tags: ['x'] } });
+    const renamed = await fx.api.call('PUT', `/app/v1${PROJECT}/assets/${a.id}`, { token: fx.token, body: { name: 'renamed.png', tags: ['x'] } });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ name: 'renamed.png', tags: ['x'], checksum: a.checksum });
 
-    const deleted = await api.call('DELETE', `/app/v1${PROJECT}/assets/${a.id}`, { token });
+    const deleted = await fx.api.call('DELETE', `/app/v1${PROJECT}/assets/${a.id}`, { token: fx.token });
     expect(deleted.body.status).toBe('deleted');
     expect((await fetch(renamed.body.url)).status).toBe(404);
 
-    const gql = await api.graphql(`{ assets(organizationId: "default", projectId: "default", tag: "x") { data { id url status } } }`, {}, { token });
+    const gql = await fx.api.graphql(`{ assets(organizationId: "default", projectId: "default", tag: "x") { data { id url status } } }`, {}, { token: fx.token });
     expect(gql.body.data.assets.data).toEqual([{ id: a.id, url: renamed.body.url, status: 'deleted' }]);
   });
 
   it('refuses bad uploads with the envelope: no file 422, not multipart 400, no token 401', async () => {
     const none = new FormData();
     none.append('tags', 'x');
-    expect((await upload(service, token, none)).body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { errors: [{ path: '/file' }] } });
-    const json = await api.call('POST', `/app/v1${PROJECT}/assets`, { token, body: { file: 'x' } });
+    expect((await upload(fx.service, fx.token, none)).body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { errors: [{ path: '/file' }] } });
+    const json = await fx.api.call('POST', `/app/v1${PROJECT}/assets`, { token: fx.token, body: { file: 'x' } });
     expect(json.status).toBe(400);
-    const anonymous = await fetch(`${service.url}/app/v1${PROJECT}/assets`, { method: 'POST', body: form(PNG, 'a.png') });
+    const anonymous = await fetch(`${fx.service.url}/app/v1${PROJECT}/assets`, { method: 'POST', body: form(PNG, 'a.png') });
     expect(anonymous.status).toBe(401);
   });
 
   it('refuses a 60 MiB upload with 413, stores nothing, and keeps memory flat', async () => {
-    const before = rssKb(service.child.pid!);
+    const before = rssKb(fx.service.child.pid!);
     const chunk = Buffer.alloc(1024 * 1024, 7);
     let sent = 0;
     const boundary = 'cpboundary';
@@ -137,11 +129,11 @@ describe('assets and CDN', () => {
         }
       },
     });
-    const res = await upload(service, token, stream, { 'content-type': `multipart/form-data; boundary=${boundary}` });
+    const res = await upload(fx.service, fx.token, stream, { 'content-type': `multipart/form-data; boundary=${boundary}` });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
-    expect(rssKb(service.child.pid!) - before).toBeLessThan(40 * 1024);
-    const storage = join(service.env.DATA_DIR, 'assets', 'default', 'default');
+    expect(rssKb(fx.service.child.pid!) - before).toBeLessThan(40 * 1024);
+    const storage = join(fx.service.env.DATA_DIR, 'assets', 'default', 'default');
     const leftovers = existsSync(storage) ? readdirSync(storage).filter((f) => f.startsWith('.upload-')) : [];
     expect(leftovers).toEqual([]);
   });

@@ -1,7 +1,7 @@
 // Black-box: components, packages and component assets over REST and GraphQL (D3, D6, D7).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client, PROJECT } from './support/client';
-import { startService, type TestService } from './support/service';
+import { describe, expect, it } from 'vitest';
+import { PROJECT } from './support/client';
+import { useService } from './support/setup';
 
 const source = (title: string, props = 'title: string;') => `
 /** Props. */
@@ -12,71 +12,63 @@ export default function render(props: Props) { return '<h1>' + String((props as 
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082', 'hex');
 
 describe('components, packages and component assets', () => {
-  let service: TestService;
-  let api: Client;
-  let token: string;
+  const fx = useService();
   const base = `/app/v1${PROJECT}`;
 
-  beforeAll(async () => {
-    service = await startService();
-    api = new Client(service.url);
-    token = await api.login();
-  });
-  afterAll(() => service?.destroy());
 
   it('creates components (201) and refuses bad input with 400 and a field map', async () => {
-    const created = await api.call('POST', `${base}/components`, { token, body: { name: 'Hero', type: 'view', content: source('Hero') } });
+    const created = await fx.api.call('POST', `${base}/components`, { token: fx.token, body: { name: 'Hero', type: 'view', content: source('Hero') } });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ name: 'Hero', type: 'view', status: 'draft', version: null, title: 'Hero', description: 'About Hero' });
     expect(created.body.compiled).toEqual(expect.any(String));
 
-    const badType = await api.call('POST', `${base}/components`, { token, body: { name: 'X', type: 'widget', content: source('X') } });
+    const badType = await fx.api.call('POST', `${base}/components`, { token: fx.token, body: { name: 'X', type: 'widget', content: source('X') } });
     expect(badType.status).toBe(400);
     expect(badType.body.error).toMatchObject({ code: 'BAD_REQUEST', details: { type: expect.any(String) } });
-    const broken = await api.call('POST', `${base}/components`, { token, body: { name: 'Broken', type: 'view', content: 'export const = ;' } });
+    const broken = await fx.api.call('POST', `${base}/components`, { token: fx.token, body: { name: 'Broken', type: 'view', content: 'export const = ;' } });
     expect(broken.status).toBe(400);
     expect(broken.body.error.details.content).toEqual(expect.any(String));
-    const taken = await api.call('POST', `${base}/components`, { token, body: { name: 'Hero', type: 'layout', content: source('Hero') } });
+    const taken = await fx.api.call('POST', `${base}/components`, { token: fx.token, body: { name: 'Hero', type: 'layout', content: source('Hero') } });
     expect(taken.status).toBe(409);
   });
 
   it('publishes packages, lists and resolves them, and protects referenced components', async () => {
-    const pkg = await api.call('POST', `${base}/packages`, { token, body: { description: 'first' } });
+    const pkg = await fx.api.call('POST', `${base}/packages`, { token: fx.token, body: { description: 'first' } });
     expect(pkg.status).toBe(201);
     expect(pkg.body).toMatchObject({ version: '1.0.0', description: 'first', components: [{ name: 'Hero', version: 1 }] });
     expect(pkg.body.createdBy).toEqual(expect.any(String));
-    const again = await api.call('POST', `${base}/packages`, { token });
+    const again = await fx.api.call('POST', `${base}/packages`, { token: fx.token });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('NOTHING_TO_PUBLISH');
 
-    const list = await api.call('GET', `${base}/packages`, { token });
+    const list = await fx.api.call('GET', `${base}/packages`, { token: fx.token });
     expect(list.body.data.map((p: { version: string }) => p.version)).toEqual(['1.0.0']);
-    const resolved = await api.call('GET', `${base}/packages/1.0.0/resolved`, { token });
+    const resolved = await fx.api.call('GET', `${base}/packages/1.0.0/resolved`, { token: fx.token });
     expect(resolved.status).toBe(200);
     expect(resolved.body.components[0]).toMatchObject({ name: 'Hero', version: 1, compiled: expect.any(String), schema: expect.any(Object) });
 
     const hero = pkg.body.components[0];
-    const del = await api.call('DELETE', `${base}/components/${hero.id}`, { token });
+    const del = await fx.api.call('DELETE', `${base}/components/${hero.id}`, { token: fx.token });
     expect(del.status).toBe(409);
     expect(del.body.error).toMatchObject({ code: 'COMPONENT_IN_USE', details: { packages: ['1.0.0'] } });
-    const versions = await api.call('GET', `${base}/components/${hero.id}/versions`, { token });
+    const versions = await fx.api.call('GET', `${base}/components/${hero.id}/versions`, { token: fx.token });
     expect(versions.body).toEqual([expect.objectContaining({ version: 1, status: 'published', createdBy: expect.any(String) })]);
-    const discard = await api.call('POST', `${base}/components/${hero.id}/discard`, { token });
+    const discard = await fx.api.call('POST', `${base}/components/${hero.id}/discard`, { token: fx.token });
     expect(discard.status).toBe(409);
     expect(discard.body.error.details).toEqual({ currentStatus: 'published', requestedStatus: 'published' });
   });
 
   it('attaches files to a component, serves them, and guards their status (ASSET_IN_USE, INVALID_STATUS)', async () => {
-    const card = (await api.call('POST', `${base}/components`, { token, body: { name: 'Card', type: 'view', content: source('Card') } })).body;
+    const card = (await fx.api.call('POST', `${base}/components`, { token: fx.token, body: { name: 'Card', type: 'view', content: source('Card') } })).body;
     const form = new FormData();
     form.append('file', new Blob([PNG]), 'icon.png');
-    const res = await fetch(`${service.url}${base}/components/${card.id}/assets`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+    const res = await fetch(`${fx.service.url}${base}/components/${card.id}/assets`, { method: 'POST', headers: { authorization: `Bearer ${fx.token}` }, body: form });
     expect(res.status).toBe(201);
-    const asset = await res.json();
+    const asset: any = await res.json();
     expect(asset).toMatchObject({ componentId: card.id, name: 'icon.png', type: 'image/png', size: PNG.length, status: 'active' });
     expect(Buffer.from(await (await fetch(asset.url)).arrayBuffer()).equals(PNG)).toBe(true);
 
-    const status = (s: string) => api.call('POST', `${base}/components/${card.id}/assets/${asset.id}/status`, { token, body: { status: s } });
+    const status = (s: string) => fx.api.call('POST', `${base}/components/${card.id}/assets/${asset.id}/status`, { token: fx.token, body: { status: s } });
     expect((await status('deleted')).body.status).toBe('deleted');
     expect((await fetch(asset.url)).status).toBe(404);
     expect((await status('active')).body.status).toBe('active');
@@ -84,16 +76,16 @@ describe('components, packages and component assets', () => {
     expect(invalid.status).toBe(422);
     expect(invalid.body.error.code).toBe('INVALID_STATUS');
 
-    const pkg = await api.call('POST', `${base}/packages`, { token });
+    const pkg = await fx.api.call('POST', `${base}/packages`, { token: fx.token });
     expect(pkg.body.version).not.toBe('1.0.0');
     const inUse = await status('deleted');
     expect(inUse.status).toBe(409);
     expect(inUse.body.error).toMatchObject({ code: 'ASSET_IN_USE', details: { packages: [pkg.body.version] } });
 
-    const listed = await api.graphql(
+    const listed = await fx.api.graphql(
       `query($id: ID!) { componentAssets(organizationId: "default", projectId: "default", componentId: $id) { id status url } }`,
       { id: card.id },
-      { token },
+      { token: fx.token },
     );
     expect(listed.body.data.componentAssets).toEqual([{ id: asset.id, status: 'active', url: asset.url }]);
   });

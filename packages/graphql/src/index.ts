@@ -9,3 +9,4 @@ export * from './scalars';
 export * from './rest-routes';
 export * from './request-loader';
 export * from './entity-status';
+export * from './user-reference';

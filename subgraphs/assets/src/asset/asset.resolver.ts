@@ -1,7 +1,6 @@
 // GraphQL surface of assets; upload is multipart REST (asset.http.ts) because the gateway forwards JSON only.
-import { authorizeClientRead, authorizeProject, CursorList, ProjectScopeArgs, type Context } from '@cp/graphql';
+import { authorizeClientRead, authorizeProject, CursorList, ProjectScopeArgs, type Context, UserReference, userRef } from '@cp/graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { User, userRef } from '../shared/user.reference';
 import { Asset } from './asset.entity';
 import { AssetListArgs, UpdateAssetInput } from './asset.inputs';
 import type { AssetService } from './asset.service';
@@ -50,8 +49,8 @@ export class AssetResolver {
     return assetUrl(this.cdnUrl, asset);
   }
 
-  @FieldResolver(() => User, { description: 'The user who uploaded the asset.' })
-  createdBy(@Root() asset: Asset): User {
+  @FieldResolver(() => UserReference, { description: 'The user who uploaded the asset.' })
+  createdBy(@Root() asset: Asset): UserReference {
     return userRef(asset.createdById);
   }
 }

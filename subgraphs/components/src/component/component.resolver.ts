@@ -1,7 +1,6 @@
 // GraphQL surface of components; REST routes are derived from these fields (see routes.ts).
-import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context } from '@cp/graphql';
+import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context, UserReference, userRef } from '@cp/graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { User, userRef } from '../shared/user.reference';
 import { ComponentVersion } from './component-version.entity';
 import { Component } from './component.entity';
 import { CreateComponentInput, RollbackInput, UpdateComponentInput } from './component.inputs';
@@ -79,8 +78,8 @@ export class ComponentResolver {
     return this.service.restore(ctx.em, scope, id, user.userId);
   }
 
-  @FieldResolver(() => User, { description: 'The user who created the component.' })
-  createdBy(@Root() component: Component): User {
+  @FieldResolver(() => UserReference, { description: 'The user who created the component.' })
+  createdBy(@Root() component: Component): UserReference {
     return userRef(component.createdById);
   }
 }
@@ -92,8 +91,8 @@ export class ComponentVersionResolver {
     return 'published';
   }
 
-  @FieldResolver(() => User, { description: 'The user who published this version.' })
-  createdBy(@Root() version: ComponentVersion): User {
+  @FieldResolver(() => UserReference, { description: 'The user who published this version.' })
+  createdBy(@Root() version: ComponentVersion): UserReference {
     return userRef(version.createdById);
   }
 }

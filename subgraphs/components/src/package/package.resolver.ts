@@ -1,7 +1,6 @@
 // GraphQL surface of packages.
-import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context } from '@cp/graphql';
+import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context, UserReference, userRef } from '@cp/graphql';
 import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { User, userRef } from '../shared/user.reference';
 import { Package } from './package.entity';
 import { CreatePackageInput, ResolvedPackage } from './package.inputs';
 import { PackageService } from './package.service';
@@ -37,16 +36,16 @@ export class PackageResolver {
     return this.service.create(ctx.em, scope, input?.description, user.userId);
   }
 
-  @FieldResolver(() => User, { description: 'The user who published the package.' })
-  createdBy(@Root() pkg: Package): User {
+  @FieldResolver(() => UserReference, { description: 'The user who published the package.' })
+  createdBy(@Root() pkg: Package): UserReference {
     return userRef(pkg.createdById);
   }
 }
 
 @Resolver(() => ResolvedPackage)
 export class ResolvedPackageResolver {
-  @FieldResolver(() => User, { description: 'The user who published the package.' })
-  createdBy(@Root() pkg: ResolvedPackage): User {
+  @FieldResolver(() => UserReference, { description: 'The user who published the package.' })
+  createdBy(@Root() pkg: ResolvedPackage): UserReference {
     return userRef(pkg.createdById);
   }
 }

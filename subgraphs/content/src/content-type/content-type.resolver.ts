@@ -1,7 +1,6 @@
 // GraphQL surface of content types; REST routes are derived from these fields (see routes.ts).
-import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context } from '@cp/graphql';
+import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context, UserReference, userRef } from '@cp/graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { User, userRef } from '../shared/user.reference';
 import { ContentType } from './content-type.entity';
 import { CreateContentTypeInput, UpdateContentTypeInput } from './content-type.inputs';
 import { ContentTypeService } from './content-type.service';
@@ -41,8 +40,8 @@ export class ContentTypeResolver {
     return this.service.update(ctx.em, scope, id, input, user.userId);
   }
 
-  @FieldResolver(() => User, { description: 'The user who created the type.' })
-  createdBy(@Root() type: ContentType): User {
+  @FieldResolver(() => UserReference, { description: 'The user who created the type.' })
+  createdBy(@Root() type: ContentType): UserReference {
     return userRef(type.createdById);
   }
 }
