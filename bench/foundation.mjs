@@ -2,8 +2,11 @@
 import { createDatabase, freePort, JWT_SECRET, load, login, report, spawnNode, startBaseline, startGateway } from './lib.mjs';
 
 const PROJECT = '/organizations/default/projects/default';
-const LIST_QUERY = '{ contentTypes(organizationId: "default", projectId: "default") { data { id name status } } }';
-const CROSS_QUERY = '{ contentTypes(organizationId: "default", projectId: "default") { data { id name createdBy { email name } } } }';
+// The fields sofa selects for the REST route, so both scenarios fetch and serialise the same data.
+const TYPE_FIELDS =
+  'id organizationId projectId name description status version lastPublishedVersion layoutComponentId componentIdsAllowList packageVersion schema templateContentIds permissions metadata createdAt updatedAt';
+const LIST_QUERY = `{ contentTypes(organizationId: "default", projectId: "default") { data { ${TYPE_FIELDS} createdBy { id } } pagination { lastKey } } }`;
+const CROSS_QUERY = `{ contentTypes(organizationId: "default", projectId: "default") { data { ${TYPE_FIELDS} createdBy { email name } } } }`;
 const gql = (query) => ({ method: 'POST', body: JSON.stringify({ query }) });
 
 async function seed(url, token) {
