@@ -32,6 +32,23 @@ describe('components, packages and component assets', () => {
     expect(taken.status).toBe(409);
   });
 
+  it('keeps serving others while an endless metadata() is stopped in the sandbox', async () => {
+    const finished: string[] = [];
+    const endless = fx.api
+      .call('POST', `${base}/components`, {
+        token: fx.token,
+        body: { name: 'Endless', type: 'view', content: 'export function metadata() { while (true) {} }\nexport default () => "";' },
+      })
+      .then((res) => (finished.push('endless'), res));
+    await new Promise((r) => setTimeout(r, 50));
+    const health = Array.from({ length: 5 }, () => fx.api.call('GET', '/health').then((res) => (finished.push('health'), res)));
+    const [res, ...others] = await Promise.all([endless, ...health]);
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.content).toMatch(/longer than/);
+    expect(others.every((o) => o.status === 200)).toBe(true);
+    expect(finished.at(-1)).toBe('endless');
+  });
+
   it('publishes packages, lists and resolves them, and protects referenced components', async () => {
     const pkg = await fx.api.call('POST', `${base}/packages`, { token: fx.token, body: { description: 'first' } });
     expect(pkg.status).toBe(201);

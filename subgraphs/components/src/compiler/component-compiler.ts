@@ -1,14 +1,23 @@
-// TEMPORARY seam until the sandboxed compiler lands (feat/components): esbuild only, no metadata() evaluation.
+// The one entry point: source → compiled module, `title`/`description` from the sandboxed `metadata()`, props schema.
 import { BadRequestError } from '@cp/errors';
-import { transform } from 'esbuild';
+import { compileSource } from './compile';
+import { derivePropsSchema } from './props-schema';
+import { runMetadata } from './sandbox';
 
-export async function compileComponent(source: string) {
-  try {
-    const { code } = await transform(source, { loader: 'ts', format: 'esm' });
-    const title = /title:\s*'([^']*)'/.exec(source)?.[1] ?? '';
-    const description = /description:\s*'([^']*)'/.exec(source)?.[1] ?? '';
-    return { compiled: code, title, description, schema: { type: 'object', properties: {} } as Record<string, unknown> };
-  } catch (e) {
-    throw new BadRequestError('Component source does not compile.', { content: (e as Error).message });
+export interface CompiledComponent {
+  compiled: string;
+  title: string;
+  description: string;
+  schema: Record<string, unknown>;
+}
+
+export async function compileComponent(source: string): Promise<CompiledComponent> {
+  const { module, script } = await compileSource(source);
+  const metadata = await runMetadata(script);
+  if (typeof metadata.title !== 'string' || !metadata.title.trim() || typeof metadata.description !== 'string') {
+    throw new BadRequestError('metadata() must return a title and a description.', {
+      content: 'metadata() must return { title: string (not empty), description: string }.',
+    });
   }
+  return { compiled: module, title: metadata.title, description: metadata.description, schema: derivePropsSchema(source) };
 }
