@@ -1,5 +1,6 @@
 // The event table (D9): one row per change, written in the same transaction as the change itself.
 import { Entity, Index, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { randomUUID } from 'node:crypto';
 
 export const EVENT_ACTIONS = ['created', 'updated', 'published', 'unpublished', 'discarded', 'rolledBack', 'restored', 'migrated', 'deleted'] as const;
@@ -20,30 +21,36 @@ export type EventResourceType =
   | 'projects'
   | 'organizations';
 
+@ObjectType('Event', { description: 'A change, recorded in the same transaction as the change itself (D9).' })
 @Entity({ tableName: 'event' })
 @Index({ properties: ['projectId', 'occurredAt'] })
 export class EventRecord {
+  @Field(() => ID, { description: 'Identifier.' })
   @PrimaryKey({ type: 'uuid' })
   id: string = randomUUID();
 
-  /** `<resourceType>.<action>`, e.g. `content.published`. */
+  @Field(() => String, { description: '`<resourceType>.<action>`, e.g. `content.published`.' })
   @Property()
   type!: string;
 
+  @Field(() => String, { description: 'One of content, content-types, components, packages, assets, tags, folders, saved-searches, …' })
   @Property()
   resourceType!: EventResourceType;
 
+  @Field(() => ID, { description: 'The changed resource.' })
   @Property({ length: 64 })
   resourceId!: string;
 
+  @Field(() => ID, { description: 'The organization.' })
   @Property({ length: 64 })
   organizationId!: string;
 
   /** Null for organization-level resources (users, roles, projects). */
+  @Field(() => ID, { nullable: true, description: 'The project; null for organization-level resources.' })
   @Property({ length: 64, nullable: true })
   projectId?: string | null;
 
-  /** The entity version the change produced, when it produced one. */
+  @Field(() => Int, { nullable: true, description: 'The entity version the change produced, when it produced one.' })
   @Property({ nullable: true })
   version?: number | null;
 
@@ -51,9 +58,15 @@ export class EventRecord {
   @Property({ default: false })
   published: boolean & Opt = false;
 
+  @Field(() => Date, { description: 'When the change was made.' })
   @Property({ type: 'timestamptz' })
   occurredAt: Date & Opt = new Date();
 
+  @Field(() => ID, { nullable: true, description: 'The user who made the change.' })
   @Property({ length: 64, nullable: true })
   actorId?: string | null;
+
+  /** Commit-ordered position, assigned after commit by the dispatcher; null until then (invisible to readers). */
+  @Property({ type: 'bigint', nullable: true })
+  position?: string | null;
 }

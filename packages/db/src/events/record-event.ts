@@ -14,6 +14,9 @@ export interface EventInput {
   published?: boolean;
 }
 
+/** Transactions that recorded events: their commit should wake the dispatcher at once instead of at its next poll. */
+const withEvents = new WeakSet<EntityManager>();
+
 /**
  * Persists the event into `em`'s unit of work: it is flushed with the change, in the same transaction,
  * so a change never commits without its event and an event never exists for a rolled-back change.
@@ -30,5 +33,15 @@ export function recordEvent(em: EntityManager, input: EventInput): EventRecord {
     published: input.published ?? false,
   });
   em.persist(event);
+  withEvents.add(em);
   return event;
+}
+
+/** Calls `onCommit` after every committed transaction that recorded events. */
+export function onEventsCommitted(em: EntityManager, onCommit: () => void): void {
+  em.getEventManager().registerSubscriber({
+    afterTransactionCommit(args) {
+      if (withEvents.has(args.em as EntityManager)) onCommit();
+    },
+  });
 }

@@ -1,0 +1,85 @@
+// Gives committed events their commit-ordered positions and announces them (transactional outbox, issue 7).
+import type { Logger } from '@cp/config';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EventBroker } from './broker';
+
+// Any constant: it makes the dispatchers of all replicas take turns.
+const DISPATCH_LOCK = 7_240_114;
+const BATCH = 1000;
+
+/**
+ * Events get positions only after their transaction committed, by one dispatcher at a time, in one transaction per
+ * batch: a reader that saw position N can never later find an event below N. A dispatcher runs after each commit
+ * in this process (kick) and on a timer, which also catches writes of other processes and of a process that died
+ * between its commit and its dispatch.
+ */
+export class EventDispatcher {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly broker: EventBroker,
+    private readonly logger?: Logger,
+    private readonly pollMs = 500,
+  ) {}
+
+  start(): this {
+    this.timer = setInterval(() => this.kick(), this.pollMs);
+    this.timer.unref();
+    this.kick();
+    return this;
+  }
+
+  /** Coalesces bursts: at most one assignment runs, and one more follows if kicked meanwhile. */
+  kick(): void {
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.assign()
+      .catch((err) => this.logger?.warn({ err }, 'event dispatch failed; will retry'))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  /** Resolves once every event committed before the call has a position. */
+  async flush(): Promise<void> {
+    while (this.running) await this.running;
+    await this.assign();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    while (this.running) await this.running;
+  }
+
+  private async assign(): Promise<void> {
+    const em = this.orm.em.fork();
+    const last = await em.transactional(async (tx) => {
+      const conn = tx.getConnection();
+      const ctx = tx.getTransactionContext();
+      await conn.execute('select pg_advisory_xact_lock(?)', [DISPATCH_LOCK], 'all', ctx);
+      const rows = await conn.execute<{ position: string }[]>(
+        `update "event" set "position" = s.pos
+           from (select id, nextval('event_position_seq') as pos
+                   from (select id from "event" where "position" is null order by "occurred_at", "id" limit ${BATCH}) ordered) s
+          where "event"."id" = s.id
+          returning "event"."position"`,
+        [],
+        'all',
+        ctx,
+      );
+      // A full batch means more are waiting: go again right after this one.
+      if (rows.length === BATCH) this.again = true;
+      return rows.reduce<string | undefined>((max, r) => (max === undefined || BigInt(r.position) > BigInt(max) ? String(r.position) : max), undefined);
+    });
+    if (last !== undefined) await this.broker.publish(last);
+  }
+}

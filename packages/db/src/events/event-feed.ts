@@ -1,0 +1,83 @@
+// One reader per process follows the event table and fans new events out to this process's live subscribers.
+import type { Logger } from '@cp/config';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EventBroker } from './broker';
+import { EventRecord } from './event.entity';
+import { currentPosition, matches, type EventFilter } from './event-query';
+
+export interface LiveSubscriber {
+  filter: EventFilter;
+  /** Returns false when the subscriber can't keep up: it is then dropped and resumes by cursor. */
+  push(event: EventRecord): boolean;
+  /** Called when the feed drops the subscriber. */
+  dropped(): void;
+}
+
+const PAGE = 500;
+
+export class EventFeed {
+  private last = 0n;
+  private readonly subscribers = new Set<LiveSubscriber>();
+  private pulling: Promise<void> | undefined;
+  private again = false;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly broker: EventBroker,
+    private readonly logger?: Logger,
+  ) {}
+
+  async start(): Promise<this> {
+    this.last = await currentPosition(this.orm.em.fork());
+    this.broker.subscribe(() => this.pull());
+    return this;
+  }
+
+  /** The position this feed has delivered up to: a stream that replays to here and then subscribes loses nothing. */
+  get position(): bigint {
+    return this.last;
+  }
+
+  subscribe(subscriber: LiveSubscriber): () => void {
+    this.subscribers.add(subscriber);
+    return () => this.subscribers.delete(subscriber);
+  }
+
+  get size(): number {
+    return this.subscribers.size;
+  }
+
+  private pull(): void {
+    if (this.pulling) {
+      this.again = true;
+      return;
+    }
+    this.pulling = this.read()
+      .catch((err) => this.logger?.warn({ err }, 'reading new events failed'))
+      .finally(() => {
+        this.pulling = undefined;
+        if (this.again) {
+          this.again = false;
+          this.pull();
+        }
+      });
+  }
+
+  private async read(): Promise<void> {
+    const em = this.orm.em.fork();
+    for (;;) {
+      const events = await em.find(EventRecord, { position: { $gt: String(this.last) } }, { orderBy: { position: 'asc' }, limit: PAGE });
+      for (const event of events) {
+        this.last = BigInt(event.position!);
+        for (const subscriber of this.subscribers) {
+          if (matches(event, subscriber.filter) && !subscriber.push(event)) {
+            this.subscribers.delete(subscriber);
+            subscriber.dropped();
+          }
+        }
+      }
+      if (events.length < PAGE) return;
+      em.clear();
+    }
+  }
+}
