@@ -9,6 +9,15 @@ import { generateKey, hashKey, looksLikeKey, matchesHash } from './api-key.secre
 
 const LAST_USED_INTERVAL_MS = 60_000;
 
+interface KeyRow {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  status: string;
+  last_used: Date | string | null;
+  key_hash: string;
+}
+
 export class ApiKeyService {
   /** keyId → when this process last wrote `lastUsed`: at most one write a minute per key and process. */
   private readonly touched = new Map<string, number>();
@@ -53,29 +62,33 @@ export class ApiKeyService {
    */
   async authenticate(em: EntityManager, presented: string): Promise<ApiKeyPrincipal> {
     if (!looksLikeKey(presented)) throw new UnauthorizedError('The API key is invalid or revoked.');
-    const key = await em.findOne(ApiKey, { keyHash: hashKey(presented) }, { fields: ['id', 'organizationId', 'projectId', 'status', 'lastUsed', 'keyHash'] });
+    // Plain SQL on the unique hash index: this runs on every client request.
+    const [key] = await em.getConnection().execute<KeyRow[]>(
+      'select "id", "organization_id", "project_id", "status", "last_used", "key_hash" from "api_key" where "key_hash" = ?',
+      [hashKey(presented)],
+    );
     // The lookup is by hash, so its timing says nothing about the key; the compare is constant-time anyway.
-    if (!key || !matchesHash(presented, key.keyHash) || key.status !== ApiKeyStatus.active) {
+    if (!key || !matchesHash(presented, key.key_hash) || key.status !== ApiKeyStatus.active) {
       throw new UnauthorizedError('The API key is invalid or revoked.');
     }
-    this.touch(em, key);
-    return { kind: 'apiKey', keyId: key.id, organizationId: key.organizationId, projectId: key.projectId };
+    this.touch(em, key.id, key.last_used ? new Date(key.last_used) : null);
+    return { kind: 'apiKey', keyId: key.id, organizationId: key.organization_id, projectId: key.project_id };
   }
 
   /** Records `lastUsed` without a write per request: skipped when the stored or locally written value is under a minute old. */
-  private touch(em: EntityManager, key: Pick<ApiKey, 'id' | 'lastUsed'>): void {
+  private touch(em: EntityManager, id: string, lastUsed: Date | null): void {
     const now = Date.now();
-    const last = Math.max(key.lastUsed?.getTime() ?? 0, this.touched.get(key.id) ?? 0);
+    const last = Math.max(lastUsed?.getTime() ?? 0, this.touched.get(id) ?? 0);
     if (now - last < LAST_USED_INTERVAL_MS) return;
     if (this.touched.size > 10_000) this.touched.clear();
-    this.touched.set(key.id, now);
+    this.touched.set(id, now);
     void em
       .getConnection()
       .execute('update "api_key" set "last_used" = ? where "id" = ? and ("last_used" is null or "last_used" < ?)', [
         new Date(now),
-        key.id,
+        id,
         new Date(now - LAST_USED_INTERVAL_MS),
       ])
-      .catch(() => this.touched.delete(key.id));
+      .catch(() => this.touched.delete(id));
   }
 }
