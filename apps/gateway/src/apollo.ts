@@ -28,7 +28,7 @@ export function createApollo(gateway: ApolloGateway, httpServer: Server, plugins
   return new ApolloServer<Context>({
     validationRules: armor.validationRules,
     parseOptions: armor.parseOptions,
-    // Batched operations (a JSON array of operations) stay refused: Apollo's default, kept on purpose (one budget unit each).
+    // Batched operations (a JSON array of operations) stay refused: one HTTP request would escape the per-request limits.
     allowBatchedHttpRequests: false,
     gateway,
     includeStacktraceInErrorResponses: false,

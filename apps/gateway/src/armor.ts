@@ -7,9 +7,8 @@ import type { NextFunction, Request, Response } from 'express';
 import type { GraphQLError, ValidationContext } from 'graphql';
 
 /**
- * graphql-armor's defaults, raised only where our own schema needs it: sofa's REST operations and the admin
- * UI's list queries reach depth 5 and cost < 1,500 (checked by test/limits.test.ts against every REST route),
- * so the defaults leave room. Introspection is exempt from depth and cost (the standard query is deeper).
+ * graphql-armor's defaults (plus a character cap): every operation sofa generates for our REST read routes passes
+ * them (test/access.test.ts walks them all), so none needed raising. Introspection is exempt from depth and cost.
  */
 export const GRAPHQL_LIMITS = {
   maxCharacters: 15_000,
@@ -21,7 +20,7 @@ export const GRAPHQL_LIMITS = {
 } as const;
 
 /** Armor's rejections become our BAD_REQUEST (D13) instead of its BAD_USER_INPUT. */
-const report = { propagateOnRejection: false, onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(new BadRequestError(error.message, { limit: 'graphql' }))] };
+const report = { propagateOnRejection: false, onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(new BadRequestError(error.message))] };
 
 export function graphqlArmor() {
   const { validationRules, plugins } = new ApolloArmor({
