@@ -88,5 +88,8 @@ describe('rate limits across two processes on one PostgreSQL', () => {
     expect((await apiB.call('POST', '/app/v1/auth/login', { body: wrong })).status).toBe(401);
     expectRefused(await apiA.call('POST', '/app/v1/auth/login', { body: { email: ADMIN.email, password: ADMIN.password } }));
     expectRefused(await apiB.call('POST', '/app/v1/auth/login', { body: wrong, headers: { 'x-forwarded-for': '203.0.113.9' } }));
+    // Guessing credentials spends the same budget: once it is gone, bad tokens and keys get 429, not 401.
+    expectRefused(await apiA.call('GET', '/app/v1/auth/me', { token: 'guess' }));
+    expectRefused(await apiB.graphql('{ me { id } }', {}, { apiKey: `cpk_live_${'A'.repeat(43)}` }));
   });
 });

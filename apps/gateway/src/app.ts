@@ -58,14 +58,14 @@ export async function startService(config: Config, logger: Logger = createLogger
   app.use(
     '/graphql',
     express.json({ limit: JSON_LIMIT_BYTES }),
-    contextMiddleware(contextDeps, sendGraphQLError),
+    contextMiddleware(contextDeps, limiter.onAuthFailure(sendGraphQLError)),
     limiter.middleware(sendGraphQLError),
     documentSizeLimit(sendGraphQLError),
     expressMiddleware(apollo, { context: async ({ res }) => res.locals.context as Context }),
   );
   for (const family of ['app', 'api'] as const) {
     const rest = createRestHandler({ family, schema: apiSchema, apollo, routes: allRoutes(), maxBodyBytes: JSON_LIMIT_BYTES });
-    app.use(`/${family}/v1`, contextMiddleware(contextDeps, sendError), limiter.middleware(sendError), rest);
+    app.use(`/${family}/v1`, contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)), limiter.middleware(sendError), rest);
   }
   app.use((req: Request, res: Response) => sendError(res, new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`)));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, bodyParserError(err)));

@@ -26,6 +26,11 @@ export interface RateLimitOptions {
 export interface RateLimiter {
   /** Express middleware; runs after authentication (it reads `res.locals.context`). */
   middleware(onError: (res: Response, err: unknown) => void): (req: Request, res: Response, next: NextFunction) => Promise<void>;
+  /**
+   * Wraps the answer to a failed authentication: the failure counts against the caller's address on the anonymous
+   * budget, so guessing tokens or keys is throttled like guessing passwords (429 once it is spent).
+   */
+  onAuthFailure(onError: (res: Response, err: unknown) => void): (res: Response, err: unknown) => Promise<void>;
   /** Which store holds the counters: `postgres`, `redis` or `memory`. */
   store: 'postgres' | 'redis' | 'memory';
   close(): Promise<void>;
@@ -80,14 +85,20 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
         const limiters = principal.kind === 'anonymous' ? [anonymous] : perToken;
         const outcomes = await Promise.all(limiters.map((l) => consume(l, key)));
         // The headers describe the tightest window: the one with the fewest requests left.
-        const tightest = outcomes.reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a));
-        const resetSeconds = Math.ceil(tightest.res.msBeforeNext / 1000);
-        res.setHeader('RateLimit-Limit', String(tightest.points));
-        res.setHeader('RateLimit-Remaining', String(Math.max(0, tightest.res.remainingPoints)));
-        res.setHeader('RateLimit-Reset', String(resetSeconds));
+        setHeaders(res, outcomes.reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a)));
         const refused = outcomes.filter((o) => o.refused);
         if (refused.length === 0) return next();
         const retryAfter = Math.max(1, ...refused.map((o) => Math.ceil(o.res.msBeforeNext / 1000)));
+        res.setHeader('Retry-After', String(retryAfter));
+        onError(res, new RateLimitedError(retryAfter));
+      };
+    },
+    onAuthFailure(onError) {
+      return async (res, err) => {
+        const outcome = await consume(anonymous, `ip:${res.req.socket.remoteAddress ?? 'unknown'}`).catch(() => undefined);
+        if (!outcome?.refused) return onError(res, err);
+        setHeaders(res, outcome);
+        const retryAfter = Math.max(1, Math.ceil(outcome.res.msBeforeNext / 1000));
         res.setHeader('Retry-After', String(retryAfter));
         onError(res, new RateLimitedError(retryAfter));
       };
@@ -112,7 +123,19 @@ function budgetKey(req: Request, principal: Context['principal']): string {
   return `ip:${req.socket.remoteAddress ?? 'unknown'}`;
 }
 
-async function consume(limiter: RateLimiterAbstract, key: string): Promise<{ res: RateLimiterRes; refused: boolean; points: number }> {
+interface Outcome {
+  res: RateLimiterRes;
+  refused: boolean;
+  points: number;
+}
+
+function setHeaders(res: Response, outcome: Outcome): void {
+  res.setHeader('RateLimit-Limit', String(outcome.points));
+  res.setHeader('RateLimit-Remaining', String(Math.max(0, outcome.res.remainingPoints)));
+  res.setHeader('RateLimit-Reset', String(Math.ceil(outcome.res.msBeforeNext / 1000)));
+}
+
+async function consume(limiter: RateLimiterAbstract, key: string): Promise<Outcome> {
   try {
     return { res: await limiter.consume(key), refused: false, points: limiter.points };
   } catch (rejection) {
