@@ -1,8 +1,10 @@
-// Black-box: rate limits (D5) shared by REST and GraphQL and by two service processes on one PostgreSQL database.
+// Black-box: rate limits (D5) shared by REST and GraphQL and by two service processes, on PostgreSQL and on Redis.
 import { createPostgresDatabase } from '@cp/db/testing';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client as Pg } from 'pg';
 import { Client, PROJECT, type HttpResult } from './support/client';
-import { ADMIN, startService, type TestService } from './support/service';
+import { ADMIN, freePort, startService, type TestService } from './support/service';
 
 const PER_MINUTE = 6;
 const ANONYMOUS_PER_MINUTE = 4;
@@ -91,5 +93,48 @@ describe('rate limits across two processes on one PostgreSQL', () => {
     // Guessing credentials spends the same budget: once it is gone, bad tokens and keys get 429, not 401.
     expectRefused(await apiA.call('GET', '/app/v1/auth/me', { token: 'guess' }));
     expectRefused(await apiB.graphql('{ me { id } }', {}, { apiKey: `cpk_live_${'A'.repeat(43)}` }));
+  });
+});
+
+const redisServer = spawnSync('redis-server', ['--version']).status === 0;
+
+describe.skipIf(!redisServer)('rate limits across two processes on one Redis (REDIS_URL)', () => {
+  let redis: ChildProcess;
+  let a: TestService;
+  let b: TestService;
+  let database: { url: string; drop(): Promise<void> };
+
+  beforeAll(async () => {
+    const port = await freePort();
+    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    await new Promise((r) => setTimeout(r, 300));
+    database = await createPostgresDatabase();
+    const withRedis = { ...env, REDIS_URL: `redis://127.0.0.1:${port}` };
+    a = await startService({ databaseUrl: database.url, env: withRedis });
+    b = await startService({ databaseUrl: database.url, env: withRedis });
+  });
+  afterAll(async () => {
+    await a?.destroy();
+    await b?.destroy();
+    await database?.drop();
+    redis?.kill();
+  });
+
+  it('keeps the counters in Redis, shared by both processes', async () => {
+    const apiA = new Client(a.url);
+    const apiB = new Client(b.url);
+    const token = await apiA.login();
+    for (let i = 0; i < PER_MINUTE; i++) {
+      const res = await (i % 2 ? apiB : apiA).call('GET', '/app/v1/auth/me', { token });
+      expect(res.status).toBe(200);
+      expectHeaders(res, PER_MINUTE, PER_MINUTE - 1 - i);
+    }
+    expectRefused(await apiB.call('GET', '/app/v1/auth/me', { token }));
+    // Nothing was counted in PostgreSQL: the store is Redis.
+    const sql = new Pg({ connectionString: database.url });
+    await sql.connect();
+    const { rows } = await sql.query(`select to_regclass('public.rate_limit') as t`);
+    await sql.end();
+    expect(rows[0].t).toBeNull();
   });
 });

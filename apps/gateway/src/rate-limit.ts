@@ -88,9 +88,7 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
         setHeaders(res, outcomes.reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a)));
         const refused = outcomes.filter((o) => o.refused);
         if (refused.length === 0) return next();
-        const retryAfter = Math.max(1, ...refused.map((o) => Math.ceil(o.res.msBeforeNext / 1000)));
-        res.setHeader('Retry-After', String(retryAfter));
-        onError(res, new RateLimitedError(retryAfter));
+        refuse(res, refused, onError);
       };
     },
     onAuthFailure(onError) {
@@ -98,9 +96,7 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
         const outcome = await consume(anonymous, `ip:${res.req.socket.remoteAddress ?? 'unknown'}`).catch(() => undefined);
         if (!outcome?.refused) return onError(res, err);
         setHeaders(res, outcome);
-        const retryAfter = Math.max(1, Math.ceil(outcome.res.msBeforeNext / 1000));
-        res.setHeader('Retry-After', String(retryAfter));
-        onError(res, new RateLimitedError(retryAfter));
+        refuse(res, [outcome], onError);
       };
     },
     async close() {
@@ -133,6 +129,13 @@ function setHeaders(res: Response, outcome: Outcome): void {
   res.setHeader('RateLimit-Limit', String(outcome.points));
   res.setHeader('RateLimit-Remaining', String(Math.max(0, outcome.res.remainingPoints)));
   res.setHeader('RateLimit-Reset', String(Math.ceil(outcome.res.msBeforeNext / 1000)));
+}
+
+/** 429 with `Retry-After`: the longest wait among the refusing windows. */
+function refuse(res: Response, refused: Outcome[], onError: (res: Response, err: unknown) => void): void {
+  const retryAfter = Math.max(1, ...refused.map((o) => Math.ceil(o.res.msBeforeNext / 1000)));
+  res.setHeader('Retry-After', String(retryAfter));
+  onError(res, new RateLimitedError(retryAfter));
 }
 
 async function consume(limiter: RateLimiterAbstract, key: string): Promise<Outcome> {
