@@ -1,6 +1,6 @@
 // Black-box: access control over HTTP — API keys, roles and 403s, no privilege escalation, revocation, scoped tokens, tenancy walk, GraphQL limits.
 import { SUBGRAPHS } from '@cp/gateway';
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, scryptSync } from 'node:crypto';
 import { Client as Pg } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
@@ -9,6 +9,24 @@ import { startService, type TestService } from './support/service';
 const ORG = '/app/v1/organizations/default';
 const KEYS = `/app/v1${PROJECT}/api-keys`;
 const CONTENT_TYPES = `/app/v1${PROJECT}/content-types`;
+const FOREIGN_PASSWORD = 'foreign-password';
+const EVERY_FLAG = Object.fromEntries(
+  Object.entries({
+    organizations: ['read', 'update', 'delete'],
+    projects: ['create', 'read', 'update', 'delete'],
+    users: ['create', 'read', 'update', 'delete'],
+    roles: ['create', 'read', 'update', 'delete'],
+    apiKeys: ['create', 'read', 'update', 'delete'],
+    contentTypes: ['create', 'read', 'update', 'publish', 'delete'],
+  }).map(([resource, flags]) => [resource, Object.fromEntries(flags.map((f) => [f, true]))]),
+);
+
+/** The stored password format (`scrypt$N$r$p$salt$hash`), so the SQL-seeded foreign owner can sign in over HTTP. */
+function scryptHash(password: string): string {
+  const salt = randomBytes(16);
+  const key = scryptSync(password, salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+  return ['scrypt', 2 ** 15, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
 
 describe('access control over HTTP (real PostgreSQL)', () => {
   let service: TestService;
@@ -37,8 +55,8 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     const now = new Date();
     await sql.query('insert into organization values ($1, $2, $3, $3)', [foreign.org, 'Other', now]);
     await sql.query('insert into project (id, organization_id, name, created_at, updated_at) values ($1, $2, $3, $4, $4)', [foreign.project, foreign.org, 'P', now]);
-    await sql.query(`insert into role values ($1, $2, 'Owner', null, '{"users":{"read":true}}', $3, $3)`, [foreign.role, foreign.org, now]);
-    await sql.query(`insert into "user" values ($1, $2, 'o@other.example', 'O', $3, 'x', $4, $4, $4)`, [foreign.user, foreign.org, foreign.role, now]);
+    await sql.query(`insert into role values ($1, $2, 'Owner', null, $3, $4, $4)`, [foreign.role, foreign.org, JSON.stringify(EVERY_FLAG), now]);
+    await sql.query(`insert into "user" values ($1, $2, 'o@other.example', 'O', $3, $4, $5, $5, $5)`, [foreign.user, foreign.org, foreign.role, scryptHash(FOREIGN_PASSWORD), now]);
     await sql.query(
       `insert into api_key (id, organization_id, project_id, name, key_hash, status, created_by_id, created_at, updated_at) values ($1, $2, $3, 'k', $4, 'active', $5, $6, $6)`,
       [foreign.key, foreign.org, foreign.project, 'f'.repeat(64), foreign.user, now],
@@ -304,6 +322,31 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       }
       const { rows } = await sql.query(`select status from api_key where id = $1`, [foreign.key]);
       expect(rows[0].status).toBe('active');
+    });
+  });
+
+  describe('the other direction, and deleting an organization', () => {
+    it('a foreign owner sees the default organization’s ids as unknown; deleting its organization ends its tokens', async () => {
+      const foreignToken = await api.login('o@other.example', FOREIGN_PASSWORD);
+      const admin = await api.call('GET', '/app/v1/auth/me', { token });
+      const { body: key } = await api.call('POST', KEYS, { token, body: { name: 'mine' } });
+      for (const path of [ORG, `${ORG}/users/${admin.body.id}`, `${ORG}/projects/default`, `${KEYS}/${key.id}`, CONTENT_TYPES, `/app/v1/organizations/${foreign.org}/users/${admin.body.id}`]) {
+        const res = await api.call('GET', path, { token: foreignToken });
+        expect(res.status, path).toBe(404);
+        expect(JSON.stringify(res.body)).not.toContain('admin@example.com');
+      }
+      expect((await api.call('POST', `${KEYS}/${key.id}/revoke`, { token: foreignToken })).status).toBe(404);
+      expect((await api.call('GET', `${KEYS}/${key.id}`, { token })).body.status).toBe('active');
+      const own = await api.call('GET', '/app/v1/organizations', { token: foreignToken });
+      expect(own.body.data.map((o: { id: string }) => o.id)).toEqual([foreign.org]);
+
+      const renamed = await api.call('PUT', `/app/v1/organizations/${foreign.org}`, { token: foreignToken, body: { name: 'Renamed' } });
+      expect(renamed.body.name).toBe('Renamed');
+      expect((await api.call('DELETE', `/app/v1/organizations/${foreign.org}`, { token: foreignToken })).status).toBe(200);
+      expect((await api.call('GET', '/app/v1/auth/me', { token: foreignToken })).status).toBe(401);
+      const { rows } = await sql.query('select (select count(*)::int from "user" where organization_id = $1) users, (select count(*)::int from project where organization_id = $1) projects', [foreign.org]);
+      expect(rows[0]).toEqual({ users: 0, projects: 0 });
+      expect((await api.call('GET', '/app/v1/auth/me', { token })).status).toBe(200);
     });
   });
 
