@@ -5,6 +5,7 @@ import type { ApolloGateway } from '@apollo/gateway';
 import { formatGraphQLError, isErrorCode, isInternal, statusOf } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import type { Server } from 'node:http';
+import { graphqlArmor } from './armor';
 import { currentScope, edgeContext } from './request-scope';
 
 /** When no data came back at all, the HTTP status follows the first error's code (401, 403, 429, …). */
@@ -23,7 +24,12 @@ const statusFromErrors: ApolloServerPlugin<Context> = {
 };
 
 export function createApollo(gateway: ApolloGateway, httpServer: Server, plugins: ApolloServerPlugin<Context>[] = []) {
+  const armor = graphqlArmor();
   return new ApolloServer<Context>({
+    validationRules: armor.validationRules,
+    parseOptions: armor.parseOptions,
+    // Batched operations (a JSON array of operations) stay refused: one HTTP request would escape the per-request limits.
+    allowBatchedHttpRequests: false,
     gateway,
     includeStacktraceInErrorResponses: false,
     introspection: true,
@@ -32,6 +38,6 @@ export function createApollo(gateway: ApolloGateway, httpServer: Server, plugins
       if (isInternal(result)) currentScope()?.logger.error({ err: error }, 'unexpected error');
       return result;
     },
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), statusFromErrors, ...plugins],
+    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), statusFromErrors, ...armor.plugins, ...plugins],
   });
 }

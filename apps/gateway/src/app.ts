@@ -12,10 +12,12 @@ import type { GraphQLSchema } from 'graphql';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApollo } from './apollo';
+import { documentSizeLimit } from './armor';
 import { contextMiddleware } from './context';
 import { createGateway, readSupergraph } from './gateway';
 import { healthHandler } from './health';
 import { edgeContext, requestScope } from './request-scope';
+import { createRateLimiter } from './rate-limit';
 import { assertFamilyPrincipal, createRestHandler } from './rest';
 import { sendError } from './send-error';
 import { allRoutes, SUBGRAPHS } from './subgraphs';
@@ -52,19 +54,23 @@ export async function startService(config: Config, logger: Logger = createLogger
   if (!apiSchema) throw new Error('The gateway did not load the supergraph.');
 
   const contextDeps = { orm: db.orm, auth, projects: sqlProjectDirectory(db.orm) };
+  const limiter = await createRateLimiter({ config, orm: db.orm, embedded: db.embedded, logger });
   app.use(requestScope(logger));
   app.get('/health', healthHandler(db));
   app.use(
     '/graphql',
     express.json({ limit: JSON_LIMIT_BYTES }),
-    contextMiddleware(contextDeps, sendGraphQLError),
+    contextMiddleware(contextDeps, limiter.onAuthFailure(sendGraphQLError)),
+    limiter.middleware(sendGraphQLError),
+    documentSizeLimit(sendGraphQLError),
     expressMiddleware(apollo, { context: async ({ res }) => res.locals.context as Context }),
   );
   // Multipart upload and CDN delivery are plain HTTP (D8); everything else is GraphQL-derived REST.
   const assets = createAssetService(config);
   const componentAssets = createComponentAssetService(config);
   const adminUpload = [
-    contextMiddleware(contextDeps, sendError),
+    contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
+    limiter.middleware(sendError),
     (_req: Request, res: Response, next: NextFunction) => (assertFamilyPrincipal('app', res.locals.context), next()),
   ];
   const project = '/app/v1/organizations/:organizationId/projects/:projectId';
@@ -74,7 +80,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   app.get('/cdn/:organizationId/:projectId/component-assets/:assetId/:filename', componentAssetCdnHandler(db.orm, componentAssets));
   for (const family of ['app', 'api'] as const) {
     const rest = createRestHandler({ family, schema: apiSchema, apollo, routes: allRoutes(), maxBodyBytes: JSON_LIMIT_BYTES });
-    app.use(`/${family}/v1`, contextMiddleware(contextDeps, sendError), rest);
+    app.use(`/${family}/v1`, contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)), limiter.middleware(sendError), rest);
   }
   app.use((req: Request, res: Response) => sendError(res, new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`)));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, bodyParserError(err)));
@@ -90,6 +96,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     logger,
     async close() {
       await apollo.stop();
+      await limiter.close();
       await db.close();
     },
   };

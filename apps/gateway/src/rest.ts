@@ -59,8 +59,8 @@ export function createRestHandler(options: RestOptions) {
     },
   });
   // Nested users are references: sofa selects `createdBy` as `{id}` and REST sends the id string.
-  // `LoginResult.user` is the signed-in user itself, not a reference.
-  const sofa = createSofaRouter({ ...config, models: ['User'], ignore: ['LoginResult.user'] });
+  // `LoginResult.user` is the signed-in user itself, and `UserList.data` the listed users: not references.
+  const sofa = createSofaRouter({ ...config, models: ['User'], ignore: ['LoginResult.user', 'UserList.data'] });
 
   return async (req: ExpressRequest, res: ExpressResponse) => {
     try {

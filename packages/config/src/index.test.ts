@@ -7,7 +7,7 @@ describe('loadConfig', () => {
     expect(c.http).toMatchObject({ port: 4000, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:4000' });
     expect(c.http.cdnUrl).toBe('http://127.0.0.1:4000/cdn');
     expect(c.database).toMatchObject({ url: undefined, dataDir: './data' });
-    expect(c.rateLimit).toEqual({ perMinute: 600, perHour: 30000 });
+    expect(c.rateLimit).toEqual({ perMinute: 600, perHour: 30000, anonymousPerMinute: 30 });
   });
 
   it('parses SUBGRAPH_URLS and treats empty strings as unset', () => {

@@ -40,6 +40,7 @@ const envSchema = z.object({
   NATS_URL: optionalString.pipe(z.url().optional()),
   RATE_LIMIT_PER_MINUTE: int(600),
   RATE_LIMIT_PER_HOUR: int(30_000),
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: int(30),
   MAX_UPLOAD_BYTES: int(50 * 1024 * 1024),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -55,7 +56,8 @@ export interface Config {
   subgraphPort?: number;
   redisUrl?: string;
   natsUrl?: string;
-  rateLimit: { perMinute: number; perHour: number };
+  /** Per token or key; `anonymousPerMinute` per client IP for requests without a credential (sign-in). */
+  rateLimit: { perMinute: number; perHour: number; anonymousPerMinute: number };
   uploads: { maxBytes: number };
   logLevel: string;
 }
@@ -84,7 +86,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     subgraphPort: e.SUBGRAPH_PORT,
     redisUrl: e.REDIS_URL,
     natsUrl: e.NATS_URL,
-    rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, perHour: e.RATE_LIMIT_PER_HOUR },
+    rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, perHour: e.RATE_LIMIT_PER_HOUR, anonymousPerMinute: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE },
     uploads: { maxBytes: e.MAX_UPLOAD_BYTES },
     logLevel: e.LOG_LEVEL,
   };

@@ -24,6 +24,8 @@ export interface UserPrincipal {
   permissions: Permissions;
   /** Set on tokens issued with a project scope (D5): the token works for that project only. */
   projectId?: string;
+  /** When the presented token expires (epoch ms): tokens it issues never outlive it (D5). */
+  tokenExpiresAt?: number;
 }
 
 export interface ApiKeyPrincipal {

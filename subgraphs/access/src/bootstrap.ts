@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { hashPassword } from './auth/password';
 import { Organization } from './organization/organization.entity';
 import { Project } from './project/project.entity';
-import { Role } from './role/role.entity';
+import { OWNER_ROLE, Role } from './role/role.entity';
 import { User } from './user/user.entity';
 
 export const DEFAULT_ID = 'default';
@@ -21,7 +21,7 @@ export async function bootstrap(em: EntityManager, admin: { email: string; passw
       tx.create(Project, { id: DEFAULT_ID, organizationId: DEFAULT_ID, name: 'default' });
       const owner = tx.create(Role, {
         organizationId: DEFAULT_ID,
-        name: 'Owner',
+        name: OWNER_ROLE,
         description: 'Every permission on every resource.',
         permissions: allPermissions(),
       });

@@ -1,7 +1,9 @@
-// The access subgraph: organizations, projects, users, roles and sign-in.
+// The access subgraph: organizations, projects, users, roles, API keys and sign-in.
 import type { Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph, type Context } from '@cp/graphql';
+import { ApiKey } from './api-key/api-key.entity';
+import { ApiKeyResolver } from './api-key/api-key.resolver';
 import { AuthResolver } from './auth/auth.resolver';
 import { AuthService } from './auth/auth.service';
 import { TokenService } from './auth/tokens';
@@ -18,7 +20,7 @@ import { UserResolver } from './user/user.resolver';
 
 export const accessDatabase: DatabaseModule = {
   name: 'access',
-  entities: [Organization, Project, Role, User],
+  entities: [Organization, Project, Role, User, ApiKey],
   migrations: accessMigrations,
 };
 
@@ -29,8 +31,8 @@ export function createAuthService(config: Pick<Config, 'auth'>, secret: Uint8Arr
 export function buildAccessSubgraph(auth: AuthService): Promise<BuiltSubgraph> {
   return buildFederatedSchema({
     name: 'access',
-    resolvers: [AuthResolver, OrganizationResolver, ProjectResolver, RoleResolver, UserResolver],
-    instances: [new AuthResolver(auth)],
+    resolvers: [AuthResolver, ApiKeyResolver, OrganizationResolver, ProjectResolver, RoleResolver, UserResolver],
+    instances: [new AuthResolver(auth), new ApiKeyResolver(auth.apiKeys)],
     referenceResolvers: {
       User: { __resolveReference: (ref: { id: string }, ctx: Context) => resolveUserReference(ref, ctx) },
     },

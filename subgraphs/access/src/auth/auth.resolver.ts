@@ -1,9 +1,9 @@
-// GraphQL surface of sign-in: `login` and `me`.
+// GraphQL surface of sign-in: `login`, `issueToken` and `me`.
 import { UnauthorizedError } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import { User } from '../user/user.entity';
-import { LoginInput, LoginResult } from './auth.inputs';
+import { IssuedToken, IssueTokenInput, LoginInput, LoginResult } from './auth.inputs';
 import type { AuthService } from './auth.service';
 
 @Resolver()
@@ -13,6 +13,12 @@ export class AuthResolver {
   @Mutation(() => LoginResult, { description: 'Signs in with email and password; wrong credentials give UNAUTHORIZED.' })
   login(@Arg('input') input: LoginInput, @Ctx() ctx: Context): Promise<LoginResult> {
     return this.auth.login(ctx.em, input.email, input.password);
+  }
+
+  @Mutation(() => IssuedToken, { description: 'Issues a token limited to one project and/or a shorter expiry, never wider than the caller (D5).' })
+  issueToken(@Arg('input', () => IssueTokenInput, { nullable: true }) input: IssueTokenInput | undefined, @Ctx() ctx: Context): Promise<IssuedToken> {
+    if (ctx.principal.kind !== 'user') throw new UnauthorizedError();
+    return this.auth.issueToken(ctx.principal, input ?? {}, ctx.projects);
   }
 
   @Query(() => User, { description: 'The signed-in user.' })

@@ -1,8 +1,9 @@
 // Sign-in and request authentication: turns credentials or a bearer token into a Principal.
-import { UnauthorizedError } from '@cp/errors';
-import { ANONYMOUS, type Principal } from '@cp/graphql';
+import { NotFoundError, UnauthorizedError, ValidationFailedError } from '@cp/errors';
+import { ANONYMOUS, type Permissions, type Principal, type ProjectDirectory, type UserPrincipal } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Role } from '../role/role.entity';
+import { ApiKeyService } from '../api-key/api-key.service';
+import type { IssueTokenInput } from './auth.inputs';
 import { User } from '../user/user.entity';
 import { DUMMY_HASH, verifyPassword } from './password';
 import type { TokenService } from './tokens';
@@ -16,6 +17,7 @@ export class AuthService {
   constructor(
     private readonly tokens: TokenService,
     private readonly tokenTtlSeconds: number,
+    readonly apiKeys = new ApiKeyService(),
   ) {}
 
   /** The same answer for an unknown email and a wrong password, at the same cost. */
@@ -31,8 +33,29 @@ export class AuthService {
     return { token, expiresAt, user };
   }
 
+  /**
+   * A narrower token for the caller (D5): the same user (so the same role, read on each request), optionally one
+   * project, and an expiry no later than the caller's own token.
+   */
+  async issueToken(caller: UserPrincipal, input: IssueTokenInput, projects: ProjectDirectory) {
+    const projectId = input.projectId ?? caller.projectId;
+    if (caller.projectId !== undefined && projectId !== caller.projectId) throw new NotFoundError('Project', projectId);
+    if (projectId !== undefined && !(await projects.exists(caller.organizationId, projectId))) throw new NotFoundError('Project', projectId);
+    const remaining = Math.floor(((caller.tokenExpiresAt ?? Date.now()) - Date.now()) / 1000);
+    const expiresIn = input.expiresIn ?? remaining;
+    if (!Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > remaining) {
+      throw new ValidationFailedError([{ path: '/expiresIn', message: `must be between 1 and ${Math.max(remaining, 1)} seconds (the caller's token lifetime)` }]);
+    }
+    const { token, expiresAt } = await this.tokens.issue({ userId: caller.userId, organizationId: caller.organizationId, projectId, ttlSeconds: expiresIn });
+    return { token, expiresAt, projectId };
+  }
+
   /** Resolves the caller; a credential that is present but bad is refused (401), never treated as anonymous. */
   async authenticate(em: EntityManager, headers: AuthHeaders): Promise<Principal> {
+    if (headers.authorization !== undefined && headers.apiKey !== undefined) {
+      throw new UnauthorizedError('Send either a bearer token or an API key, not both.');
+    }
+    if (headers.apiKey !== undefined) return this.apiKeys.authenticate(em, headers.apiKey.trim());
     if (headers.authorization !== undefined) {
       const [scheme, token] = headers.authorization.split(' ');
       if (scheme?.toLowerCase() !== 'bearer' || !token) throw new UnauthorizedError('Expected `Authorization: Bearer <token>`.');
@@ -43,18 +66,24 @@ export class AuthService {
 
   private async authenticateToken(em: EntityManager, token: string): Promise<Principal> {
     const claims = await this.tokens.verify(token);
-    const user = await em.findOne(User, { id: claims.userId, organizationId: claims.organizationId });
+    // One round trip for the user and its role: this runs on every admin request.
+    const [row] = await em.getConnection().execute<{ tokens_valid_after: Date; permissions: Permissions | null }[]>(
+      `select u."tokens_valid_after", r."permissions" from "user" u
+       left join "role" r on r."id" = u."role_id" and r."organization_id" = u."organization_id"
+       where u."id" = ? and u."organization_id" = ?`,
+      [claims.userId, claims.organizationId],
+    );
     // A removed user, or a token older than the last password change, no longer works.
-    if (!user || claims.issuedAt.getTime() < Math.floor(user.tokensValidAfter.getTime() / 1000) * 1000) {
+    if (!row || claims.issuedAt.getTime() < new Date(row.tokens_valid_after).getTime()) {
       throw new UnauthorizedError('The token has been revoked.');
     }
-    const role = await em.findOne(Role, { id: user.roleId, organizationId: user.organizationId });
     return {
       kind: 'user',
-      userId: user.id,
-      organizationId: user.organizationId,
-      permissions: role?.permissions ?? {},
+      userId: claims.userId,
+      organizationId: claims.organizationId,
+      permissions: row.permissions ?? {},
       projectId: claims.projectId,
+      tokenExpiresAt: claims.expiresAt.getTime(),
     };
   }
 }

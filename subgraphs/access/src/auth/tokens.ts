@@ -18,9 +18,11 @@ export class TokenService {
   constructor(private readonly secret: Uint8Array) {}
 
   async issue(claims: { userId: string; organizationId: string; projectId?: string; ttlSeconds: number }) {
-    const now = Math.floor(Date.now() / 1000);
+    const nowMs = Date.now();
+    const now = Math.floor(nowMs / 1000);
     const exp = now + claims.ttlSeconds;
-    const token = await new SignJWT({ org: claims.organizationId, ...(claims.projectId ? { prj: claims.projectId } : {}) })
+    // `iat` has whole seconds; `iatm` (milliseconds) lets a password change revoke tokens issued earlier in the same second.
+    const token = await new SignJWT({ org: claims.organizationId, iatm: nowMs, ...(claims.projectId ? { prj: claims.projectId } : {}) })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.userId)
       .setIssuer(ISSUER)
@@ -41,7 +43,7 @@ export class TokenService {
         userId: payload.sub,
         organizationId: payload.org,
         projectId: typeof payload.prj === 'string' ? payload.prj : undefined,
-        issuedAt: new Date(payload.iat * 1000),
+        issuedAt: new Date(typeof payload.iatm === 'number' ? payload.iatm : payload.iat * 1000),
         expiresAt: new Date(payload.exp * 1000),
       };
     } catch {

@@ -1,5 +1,9 @@
 // Migrations of the access subgraph, in order.
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000100_access } from './Migration20261122000100_access';
+import { Migration20261122000200_api_keys } from './Migration20261122000200_api_keys';
 
-export const accessMigrations: MigrationObject[] = [{ name: 'Migration20261122000100_access', class: Migration20261122000100_access }];
+export const accessMigrations: MigrationObject[] = [
+  { name: 'Migration20261122000100_access', class: Migration20261122000100_access },
+  { name: 'Migration20261122000200_api_keys', class: Migration20261122000200_api_keys },
+];

@@ -1,8 +1,9 @@
 // GraphQL surface of projects.
 import { authorizeOrganization, OffsetArgs, OffsetList, type Context } from '@cp/graphql';
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { authorizeOrganizationAdmin } from '../shared/authorize-admin';
 import { Project } from './project.entity';
-import { CreateProjectInput } from './project.inputs';
+import { CreateProjectInput, UpdateProjectInput } from './project.inputs';
 import { ProjectService } from './project.service';
 
 const ProjectList = OffsetList(Project, 'ProjectList');
@@ -11,16 +12,14 @@ const ProjectList = OffsetList(Project, 'ProjectList');
 export class ProjectResolver {
   private readonly service = new ProjectService();
 
-  @Query(() => ProjectList, { description: 'Projects of an organization.' })
+  @Query(() => ProjectList, { description: 'Projects of an organization (a project-scoped token sees its own only).' })
   projects(@Arg('organizationId', () => ID) organizationId: string, @Args() page: OffsetArgs, @Ctx() ctx: Context) {
-    authorizeOrganization(ctx, organizationId, 'projects', 'read');
-    return this.service.list(ctx.em, organizationId, page);
+    return this.service.list(ctx.em, authorizeOrganization(ctx, organizationId, 'projects', 'read'), page);
   }
 
   @Query(() => Project, { description: 'One project.' })
   project(@Arg('organizationId', () => ID) organizationId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
-    authorizeOrganization(ctx, organizationId, 'projects', 'read');
-    return this.service.get(ctx.em, organizationId, id);
+    return this.service.get(ctx.em, authorizeOrganization(ctx, organizationId, 'projects', 'read'), id);
   }
 
   @Mutation(() => Project, { description: 'Creates a project in the organization.' })
@@ -29,7 +28,22 @@ export class ProjectResolver {
     @Arg('input') input: CreateProjectInput,
     @Ctx() ctx: Context,
   ) {
-    const user = authorizeOrganization(ctx, organizationId, 'projects', 'create');
+    const user = authorizeOrganizationAdmin(ctx, organizationId, 'projects', 'create');
     return this.service.create(ctx.em, organizationId, input, user.userId);
+  }
+
+  @Mutation(() => Project, { description: 'Changes the members given.' })
+  updateProject(
+    @Arg('organizationId', () => ID) organizationId: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('input') input: UpdateProjectInput,
+    @Ctx() ctx: Context,
+  ) {
+    return this.service.update(ctx.em, authorizeOrganization(ctx, organizationId, 'projects', 'update'), id, input);
+  }
+
+  @Mutation(() => Project, { description: 'Deletes the project (its resources become unreachable, its API keys are revoked).' })
+  deleteProject(@Arg('organizationId', () => ID) organizationId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return this.service.delete(ctx.em, authorizeOrganizationAdmin(ctx, organizationId, 'projects', 'delete'), id);
   }
 }

@@ -1,27 +1,53 @@
-// Project rules: tenancy-scoped reads and creation with its event.
-import { NotFoundError, ValidationFailedError } from '@cp/errors';
-import { offsetPage, type OffsetArgs } from '@cp/graphql';
+// Project rules: tenancy-scoped reads and writes (a project-scoped token sees its project only), each write with its event.
+import { NotFoundError } from '@cp/errors';
+import { offsetPage, type OffsetArgs, type UserPrincipal } from '@cp/graphql';
 import { recordEvent } from '@cp/db';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { CreateProjectInput } from './project.inputs';
+import { ApiKey, ApiKeyStatus } from '../api-key/api-key.entity';
+import { requireName } from '../shared/names';
+import type { CreateProjectInput, UpdateProjectInput } from './project.inputs';
 import { Project } from './project.entity';
 
 export class ProjectService {
-  list(em: EntityManager, organizationId: string, page: OffsetArgs) {
-    return offsetPage(em, Project, { organizationId, deletedAt: null }, page);
+  list(em: EntityManager, caller: UserPrincipal, page: OffsetArgs) {
+    const only = caller.projectId === undefined ? {} : { id: caller.projectId };
+    return offsetPage(em, Project, { organizationId: caller.organizationId, deletedAt: null, ...only }, page);
   }
 
-  async get(em: EntityManager, organizationId: string, id: string): Promise<Project> {
-    const project = await em.findOne(Project, { id, organizationId, deletedAt: null });
+  async get(em: EntityManager, caller: UserPrincipal, id: string): Promise<Project> {
+    const outOfScope = caller.projectId !== undefined && caller.projectId !== id;
+    const project = outOfScope ? null : await em.findOne(Project, { id, organizationId: caller.organizationId, deletedAt: null });
     if (!project) throw new NotFoundError('Project', id);
     return project;
   }
 
   async create(em: EntityManager, organizationId: string, input: CreateProjectInput, actorId: string): Promise<Project> {
-    if (!input.name.trim()) throw new ValidationFailedError([{ path: '/name', message: 'must not be empty' }]);
+    const name = requireName(input.name);
     return em.transactional(async (tx) => {
-      const project = tx.create(Project, { organizationId, name: input.name.trim(), description: input.description ?? null });
-      recordEvent(tx, { resourceType: 'projects', action: 'created', resourceId: project.id, organizationId, actorId });
+      const project = tx.create(Project, { organizationId, name, description: input.description ?? null });
+      recordEvent(tx, { resourceType: 'projects', action: 'created', resourceId: project.id, organizationId, projectId: project.id, actorId });
+      return project;
+    });
+  }
+
+  async update(em: EntityManager, caller: UserPrincipal, id: string, input: UpdateProjectInput): Promise<Project> {
+    const name = input.name == null ? undefined : requireName(input.name);
+    return em.transactional(async (tx) => {
+      const project = await this.get(tx, caller, id);
+      if (name !== undefined) project.name = name;
+      if (input.description !== undefined) project.description = input.description;
+      recordEvent(tx, { resourceType: 'projects', action: 'updated', resourceId: id, organizationId: caller.organizationId, projectId: id, actorId: caller.userId });
+      return project;
+    });
+  }
+
+  /** Soft delete: the project's resources become unreachable (guards check existence) and its keys are revoked. */
+  async delete(em: EntityManager, caller: UserPrincipal, id: string): Promise<Project> {
+    return em.transactional(async (tx) => {
+      const project = await this.get(tx, caller, id);
+      project.deletedAt = new Date();
+      await tx.nativeUpdate(ApiKey, { organizationId: caller.organizationId, projectId: id }, { status: ApiKeyStatus.revoked });
+      recordEvent(tx, { resourceType: 'projects', action: 'deleted', resourceId: id, organizationId: caller.organizationId, projectId: id, actorId: caller.userId });
       return project;
     });
   }

@@ -1,24 +1,46 @@
 // GraphQL surface of roles.
-import { NotFoundError } from '@cp/errors';
-import { authorizeOrganization, OffsetArgs, OffsetList, offsetPage, type Context } from '@cp/graphql';
-import { Arg, Args, Ctx, ID, Query, Resolver } from 'type-graphql';
+import { authorizeOrganization, OffsetArgs, OffsetList, type Context } from '@cp/graphql';
+import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { authorizeOrganizationAdmin } from '../shared/authorize-admin';
 import { Role } from './role.entity';
+import { CreateRoleInput, UpdateRoleInput } from './role.inputs';
+import { RoleService } from './role.service';
 
 const RoleList = OffsetList(Role, 'RoleList');
 
 @Resolver(() => Role)
 export class RoleResolver {
-  @Query(() => RoleList, { description: 'Roles of an organization.' })
+  private readonly service = new RoleService();
+
+  @Query(() => RoleList, { description: 'Roles of an organization (offset pagination).' })
   roles(@Arg('organizationId', () => ID) organizationId: string, @Args() page: OffsetArgs, @Ctx() ctx: Context) {
     authorizeOrganization(ctx, organizationId, 'roles', 'read');
-    return offsetPage(ctx.em, Role, { organizationId }, page);
+    return this.service.list(ctx.em, organizationId, page);
   }
 
   @Query(() => Role, { description: 'One role; an unknown id gives NOT_FOUND.' })
-  async role(@Arg('organizationId', () => ID) organizationId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  role(@Arg('organizationId', () => ID) organizationId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
     authorizeOrganization(ctx, organizationId, 'roles', 'read');
-    const role = await ctx.em.findOne(Role, { id, organizationId });
-    if (!role) throw new NotFoundError('Role', id);
-    return role;
+    return this.service.get(ctx.em, organizationId, id);
+  }
+
+  @Mutation(() => Role, { description: 'Creates a role; it may grant only flags the caller holds.' })
+  createRole(@Arg('organizationId', () => ID) organizationId: string, @Arg('input') input: CreateRoleInput, @Ctx() ctx: Context) {
+    return this.service.create(ctx.em, authorizeOrganizationAdmin(ctx, organizationId, 'roles', 'create'), input);
+  }
+
+  @Mutation(() => Role, { description: 'Changes the members given; the Owner role keeps its name and permissions.' })
+  updateRole(
+    @Arg('organizationId', () => ID) organizationId: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('input') input: UpdateRoleInput,
+    @Ctx() ctx: Context,
+  ) {
+    return this.service.update(ctx.em, authorizeOrganizationAdmin(ctx, organizationId, 'roles', 'update'), id, input);
+  }
+
+  @Mutation(() => Role, { description: 'Deletes a role no user holds; the Owner role cannot be deleted.' })
+  deleteRole(@Arg('organizationId', () => ID) organizationId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return this.service.delete(ctx.em, authorizeOrganizationAdmin(ctx, organizationId, 'roles', 'delete'), id);
   }
 }

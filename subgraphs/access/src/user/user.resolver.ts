@@ -1,24 +1,46 @@
 // GraphQL surface of users.
-import { NotFoundError } from '@cp/errors';
-import { authorizeOrganization, OffsetArgs, OffsetList, offsetPage, type Context } from '@cp/graphql';
-import { Arg, Args, Ctx, ID, Query, Resolver } from 'type-graphql';
+import { authorizeOrganization, OffsetArgs, OffsetList, type Context } from '@cp/graphql';
+import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { authorizeOrganizationAdmin } from '../shared/authorize-admin';
 import { User } from './user.entity';
+import { CreateUserInput, UpdateUserInput } from './user.inputs';
+import { UserService } from './user.service';
 
 const UserList = OffsetList(User, 'UserList');
 
 @Resolver(() => User)
 export class UserResolver {
-  @Query(() => UserList, { description: 'Users of an organization.' })
+  private readonly service = new UserService();
+
+  @Query(() => UserList, { description: 'Users of an organization (offset pagination).' })
   users(@Arg('organizationId', () => ID) organizationId: string, @Args() page: OffsetArgs, @Ctx() ctx: Context) {
     authorizeOrganization(ctx, organizationId, 'users', 'read');
-    return offsetPage(ctx.em, User, { organizationId }, page);
+    return this.service.list(ctx.em, organizationId, page);
   }
 
   @Query(() => User, { description: 'One user.' })
-  async user(@Arg('organizationId', () => ID) organizationId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  user(@Arg('organizationId', () => ID) organizationId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
     authorizeOrganization(ctx, organizationId, 'users', 'read');
-    const user = await ctx.em.findOne(User, { id, organizationId });
-    if (!user) throw new NotFoundError('User', id);
-    return user;
+    return this.service.get(ctx.em, organizationId, id);
+  }
+
+  @Mutation(() => User, { description: 'Creates a user with a role no wider than the caller’s.' })
+  createUser(@Arg('organizationId', () => ID) organizationId: string, @Arg('input') input: CreateUserInput, @Ctx() ctx: Context) {
+    return this.service.create(ctx.em, authorizeOrganizationAdmin(ctx, organizationId, 'users', 'create'), input);
+  }
+
+  @Mutation(() => User, { description: 'Changes the members given; a new password revokes the user’s earlier tokens.' })
+  updateUser(
+    @Arg('organizationId', () => ID) organizationId: string,
+    @Arg('id', () => ID) id: string,
+    @Arg('input') input: UpdateUserInput,
+    @Ctx() ctx: Context,
+  ) {
+    return this.service.update(ctx.em, authorizeOrganizationAdmin(ctx, organizationId, 'users', 'update'), id, input);
+  }
+
+  @Mutation(() => User, { description: 'Removes a user and revokes its tokens; the last Owner cannot be removed.' })
+  deleteUser(@Arg('organizationId', () => ID) organizationId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+    return this.service.delete(ctx.em, authorizeOrganizationAdmin(ctx, organizationId, 'users', 'delete'), id);
   }
 }

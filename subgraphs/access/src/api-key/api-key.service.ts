@@ -1,0 +1,94 @@
+// API key rules: creation (value shown once), tenancy-scoped reads, revocation, and authentication of `x-api-key`.
+import { NotFoundError, UnauthorizedError, ValidationFailedError } from '@cp/errors';
+import { recordEvent } from '@cp/db';
+import { offsetPage, type ApiKeyPrincipal, type OffsetArgs, type ProjectScope } from '@cp/graphql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiKey, ApiKeyStatus, CreatedApiKey } from './api-key.entity';
+import type { CreateApiKeyInput } from './api-key.inputs';
+import { generateKey, hashKey, looksLikeKey, matchesHash } from './api-key.secret';
+
+const LAST_USED_INTERVAL_MS = 60_000;
+
+interface KeyRow {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  status: string;
+  last_used: Date | string | null;
+  key_hash: string;
+}
+
+export class ApiKeyService {
+  /** keyId → when this process last wrote `lastUsed`: at most one write a minute per key and process. */
+  private readonly touched = new Map<string, number>();
+
+  list(em: EntityManager, scope: ProjectScope, page: OffsetArgs) {
+    return offsetPage(em, ApiKey, { organizationId: scope.organizationId, projectId: scope.projectId }, page);
+  }
+
+  async get(em: EntityManager, scope: ProjectScope, id: string): Promise<ApiKey> {
+    const key = await em.findOne(ApiKey, { id, organizationId: scope.organizationId, projectId: scope.projectId });
+    if (!key) throw new NotFoundError('ApiKey', id);
+    return key;
+  }
+
+  async create(em: EntityManager, scope: ProjectScope, input: CreateApiKeyInput, actorId: string): Promise<CreatedApiKey> {
+    const name = input.name.trim();
+    if (!name) throw new ValidationFailedError([{ path: '/name', message: 'must not be empty' }]);
+    if (name.length > 255) throw new ValidationFailedError([{ path: '/name', message: 'must be at most 255 characters' }]);
+    const key = generateKey();
+    const apiKey = await em.transactional(async (tx) => {
+      const created = tx.create(ApiKey, { ...scope, name, description: input.description ?? null, keyHash: hashKey(key), createdById: actorId });
+      recordEvent(tx, { resourceType: 'api-keys', action: 'created', resourceId: created.id, ...scope, actorId });
+      return created;
+    });
+    return Object.assign(new CreatedApiKey(), apiKey, { key });
+  }
+
+  /** Idempotent: revoking a revoked key answers it unchanged. */
+  async revoke(em: EntityManager, scope: ProjectScope, id: string, actorId: string): Promise<ApiKey> {
+    return em.transactional(async (tx) => {
+      const key = await this.get(tx, scope, id);
+      if (key.status === ApiKeyStatus.revoked) return key;
+      key.status = ApiKeyStatus.revoked;
+      recordEvent(tx, { resourceType: 'api-keys', action: 'updated', resourceId: key.id, ...scope, actorId });
+      return key;
+    });
+  }
+
+  /**
+   * Every request reads the key's row (one indexed lookup), so a revocation is refused at once by every
+   * replica: there is no cache to expire.
+   */
+  async authenticate(em: EntityManager, presented: string): Promise<ApiKeyPrincipal> {
+    if (!looksLikeKey(presented)) throw new UnauthorizedError('The API key is invalid or revoked.');
+    // Plain SQL on the unique hash index: this runs on every client request.
+    const [key] = await em.getConnection().execute<KeyRow[]>(
+      'select "id", "organization_id", "project_id", "status", "last_used", "key_hash" from "api_key" where "key_hash" = ?',
+      [hashKey(presented)],
+    );
+    // The lookup is by hash, so its timing says nothing about the key; the compare is constant-time anyway.
+    if (!key || !matchesHash(presented, key.key_hash) || key.status !== ApiKeyStatus.active) {
+      throw new UnauthorizedError('The API key is invalid or revoked.');
+    }
+    this.touch(em, key.id, key.last_used ? new Date(key.last_used) : null);
+    return { kind: 'apiKey', keyId: key.id, organizationId: key.organization_id, projectId: key.project_id };
+  }
+
+  /** Records `lastUsed` without a write per request: skipped when the stored or locally written value is under a minute old. */
+  private touch(em: EntityManager, id: string, lastUsed: Date | null): void {
+    const now = Date.now();
+    const last = Math.max(lastUsed?.getTime() ?? 0, this.touched.get(id) ?? 0);
+    if (now - last < LAST_USED_INTERVAL_MS) return;
+    if (this.touched.size > 10_000) this.touched.clear();
+    this.touched.set(id, now);
+    void em
+      .getConnection()
+      .execute('update "api_key" set "last_used" = ? where "id" = ? and ("last_used" is null or "last_used" < ?)', [
+        new Date(now),
+        id,
+        new Date(now - LAST_USED_INTERVAL_MS),
+      ])
+      .catch(() => this.touched.delete(id));
+  }
+}
