@@ -1,7 +1,7 @@
 // Assembles the service: database, subgraphs, gateway, /graphql, REST, /health; returns a server tests can start on port 0.
 import { expressMiddleware } from '@as-integrations/express5';
 import { createLogger, loadJwtSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
-import { openDatabase, sqlProjectDirectory, type Database } from '@cp/db';
+import { createBroker, EventDispatcher, EventFeed, onEventsCommitted, openDatabase, sqlProjectDirectory, type Database } from '@cp/db';
 import { AppError, toErrorEnvelope } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { bootstrap, createAuthService } from '@cp/subgraph-access';
@@ -12,6 +12,8 @@ import type { GraphQLSchema } from 'graphql';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApollo } from './apollo';
+import { EVENT_PATHS, eventRoutesHandler } from './events/event-routes';
+import { buildSubscriptionSchema, startSubscriptionServer } from './events/subscriptions';
 import { documentSizeLimit } from './armor';
 import { contextMiddleware } from './context';
 import { createGateway, readSupergraph } from './gateway';
@@ -38,6 +40,12 @@ export async function startService(config: Config, logger: Logger = createLogger
   const auth = createAuthService(config, secret);
   await bootstrap(db.orm.em.fork(), config.admin, logger);
 
+  // Transactional outbox (issue 7): positions assigned after commit, announced to every replica.
+  const broker = await createBroker({ redisUrl: config.redisUrl, natsUrl: config.natsUrl, databaseUrl: db.embedded ? undefined : config.database.url, logger });
+  const dispatcher = new EventDispatcher(db.orm, broker, logger).start();
+  onEventsCommitted(db.orm.em, () => dispatcher.kick());
+  const feed = await new EventFeed(db.orm, broker, logger).start();
+
   const local: Partial<Record<SubgraphName, GraphQLSchema>> = {};
   for (const subgraph of SUBGRAPHS) {
     if (!config.subgraphUrls[subgraph.name]) local[subgraph.name] = (await subgraph.build({ config, auth })).schema;
@@ -54,6 +62,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   if (!apiSchema) throw new Error('The gateway did not load the supergraph.');
 
   const contextDeps = { orm: db.orm, auth, projects: sqlProjectDirectory(db.orm) };
+  const subscriptions = startSubscriptionServer({ server, schema: await buildSubscriptionSchema(feed), ...contextDeps });
   const limiter = await createRateLimiter({ config, orm: db.orm, embedded: db.embedded, logger });
   app.use(requestScope(logger));
   app.get('/health', healthHandler(db));
@@ -79,6 +88,13 @@ export async function startService(config: Config, logger: Logger = createLogger
   app.get('/cdn/:organizationId/:projectId/assets/:assetId/:filename', cdnHandler(db.orm, assets));
   app.get('/cdn/:organizationId/:projectId/component-assets/:assetId/:filename', componentAssetCdnHandler(db.orm, componentAssets));
   for (const family of ['app', 'api'] as const) {
+    app.get(
+      EVENT_PATHS.map((path) => `/${family}/v1/organizations/:organizationId/projects/:projectId${path}`),
+      contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
+      limiter.middleware(sendError),
+      (_req: Request, res: Response, next: NextFunction) => (assertFamilyPrincipal(family, res.locals.context), next()),
+      eventRoutesHandler(feed),
+    );
     const rest = createRestHandler({ family, schema: apiSchema, apollo, routes: allRoutes(), maxBodyBytes: JSON_LIMIT_BYTES });
     app.use(`/${family}/v1`, contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)), limiter.middleware(sendError), rest);
   }
@@ -95,7 +111,10 @@ export async function startService(config: Config, logger: Logger = createLogger
     db,
     logger,
     async close() {
+      await subscriptions.close();
       await apollo.stop();
+      await dispatcher.stop();
+      await broker.close();
       await limiter.close();
       await db.close();
     },

@@ -9,3 +9,4 @@ export * from './events/broker';
 export * from './events/dispatcher';
 export * from './events/event-query';
 export * from './events/event-feed';
+export * from './events/event-access';

@@ -3,6 +3,7 @@ import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
 import { ContentType } from './content-type/content-type.entity';
 import { ContentTypeResolver } from './content-type/content-type.resolver';
+import { EventResolver } from './event/event.resolver';
 import { contentMigrations } from './migrations';
 
 export const contentDatabase: DatabaseModule = {
@@ -12,5 +13,5 @@ export const contentDatabase: DatabaseModule = {
 };
 
 export function buildContentSubgraph(): Promise<BuiltSubgraph> {
-  return buildFederatedSchema({ name: 'content', resolvers: [ContentTypeResolver] });
+  return buildFederatedSchema({ name: 'content', resolvers: [ContentTypeResolver, EventResolver] });
 }

@@ -1,0 +1,97 @@
+// The event routes (D9): `…/events`, `…/{resourceType}/events`, `…/{resourceType}/{resourceId}/events` — JSON pages or SSE.
+import { currentPosition, eventFilterFor, listEvents, positionOf, readEvents, type EventFeed, type EventFilter } from '@cp/db';
+import { AppError, BadRequestError } from '@cp/errors';
+import type { Context } from '@cp/graphql';
+import type { Request, Response } from 'express';
+import { eventCursor, eventJson } from './event-json';
+import { liveEvents } from './live-queue';
+
+/** D9's `resourceType` path values. */
+export const EVENT_RESOURCE_TYPES = new Set(['content', 'content-types', 'components', 'packages', 'assets', 'tags', 'saved-searches', 'folders']);
+
+const HEARTBEAT_MS = 15_000;
+
+export const EVENT_PATHS = ['/events', '/:resourceType/events', '/:resourceType/:resourceId/events'];
+
+function filterParams(req: Request) {
+  const { organizationId, projectId, resourceType, resourceId } = req.params as Record<string, string | undefined>;
+  if (resourceType !== undefined && !EVENT_RESOURCE_TYPES.has(resourceType)) {
+    throw new AppError('NOT_FOUND', `No events route for "${resourceType}".`, { resourceType });
+  }
+  const type = typeof req.query.type === 'string' ? req.query.type : undefined;
+  let since: Date | undefined;
+  if (typeof req.query.since === 'string') {
+    since = new Date(req.query.since);
+    if (Number.isNaN(since.getTime())) throw new BadRequestError('since must be an ISO 8601 timestamp.', { parameter: 'since' });
+  }
+  return { organizationId, projectId: projectId!, resourceType, resourceId, type, since };
+}
+
+function limitParam(req: Request): number | undefined {
+  if (req.query.limit === undefined) return undefined;
+  const limit = Number(req.query.limit);
+  if (!Number.isInteger(limit)) throw new BadRequestError('limit must be an integer from 1 to 100.', { parameter: 'limit' });
+  return limit;
+}
+
+export function eventRoutesHandler(feed: EventFeed) {
+  return async (req: Request, res: Response) => {
+    const ctx = res.locals.context as Context;
+    const filter = await eventFilterFor(ctx, filterParams(req));
+    const lastKey = typeof req.query.lastKey === 'string' ? req.query.lastKey : undefined;
+    const afterKey = typeof req.query.afterKey === 'string' ? req.query.afterKey : undefined;
+    if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream' && req.header('accept')?.includes('text/event-stream')) {
+      const resumeFrom = req.header('last-event-id') ?? lastKey ?? afterKey;
+      await stream(ctx, feed, filter, resumeFrom === undefined ? undefined : positionOf(resumeFrom, 'Last-Event-ID'), req, res);
+      return;
+    }
+    const page = await listEvents(ctx.em, filter, { limit: limitParam(req), lastKey, afterKey });
+    res.json({ data: page.data.map(eventJson), pagination: page.pagination });
+  };
+}
+
+/**
+ * Server-Sent Events: replay from the client's position, then live, with no gap and no duplicate. The live
+ * subscription starts before the replay; live events at or below the last replayed position are skipped.
+ */
+async function stream(ctx: Context, feed: EventFeed, filter: EventFilter, from: bigint | undefined, req: Request, res: Response) {
+  const live = liveEvents(feed, filter);
+  let sent = from ?? (await currentPosition(ctx.em));
+  res.writeHead(200, {
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+  });
+  res.write(': connected\n\n');
+  const write = (event: Parameters<typeof eventJson>[0]) => {
+    sent = BigInt(event.position!);
+    res.write(`id: ${eventCursor(event)}\nevent: ${event.type}\ndata: ${JSON.stringify(eventJson(event))}\n\n`);
+  };
+  const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
+  let closed = false;
+  req.on('close', () => {
+    closed = true;
+    clearInterval(heartbeat);
+    void live.return?.();
+  });
+  try {
+    if (from !== undefined) {
+      for (;;) {
+        const page = await readEvents(ctx.em, filter, sent, 500);
+        page.forEach(write);
+        if (page.length < 500) break;
+      }
+    }
+    for await (const event of live) {
+      if (closed) break;
+      if (BigInt(event.position!) <= sent) continue;
+      write(event);
+    }
+  } catch {
+    // A dropped slow subscriber: end the stream; the client reconnects with Last-Event-ID.
+  } finally {
+    clearInterval(heartbeat);
+    res.end();
+  }
+}

@@ -1,0 +1,22 @@
+// Who may read which events: API keys their project's published-state events only, admins everything in their projects (D9).
+import { NotFoundError, UnauthorizedError } from '@cp/errors';
+import { authorizeProject, type Context } from '@cp/graphql';
+import type { EventFilter } from './event-query';
+
+export type EventScope = Omit<EventFilter, 'publishedOnly' | 'organizationId'> & { organizationId?: string };
+
+/** Resolves the filter a caller may read; a foreign project is 404 like an unknown one. */
+export async function eventFilterFor(ctx: Pick<Context, 'principal' | 'projects'>, scope: EventScope): Promise<EventFilter> {
+  const principal = ctx.principal;
+  if (principal.kind === 'anonymous') throw new UnauthorizedError();
+  if (principal.kind === 'apiKey') {
+    if (principal.projectId !== scope.projectId || (scope.organizationId && scope.organizationId !== principal.organizationId)) {
+      throw new NotFoundError('Project', scope.projectId);
+    }
+    return { ...scope, organizationId: principal.organizationId, publishedOnly: true };
+  }
+  const organizationId = scope.organizationId ?? principal.organizationId;
+  await authorizeProject(ctx as Context, { organizationId, projectId: scope.projectId }, 'projects', 'read');
+  return { ...scope, organizationId, publishedOnly: false };
+}
+
