@@ -3,7 +3,7 @@ import 'reflect-metadata';
 import { ApolloServer } from '@apollo/server';
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadConfig, loadJwtSecret, type Config, type SubgraphName } from '@cp/config';
-import { openDatabase, sqlProjectDirectory, type DatabaseModule } from '@cp/db';
+import { createBroker, EventDispatcher, onEventsCommitted, openDatabase, sqlProjectDirectory, type DatabaseModule } from '@cp/db';
 import { formatGraphQLError, isInternal, negotiateLanguage } from '@cp/errors';
 import { PRINCIPAL_HEADER, verifyPrincipal, type BuiltSubgraph, type Context } from '@cp/graphql';
 import { randomUUID } from 'node:crypto';
@@ -21,6 +21,10 @@ export async function runSubgraphService(service: SubgraphService): Promise<{ ur
   const secret = loadJwtSecret(config);
   const db = await openDatabase({ config, modules: [service.database], logger });
   const projects = sqlProjectDirectory(db.orm);
+  // Events this service writes get their positions right after commit, not at the gateway's next poll.
+  const broker = await createBroker({ redisUrl: config.redisUrl, natsUrl: config.natsUrl, databaseUrl: config.database.url, logger });
+  const dispatcher = new EventDispatcher(db.orm, broker, logger).start();
+  onEventsCommitted(db.orm.em, () => dispatcher.kick());
   const { schema } = await service.build(config);
   const server = new ApolloServer<Context>({
     schema,
@@ -54,6 +58,8 @@ export async function runSubgraphService(service: SubgraphService): Promise<{ ur
     url,
     async stop() {
       await server.stop();
+      await dispatcher.stop();
+      await broker.close();
       await db.close();
     },
   };
