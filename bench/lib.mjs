@@ -62,7 +62,7 @@ export function spawnNode(entry, env, ready) {
       const line = out.split('\n').find((l) => ready.test(l));
       if (line) {
         clearTimeout(timer);
-        resolve({ url: JSON.parse(line).url, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))) });
+        resolve({ url: JSON.parse(line).url, pid: child.pid, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))) });
       }
     };
     child.stdout.on('data', onData);
@@ -113,10 +113,11 @@ export async function startBaseline() {
 
 export const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 
-/** One bounded load: `connections` concurrent clients for DURATION_S seconds; fails on any non-2xx. */
-export async function load(name, options) {
+/** One bounded load: `connections` concurrent clients for DURATION_S seconds; fails on any non-2xx (or non-`expectStatus`). */
+export async function load(name, { expectStatus, ...options }) {
   const result = await autocannon({ connections: 10, duration: DURATION_S, ...options });
-  const errors = result.non2xx + result.errors + result.timeouts;
+  const wrong = expectStatus ? result.requests.total - (result.statusCodeStats?.[expectStatus]?.count ?? 0) : result.non2xx;
+  const errors = wrong + result.errors + result.timeouts;
   if (errors > 0) throw new Error(`${name}: ${errors} failed requests of ${result.requests.total}`);
   return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 }
