@@ -5,6 +5,7 @@ import { createBroker, EventDispatcher, EventFeed, onEventsCommitted, openDataba
 import { AppError, toErrorEnvelope } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { bootstrap, createAuthService } from '@cp/subgraph-access';
+import { createWebhookWorker } from '@cp/subgraph-content';
 import { cdnHandler, createAssetService, uploadHandler } from '@cp/subgraph-assets';
 import { componentAssetCdnHandler, componentAssetUploadHandler, createComponentAssetService } from '@cp/subgraph-components';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -45,6 +46,8 @@ export async function startService(config: Config, logger: Logger = createLogger
   const dispatcher = new EventDispatcher(db.orm, broker, logger).start();
   onEventsCommitted(db.orm.em, () => dispatcher.kick());
   const feed = await new EventFeed(db.orm, broker, logger).start();
+  const webhooks = createWebhookWorker(config, db.orm, logger).start();
+  broker.subscribe(() => webhooks.kick());
 
   const local: Partial<Record<SubgraphName, GraphQLSchema>> = {};
   for (const subgraph of SUBGRAPHS) {
@@ -114,6 +117,7 @@ export async function startService(config: Config, logger: Logger = createLogger
       await subscriptions.close();
       await apollo.stop();
       await dispatcher.stop();
+      await webhooks.stop();
       await broker.close();
       await limiter.close();
       await db.close();

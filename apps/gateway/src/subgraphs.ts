@@ -21,7 +21,7 @@ export interface SubgraphModule {
 
 export const SUBGRAPHS: SubgraphModule[] = [
   { name: 'access', database: accessDatabase, routes: accessRoutes, build: ({ auth }) => buildAccessSubgraph(auth) },
-  { name: 'content', database: contentDatabase, routes: contentRoutes, build: () => buildContentSubgraph() },
+  { name: 'content', database: contentDatabase, routes: contentRoutes, build: ({ config }) => buildContentSubgraph(config) },
   { name: 'components', database: componentsDatabase, routes: componentRoutes, build: ({ config }) => buildComponentsSubgraph(config) },
   { name: 'assets', database: assetsDatabase, routes: assetRoutes, build: ({ config }) => buildAssetsSubgraph(config) },
 ];

@@ -42,6 +42,8 @@ const envSchema = z.object({
   RATE_LIMIT_PER_HOUR: int(30_000),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: int(30),
   MAX_UPLOAD_BYTES: int(50 * 1024 * 1024),
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.preprocess((v) => v === '1' || v === 'true', z.boolean()),
+  WEBHOOK_RETRY_BASE_MS: int(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -59,6 +61,8 @@ export interface Config {
   /** Per token or key; `anonymousPerMinute` per client IP for requests without a credential (sign-in). */
   rateLimit: { perMinute: number; perHour: number; anonymousPerMinute: number };
   uploads: { maxBytes: number };
+  /** Outbound webhooks: private/loopback targets refused unless allowed (SSRF); first retry delay, doubling after. */
+  webhooks: { allowPrivateTargets: boolean; retryBaseMs: number };
   logLevel: string;
 }
 
@@ -88,6 +92,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     natsUrl: e.NATS_URL,
     rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, perHour: e.RATE_LIMIT_PER_HOUR, anonymousPerMinute: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE },
     uploads: { maxBytes: e.MAX_UPLOAD_BYTES },
+    webhooks: { allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS },
     logLevel: e.LOG_LEVEL,
   };
 }

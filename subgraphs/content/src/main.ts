@@ -2,4 +2,4 @@
 import { main } from '@cp/subgraph-server';
 import { buildContentSubgraph, contentDatabase } from './index';
 
-main({ name: 'content', database: contentDatabase, build: () => buildContentSubgraph() });
+main({ name: 'content', database: contentDatabase, build: (config) => buildContentSubgraph(config) });

@@ -2,10 +2,18 @@
 import { PROJECT_PATH, type RestRoutes } from '@cp/graphql';
 
 const types = `${PROJECT_PATH}/content-types`;
+const webhooks = `${PROJECT_PATH}/webhooks`;
 
 export const contentRoutes: RestRoutes = {
   'Query.contentTypes': { app: { method: 'GET', path: types }, api: { method: 'GET', path: types } },
   'Query.contentType': { app: { method: 'GET', path: `${types}/:id` }, api: { method: 'GET', path: `${types}/:id` } },
   'Mutation.createContentType': { app: { method: 'POST', path: types, responseStatus: 201 } },
   'Mutation.updateContentType': { app: { method: 'PUT', path: `${types}/:id` } },
+  'Query.webhooks': { app: { method: 'GET', path: webhooks } },
+  'Query.webhook': { app: { method: 'GET', path: `${webhooks}/:id` } },
+  'Query.webhookDeliveries': { app: { method: 'GET', path: `${webhooks}/:id/deliveries` } },
+  'Mutation.createWebhook': { app: { method: 'POST', path: webhooks, responseStatus: 201 } },
+  'Mutation.updateWebhook': { app: { method: 'PUT', path: `${webhooks}/:id` } },
+  'Mutation.deleteWebhook': { app: { method: 'DELETE', path: `${webhooks}/:id` } },
+  'Mutation.redeliverWebhook': { app: { method: 'POST', path: `${webhooks}/:id/deliveries/:deliveryId/redeliver` } },
 };

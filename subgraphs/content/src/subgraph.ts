@@ -1,17 +1,41 @@
-// The content subgraph: content types (and, later, content entries, tags, folders, saved searches).
+// The content subgraph: content types, the event log, webhooks (content entries, tags, folders, saved searches to follow).
+import { loadJwtSecret, type Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
 import { ContentType } from './content-type/content-type.entity';
 import { ContentTypeResolver } from './content-type/content-type.resolver';
 import { EventResolver } from './event/event.resolver';
 import { contentMigrations } from './migrations';
+import { SecretBox } from './webhook/secret-box';
+import { Webhook, WebhookDelivery } from './webhook/webhook.entity';
+import { WebhookResolver } from './webhook/webhook.resolver';
+import { WebhookService } from './webhook/webhook.service';
+import { WebhookWorker } from './webhook/webhook-worker';
 
 export const contentDatabase: DatabaseModule = {
   name: 'content',
-  entities: [ContentType],
+  entities: [ContentType, Webhook, WebhookDelivery],
   migrations: contentMigrations,
 };
 
-export function buildContentSubgraph(): Promise<BuiltSubgraph> {
-  return buildFederatedSchema({ name: 'content', resolvers: [ContentTypeResolver, EventResolver] });
+type WebhookConfig = Pick<Config, 'auth' | 'database' | 'webhooks'>;
+
+export function buildContentSubgraph(config: WebhookConfig): Promise<BuiltSubgraph> {
+  const service = new WebhookService({ box: new SecretBox(loadJwtSecret(config)), allowPrivateTargets: config.webhooks.allowPrivateTargets });
+  return buildFederatedSchema({
+    name: 'content',
+    resolvers: [ContentTypeResolver, EventResolver, WebhookResolver],
+    instances: [new WebhookResolver(service)],
+  });
+}
+
+/** The delivery worker; the gateway runs one per replica (they share the work through the database). */
+export function createWebhookWorker(config: WebhookConfig, orm: import('@mikro-orm/postgresql').MikroORM, logger?: import('@cp/config').Logger) {
+  return new WebhookWorker({
+    orm,
+    box: new SecretBox(loadJwtSecret(config)),
+    allowPrivateTargets: config.webhooks.allowPrivateTargets,
+    retryBaseMs: config.webhooks.retryBaseMs,
+    logger,
+  });
 }

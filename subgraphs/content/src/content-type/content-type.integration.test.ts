@@ -1,4 +1,6 @@
+import { loadConfig } from '@cp/config';
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
+import { tmpdir } from 'node:os';
 import { adminPrincipal, fixedProjects, runOperation, type RunOptions } from '@cp/graphql/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildContentSubgraph, contentDatabase } from '../index';
@@ -20,7 +22,7 @@ describe.each(['postgres', 'pglite'] as const)('content types on %s', (kind) => 
   beforeAll(async () => {
     db = await openTestDatabase(kind, [contentDatabase]);
     run = {
-      schema: (await buildContentSubgraph()).schema,
+      schema: (await buildContentSubgraph(loadConfig({ DATA_DIR: tmpdir() }))).schema,
       em: db.orm.em,
       principal: adminPrincipal('org-a', 'user-a'),
       projects: fixedProjects(['org-a', 'p1'], ['org-b', 'p2']),

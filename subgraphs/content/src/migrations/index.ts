@@ -1,7 +1,9 @@
 // Migrations of the content subgraph, in order.
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000200_content_type } from './Migration20261122000200_content_type';
+import { Migration20261122000800_webhooks } from './Migration20261122000800_webhooks';
 
 export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261122000200_content_type', class: Migration20261122000200_content_type },
+  { name: 'Migration20261122000800_webhooks', class: Migration20261122000800_webhooks },
 ];

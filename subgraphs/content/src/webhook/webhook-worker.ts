@@ -1,0 +1,161 @@
+// Delivers webhooks from the database, so any number of replicas share the work and a crash loses nothing.
+import type { Logger } from '@cp/config';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { SecretBox } from './secret-box';
+import { SIGNATURE_HEADER, sign } from './signature';
+import { assertDeliverable } from './target-guard';
+
+export interface WebhookWorkerOptions {
+  orm: MikroORM;
+  box: SecretBox;
+  allowPrivateTargets: boolean;
+  /** First retry delay; each retry doubles it, capped at an hour, for 24 hours. */
+  retryBaseMs: number;
+  logger?: Logger;
+  pollMs?: number;
+}
+
+const GIVE_UP_AFTER_MS = 24 * 3600 * 1000;
+const MAX_BACKOFF_MS = 3600 * 1000;
+const TIMEOUT_MS = 10_000;
+const BATCH = 20;
+// Only one replica at a time turns new events into deliveries.
+const SCAN_LOCK = 7_240_115;
+
+interface DueDelivery {
+  id: string;
+  event_id: string;
+  event_type: string;
+  attempts: number;
+  created_at: Date;
+  url: string;
+  secret_ciphertext: string;
+}
+
+export class WebhookWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(private readonly options: WebhookWorkerOptions) {}
+
+  start(): this {
+    this.timer = setInterval(() => this.kick(), this.options.pollMs ?? 1000);
+    this.timer.unref();
+    return this;
+  }
+
+  kick(): void {
+    this.running ??= this.tick()
+      .catch((err) => this.options.logger?.warn({ err }, 'webhook delivery round failed'))
+      .finally(() => (this.running = undefined));
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  private async tick(): Promise<void> {
+    await this.scan();
+    for (;;) {
+      const due = await this.claim();
+      if (due.length === 0) return;
+      await Promise.all(due.map((d) => this.deliver(d)));
+    }
+  }
+
+  /** Events past the cursor become deliveries for the project's matching active webhooks (at most one per pair). */
+  private async scan(): Promise<void> {
+    await this.options.orm.em.fork().transactional(async (tx) => {
+      const conn = tx.getConnection();
+      const ctx = tx.getTransactionContext();
+      const [{ locked }] = await conn.execute<{ locked: boolean }[]>('select pg_try_advisory_xact_lock(?) as locked', [SCAN_LOCK], 'all', ctx);
+      if (!locked) return;
+      await conn.execute(
+        `with cursor as (select "position" from "webhook_cursor" where "id" = 1 for update),
+              fresh as (select e.* from "event" e, cursor c where e."position" > c."position" order by e."position" limit 1000),
+              queued as (
+                insert into "webhook_delivery" ("id", "webhook_id", "event_id", "event_type", "status", "attempts", "next_attempt_at", "created_at")
+                select gen_random_uuid()::text, w."id", f."id", f."type", 'pending', 0, now(), now()
+                  from fresh f join "webhook" w on w."project_id" = f."project_id" and w."organization_id" = f."organization_id"
+                 where w."active" and (jsonb_array_length(w."event_types") = 0 or jsonb_exists(w."event_types", f."type"))
+                on conflict ("webhook_id", "event_id") do nothing)
+         update "webhook_cursor" set "position" = coalesce((select max("position") from fresh), "position") where "id" = 1`,
+        [],
+        'run',
+        ctx,
+      );
+    });
+  }
+
+  /** Due deliveries, locked for this worker; a `sending` row whose worker died is due again after the timeout. */
+  private async claim(): Promise<DueDelivery[]> {
+    return this.options.orm.em.fork().getConnection().execute<DueDelivery[]>(
+      `update "webhook_delivery" d set "status" = 'sending', "next_attempt_at" = now() + interval '${Math.ceil((TIMEOUT_MS * 3) / 1000)} seconds'
+         from "webhook" w
+        where d."id" in (select "id" from "webhook_delivery"
+                          where "status" in ('pending', 'retrying', 'sending') and "next_attempt_at" <= now()
+                          order by "next_attempt_at" limit ${BATCH} for update skip locked)
+          and w."id" = d."webhook_id"
+        returning d."id", d."event_id", d."event_type", d."attempts", d."created_at", w."url", w."secret_ciphertext"`,
+    );
+  }
+
+  private async deliver(delivery: DueDelivery): Promise<void> {
+    const conn = this.options.orm.em.fork().getConnection();
+    const [event] = await conn.execute('select * from "event" where "id" = ?', [delivery.event_id]);
+    const body = JSON.stringify({
+      id: delivery.id,
+      event: {
+        id: event.id,
+        type: event.type,
+        resourceType: event.resource_type,
+        resourceId: event.resource_id,
+        projectId: event.project_id,
+        version: event.version,
+        occurredAt: new Date(event.occurred_at).toISOString(),
+        actorId: event.actor_id,
+      },
+    });
+    const started = Date.now();
+    let code: number | null = null;
+    let error: string | null = null;
+    try {
+      await assertDeliverable(delivery.url, this.options.allowPrivateTargets);
+      const res = await fetch(delivery.url, {
+        method: 'POST',
+        redirect: 'manual',
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'content-platform-webhooks/1',
+          [SIGNATURE_HEADER]: sign(this.options.box.open(delivery.secret_ciphertext), body),
+          'x-cp-event': delivery.event_type,
+          'x-cp-delivery': delivery.id,
+        },
+        body,
+      });
+      code = res.status;
+      await res.body?.cancel();
+      if (!res.ok) error = `HTTP ${res.status}`;
+    } catch (e) {
+      error = (e as Error).message;
+    }
+    const duration = Date.now() - started;
+    const attempts = delivery.attempts + 1;
+    if (!error) {
+      await conn.execute(
+        `update "webhook_delivery" set "status" = 'delivered', "attempts" = ?, "response_code" = ?, "duration_ms" = ?, "error" = null, "delivered_at" = now() where "id" = ?`,
+        [attempts, code, duration, delivery.id],
+      );
+      return;
+    }
+    const backoff = Math.min(this.options.retryBaseMs * 2 ** (attempts - 1), MAX_BACKOFF_MS);
+    const next = new Date(Date.now() + backoff);
+    const giveUp = next.getTime() - new Date(delivery.created_at).getTime() > GIVE_UP_AFTER_MS;
+    await conn.execute(
+      `update "webhook_delivery" set "status" = ?, "attempts" = ?, "response_code" = ?, "duration_ms" = ?, "error" = ?, "next_attempt_at" = ? where "id" = ?`,
+      [giveUp ? 'failed' : 'retrying', attempts, code, duration, error.slice(0, 500), next, delivery.id],
+    );
+  }
+}

@@ -1,0 +1,88 @@
+// Black-box: webhooks are signed, retried with backoff, logged, and can be redelivered (issue 7, beyond the spec).
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT } from './support/client';
+import { useService } from './support/setup';
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+const app = `/app/v1${PROJECT}`;
+
+/** Recomputes the signature the way a receiver would: HMAC-SHA256 over "<t>.<body>". */
+function validSignature(secret: string, received: Received): boolean {
+  const parts = Object.fromEntries(String(received.headers['x-cp-signature']).split(',').map((p) => p.split('=')));
+  return createHmac('sha256', secret).update(`${parts.t}.${received.body}`).digest('hex') === parts.v1;
+}
+
+describe('webhooks', () => {
+  const fx = useService({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_RETRY_BASE_MS: '200' } });
+  const received: Received[] = [];
+  let failuresLeft = 1;
+  let receiver: Server;
+  let url: string;
+
+  beforeAll(async () => {
+    receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.statusCode = failuresLeft-- > 0 ? 500 : 204;
+        res.end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  });
+  afterAll(() => receiver?.close());
+
+  const waitFor = async (count: number) => {
+    const deadline = Date.now() + 15_000;
+    while (received.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(received.length).toBeGreaterThanOrEqual(count);
+  };
+
+  it('delivers signed events of the chosen types, retries a failure, and logs every delivery', async () => {
+    const created = await fx.api.call('POST', `${app}/webhooks`, { token: fx.token, body: { url, eventTypes: ['content-types.created'] } });
+    expect(created.status).toBe(201);
+    const { secret, id } = created.body;
+    expect(secret).toMatch(/^whsec_/);
+    const got = await fx.api.call('GET', `${app}/webhooks/${id}`, { token: fx.token });
+    expect(got.body).not.toHaveProperty('secret');
+    expect(JSON.stringify(got.body)).not.toContain(secret);
+
+    const type = (await fx.api.call('POST', `${app}/content-types`, { token: fx.token, body: { name: 'Hooked', schema: { type: 'object' } } })).body;
+    await fx.api.call('PUT', `${app}/content-types/${type.id}`, { token: fx.token, body: { description: 'not delivered' } });
+    await waitFor(2);
+    const [first, second] = received;
+    expect(first.headers['x-cp-delivery']).toBe(second.headers['x-cp-delivery']);
+    expect(validSignature(secret, second)).toBe(true);
+    expect(validSignature('whsec_wrong', second)).toBe(false);
+    expect(JSON.parse(second.body)).toMatchObject({ event: { type: 'content-types.created', resourceId: type.id, projectId: 'default' } });
+
+    let log = await fx.api.call('GET', `${app}/webhooks/${id}/deliveries`, { token: fx.token });
+    const deadline = Date.now() + 5000;
+    while (log.body.data[0]?.status !== 'delivered' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      log = await fx.api.call('GET', `${app}/webhooks/${id}/deliveries`, { token: fx.token });
+    }
+    expect(log.body.pagination.total).toBe(1);
+    expect(log.body.data[0]).toMatchObject({ eventType: 'content-types.created', status: 'delivered', attempts: 2, responseCode: 204, durationMs: expect.any(Number) });
+
+    const again = await fx.api.call('POST', `${app}/webhooks/${id}/deliveries/${log.body.data[0].id}/redeliver`, { token: fx.token });
+    expect(again.body.status).toBe('pending');
+    await waitFor(3);
+    expect(received[2].headers['x-cp-delivery']).toBe(log.body.data[0].id);
+    expect(received.map((r) => JSON.parse(r.body).event.type)).not.toContain('content-types.updated');
+  });
+
+  it('refuses URLs that are not http(s) with 422', async () => {
+    const res = await fx.api.call('POST', `${app}/webhooks`, { token: fx.token, body: { url: 'file:///etc/passwd' } });
+    expect(res.status).toBe(422);
+    expect(res.body.error.details.errors[0].path).toBe('/url');
+  });
+});
