@@ -8,7 +8,11 @@ export enum ApiKeyStatus {
   revoked = 'revoked',
 }
 
-registerEnumType(ApiKeyStatus, { name: 'ApiKeyStatus', description: 'Whether the key still authenticates.' });
+registerEnumType(ApiKeyStatus, {
+  name: 'ApiKeyStatus',
+  description: 'Whether the key still authenticates.',
+  valuesConfig: { active: { description: 'The key works.' }, revoked: { description: 'The key is refused (401), for good.' } },
+});
 
 @ObjectType({ description: 'A key for the client API (`x-api-key`); its value is shown only when it is created.' })
 @Entity({ tableName: 'api_key' })

@@ -18,19 +18,19 @@ export class ApiKeyResolver {
   }
 
   @Query(() => ApiKey, { description: 'One API key; its value is never shown.' })
-  async apiKey(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  async apiKey(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, { description: 'The api key.' }) id: string, @Ctx() ctx: Context) {
     await authorizeProject(ctx, scope, 'apiKeys', 'read');
     return this.service.get(ctx.em, scope, id);
   }
 
   @Mutation(() => CreatedApiKey, { description: 'Creates an API key; the response is the only place its value appears.' })
-  async createApiKey(@Args() scope: ProjectScopeArgs, @Arg('input') input: CreateApiKeyInput, @Ctx() ctx: Context) {
+  async createApiKey(@Args() scope: ProjectScopeArgs, @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: CreateApiKeyInput, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'apiKeys', 'create');
     return this.service.create(ctx.em, scope, input, user.userId);
   }
 
   @Mutation(() => ApiKey, { description: 'Revokes an API key: the next request with it is refused (UNAUTHORIZED).' })
-  async revokeApiKey(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  async revokeApiKey(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, { description: 'The api key.' }) id: string, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'apiKeys', 'update');
     return this.service.revoke(ctx.em, scope, id, user.userId);
   }

@@ -13,19 +13,19 @@ export class ProjectResolver {
   private readonly service = new ProjectService();
 
   @Query(() => ProjectList, { description: 'Projects of an organization (a project-scoped token sees its own only).' })
-  projects(@Arg('organizationId', () => ID) organizationId: string, @Args() page: OffsetArgs, @Ctx() ctx: Context) {
+  projects(@Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string, @Args() page: OffsetArgs, @Ctx() ctx: Context) {
     return this.service.list(ctx.em, authorizeOrganization(ctx, organizationId, 'projects', 'read'), page);
   }
 
   @Query(() => Project, { description: 'One project.' })
-  project(@Arg('organizationId', () => ID) organizationId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  project(@Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string, @Arg('id', () => ID, { description: 'The project.' }) id: string, @Ctx() ctx: Context) {
     return this.service.get(ctx.em, authorizeOrganization(ctx, organizationId, 'projects', 'read'), id);
   }
 
   @Mutation(() => Project, { description: 'Creates a project in the organization.' })
   createProject(
-    @Arg('organizationId', () => ID) organizationId: string,
-    @Arg('input') input: CreateProjectInput,
+    @Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string,
+    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: CreateProjectInput,
     @Ctx() ctx: Context,
   ) {
     const user = authorizeOrganizationAdmin(ctx, organizationId, 'projects', 'create');
@@ -34,16 +34,16 @@ export class ProjectResolver {
 
   @Mutation(() => Project, { description: 'Changes the members given.' })
   updateProject(
-    @Arg('organizationId', () => ID) organizationId: string,
-    @Arg('id', () => ID) id: string,
-    @Arg('input') input: UpdateProjectInput,
+    @Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string,
+    @Arg('id', () => ID, { description: 'The project.' }) id: string,
+    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: UpdateProjectInput,
     @Ctx() ctx: Context,
   ) {
     return this.service.update(ctx.em, authorizeOrganization(ctx, organizationId, 'projects', 'update'), id, input);
   }
 
   @Mutation(() => Project, { description: 'Deletes the project (its resources become unreachable, its API keys are revoked).' })
-  deleteProject(@Arg('organizationId', () => ID) organizationId: string, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  deleteProject(@Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string, @Arg('id', () => ID, { description: 'The project.' }) id: string, @Ctx() ctx: Context) {
     return this.service.delete(ctx.em, authorizeOrganizationAdmin(ctx, organizationId, 'projects', 'delete'), id);
   }
 }

@@ -31,7 +31,7 @@ export class AssetResolver {
   async updateAsset(
     @Args() scope: ProjectScopeArgs,
     @Arg('id', () => ID, { description: 'The asset.' }) id: string,
-    @Arg('input') input: UpdateAssetInput,
+    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: UpdateAssetInput,
     @Ctx() ctx: Context,
   ) {
     const user = await authorizeProject(ctx, scope, 'assets', 'update');

@@ -15,6 +15,13 @@ export enum ComponentAssetStatus {
 registerEnumType(ComponentAssetStatus, {
   name: 'ComponentAssetStatus',
   description: 'Only `active` and `deleted` can be requested; the others are managed by the service.',
+  valuesConfig: {
+    uploading: { description: 'Bytes are arriving.' },
+    processing: { description: 'The type and checksum are being determined.' },
+    active: { description: 'Available and delivered by the CDN.' },
+    deleted: { description: 'Soft-deleted; not delivered.' },
+    error: { description: 'The upload or processing failed; the bytes were removed.' },
+  },
 });
 
 @ObjectType({ description: 'A file attached to a component.' })

@@ -28,7 +28,7 @@ export class ComponentAssetResolver {
     @Args() scope: ProjectScopeArgs,
     @Arg('componentId', () => ID, { description: 'The component.' }) componentId: string,
     @Arg('assetId', () => ID, { description: 'The asset.' }) assetId: string,
-    @Arg('input') input: ComponentAssetStatusInput,
+    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: ComponentAssetStatusInput,
     @Ctx() ctx: Context,
   ) {
     const user = await authorizeProject(ctx, scope, 'components', 'update');

@@ -33,7 +33,7 @@ export class ComponentResolver {
   }
 
   @Mutation(() => Component, { description: 'Creates a `draft` component: compiles the source, runs `metadata()` in a sandbox, derives the props schema.' })
-  async createComponent(@Args() scope: ProjectScopeArgs, @Arg('input') input: CreateComponentInput, @Ctx() ctx: Context) {
+  async createComponent(@Args() scope: ProjectScopeArgs, @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: CreateComponentInput, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'components', 'create');
     return this.service.create(ctx.em, scope, input, user.userId);
   }
@@ -42,7 +42,7 @@ export class ComponentResolver {
   async updateComponent(
     @Args() scope: ProjectScopeArgs,
     @Arg('id', () => ID, idArg) id: string,
-    @Arg('input') input: UpdateComponentInput,
+    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: UpdateComponentInput,
     @Ctx() ctx: Context,
   ) {
     const user = await authorizeProject(ctx, scope, 'components', 'update');
@@ -65,7 +65,7 @@ export class ComponentResolver {
   async rollbackComponent(
     @Args() scope: ProjectScopeArgs,
     @Arg('id', () => ID, idArg) id: string,
-    @Arg('input') input: RollbackInput,
+    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: RollbackInput,
     @Ctx() ctx: Context,
   ) {
     const user = await authorizeProject(ctx, scope, 'components', 'update');

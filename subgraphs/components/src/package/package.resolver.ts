@@ -31,7 +31,7 @@ export class PackageResolver {
   }
 
   @Mutation(() => Package, { description: 'Publishes every draft and modified component as the next package version; NOTHING_TO_PUBLISH when none.' })
-  async createPackage(@Args() scope: ProjectScopeArgs, @Arg('input', { nullable: true }) input: CreatePackageInput, @Ctx() ctx: Context) {
+  async createPackage(@Args() scope: ProjectScopeArgs, @Arg('input', { nullable: true, description: 'The request body (REST: the JSON body).' }) input: CreatePackageInput, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'packages', 'create');
     return this.service.create(ctx.em, scope, input?.description, user.userId);
   }

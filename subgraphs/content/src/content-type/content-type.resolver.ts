@@ -18,13 +18,13 @@ export class ContentTypeResolver {
   }
 
   @Query(() => ContentType, { description: 'One content type.' })
-  async contentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID) id: string, @Ctx() ctx: Context) {
+  async contentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, { description: 'The content type.' }) id: string, @Ctx() ctx: Context) {
     await authorizeClientRead(ctx, scope, 'contentTypes');
     return this.service.get(ctx.em, scope, id);
   }
 
   @Mutation(() => ContentType, { description: 'Creates a content type in `draft`.' })
-  async createContentType(@Args() scope: ProjectScopeArgs, @Arg('input') input: CreateContentTypeInput, @Ctx() ctx: Context) {
+  async createContentType(@Args() scope: ProjectScopeArgs, @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: CreateContentTypeInput, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'contentTypes', 'create');
     return this.service.create(ctx.em, scope, input, user.userId);
   }
@@ -32,8 +32,8 @@ export class ContentTypeResolver {
   @Mutation(() => ContentType, { description: 'Changes the members given; a published type becomes `modified`.' })
   async updateContentType(
     @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID) id: string,
-    @Arg('input') input: UpdateContentTypeInput,
+    @Arg('id', () => ID, { description: 'The content type.' }) id: string,
+    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: UpdateContentTypeInput,
     @Ctx() ctx: Context,
   ) {
     const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');

@@ -32,13 +32,13 @@ export class WebhookResolver {
   }
 
   @Mutation(() => CreatedWebhook, { description: 'Creates a webhook; the answer carries its signing secret, shown once.' })
-  async createWebhook(@Args() scope: ProjectScopeArgs, @Arg('input') input: CreateWebhookInput, @Ctx() ctx: Context) {
+  async createWebhook(@Args() scope: ProjectScopeArgs, @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: CreateWebhookInput, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'projects', 'update');
     return this.service.create(ctx.em, scope, input, user.userId);
   }
 
   @Mutation(() => Webhook, { description: 'Changes the members given.' })
-  async updateWebhook(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input') input: UpdateWebhookInput, @Ctx() ctx: Context) {
+  async updateWebhook(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: UpdateWebhookInput, @Ctx() ctx: Context) {
     await authorizeProject(ctx, scope, 'projects', 'update');
     return this.service.update(ctx.em, scope, id, input);
   }
