@@ -10,3 +10,4 @@ export * from './rest-routes';
 export * from './request-loader';
 export * from './entity-status';
 export * from './user-reference';
+export * from './lifecycle';

@@ -3,7 +3,8 @@ import { loadJwtSecret, type Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
 import { ContentType } from './content-type/content-type.entity';
-import { ContentTypeResolver } from './content-type/content-type.resolver';
+import { ContentTypeVersion } from './content-type/content-type-version.entity';
+import { ContentTypeResolver, ContentTypeVersionResolver } from './content-type/content-type.resolver';
 import { EventResolver } from './event/event.resolver';
 import { contentMigrations } from './migrations';
 import { SecretBox } from './webhook/secret-box';
@@ -14,7 +15,7 @@ import { WebhookWorker } from './webhook/webhook-worker';
 
 export const contentDatabase: DatabaseModule = {
   name: 'content',
-  entities: [ContentType, Webhook, WebhookDelivery],
+  entities: [ContentType, ContentTypeVersion, Webhook, WebhookDelivery],
   migrations: contentMigrations,
 };
 
@@ -24,7 +25,7 @@ export function buildContentSubgraph(config: WebhookConfig): Promise<BuiltSubgra
   const service = new WebhookService({ box: new SecretBox(loadJwtSecret(config)), allowPrivateTargets: config.webhooks.allowPrivateTargets });
   return buildFederatedSchema({
     name: 'content',
-    resolvers: [ContentTypeResolver, EventResolver, WebhookResolver],
+    resolvers: [ContentTypeResolver, ContentTypeVersionResolver, EventResolver, WebhookResolver],
     instances: [new WebhookResolver(service)],
   });
 }

@@ -1,47 +1,108 @@
 // GraphQL surface of content types; REST routes are derived from these fields (see routes.ts).
 import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context, UserReference, userRef } from '@cp/graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ContentTypeVersion } from './content-type-version.entity';
 import { ContentType } from './content-type.entity';
-import { CreateContentTypeInput, UpdateContentTypeInput } from './content-type.inputs';
+import { ContentTypeStatusInput, CreateContentTypeInput, RollbackInput, UpdateContentTypeInput } from './content-type.inputs';
 import { ContentTypeService } from './content-type.service';
+import { getPublishedContentType, listPublishedContentTypes } from './published-content-types';
 
 const ContentTypeList = CursorList(ContentType, 'ContentTypeList');
+const idArg = { description: 'The content type.' };
+const body = { description: 'The request body (REST: the JSON body).' };
 
 @Resolver(() => ContentType)
 export class ContentTypeResolver {
   private readonly service = new ContentTypeService();
 
-  @Query(() => ContentTypeList, { description: 'Content types of a project, newest first (cursor pagination).' })
+  @Query(() => ContentTypeList, { description: 'Content types of a project, newest first (cursor pagination); API keys see last published versions.' })
   async contentTypes(@Args() scope: ProjectScopeArgs, @Args() page: CursorArgs, @Ctx() ctx: Context) {
-    await authorizeClientRead(ctx, scope, 'contentTypes');
-    return this.service.list(ctx.em, scope, page);
+    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'contentTypes');
+    return publishedOnly ? listPublishedContentTypes(ctx.em, scope, page) : this.service.list(ctx.em, scope, page);
   }
 
-  @Query(() => ContentType, { description: 'One content type.' })
-  async contentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, { description: 'The content type.' }) id: string, @Ctx() ctx: Context) {
-    await authorizeClientRead(ctx, scope, 'contentTypes');
-    return this.service.get(ctx.em, scope, id);
+  @Query(() => ContentType, { description: 'One content type; API keys see its last published version.' })
+  async contentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'contentTypes');
+    return publishedOnly ? getPublishedContentType(ctx.em, scope, id) : this.service.get(ctx.em, scope, id);
+  }
+
+  @Query(() => [ContentTypeVersion], { description: 'Published versions of a content type, newest first.' })
+  async contentTypeVersions(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'contentTypes');
+    if (publishedOnly) await getPublishedContentType(ctx.em, scope, id);
+    return this.service.versions(ctx.em, scope, id);
   }
 
   @Mutation(() => ContentType, { description: 'Creates a content type in `draft`.' })
-  async createContentType(@Args() scope: ProjectScopeArgs, @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: CreateContentTypeInput, @Ctx() ctx: Context) {
+  async createContentType(@Args() scope: ProjectScopeArgs, @Arg('input', body) input: CreateContentTypeInput, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'contentTypes', 'create');
     return this.service.create(ctx.em, scope, input, user.userId);
   }
 
   @Mutation(() => ContentType, { description: 'Changes the members given; a published type becomes `modified`.' })
-  async updateContentType(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, { description: 'The content type.' }) id: string,
-    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: UpdateContentTypeInput,
-    @Ctx() ctx: Context,
-  ) {
+  async updateContentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: UpdateContentTypeInput, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');
     return this.service.update(ctx.em, scope, id, input, user.userId);
+  }
+
+  @Mutation(() => ContentType, { description: 'Publishes the next consecutive version and pins the latest package (D7).' })
+  async publishContentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'contentTypes', 'publish');
+    return this.service.publish(ctx.em, scope, id, user.userId);
+  }
+
+  @Mutation(() => ContentType, { description: 'Withdraws a published type; its version is kept.' })
+  async unpublishContentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'contentTypes', 'publish');
+    return this.service.unpublish(ctx.em, scope, id, user.userId);
+  }
+
+  @Mutation(() => ContentType, { description: 'Cancels the working copy of a `modified` type.' })
+  async discardContentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');
+    return this.service.discard(ctx.em, scope, id, user.userId);
+  }
+
+  @Mutation(() => ContentType, { description: 'Makes a working copy from an earlier version of a `published` type.' })
+  async rollbackContentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: RollbackInput, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');
+    return this.service.rollback(ctx.em, scope, id, input.version, user.userId);
+  }
+
+  @Mutation(() => ContentType, { description: 'Soft-deletes a content type; history is kept.' })
+  async deleteContentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'contentTypes', 'delete');
+    return this.service.delete(ctx.em, scope, id, user.userId);
+  }
+
+  @Mutation(() => ContentType, { description: 'Restores a deleted type as `modified` (or `draft` if never published).' })
+  async restoreContentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');
+    return this.service.restore(ctx.em, scope, id, user.userId);
+  }
+
+  @Mutation(() => ContentType, { description: 'Direct status override (draft, published, deleted); prefer publish, unpublish and discard.' })
+  async setContentTypeStatus(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: ContentTypeStatusInput, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');
+    return this.service.setStatus(ctx.em, scope, id, input.status, user.userId);
   }
 
   @FieldResolver(() => UserReference, { description: 'The user who created the type.' })
   createdBy(@Root() type: ContentType): UserReference {
     return userRef(type.createdById);
+  }
+}
+
+@Resolver(() => ContentTypeVersion)
+export class ContentTypeVersionResolver {
+  @FieldResolver(() => String, { description: 'Always `published`: a version exists only once published.' })
+  status(): string {
+    return 'published';
+  }
+
+  @FieldResolver(() => UserReference, { description: 'The user who published this version.' })
+  createdBy(@Root() version: ContentTypeVersion): UserReference {
+    return userRef(version.createdById);
   }
 }

@@ -1,12 +1,18 @@
-// Content type rules: tenancy-scoped reads, creation and partial update, each write with its event.
-import { NameTakenError, NotFoundError, ValidationFailedError } from '@cp/errors';
+// Content type rules: tenancy-scoped reads, creation, partial update and the lifecycle (D3), each write with its event.
 import { isUniqueViolation, recordEvent } from '@cp/db';
-import { keysetPage, type CursorArgs, type ProjectScope } from '@cp/graphql';
+import { AppError, NameTakenError, NotFoundError, ValidationFailedError } from '@cp/errors';
+import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope } from '@cp/graphql';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { EntityStatus } from '@cp/graphql';
+import { afterEdit, assertTransition, restoredStatus, type LifecycleAction } from '../lifecycle/lifecycle';
+import { latestPackageVersion } from '../shared/component-catalog';
+import { ContentTypeVersion, type ContentTypeSnapshot } from './content-type-version.entity';
 import { ContentType } from './content-type.entity';
 import type { CreateContentTypeInput, UpdateContentTypeInput } from './content-type.inputs';
 import { assertValidJsonSchema } from './schema-validation';
+
+/** Statuses `PATCH …/status` accepts (spec: a direct override for draft, published, deleted). */
+const OVERRIDABLE = [EntityStatus.draft, EntityStatus.published, EntityStatus.deleted];
 
 export class ContentTypeService {
   list(em: EntityManager, scope: ProjectScope, args: CursorArgs) {
@@ -18,8 +24,9 @@ export class ContentTypeService {
     });
   }
 
-  async get(em: EntityManager, scope: ProjectScope, id: string): Promise<ContentType> {
-    const type = await em.findOne(ContentType, { id, organizationId: scope.organizationId, projectId: scope.projectId });
+  async get(em: EntityManager, scope: ProjectScope, id: string, lock = false): Promise<ContentType> {
+    const where = { id, organizationId: scope.organizationId, projectId: scope.projectId };
+    const type = await em.findOne(ContentType, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!type) throw new NotFoundError('ContentType', id);
     return type;
   }
@@ -50,14 +57,110 @@ export class ContentTypeService {
     const name = input.name === undefined ? undefined : requireName(input.name);
     if (input.schema !== undefined) assertValidJsonSchema(input.schema);
     return this.write(em, name ?? '', async (tx) => {
-      const type = await this.get(tx, scope, id);
+      const type = await this.get(tx, scope, id, true);
+      assertTransition(type.status, 'update');
       const changes = Object.fromEntries(Object.entries({ ...input, name }).filter(([, v]) => v !== undefined));
       tx.assign(type, changes);
-      if (type.status === EntityStatus.published || type.status === EntityStatus.unpublished) {
-        type.status = EntityStatus.modified;
-        type.version = null;
-      }
+      afterEdit(type);
       recordEvent(tx, { resourceType: 'content-types', action: 'updated', resourceId: type.id, ...scope, actorId });
+      return type;
+    });
+  }
+
+  /** The next consecutive version: the row lock makes concurrent publishes queue, the unique key backs it up (D3). */
+  publish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
+    return this.transition(em, scope, id, 'publish', actorId, async (tx, type) => {
+      const version = (type.lastPublishedVersion ?? 0) + 1;
+      const packageVersion = await latestPackageVersion(tx, scope);
+      tx.create(ContentTypeVersion, { contentTypeId: type.id, ...scope, version, content: snapshot(type), packageVersion, createdById: actorId });
+      Object.assign(type, { status: EntityStatus.published, version, lastPublishedVersion: version, packageVersion });
+      return version;
+    });
+  }
+
+  unpublish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
+    return this.transition(em, scope, id, 'unpublish', actorId, async (_tx, type) => {
+      type.status = EntityStatus.unpublished;
+      return type.version;
+    });
+  }
+
+  discard(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
+    return this.transition(em, scope, id, 'discard', actorId, async (tx, type) => {
+      const last = await this.version(tx, type, type.lastPublishedVersion!);
+      Object.assign(type, last.content, { status: EntityStatus.published, version: last.version, packageVersion: last.packageVersion });
+      return last.version;
+    });
+  }
+
+  rollback(em: EntityManager, scope: ProjectScope, id: string, version: number, actorId: string) {
+    return this.transition(em, scope, id, 'rollback', actorId, async (tx, type) => {
+      Object.assign(type, (await this.version(tx, type, version)).content);
+      afterEdit(type);
+      return version;
+    });
+  }
+
+  delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
+    return this.transition(em, scope, id, 'delete', actorId, async (_tx, type) => {
+      type.status = EntityStatus.deleted;
+      return type.version;
+    });
+  }
+
+  restore(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
+    return this.transition(em, scope, id, 'restore', actorId, async (_tx, type) => {
+      type.status = restoredStatus(type.lastPublishedVersion);
+      type.version = null;
+      return null;
+    });
+  }
+
+  /** `PATCH …/status`: published and deleted run the real transitions; draft is the spec's unvalidated override. */
+  async setStatus(em: EntityManager, scope: ProjectScope, id: string, status: string, actorId: string): Promise<ContentType> {
+    if (!OVERRIDABLE.includes(status as EntityStatus)) {
+      throw new AppError('INVALID_STATUS', `Status must be one of ${OVERRIDABLE.join(', ')}.`, { status, allowed: OVERRIDABLE });
+    }
+    const current = await this.get(em, scope, id);
+    if (current.status === status) return current;
+    if (status === EntityStatus.published) return this.publish(em, scope, id, actorId);
+    if (status === EntityStatus.deleted) return this.delete(em, scope, id, actorId);
+    return em.transactional(async (tx) => {
+      const type = await this.get(tx, scope, id, true);
+      Object.assign(type, { status: EntityStatus.draft, version: null });
+      recordEvent(tx, { resourceType: 'content-types', action: 'updated', resourceId: id, ...scope, actorId });
+      return type;
+    });
+  }
+
+  async versions(em: EntityManager, scope: ProjectScope, id: string): Promise<ContentTypeVersion[]> {
+    const type = await this.get(em, scope, id);
+    return em.find(ContentTypeVersion, { contentTypeId: type.id }, { orderBy: { version: 'desc' } });
+  }
+
+  async version(em: EntityManager, type: ContentType, version: number): Promise<ContentTypeVersion> {
+    const row = await em.findOne(ContentTypeVersion, { contentTypeId: type.id, version });
+    if (!row) throw new NotFoundError('ContentTypeVersion', String(version));
+    return row;
+  }
+
+  /** Locks the row, checks the state table, applies `change`, records the event (published-state events flagged, D9). */
+  private async transition(
+    em: EntityManager,
+    scope: ProjectScope,
+    id: string,
+    action: Exclude<LifecycleAction, 'update' | 'migrate'>,
+    actorId: string,
+    change: (tx: EntityManager, type: ContentType) => Promise<number | null | undefined>,
+  ): Promise<ContentType> {
+    return em.transactional(async (tx) => {
+      const type = await this.get(tx, scope, id, true);
+      assertTransition(type.status, action);
+      const wasPublished = Boolean(type.lastPublishedVersion);
+      const version = await change(tx, type);
+      const eventAction = ({ rollback: 'rolledBack', publish: 'published', unpublish: 'unpublished', discard: 'discarded', delete: 'deleted', restore: 'restored' } as const)[action];
+      const published = action === 'publish' || action === 'unpublish' || (action === 'delete' && wasPublished);
+      recordEvent(tx, { resourceType: 'content-types', action: eventAction, resourceId: id, ...scope, actorId, version, published });
       return type;
     });
   }
@@ -70,6 +173,11 @@ export class ContentTypeService {
       throw err;
     }
   }
+}
+
+function snapshot(type: ContentType): ContentTypeSnapshot {
+  const { name, description, schema, layoutComponentId, componentIdsAllowList, templateContentIds, permissions, metadata } = type;
+  return { name, description, schema, layoutComponentId, componentIdsAllowList, templateContentIds, permissions, metadata };
 }
 
 function requireName(name: string): string {

@@ -2,8 +2,10 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000200_content_type } from './Migration20261122000200_content_type';
 import { Migration20261122000800_webhooks } from './Migration20261122000800_webhooks';
+import { Migration20261122000900_versions } from './Migration20261122000900_versions';
 
 export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261122000200_content_type', class: Migration20261122000200_content_type },
   { name: 'Migration20261122000800_webhooks', class: Migration20261122000800_webhooks },
+  { name: 'Migration20261122000900_versions', class: Migration20261122000900_versions },
 ];

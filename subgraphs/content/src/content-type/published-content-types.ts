@@ -1,0 +1,35 @@
+// What API keys see of content types: the last published version of each, never a draft or a working copy (D9).
+import { NotFoundError } from '@cp/errors';
+import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope } from '@cp/graphql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ContentTypeVersion } from './content-type-version.entity';
+import { ContentType } from './content-type.entity';
+
+const visible = (scope: ProjectScope) => ({
+  organizationId: scope.organizationId,
+  projectId: scope.projectId,
+  lastPublishedVersion: { $ne: null },
+  status: { $nin: [EntityStatus.deleted, EntityStatus.unpublished] },
+});
+
+async function asPublished(em: EntityManager, types: ContentType[]): Promise<ContentType[]> {
+  if (types.length === 0) return [];
+  const rows = await em.find(ContentTypeVersion, { $or: types.map((t) => ({ contentTypeId: t.id, version: t.lastPublishedVersion! })) });
+  const byType = new Map(rows.map((r) => [r.contentTypeId, r]));
+  return types.flatMap((t) => {
+    const v = byType.get(t.id);
+    return v ? [{ ...t, ...v.content, status: EntityStatus.published, version: v.version, packageVersion: v.packageVersion } as ContentType] : [];
+  });
+}
+
+export async function listPublishedContentTypes(em: EntityManager, scope: ProjectScope, args: CursorArgs) {
+  const page = await keysetPage(em, ContentType, { where: visible(scope), sortField: 'createdAt', direction: 'desc', args });
+  return { ...page, data: await asPublished(em, page.data) };
+}
+
+export async function getPublishedContentType(em: EntityManager, scope: ProjectScope, id: string): Promise<ContentType> {
+  const type = await em.findOne(ContentType, { id, ...visible(scope) });
+  const [view] = type ? await asPublished(em, [type]) : [];
+  if (!view) throw new NotFoundError('ContentType', id);
+  return view;
+}
