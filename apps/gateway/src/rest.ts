@@ -17,6 +17,7 @@ export const BASE_PATHS: Record<RouteFamily, string> = { app: '/app/v1', api: '/
 interface CompiledRoute extends RestRoute {
   field: string;
   pattern: RegExp;
+  aliasPattern?: RegExp;
   args: readonly GraphQLArgument[];
 }
 
@@ -64,13 +65,16 @@ export function createRestHandler(options: RestOptions) {
 
   return async (req: ExpressRequest, res: ExpressResponse) => {
     try {
-      const route = routes.find((r) => r.method === req.method && r.pattern.test(req.path));
+      const body = req.method === 'GET' || req.method === 'DELETE' ? undefined : await readJsonBody(req, options.maxBodyBytes);
+      // Two operations on one method and path (D2): the alias route wins when its body test holds.
+      const aliased = routes.find((r) => r.method === req.method && r.aliasPattern?.test(req.path) && r.alias!.when(body));
+      const route = aliased ?? routes.find((r) => r.method === req.method && r.pattern.test(req.path));
       if (!route) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
       const context = res.locals.context as Context;
       if (!PUBLIC_FIELDS.has(route.field)) assertFamilyPrincipal(options.family, context);
       const url = new URL(req.originalUrl, 'http://rest.local');
+      if (aliased) url.pathname = url.pathname.replace(/\/?$/, aliased.path.slice(aliased.alias!.path.length));
       assertQueryParameters(route.args, url.searchParams);
-      const body = req.method === 'GET' || req.method === 'DELETE' ? undefined : await readJsonBody(req, options.maxBodyBytes);
       const request = new Request(url, {
         method: req.method,
         headers: { 'content-type': 'application/json' },
@@ -95,8 +99,8 @@ function compileRoutes(schema: GraphQLSchema, routes: RestRoutes, family: RouteF
     const root = operation === 'Query' ? schema.getQueryType() : schema.getMutationType();
     const definition = root?.getFields()[name];
     if (!definition) throw new Error(`REST route ${family} ${route.method} ${route.path} names unknown field ${field}.`);
-    const pattern = new RegExp(`^${route.path.replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
-    return [{ ...route, field, pattern, args: definition.args }];
+    const toPattern = (path: string) => new RegExp(`^${path.replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
+    return [{ ...route, field, pattern: toPattern(route.path), aliasPattern: route.alias && toPattern(route.alias.path), args: definition.args }];
   });
 }
 

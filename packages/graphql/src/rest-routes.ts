@@ -7,6 +7,8 @@ export interface RestRoute {
   path: string;
   /** 201 for creations (D11); 200 otherwise. */
   responseStatus?: number;
+  /** A second public path shared with another route, taken when `when(body)` holds (D2: POST …/content as a search). */
+  alias?: { path: string; when(body: Record<string, unknown> | undefined): boolean };
 }
 
 /** `Query.field` / `Mutation.field` → its route under `/app/v1` (admin) and/or `/api/v1` (client). */

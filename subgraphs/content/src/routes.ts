@@ -3,6 +3,11 @@ import { PROJECT_PATH, type RestRoutes } from '@cp/graphql';
 
 const types = `${PROJECT_PATH}/content-types`;
 const webhooks = `${PROJECT_PATH}/webhooks`;
+const content = `${PROJECT_PATH}/content`;
+
+/** D2: a POST to …/content without typeId, name or content is a search. */
+const isSearchBody = (body: Record<string, unknown> | undefined) =>
+  !body || (!('typeId' in body) && !('name' in body) && !('content' in body));
 const post = (path: string) => ({ app: { method: 'POST' as const, path } });
 
 export const contentRoutes: RestRoutes = {
@@ -25,4 +30,21 @@ export const contentRoutes: RestRoutes = {
   'Mutation.updateWebhook': { app: { method: 'PUT', path: `${webhooks}/:id` } },
   'Mutation.deleteWebhook': { app: { method: 'DELETE', path: `${webhooks}/:id` } },
   'Mutation.redeliverWebhook': { app: { method: 'POST', path: `${webhooks}/:id/deliveries/:deliveryId/redeliver` } },
+  'Query.contents': { app: { method: 'GET', path: content }, api: { method: 'GET', path: content } },
+  'Mutation.createContent': { app: { method: 'POST', path: content, responseStatus: 201 } },
+  'Query.searchContent': {
+    app: { method: 'POST', path: `${content}/search`, alias: { path: content, when: isSearchBody } },
+    api: { method: 'POST', path: `${content}/search` },
+  },
+  'Query.content': { app: { method: 'GET', path: `${content}/:id` } },
+  'Query.resolvedContent': { app: { method: 'GET', path: `${content}/:id/resolved` }, api: { method: 'GET', path: `${content}/:id/resolved` } },
+  'Query.contentVersions': { app: { method: 'GET', path: `${content}/:id/versions` } },
+  'Mutation.updateContent': { app: { method: 'PUT', path: `${content}/:id` } },
+  'Mutation.deleteContent': { app: { method: 'DELETE', path: `${content}/:id` } },
+  'Mutation.publishContent': post(`${content}/:id/publish`),
+  'Mutation.unpublishContent': post(`${content}/:id/unpublish`),
+  'Mutation.discardContent': post(`${content}/:id/discard`),
+  'Mutation.rollbackContent': post(`${content}/:id/rollback`),
+  'Mutation.restoreContent': post(`${content}/:id/restore`),
+  'Mutation.migrateContent': post(`${content}/:id/migrate`),
 };

@@ -1,10 +1,12 @@
-// The content subgraph: content types, the event log, webhooks (content entries, tags, folders, saved searches to follow).
+// The content subgraph: content types, content entries, the event log, webhooks.
 import { loadJwtSecret, type Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
 import { ContentType } from './content-type/content-type.entity';
 import { ContentTypeVersion } from './content-type/content-type-version.entity';
 import { ContentTypeResolver, ContentTypeVersionResolver } from './content-type/content-type.resolver';
+import { Content, ContentVersion } from './content/content.entity';
+import { ContentResolver, ContentVersionResolver } from './content/content.resolver';
 import { EventResolver } from './event/event.resolver';
 import { contentMigrations } from './migrations';
 import { SecretBox } from './webhook/secret-box';
@@ -15,7 +17,7 @@ import { WebhookWorker } from './webhook/webhook-worker';
 
 export const contentDatabase: DatabaseModule = {
   name: 'content',
-  entities: [ContentType, ContentTypeVersion, Webhook, WebhookDelivery],
+  entities: [ContentType, ContentTypeVersion, Content, ContentVersion, Webhook, WebhookDelivery],
   migrations: contentMigrations,
 };
 
@@ -25,7 +27,7 @@ export function buildContentSubgraph(config: WebhookConfig): Promise<BuiltSubgra
   const service = new WebhookService({ box: new SecretBox(loadJwtSecret(config)), allowPrivateTargets: config.webhooks.allowPrivateTargets });
   return buildFederatedSchema({
     name: 'content',
-    resolvers: [ContentTypeResolver, ContentTypeVersionResolver, EventResolver, WebhookResolver],
+    resolvers: [ContentTypeResolver, ContentTypeVersionResolver, ContentResolver, ContentVersionResolver, EventResolver, WebhookResolver],
     instances: [new WebhookResolver(service)],
   });
 }

@@ -1,0 +1,72 @@
+// Validates a document (D6): the type's JSON Schema for everything but `content.components`, then each component instance.
+import { AppError, ValidationFailedError, type FieldError } from '@cp/errors';
+import type { ProjectScope } from '@cp/graphql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { createHash } from 'node:crypto';
+import { projectComponents, type CatalogComponent } from '../shared/component-catalog';
+
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+addFormats(ajv);
+
+/** Compiled validators by schema content: types and components change rarely, documents are validated often. */
+const validators = new Map<string, ValidateFunction>();
+
+function validatorFor(schema: Record<string, unknown>): ValidateFunction {
+  const key = createHash('sha256').update(JSON.stringify(schema)).digest('base64url');
+  let validate = validators.get(key);
+  if (!validate) {
+    if (validators.size > 1000) validators.clear();
+    validators.set(key, (validate = ajv.compile(schema)));
+  }
+  return validate;
+}
+
+function toFieldErrors(errors: ErrorObject[] | null | undefined, prefix: string): FieldError[] {
+  return (errors ?? []).map((e) => {
+    const missing = e.keyword === 'required' ? `/${(e.params as { missingProperty: string }).missingProperty}` : '';
+    return { path: `${prefix}${e.instancePath}${missing}`, message: e.message ?? 'is invalid' };
+  });
+}
+
+/** The components an entry may use: the type's allow list (ids or groups `{id, name, componentIds}`), or all when empty. */
+export async function allowedComponents(em: EntityManager, scope: ProjectScope, allowList: unknown[]): Promise<Map<string, CatalogComponent>> {
+  const all = await projectComponents(em, scope);
+  const ids = new Set(
+    allowList.flatMap((entry) => (typeof entry === 'string' ? [entry] : ((entry as { componentIds?: unknown[] })?.componentIds ?? []).filter((id): id is string => typeof id === 'string'))),
+  );
+  return new Map(all.filter((c) => ids.size === 0 || ids.has(c.id)).map((c) => [c.name, c]));
+}
+
+interface ComponentNode {
+  type?: unknown;
+  props?: unknown;
+  children?: unknown;
+}
+
+export function validateDocument(document: Record<string, unknown>, schema: Record<string, unknown>, allowed: Map<string, CatalogComponent>): void {
+  const { components, ...data } = document;
+  const validate = validatorFor(schema);
+  const errors = validate(data) ? [] : toFieldErrors(validate.errors, '');
+  if (components !== undefined) errors.push(...validateNodes(components, '/components', allowed));
+  if (errors.length > 0) throw new ValidationFailedError(errors);
+}
+
+function validateNodes(nodes: unknown, path: string, allowed: Map<string, CatalogComponent>): FieldError[] {
+  if (!Array.isArray(nodes)) return [{ path, message: 'must be an array of {type, props, children?}' }];
+  return nodes.flatMap((node: ComponentNode, i) => {
+    const at = `${path}/${i}`;
+    if (typeof node !== 'object' || node === null || typeof node.type !== 'string') return [{ path: `${at}/type`, message: 'must be a component name' }];
+    const component = allowed.get(node.type);
+    if (!component) {
+      throw new AppError('INVALID_COMPONENT', `Component "${node.type}" is not allowed here.`, {
+        componentType: node.type,
+        allowedTypes: [...allowed.keys()].sort(),
+      });
+    }
+    const validate = validatorFor(component.schema);
+    const errors = validate(node.props ?? {}) ? [] : toFieldErrors(validate.errors, `${at}/props`);
+    return node.children === undefined ? errors : [...errors, ...validateNodes(node.children, `${at}/children`, allowed)];
+  });
+}

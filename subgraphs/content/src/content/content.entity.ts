@@ -1,0 +1,136 @@
+// A content entry: a document of a content type, with its lifecycle, versions and compiled module (D6).
+import { EntityStatus, JSONObjectScalar } from '@cp/graphql';
+import { Entity, Enum, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { randomUUID } from 'node:crypto';
+import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
+
+@ObjectType({ description: 'An entry of a content type.' })
+@Directive('@key(fields: "id")')
+@Entity({ tableName: 'content' })
+export class Content {
+  @Field(() => ID, { description: 'Identifier.' })
+  @PrimaryKey({ length: 64 })
+  id: string = randomUUID();
+
+  @Field(() => ID, { description: 'The organization.' })
+  @Property({ length: 64 })
+  organizationId!: string;
+
+  @Field(() => ID, { description: 'The project.' })
+  @Property({ length: 64 })
+  projectId!: string;
+
+  @Field(() => ID, { description: 'The content type.' })
+  @Property({ length: 64 })
+  typeId!: string;
+
+  @Field(() => Int, { description: 'The content type version the entry follows.' })
+  @Property()
+  typeVersion!: number;
+
+  @Field(() => String, { description: 'Package version derived from the type version (D7).' })
+  @Property({ length: 32 })
+  packageVersion!: string;
+
+  @Field(() => Int, { nullable: true, description: 'The published version; null on `draft` and `modified` (D3).' })
+  @Property({ nullable: true })
+  version?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'The last version ever published.' })
+  @Property({ nullable: true })
+  lastPublishedVersion?: number | null;
+
+  @Field(() => String, { description: 'Name.' })
+  @Property()
+  name!: string;
+
+  @Field(() => String, { nullable: true, description: 'Structured markdown, used by search.' })
+  @Property({ type: 'text', nullable: true })
+  description?: string | null;
+
+  @Field(() => EntityStatus, { description: 'Lifecycle status.' })
+  @Enum({ items: () => EntityStatus })
+  status: EntityStatus & Opt = EntityStatus.draft;
+
+  @Field(() => Boolean, { description: 'Whether the entry is a template.' })
+  @Property()
+  isTemplate: boolean & Opt = false;
+
+  @Field(() => JSONObjectScalar, { description: 'The document; `components` holds the component tree (D6).' })
+  @Property({ type: 'json' })
+  content!: Record<string, unknown>;
+
+  @Field(() => String, { description: 'ES module bundling the data with its layout and components (see the README).' })
+  @Property({ type: 'text' })
+  compiled!: string;
+
+  @Field(() => [String], { description: 'Tag names.' })
+  @Property({ type: 'json' })
+  tags: string[] & Opt = [];
+
+  @Field(() => ID, { nullable: true, description: 'Folder placement; null is unfiled.' })
+  @Property({ length: 64, nullable: true })
+  folderId?: string | null;
+
+  @Field(() => JSONObjectScalar, { description: '`author`, `locale`, `publishedAt`, `publishedBy`, …' })
+  @Property({ type: 'json' })
+  metadata: Record<string, unknown> & Opt = {};
+
+  @Property({ length: 64 })
+  createdById!: string;
+
+  @Field(() => Date, { description: 'When the entry was created.' })
+  @Property({ type: 'timestamptz' })
+  createdAt: Date & Opt = new Date();
+
+  @Field(() => Date, { description: 'When the entry last changed.' })
+  @Property({ type: 'timestamptz', onUpdate: () => new Date() })
+  updatedAt: Date & Opt = new Date();
+}
+
+/** The members of an entry that a version freezes. */
+export interface ContentSnapshot {
+  name: string;
+  description?: string | null;
+  content: Record<string, unknown>;
+  tags: string[];
+  folderId?: string | null;
+  metadata: Record<string, unknown>;
+  typeVersion: number;
+  packageVersion: string;
+  isTemplate: boolean;
+}
+
+@ObjectType({ description: 'A published, immutable version of a content entry.' })
+@Entity({ tableName: 'content_version' })
+export class ContentVersion {
+  @PrimaryKey({ length: 64 })
+  id: string = randomUUID();
+
+  @Property({ length: 64 })
+  contentId!: string;
+
+  @Property({ length: 64 })
+  organizationId!: string;
+
+  @Property({ length: 64 })
+  projectId!: string;
+
+  @Field(() => Int, { description: 'Version number, consecutive from 1.' })
+  @Property()
+  version!: number;
+
+  @Field(() => JSONObjectScalar, { description: 'The entry as published (name, content, tags, typeVersion, …).' })
+  @Property({ type: 'json' })
+  content!: ContentSnapshot;
+
+  @Property({ type: 'text' })
+  compiled!: string;
+
+  @Property({ length: 64 })
+  createdById!: string;
+
+  @Field(() => Date, { description: 'When the version was published.' })
+  @Property({ type: 'timestamptz' })
+  createdAt: Date & Opt = new Date();
+}

@@ -1,0 +1,114 @@
+// Inputs of content operations (spec "Create content", D2 search, D11 partial update).
+import { CursorArgs, EntityStatus, JSONObjectScalar, JSONScalar } from '@cp/graphql';
+import { ArgsType, Field, ID, InputType, Int } from 'type-graphql';
+
+@InputType({ description: 'A new content entry.' })
+export class CreateContentInput {
+  @Field(() => ID, { description: 'The content type; it must have a published version.' })
+  typeId!: string;
+
+  @Field({ description: 'Name.' })
+  name!: string;
+
+  @Field({ nullable: true, description: 'Structured markdown.' })
+  description?: string;
+
+  @Field({ nullable: true, description: 'Default false.' })
+  isTemplate?: boolean;
+
+  @Field(() => JSONObjectScalar, { description: 'The document, valid against the type’s schema; `components` holds the component tree.' })
+  content!: Record<string, unknown>;
+
+  @Field(() => [String], { nullable: true, description: 'Tag names.' })
+  tags?: string[];
+
+  @Field(() => ID, { nullable: true, description: 'Folder.' })
+  folderId?: string;
+
+  @Field(() => JSONObjectScalar, { nullable: true, description: 'Metadata such as `locale`; `author` is set by the service.' })
+  metadata?: Record<string, unknown>;
+}
+
+@InputType({ description: 'Changes to an entry: only the members given change; a published entry becomes `modified`.' })
+export class UpdateContentInput {
+  @Field({ nullable: true, description: 'Name.' })
+  name?: string;
+
+  @Field({ nullable: true, description: 'Structured markdown.' })
+  description?: string;
+
+  @Field({ nullable: true, description: 'Whether the entry is a template.' })
+  isTemplate?: boolean;
+
+  @Field(() => JSONObjectScalar, { nullable: true, description: 'The document (replaces it).' })
+  content?: Record<string, unknown>;
+
+  @Field(() => [String], { nullable: true, description: 'Tag names (replaces the list).' })
+  tags?: string[];
+
+  @Field(() => ID, { nullable: true, description: 'Folder; null unfiles the entry.' })
+  folderId?: string | null;
+
+  @Field(() => JSONObjectScalar, { nullable: true, description: 'Metadata (replaces it; `author` is kept).' })
+  metadata?: Record<string, unknown>;
+}
+
+@InputType({ description: 'The content type version to move an entry to.' })
+export class MigrateInput {
+  @Field(() => Int, { description: 'A published version of the entry’s type, not older than the current one.' })
+  targetTypeVersion!: number;
+}
+
+@ArgsType()
+export class ContentListArgs extends CursorArgs {
+  @Field(() => ID, { nullable: true, description: 'Only entries of this content type (aliases `type`, `contentType`, D1).' })
+  typeId?: string;
+
+  @Field(() => ID, { nullable: true, description: 'Alias of `typeId`.' })
+  type?: string;
+
+  @Field(() => ID, { nullable: true, description: 'Alias of `typeId`.' })
+  contentType?: string;
+
+  @Field({ nullable: true, description: 'Comma-separated tag names; entries carrying all of them.' })
+  tags?: string;
+
+  @Field(() => EntityStatus, { nullable: true, description: 'Only entries in this status.' })
+  status?: EntityStatus;
+
+  @Field({ nullable: true, description: 'Full-text terms over name, description and text in the document (prefix matching).' })
+  search?: string;
+
+  @Field({ nullable: true, description: 'Natural-language query; ranked by full-text relevance (see the README).' })
+  query?: string;
+
+  @Field(() => Boolean, { nullable: true, description: 'Only templates (`true`) or only non-templates (`false`).' })
+  isTemplate?: boolean;
+
+  @Field({ nullable: true, description: 'Only entries in this folder; `null` selects unfiled entries.' })
+  folderId?: string;
+
+  @Field({ nullable: true, description: '`updatedAt:desc` (default) or `updatedAt:asc`.' })
+  sort?: string;
+}
+
+@InputType({ description: 'Advanced search (D2): a filter map of field → operators, a sort, and offset paging.' })
+export class SearchContentInput {
+  @Field(() => JSONObjectScalar, { nullable: true, description: 'e.g. `{"status": {"eq": "published"}, "tags": {"all": ["a"]}}`.' })
+  filter?: Record<string, unknown>;
+
+  @Field(() => JSONScalar, { nullable: true, description: '`[{field: "updatedAt", order: "asc"|"desc"}]` (default updatedAt desc).' })
+  sort?: unknown;
+
+  @Field(() => Int, { nullable: true, description: 'Page, 1-based.' })
+  page?: number;
+
+  @Field(() => Int, { nullable: true, description: 'Items per page, 1 to 100.' })
+  limit?: number;
+
+  @Field({ nullable: true, description: 'Full-text terms.' })
+  search?: string;
+
+  @Field({ nullable: true, description: 'Natural-language query (ranked full-text).' })
+  query?: string;
+}

@@ -1,0 +1,132 @@
+// GraphQL surface of content entries; REST routes are derived from these fields (see routes.ts).
+import { authorizeClientRead, authorizeProject, CursorList, OffsetList, ProjectScopeArgs, type Context, UserReference, userRef } from '@cp/graphql';
+import { Arg, Args, Ctx, Field, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { ContentTypeVersion } from '../content-type/content-type-version.entity';
+import { RollbackInput } from '../content-type/content-type.inputs';
+import { Content, ContentVersion } from './content.entity';
+import { ContentListArgs, CreateContentInput, MigrateInput, SearchContentInput, UpdateContentInput } from './content.inputs';
+import { ContentService } from './content.service';
+import { asPublished, getPublishedContent, PUBLISHED } from './published-content';
+
+const ContentList = CursorList(Content, 'ContentList');
+const ContentSearchResult = OffsetList(Content, 'ContentSearchResult');
+const idArg = { description: 'The content entry.' };
+const body = { description: 'The request body (REST: the JSON body).' };
+
+@ObjectType({ description: 'A published entry with its compiled module and the content type version it follows.' })
+class ResolvedContent extends Content {
+  @Field(() => ContentTypeVersion, { description: 'The content type as of the entry’s type version.' })
+  contentType!: ContentTypeVersion;
+}
+
+@Resolver(() => Content)
+export class ContentResolver {
+  private readonly service = new ContentService();
+
+  @Query(() => ContentList, { description: 'Entries of a project by `updatedAt` (cursor pagination, D1); API keys see published versions only.' })
+  async contents(@Args() scope: ProjectScopeArgs, @Args() args: ContentListArgs, @Ctx() ctx: Context) {
+    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'content');
+    if (!publishedOnly) return this.service.list(ctx.em, scope, args);
+    const page = await this.service.list(ctx.em, scope, args, PUBLISHED);
+    return { ...page, data: await asPublished(ctx.em, page.data) };
+  }
+
+  @Query(() => ContentSearchResult, { description: 'Advanced search (D2): filter operators, sort, offset pages with the total.' })
+  async searchContent(@Args() scope: ProjectScopeArgs, @Arg('input', () => SearchContentInput, { nullable: true, ...body }) input: SearchContentInput | undefined, @Ctx() ctx: Context) {
+    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'content');
+    const result = await this.service.search(ctx.em, scope, input ?? {}, publishedOnly ? PUBLISHED : []);
+    return publishedOnly ? { ...result, data: await asPublished(ctx.em, result.data) } : result;
+  }
+
+  @Query(() => Content, { description: 'One entry.' })
+  async content(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'content');
+    return publishedOnly ? getPublishedContent(ctx.em, scope, id) : this.service.get(ctx.em, scope, id);
+  }
+
+  @Query(() => ResolvedContent, { description: 'The published entry with its compiled module and its content type version.' })
+  async resolvedContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    await authorizeClientRead(ctx, scope, 'content');
+    const entry = await getPublishedContent(ctx.em, scope, id);
+    const contentType = await ctx.em.findOneOrFail(ContentTypeVersion, { contentTypeId: entry.typeId, version: entry.typeVersion });
+    return { ...entry, contentType };
+  }
+
+  @Query(() => [ContentVersion], { description: 'Published versions of an entry, newest first.' })
+  async contentVersions(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    await authorizeProject(ctx, scope, 'content', 'read');
+    return this.service.versions(ctx.em, scope, id);
+  }
+
+  @Mutation(() => Content, { description: 'Creates a `draft` entry on the latest published version of its type.' })
+  async createContent(@Args() scope: ProjectScopeArgs, @Arg('input', body) input: CreateContentInput, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'content', 'create');
+    return this.service.create(ctx.em, scope, input, user.userId);
+  }
+
+  @Mutation(() => Content, { description: 'Changes the members given; a published entry becomes `modified`.' })
+  async updateContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: UpdateContentInput, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'content', 'update');
+    return this.service.update(ctx.em, scope, id, input, user.userId);
+  }
+
+  @Mutation(() => Content, { description: 'Publishes the next consecutive version.' })
+  async publishContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'content', 'publish');
+    return this.service.publish(ctx.em, scope, id, user.userId);
+  }
+
+  @Mutation(() => Content, { description: 'Withdraws a published entry from clients; its version is kept.' })
+  async unpublishContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'content', 'publish');
+    return this.service.unpublish(ctx.em, scope, id, user.userId);
+  }
+
+  @Mutation(() => Content, { description: 'Cancels the working copy of a `modified` entry.' })
+  async discardContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'content', 'update');
+    return this.service.discard(ctx.em, scope, id, user.userId);
+  }
+
+  @Mutation(() => Content, { description: 'Makes a working copy from an earlier version of a `published` entry.' })
+  async rollbackContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: RollbackInput, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'content', 'update');
+    return this.service.rollback(ctx.em, scope, id, input.version, user.userId);
+  }
+
+  @Mutation(() => Content, { description: 'Soft-deletes an entry; history is kept.' })
+  async deleteContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'content', 'delete');
+    return this.service.delete(ctx.em, scope, id, user.userId);
+  }
+
+  @Mutation(() => Content, { description: 'Restores a deleted entry as `modified` (or `draft` if never published).' })
+  async restoreContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'content', 'update');
+    return this.service.restore(ctx.em, scope, id, user.userId);
+  }
+
+  @Mutation(() => Content, { description: 'Moves an entry to a newer version of its type (spec “Migrate rules”).' })
+  async migrateContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: MigrateInput, @Ctx() ctx: Context) {
+    const user = await authorizeProject(ctx, scope, 'content', 'update');
+    return this.service.migrate(ctx.em, scope, id, input.targetTypeVersion, user.userId);
+  }
+
+  @FieldResolver(() => UserReference, { description: 'The user who created the entry.' })
+  createdBy(@Root() entry: Content): UserReference {
+    return userRef(entry.createdById);
+  }
+}
+
+@Resolver(() => ContentVersion)
+export class ContentVersionResolver {
+  @FieldResolver(() => String, { description: 'Always `published`: a version exists only once published.' })
+  status(): string {
+    return 'published';
+  }
+
+  @FieldResolver(() => UserReference, { description: 'The user who published this version.' })
+  createdBy(@Root() version: ContentVersion): UserReference {
+    return userRef(version.createdById);
+  }
+}

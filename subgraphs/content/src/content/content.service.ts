@@ -1,0 +1,240 @@
+// Content rules: create against the latest published type version, validate (D6), lifecycle (D3), migrate, find (D1, D2).
+import { recordEvent } from '@cp/db';
+import { AppError, BadRequestError, NotFoundError, ValidationFailedError } from '@cp/errors';
+import { EntityStatus, keysetPage, parseOffsetArgs, type ProjectScope } from '@cp/graphql';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { ContentTypeVersion } from '../content-type/content-type-version.entity';
+import { ContentType } from '../content-type/content-type.entity';
+import { afterEdit, assertTransition, restoredStatus, type LifecycleAction } from '../lifecycle/lifecycle';
+import { compileContent } from './content-compile';
+import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
+import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
+import { listWhere, parseSort, searchWhere } from './content-query';
+import { allowedComponents, validateDocument } from './content-validation';
+
+const EVENT_ACTIONS = { publish: 'published', unpublish: 'unpublished', discard: 'discarded', rollback: 'rolledBack', delete: 'deleted', restore: 'restored' } as const;
+
+export class ContentService {
+  async get(em: EntityManager, scope: ProjectScope, id: string, lock = false): Promise<Content> {
+    const where = { id, organizationId: scope.organizationId, projectId: scope.projectId };
+    const entry = await em.findOne(Content, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+    if (!entry) throw new NotFoundError('Content', id);
+    return entry;
+  }
+
+  async create(em: EntityManager, scope: ProjectScope, input: CreateContentInput, actorId: string): Promise<Content> {
+    const name = requireName(input.name);
+    const typeVersion = await this.latestTypeVersion(em, scope, input.typeId);
+    await this.validate(em, scope, input.content, typeVersion);
+    return em.transactional(async (tx) => {
+      const entry = tx.create(Content, {
+        ...scope,
+        typeId: input.typeId,
+        typeVersion: typeVersion.version,
+        packageVersion: typeVersion.packageVersion,
+        name,
+        description: input.description ?? null,
+        isTemplate: input.isTemplate ?? false,
+        content: input.content,
+        compiled: '',
+        tags: cleanTags(input.tags),
+        folderId: input.folderId ?? null,
+        metadata: { ...input.metadata, author: actorId },
+        createdById: actorId,
+      });
+      entry.compiled = await compileContent(tx, scope, entry, typeVersion.content.layoutComponentId);
+      recordEvent(tx, { resourceType: 'content', action: 'created', resourceId: entry.id, ...scope, actorId });
+      return entry;
+    });
+  }
+
+  async update(em: EntityManager, scope: ProjectScope, id: string, input: UpdateContentInput, actorId: string): Promise<Content> {
+    return em.transactional(async (tx) => {
+      const entry = await this.get(tx, scope, id, true);
+      assertTransition(entry.status, 'update');
+      const typeVersion = await this.typeVersion(tx, entry.typeId, entry.typeVersion);
+      if (input.content !== undefined) await this.validate(tx, scope, input.content, typeVersion);
+      if (input.name !== undefined) entry.name = requireName(input.name);
+      if (input.description !== undefined) entry.description = input.description;
+      if (input.isTemplate !== undefined) entry.isTemplate = input.isTemplate;
+      if (input.content !== undefined) entry.content = input.content;
+      if (input.tags !== undefined) entry.tags = cleanTags(input.tags);
+      if (input.folderId !== undefined) entry.folderId = input.folderId;
+      if (input.metadata !== undefined) entry.metadata = { ...input.metadata, author: entry.metadata.author };
+      afterEdit(entry);
+      entry.compiled = await compileContent(tx, scope, entry, typeVersion.content.layoutComponentId);
+      recordEvent(tx, { resourceType: 'content', action: 'updated', resourceId: id, ...scope, actorId });
+      return entry;
+    });
+  }
+
+  /** The next consecutive version under a row lock (concurrent publishes queue; the unique key backs it up, D3). */
+  publish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
+    return this.transition(em, scope, id, 'publish', actorId, async (tx, entry) => {
+      const version = (entry.lastPublishedVersion ?? 0) + 1;
+      entry.metadata = { ...entry.metadata, publishedAt: new Date().toISOString(), publishedBy: actorId };
+      Object.assign(entry, { status: EntityStatus.published, version, lastPublishedVersion: version });
+      const typeVersion = await this.typeVersion(tx, entry.typeId, entry.typeVersion);
+      entry.compiled = await compileContent(tx, scope, entry, typeVersion.content.layoutComponentId);
+      tx.create(ContentVersion, { contentId: entry.id, ...scope, version, content: snapshot(entry), compiled: entry.compiled, createdById: actorId });
+      return version;
+    });
+  }
+
+  unpublish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
+    return this.transition(em, scope, id, 'unpublish', actorId, async (_tx, entry) => {
+      entry.status = EntityStatus.unpublished;
+      return entry.version;
+    });
+  }
+
+  discard(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
+    return this.transition(em, scope, id, 'discard', actorId, async (tx, entry) => {
+      const last = await this.version(tx, entry, entry.lastPublishedVersion!);
+      Object.assign(entry, last.content, { compiled: last.compiled, status: EntityStatus.published, version: last.version });
+      return last.version;
+    });
+  }
+
+  rollback(em: EntityManager, scope: ProjectScope, id: string, version: number, actorId: string) {
+    return this.transition(em, scope, id, 'rollback', actorId, async (tx, entry) => {
+      const from = await this.version(tx, entry, version);
+      Object.assign(entry, from.content, { compiled: from.compiled });
+      afterEdit(entry);
+      return version;
+    });
+  }
+
+  delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
+    return this.transition(em, scope, id, 'delete', actorId, async (_tx, entry) => {
+      entry.status = EntityStatus.deleted;
+      return entry.version;
+    });
+  }
+
+  restore(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
+    return this.transition(em, scope, id, 'restore', actorId, async (_tx, entry) => {
+      entry.status = restoredStatus(entry.lastPublishedVersion);
+      entry.version = null;
+      return null;
+    });
+  }
+
+  /** Spec "Migrate rules" 1–5: validated against the target version, then a working copy on the new type version. */
+  async migrate(em: EntityManager, scope: ProjectScope, id: string, targetTypeVersion: number, actorId: string): Promise<Content> {
+    return em.transactional(async (tx) => {
+      const entry = await this.get(tx, scope, id, true);
+      assertTransition(entry.status, 'migrate');
+      const target = await tx.findOne(ContentTypeVersion, { contentTypeId: entry.typeId, version: targetTypeVersion });
+      if (!target) {
+        throw new AppError('TYPE_VERSION_NOT_FOUND', `Content type version ${targetTypeVersion} does not exist.`, { typeId: entry.typeId, targetVersion: targetTypeVersion });
+      }
+      if (targetTypeVersion < entry.typeVersion) {
+        throw new AppError('INVALID_MIGRATION', 'The target version is older than the current one.', { currentVersion: entry.typeVersion, targetVersion: targetTypeVersion });
+      }
+      await this.validate(tx, scope, entry.content, target);
+      Object.assign(entry, { typeVersion: target.version, packageVersion: target.packageVersion });
+      afterEdit(entry);
+      entry.compiled = await compileContent(tx, scope, entry, target.content.layoutComponentId);
+      recordEvent(tx, { resourceType: 'content', action: 'migrated', resourceId: id, ...scope, actorId });
+      return entry;
+    });
+  }
+
+  async versions(em: EntityManager, scope: ProjectScope, id: string): Promise<ContentVersion[]> {
+    const entry = await this.get(em, scope, id);
+    return em.find(ContentVersion, { contentId: entry.id }, { orderBy: { version: 'desc' } });
+  }
+
+  async version(em: EntityManager, entry: Content, version: number): Promise<ContentVersion> {
+    const row = await em.findOne(ContentVersion, { contentId: entry.id, version });
+    if (!row) throw new NotFoundError('ContentVersion', String(version));
+    return row;
+  }
+
+  /** GET …/content: cursor pages sorted by updatedAt (D1). */
+  list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, extra: FilterQuery<Content>[] = []) {
+    const where = { $and: [...listWhere(scope, args), ...extra] } as FilterQuery<Content>;
+    return keysetPage(em, Content, { where, sortField: 'updatedAt', direction: parseSort(args.sort), args });
+  }
+
+  /** POST …/content as a search (D2): filter operators, sort, offset pages with the total. */
+  async search(em: EntityManager, scope: ProjectScope, input: SearchContentInput, extra: FilterQuery<Content>[] = []) {
+    const { page, limit, offset } = parseOffsetArgs(input);
+    const where = {
+      $and: [...listWhere(scope, { search: input.search, query: input.query }), ...searchWhere(input.filter), ...extra],
+    } as FilterQuery<Content>;
+    const [data, total] = await em.findAndCount(Content, where, { orderBy: { updatedAt: sortOrder(input.sort), id: 'asc' }, limit, offset });
+    return { data, pagination: { page, limit, total } };
+  }
+
+  private async latestTypeVersion(em: EntityManager, scope: ProjectScope, typeId: string): Promise<ContentTypeVersion> {
+    const type = await em.findOne(ContentType, {
+      id: typeId,
+      organizationId: scope.organizationId,
+      projectId: scope.projectId,
+      lastPublishedVersion: { $ne: null },
+      status: { $ne: EntityStatus.deleted },
+    });
+    // A type that was never published has no schema content can follow yet (decision: 404 like an unknown type).
+    if (!type) throw new AppError('CONTENT_TYPE_NOT_FOUND', 'The content type does not exist or has no published version.', { typeId });
+    return this.typeVersion(em, type.id, type.lastPublishedVersion!);
+  }
+
+  private async typeVersion(em: EntityManager, typeId: string, version: number): Promise<ContentTypeVersion> {
+    const row = await em.findOne(ContentTypeVersion, { contentTypeId: typeId, version });
+    if (!row) throw new AppError('TYPE_VERSION_NOT_FOUND', `Content type version ${version} does not exist.`, { typeId, version });
+    return row;
+  }
+
+  private async validate(em: EntityManager, scope: ProjectScope, document: Record<string, unknown>, typeVersion: ContentTypeVersion): Promise<void> {
+    const allowed = await allowedComponents(em, scope, typeVersion.content.componentIdsAllowList ?? []);
+    validateDocument(document, typeVersion.content.schema, allowed);
+  }
+
+  private async transition(
+    em: EntityManager,
+    scope: ProjectScope,
+    id: string,
+    action: keyof typeof EVENT_ACTIONS & LifecycleAction,
+    actorId: string,
+    change: (tx: EntityManager, entry: Content) => Promise<number | null | undefined>,
+  ): Promise<Content> {
+    return em.transactional(async (tx) => {
+      const entry = await this.get(tx, scope, id, true);
+      assertTransition(entry.status, action);
+      const wasPublished = Boolean(entry.lastPublishedVersion);
+      const version = await change(tx, entry);
+      const published = action === 'publish' || action === 'unpublish' || (action === 'delete' && wasPublished);
+      recordEvent(tx, { resourceType: 'content', action: EVENT_ACTIONS[action], resourceId: id, ...scope, actorId, version, published });
+      return entry;
+    });
+  }
+}
+
+function snapshot(entry: Content): ContentSnapshot {
+  const { name, description, content, tags, folderId, metadata, typeVersion, packageVersion, isTemplate } = entry;
+  return { name, description, content, tags, folderId, metadata, typeVersion, packageVersion, isTemplate };
+}
+
+function sortOrder(sort: unknown): 'asc' | 'desc' {
+  if (sort === undefined || sort === null) return 'desc';
+  const list = Array.isArray(sort) ? sort : [sort];
+  const [first] = list as { field?: unknown; order?: unknown }[];
+  if (list.length !== 1 || first?.field !== 'updatedAt' || (first.order !== 'asc' && first.order !== 'desc')) {
+    throw new BadRequestError('sort supports one entry: {field: "updatedAt", order: "asc" | "desc"}.', { parameter: 'sort' });
+  }
+  return first.order;
+}
+
+function requireName(name: string): string {
+  const trimmed = name.trim();
+  if (!trimmed) throw new ValidationFailedError([{ path: '/name', message: 'must not be empty' }]);
+  if (trimmed.length > 255) throw new ValidationFailedError([{ path: '/name', message: 'must be at most 255 characters' }]);
+  return trimmed;
+}
+
+function cleanTags(tags: string[] | undefined): string[] {
+  return [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
+}

@@ -1,0 +1,25 @@
+// What API keys see of content (D9): the last published version of each entry; drafts and working copies never.
+import { NotFoundError } from '@cp/errors';
+import { EntityStatus, type ProjectScope } from '@cp/graphql';
+import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { Content, ContentVersion } from './content.entity';
+
+/** Entries with a published version that is still live: published, or modified over a published version. */
+export const PUBLISHED: FilterQuery<Content>[] = [{ lastPublishedVersion: { $ne: null } }, { status: { $in: [EntityStatus.published, EntityStatus.modified] } }];
+
+export async function asPublished(em: EntityManager, entries: Content[]): Promise<Content[]> {
+  if (entries.length === 0) return [];
+  const rows = await em.find(ContentVersion, { $or: entries.map((e) => ({ contentId: e.id, version: e.lastPublishedVersion! })) });
+  const byEntry = new Map(rows.map((r) => [r.contentId, r]));
+  return entries.flatMap((e) => {
+    const v = byEntry.get(e.id);
+    return v ? [{ ...e, ...v.content, compiled: v.compiled, status: EntityStatus.published, version: v.version } as Content] : [];
+  });
+}
+
+export async function getPublishedContent(em: EntityManager, scope: ProjectScope, id: string): Promise<Content> {
+  const entry = await em.findOne(Content, { $and: [{ id, organizationId: scope.organizationId, projectId: scope.projectId }, ...PUBLISHED] });
+  const [view] = entry ? await asPublished(em, [entry]) : [];
+  if (!view) throw new NotFoundError('Content', id);
+  return view;
+}

@@ -1,0 +1,154 @@
+// Black-box: content entries — creation rules, validation (D6), lifecycle (D3), migrate, listing (D1), search (D2), client reads.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT } from './support/client';
+import { useService } from './support/setup';
+
+const app = `/app/v1${PROJECT}`;
+const api = `/api/v1${PROJECT}`;
+const HERO = `export interface Props {
+  /** @minLength 1 */
+  title: string;
+}
+export function metadata() { return { title: 'Hero', description: 'Big title' }; }
+export default function render(p: Props, children: string) { return '<h1>' + p.title + '</h1>' + children; }`;
+const PAGE = `export function metadata() { return { title: 'Page', description: 'Layout' }; }
+export default function layout(x: { children: string }) { return '<main>' + x.children + '</main>'; }`;
+
+/** Imports a compiled entry module in a separate Node process and renders it, as a client would. */
+function render(compiled: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'cp-entry-')), 'entry.mjs');
+  writeFileSync(file, compiled);
+  return execFileSync(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(m.default());`], { encoding: 'utf8' });
+}
+
+describe('content', () => {
+  const fx = useService();
+  let typeId: string;
+  let key: string;
+  const call = (method: string, path: string, body?: unknown) => fx.api.call(method, path, { token: fx.token, body });
+
+  beforeAll(async () => {
+    const hero = (await call('POST', `${app}/components`, { name: 'Hero', type: 'view', content: HERO })).body;
+    const page = (await call('POST', `${app}/components`, { name: 'Page', type: 'layout', content: PAGE })).body;
+    await call('POST', `${app}/packages`, {});
+    const type = await call('POST', `${app}/content-types`, {
+      name: 'Article',
+      schema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+      componentIdsAllowList: [hero.id],
+      layoutComponentId: page.id,
+    });
+    typeId = type.body.id;
+    await call('POST', `${app}/content-types/${typeId}/publish`);
+    key = (await call('POST', `${app}/api-keys`, { name: 'reader' })).body.key;
+  });
+
+  it('creates a draft on the latest published type version with author, package version and a compiled module', async () => {
+    const res = await call('POST', `${app}/content`, {
+      typeId,
+      name: 'Hello world',
+      content: { title: 'Hi', components: [{ type: 'Hero', props: { title: 'Welcome' } }] },
+      tags: ['news'],
+      metadata: { locale: 'en' },
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'draft', version: null, lastPublishedVersion: null, typeVersion: 1, packageVersion: '1.0.0', isTemplate: false, tags: ['news'] });
+    expect(res.body.metadata).toMatchObject({ locale: 'en', author: expect.any(String) });
+    expect(render(res.body.compiled)).toBe('<main><h1>Welcome</h1></main>');
+  });
+
+  it('validates the document (422 with JSON pointers), the allow list (INVALID_COMPONENT) and the type (404)', async () => {
+    const missing = await call('POST', `${app}/content`, { typeId, name: 'x', content: {} });
+    expect(missing.status).toBe(422);
+    expect(missing.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { errors: [{ path: '/title' }] } });
+    const badProps = await call('POST', `${app}/content`, { typeId, name: 'x', content: { title: 't', components: [{ type: 'Hero', props: { title: '' } }] } });
+    expect(badProps.body.error.details.errors).toEqual([{ path: '/components/0/props/title', message: expect.any(String) }]);
+    const notAllowed = await call('POST', `${app}/content`, { typeId, name: 'x', content: { title: 't', components: [{ type: 'Page', props: {} }] } });
+    expect(notAllowed.status).toBe(422);
+    expect(notAllowed.body.error).toMatchObject({ code: 'INVALID_COMPONENT', details: { componentType: 'Page', allowedTypes: ['Hero'] } });
+    const unknown = await call('POST', `${app}/content`, { typeId: 'nope', name: 'x', content: {} });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toMatchObject({ code: 'CONTENT_TYPE_NOT_FOUND', details: { typeId: 'nope' } });
+  });
+
+  it('runs the lifecycle; clients see the published version while a working copy exists', async () => {
+    const id = (await call('POST', `${app}/content`, { typeId, name: 'Lifecycle', content: { title: 'v1' } })).body.id;
+    expect((await fx.api.call('GET', `${api}/content/${id}/resolved`, { apiKey: key })).status).toBe(404);
+    expect((await call('POST', `${app}/content/${id}/publish`)).body).toMatchObject({ status: 'published', version: 1, lastPublishedVersion: 1 });
+    expect((await call('PUT', `${app}/content/${id}`, { content: { title: 'v2 draft' } })).body).toMatchObject({ status: 'modified', version: null });
+    const resolved = await fx.api.call('GET', `${api}/content/${id}/resolved`, { apiKey: key });
+    expect(resolved.body).toMatchObject({ status: 'published', version: 1, content: { title: 'v1' }, contentType: { version: 1 } });
+    const listed = await fx.api.call('GET', `${api}/content?limit=100`, { apiKey: key });
+    expect(listed.body.data.find((e: { id: string }) => e.id === id).content).toEqual({ title: 'v1' });
+
+    const publishes = await Promise.all(Array.from({ length: 5 }, () => call('POST', `${app}/content/${id}/publish`)));
+    expect(publishes.filter((r) => r.status === 200).map((r) => r.body.version)).toEqual([2]);
+    expect(publishes.filter((r) => r.status === 409)).toHaveLength(4);
+
+    expect((await call('POST', `${app}/content/${id}/discard`)).body.error.details).toEqual({ currentStatus: 'published', requestedStatus: 'published' });
+    expect((await call('POST', `${app}/content/${id}/rollback`, { version: 1 })).body).toMatchObject({ status: 'modified', content: { title: 'v1' } });
+    expect((await call('POST', `${app}/content/${id}/discard`)).body).toMatchObject({ status: 'published', version: 2, content: { title: 'v2 draft' } });
+    const versions = await call('GET', `${app}/content/${id}/versions`);
+    expect(versions.body.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    expect(versions.body[1]).toMatchObject({ status: 'published', content: { content: { title: 'v1' } }, createdBy: expect.any(String) });
+    expect((await call('POST', `${app}/content/${id}/unpublish`)).body.status).toBe('unpublished');
+    expect((await fx.api.call('GET', `${api}/content/${id}/resolved`, { apiKey: key })).status).toBe(404);
+    expect((await call('DELETE', `${app}/content/${id}`)).body.status).toBe('deleted');
+    expect((await call('POST', `${app}/content/${id}/restore`)).body).toMatchObject({ status: 'modified', version: null });
+  });
+
+  it('migrates to a newer type version under the spec rules', async () => {
+    const id = (await call('POST', `${app}/content`, { typeId, name: 'Migrating', content: { title: 't' } })).body.id;
+    await call('PUT', `${app}/content-types/${typeId}`, { schema: { type: 'object', properties: { title: { type: 'string' }, sub: { type: 'string' } }, required: ['title'] } });
+    await call('POST', `${app}/content-types/${typeId}/publish`);
+    const migrated = await call('POST', `${app}/content/${id}/migrate`, { targetTypeVersion: 2 });
+    expect(migrated.body).toMatchObject({ typeVersion: 2, packageVersion: '1.0.0' });
+    expect((await call('POST', `${app}/content/${id}/migrate`, { targetTypeVersion: 1 })).body.error).toMatchObject({ code: 'INVALID_MIGRATION', details: { currentVersion: 2, targetVersion: 1 } });
+    expect((await call('POST', `${app}/content/${id}/migrate`, { targetTypeVersion: 9 })).body.error.code).toBe('TYPE_VERSION_NOT_FOUND');
+    expect((await call('POST', `${app}/content/${id}/migrate`, {})).status).toBe(422);
+  });
+
+  it('lists with D1 filters and aliases, full-text prefix search, and refuses unknown values with 400', async () => {
+    await call('POST', `${app}/content`, { typeId, name: 'Quantum computing primer', content: { title: 'Qubits explained' }, tags: ['science', 'physics'] });
+    const byAlias = await call('GET', `${app}/content?type=${typeId}&limit=100`);
+    expect(byAlias.body.data.length).toBeGreaterThanOrEqual(4);
+    expect((await call('GET', `${app}/content?search=quant`)).body.data.map((e: { name: string }) => e.name)).toEqual(['Quantum computing primer']);
+    expect((await call('GET', `${app}/content?search=qubit`)).body.data).toHaveLength(1);
+    expect((await call('GET', `${app}/content?tags=science,physics`)).body.data).toHaveLength(1);
+    expect((await call('GET', `${app}/content?status=draft&limit=100`)).body.data.every((e: { status: string }) => e.status === 'draft')).toBe(true);
+    const asc = (await call('GET', `${app}/content?sort=updatedAt:asc&limit=100`)).body.data.map((e: { updatedAt: string }) => e.updatedAt);
+    expect(asc).toEqual([...asc].sort());
+    const bad = await call('GET', `${app}/content?status=archived`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.details.parameter).toBe('status');
+  });
+
+  it('treats POST …/content without typeId/name/content as a search (D2)', async () => {
+    const all = await call('POST', `${app}/content`, {});
+    expect(all.status).toBe(200);
+    expect(all.body.pagination).toEqual({ page: 1, limit: 20, total: expect.any(Number) });
+    const like = await call('POST', `${app}/content`, { filter: { name: { like: 'Quantum' }, tags: { any: ['physics', 'x'] } }, limit: 5 });
+    expect(like.body.data.map((e: { name: string }) => e.name)).toEqual(['Quantum computing primer']);
+    const sorted = await call('POST', `${app}/content`, { sort: [{ field: 'updatedAt', order: 'asc' }], page: 1, limit: 2 });
+    expect(sorted.body.pagination).toMatchObject({ page: 1, limit: 2 });
+    const badOp = await call('POST', `${app}/content`, { filter: { name: { regex: 'x' } } });
+    expect(badOp.status).toBe(400);
+    expect(badOp.body.error.details).toMatchObject({ field: 'name', operator: 'regex' });
+    expect((await call('POST', `${app}/content`, { filter: { color: { eq: 'red' } } })).status).toBe(400);
+  });
+
+  it('answers GraphQL with the same rules', async () => {
+    const res = await fx.api.graphql(
+      `query($t: ID) { contents(organizationId: "default", projectId: "default", typeId: $t, limit: 100) { data { name status createdBy { email } } } }`,
+      { t: typeId },
+      { token: fx.token },
+    );
+    expect(res.body.data.contents.data[0].createdBy.email).toBe('admin@example.com');
+    const bad = await fx.api.graphql(`mutation { createContent(organizationId: "default", projectId: "default", input: { typeId: "nope", name: "x", content: {} }) { id } }`, {}, { token: fx.token });
+    expect(bad.body.errors?.[0].extensions).toMatchObject({ code: 'CONTENT_TYPE_NOT_FOUND' });
+  });
+});
