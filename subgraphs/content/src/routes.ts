@@ -5,6 +5,20 @@ const types = `${PROJECT_PATH}/content-types`;
 const webhooks = `${PROJECT_PATH}/webhooks`;
 const content = `${PROJECT_PATH}/content`;
 
+/** List, get, create, update and delete routes of a named resource (D12); `client` adds list and get under /api/v1. */
+function crud(segment: string, singular: string, plural: string, client: boolean): RestRoutes {
+  const base = `${PROJECT_PATH}/${segment}`;
+  const field = singular[0].toLowerCase() + singular.slice(1);
+  const list = plural[0].toLowerCase() + plural.slice(1);
+  return {
+    [`Query.${list}`]: { app: { method: 'GET', path: base }, ...(client ? { api: { method: 'GET', path: base } } : {}) },
+    [`Query.${field}`]: { app: { method: 'GET', path: `${base}/:id` }, ...(client ? { api: { method: 'GET', path: `${base}/:id` } } : {}) },
+    [`Mutation.create${singular}`]: { app: { method: 'POST', path: base, responseStatus: 201 } },
+    [`Mutation.update${singular}`]: { app: { method: 'PUT', path: `${base}/:id` } },
+    [`Mutation.delete${singular}`]: { app: { method: 'DELETE', path: `${base}/:id` } },
+  };
+}
+
 /** D2: a POST to …/content without typeId, name or content is a search. */
 const isSearchBody = (body: Record<string, unknown> | undefined) =>
   !body || (!('typeId' in body) && !('name' in body) && !('content' in body));
@@ -47,4 +61,11 @@ export const contentRoutes: RestRoutes = {
   'Mutation.rollbackContent': post(`${content}/:id/rollback`),
   'Mutation.restoreContent': post(`${content}/:id/restore`),
   'Mutation.migrateContent': post(`${content}/:id/migrate`),
+  ...crud('tags', 'Tag', 'Tags', true),
+  ...crud('folders', 'Folder', 'Folders', false),
+  ...crud('saved-searches', 'SavedSearch', 'SavedSearches', true),
+  'Query.executeSavedSearch': {
+    app: { method: 'POST', path: `${PROJECT_PATH}/saved-searches/:id/execute` },
+    api: { method: 'POST', path: `${PROJECT_PATH}/saved-searches/:id/execute` },
+  },
 };

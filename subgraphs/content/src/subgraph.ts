@@ -1,4 +1,4 @@
-// The content subgraph: content types, content entries, the event log, webhooks.
+// The content subgraph: content types, content entries, tags, folders, saved searches, the event log, webhooks.
 import { loadJwtSecret, type Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
@@ -8,6 +8,12 @@ import { ContentTypeResolver, ContentTypeVersionResolver } from './content-type/
 import { Content, ContentVersion } from './content/content.entity';
 import { ContentResolver, ContentVersionResolver } from './content/content.resolver';
 import { EventResolver } from './event/event.resolver';
+import { Folder } from './folder/folder.entity';
+import { FolderResolver } from './folder/folder.resolver';
+import { SavedSearch } from './saved-search/saved-search.entity';
+import { SavedSearchResolver } from './saved-search/saved-search.resolver';
+import { Tag } from './tag/tag.entity';
+import { TagResolver } from './tag/tag.resolver';
 import { contentMigrations } from './migrations';
 import { SecretBox } from './webhook/secret-box';
 import { Webhook, WebhookDelivery } from './webhook/webhook.entity';
@@ -17,7 +23,7 @@ import { WebhookWorker } from './webhook/webhook-worker';
 
 export const contentDatabase: DatabaseModule = {
   name: 'content',
-  entities: [ContentType, ContentTypeVersion, Content, ContentVersion, Webhook, WebhookDelivery],
+  entities: [ContentType, ContentTypeVersion, Content, ContentVersion, Tag, Folder, SavedSearch, Webhook, WebhookDelivery],
   migrations: contentMigrations,
 };
 
@@ -27,7 +33,7 @@ export function buildContentSubgraph(config: WebhookConfig): Promise<BuiltSubgra
   const service = new WebhookService({ box: new SecretBox(loadJwtSecret(config)), allowPrivateTargets: config.webhooks.allowPrivateTargets });
   return buildFederatedSchema({
     name: 'content',
-    resolvers: [ContentTypeResolver, ContentTypeVersionResolver, ContentResolver, ContentVersionResolver, EventResolver, WebhookResolver],
+    resolvers: [ContentTypeResolver, ContentTypeVersionResolver, ContentResolver, ContentVersionResolver, TagResolver, FolderResolver, SavedSearchResolver, EventResolver, WebhookResolver],
     instances: [new WebhookResolver(service)],
   });
 }

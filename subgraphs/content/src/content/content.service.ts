@@ -12,6 +12,7 @@ import { Content, ContentVersion, type ContentSnapshot } from './content.entity'
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
 import { listWhere, parseSort, searchWhere } from './content-query';
 import { allowedComponents, validateDocument } from './content-validation';
+import { ensureTags } from '../tag/tag.resolver';
 
 const EVENT_ACTIONS = { publish: 'published', unpublish: 'unpublished', discard: 'discarded', rollback: 'rolledBack', delete: 'deleted', restore: 'restored' } as const;
 
@@ -44,6 +45,7 @@ export class ContentService {
         createdById: actorId,
       });
       entry.compiled = await compileContent(tx, scope, entry, typeVersion.content.layoutComponentId);
+      await ensureTags(tx, scope, entry.tags);
       recordEvent(tx, { resourceType: 'content', action: 'created', resourceId: entry.id, ...scope, actorId });
       return entry;
     });
@@ -59,7 +61,10 @@ export class ContentService {
       if (input.description !== undefined) entry.description = input.description;
       if (input.isTemplate !== undefined) entry.isTemplate = input.isTemplate;
       if (input.content !== undefined) entry.content = input.content;
-      if (input.tags !== undefined) entry.tags = cleanTags(input.tags);
+      if (input.tags !== undefined) {
+        entry.tags = cleanTags(input.tags);
+        await ensureTags(tx, scope, entry.tags);
+      }
       if (input.folderId !== undefined) entry.folderId = input.folderId;
       if (input.metadata !== undefined) entry.metadata = { ...input.metadata, author: entry.metadata.author };
       afterEdit(entry);

@@ -1,0 +1,79 @@
+// Rules shared by tags, folders and saved searches: project scope, names unique in the project (409 NAME_TAKEN, D11), events.
+import { isUniqueViolation, recordEvent, type EventResourceType } from '@cp/db';
+import { NameTakenError, NotFoundError, ValidationFailedError } from '@cp/errors';
+import { offsetPage, type OffsetArgs, type ProjectScope } from '@cp/graphql';
+import type { EntityClass, EntityManager, FilterQuery, RequiredEntityData } from '@mikro-orm/postgresql';
+
+interface Named {
+  id: string;
+  name: string;
+  organizationId: string;
+  projectId: string;
+}
+
+export class NamedResources<T extends Named> {
+  constructor(
+    private readonly entity: EntityClass<T>,
+    private readonly resourceType: EventResourceType,
+    private readonly label: string,
+  ) {}
+
+  /** Offset list by name (D1); `search` filters by name, case-insensitively. */
+  list(em: EntityManager, scope: ProjectScope, page: OffsetArgs, search?: string) {
+    const where = { organizationId: scope.organizationId, projectId: scope.projectId, ...(search ? { name: { $ilike: `%${search}%` } } : {}) };
+    return offsetPage(em, this.entity, where as FilterQuery<T>, page, { name: 'asc', id: 'asc' });
+  }
+
+  async get(em: EntityManager, scope: ProjectScope, id: string): Promise<T> {
+    const found = await em.findOne(this.entity, { id, organizationId: scope.organizationId, projectId: scope.projectId } as FilterQuery<T>);
+    if (!found) throw new NotFoundError(this.label, id);
+    return found;
+  }
+
+  create(em: EntityManager, scope: ProjectScope, data: Omit<RequiredEntityData<T>, 'organizationId' | 'projectId'> & { name: string }, actorId: string): Promise<T> {
+    const name = requireName(data.name);
+    return this.write(em, name, async (tx) => {
+      const created = tx.create(this.entity, { ...data, name, ...scope } as RequiredEntityData<T>);
+      recordEvent(tx, { resourceType: this.resourceType, action: 'created', resourceId: created.id, ...scope, actorId });
+      return created;
+    });
+  }
+
+  /** `change` applies the members given (and any derived ones) to the locked row. */
+  update(em: EntityManager, scope: ProjectScope, id: string, name: string | undefined, actorId: string, change: (tx: EntityManager, row: T) => Promise<void> | void) {
+    const cleanName = name === undefined ? undefined : requireName(name);
+    return this.write(em, cleanName ?? '', async (tx) => {
+      const row = await this.get(tx, scope, id);
+      if (cleanName !== undefined) row.name = cleanName;
+      await change(tx, row);
+      recordEvent(tx, { resourceType: this.resourceType, action: 'updated', resourceId: id, ...scope, actorId });
+      return row;
+    });
+  }
+
+  delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string, before?: (tx: EntityManager, row: T) => Promise<void>): Promise<T> {
+    return em.transactional(async (tx) => {
+      const row = await this.get(tx, scope, id);
+      await before?.(tx, row);
+      tx.remove(row);
+      recordEvent(tx, { resourceType: this.resourceType, action: 'deleted', resourceId: id, ...scope, actorId });
+      return row;
+    });
+  }
+
+  private async write<R>(em: EntityManager, name: string, work: (tx: EntityManager) => Promise<R>): Promise<R> {
+    try {
+      return await em.transactional(work);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new NameTakenError(this.label.toLowerCase(), name);
+      throw err;
+    }
+  }
+}
+
+function requireName(name: string | undefined): string {
+  const trimmed = (name ?? '').trim();
+  if (!trimmed) throw new ValidationFailedError([{ path: '/name', message: 'must not be empty' }]);
+  if (trimmed.length > 255) throw new ValidationFailedError([{ path: '/name', message: 'must be at most 255 characters' }]);
+  return trimmed;
+}

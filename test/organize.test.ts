@@ -1,0 +1,69 @@
+// Black-box: tags, folders and saved searches (D12).
+import { beforeAll, describe, expect, it } from 'vitest';
+import { PROJECT } from './support/client';
+import { useService } from './support/setup';
+
+const app = `/app/v1${PROJECT}`;
+const api = `/api/v1${PROJECT}`;
+
+describe('tags, folders and saved searches', () => {
+  const fx = useService();
+  const call = (method: string, path: string, body?: unknown) => fx.api.call(method, path, { token: fx.token, body });
+  let typeId: string;
+  let key: string;
+
+  beforeAll(async () => {
+    typeId = (await call('POST', `${app}/content-types`, { name: 'Note', schema: { type: 'object' } })).body.id;
+    await call('POST', `${app}/content-types/${typeId}/publish`);
+    key = (await call('POST', `${app}/api-keys`, { name: 'r' })).body.key;
+  });
+
+  it('manages tags; an unknown tag name on an entry creates the tag', async () => {
+    const red = await call('POST', `${app}/tags`, { name: 'red', color: '#f00' });
+    expect(red.status).toBe(201);
+    expect(red.body).toMatchObject({ name: 'red', color: '#f00' });
+    expect((await call('POST', `${app}/tags`, { name: 'red' })).body.error.code).toBe('NAME_TAKEN');
+    await call('POST', `${app}/content`, { typeId, name: 'tagged', content: {}, tags: ['red', 'fresh'] });
+    const list = await call('GET', `${app}/tags?search=fre`);
+    expect(list.body).toMatchObject({ data: [{ name: 'fresh' }], pagination: { page: 1, limit: 20, total: 1 } });
+    expect((await fx.api.call('GET', `${api}/tags`, { apiKey: key })).body.pagination.total).toBe(2);
+    expect((await call('PUT', `${app}/tags/${red.body.id}`, { color: '#0f0' })).body).toMatchObject({ name: 'red', color: '#0f0' });
+    expect((await call('DELETE', `${app}/tags/${red.body.id}`)).status).toBe(200);
+  });
+
+  it('nests folders with paths, and refuses to delete a non-empty one unless recursive', async () => {
+    const root = (await call('POST', `${app}/folders`, { name: 'marketing' })).body;
+    const child = (await call('POST', `${app}/folders`, { name: '2026', parentId: root.id })).body;
+    expect(child).toMatchObject({ parentId: root.id, path: '/marketing/2026' });
+    const entry = (await call('POST', `${app}/content`, { typeId, name: 'filed', content: {}, folderId: child.id })).body;
+    expect((await call('GET', `${app}/content?folderId=${child.id}`)).body.data.map((e: { id: string }) => e.id)).toEqual([entry.id]);
+    expect((await call('PUT', `${app}/folders/${root.id}`, { parentId: child.id })).status).toBe(422);
+    expect((await call('PUT', `${app}/folders/${root.id}`, { name: 'brand' })).status).toBe(200);
+    expect((await call('GET', `${app}/folders/${child.id}`)).body.path).toBe('/brand/2026');
+
+    const refused = await call('DELETE', `${app}/folders/${root.id}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.code).toBe('FOLDER_NOT_EMPTY');
+    expect((await call('DELETE', `${app}/folders/${root.id}?recursive=true`)).status).toBe(200);
+    expect((await call('GET', `${app}/content/${entry.id}`)).body.folderId).toBeNull();
+    expect((await call('GET', `${app}/folders/${child.id}`)).status).toBe(404);
+  });
+
+  it('saves and executes searches; API keys get published content only', async () => {
+    const a = (await call('POST', `${app}/content`, { typeId, name: 'Alpha report', content: {} })).body;
+    await call('POST', `${app}/content`, { typeId, name: 'Alpha draft', content: {} });
+    await call('POST', `${app}/content/${a.id}/publish`);
+    const saved = await call('POST', `${app}/saved-searches`, { name: 'alphas', query: { filter: { name: { like: 'Alpha' } } } });
+    expect(saved.status).toBe(201);
+    expect(saved.body).toMatchObject({ name: 'alphas', query: { filter: { name: { like: 'Alpha' } } }, createdBy: expect.any(String) });
+
+    const asAdmin = await call('POST', `${app}/saved-searches/${saved.body.id}/execute`, { page: 1, limit: 10 });
+    expect(asAdmin.body.pagination).toEqual({ page: 1, limit: 10, total: 2 });
+    const asKey = await fx.api.call('POST', `${api}/saved-searches/${saved.body.id}/execute`, { apiKey: key, body: {} });
+    expect(asKey.body.data.map((e: { name: string; status: string }) => [e.name, e.status])).toEqual([['Alpha report', 'published']]);
+    expect((await fx.api.call('GET', `${api}/saved-searches`, { apiKey: key })).body.data).toHaveLength(1);
+
+    const bad = await call('POST', `${app}/saved-searches`, { name: 'bad', query: { filter: { nope: { eq: 1 } } } });
+    expect(bad.status).toBe(400);
+  });
+});
