@@ -141,6 +141,26 @@ describe('content', () => {
     expect((await call('POST', `${app}/content`, { filter: { color: { eq: 'red' } } })).status).toBe(400);
   });
 
+  it('validates content type allow lists with the spec details', async () => {
+    const res = await call('PUT', `${app}/content-types/${typeId}`, {
+      componentIdsAllowList: [
+        { id: 'g1', name: 'Heroes', componentIds: ['nope'] },
+        { id: 'g1', name: 'Again', componentIds: [] },
+        { name: 'No id' },
+      ],
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: {
+        duplicateGroupIds: ['g1'],
+        invalidComponentIds: ['nope'],
+        emptyGroups: ['g1'],
+        missingFields: [{ groupIndex: 2, missingFields: ['id', 'componentIds'] }],
+      },
+    });
+  });
+
   it('answers GraphQL with the same rules', async () => {
     const res = await fx.api.graphql(
       `query($t: ID) { contents(organizationId: "default", projectId: "default", typeId: $t, limit: 100) { data { name status createdBy { email } } } }`,

@@ -9,6 +9,7 @@ import { latestPackageVersion } from '../shared/component-catalog';
 import { ContentTypeVersion, type ContentTypeSnapshot } from './content-type-version.entity';
 import { ContentType } from './content-type.entity';
 import type { CreateContentTypeInput, UpdateContentTypeInput } from './content-type.inputs';
+import { assertValidAllowList } from './allow-list';
 import { assertValidJsonSchema } from './schema-validation';
 
 /** Statuses `PATCH …/status` accepts (spec: a direct override for draft, published, deleted). */
@@ -34,6 +35,7 @@ export class ContentTypeService {
   async create(em: EntityManager, scope: ProjectScope, input: CreateContentTypeInput, actorId: string): Promise<ContentType> {
     const name = requireName(input.name);
     assertValidJsonSchema(input.schema);
+    if (input.componentIdsAllowList !== undefined) await assertValidAllowList(em, scope, input.componentIdsAllowList);
     return this.write(em, name, async (tx) => {
       const type = tx.create(ContentType, {
         ...scope,
@@ -56,6 +58,7 @@ export class ContentTypeService {
   async update(em: EntityManager, scope: ProjectScope, id: string, input: UpdateContentTypeInput, actorId: string) {
     const name = input.name === undefined ? undefined : requireName(input.name);
     if (input.schema !== undefined) assertValidJsonSchema(input.schema);
+    if (input.componentIdsAllowList !== undefined) await assertValidAllowList(em, scope, input.componentIdsAllowList);
     return this.write(em, name ?? '', async (tx) => {
       const type = await this.get(tx, scope, id, true);
       assertTransition(type.status, 'update');
