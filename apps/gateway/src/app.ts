@@ -5,7 +5,7 @@ import { createBroker, EventDispatcher, EventFeed, onEventsCommitted, openDataba
 import { AppError, toErrorEnvelope } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { bootstrap, createAuthService } from '@cp/subgraph-access';
-import { createWebhookWorker } from '@cp/subgraph-content';
+import { createEmbeddingIndexer, createWebhookWorker } from '@cp/subgraph-content';
 import { cdnHandler, createAssetService, uploadHandler } from '@cp/subgraph-assets';
 import { componentAssetCdnHandler, componentAssetUploadHandler, createComponentAssetService } from '@cp/subgraph-components';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -48,6 +48,8 @@ export async function startService(config: Config, logger: Logger = createLogger
   const feed = await new EventFeed(db.orm, broker, logger).start();
   const webhooks = createWebhookWorker(config, db.orm, logger).start();
   broker.subscribe(() => webhooks.kick());
+  const embeddings = createEmbeddingIndexer(config, db.orm, logger)?.start();
+  onEventsCommitted(db.orm.em, () => embeddings?.kick());
 
   const local: Partial<Record<SubgraphName, GraphQLSchema>> = {};
   for (const subgraph of SUBGRAPHS) {
@@ -118,6 +120,7 @@ export async function startService(config: Config, logger: Logger = createLogger
       await apollo.stop();
       await dispatcher.stop();
       await webhooks.stop();
+      await embeddings?.stop();
       await broker.close();
       await limiter.close();
       await db.close();

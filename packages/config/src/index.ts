@@ -42,6 +42,8 @@ const envSchema = z.object({
   RATE_LIMIT_PER_HOUR: int(30_000),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: int(30),
   MAX_UPLOAD_BYTES: int(50 * 1024 * 1024),
+  EMBEDDINGS: z.enum(['local', 'off']).default('local'),
+  EMBEDDINGS_API_KEY: optionalString,
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.preprocess((v) => v === '1' || v === 'true', z.boolean()),
   WEBHOOK_RETRY_BASE_MS: int(30_000),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -61,6 +63,8 @@ export interface Config {
   /** Per token or key; `anonymousPerMinute` per client IP for requests without a credential (sign-in). */
   rateLimit: { perMinute: number; perHour: number; anonymousPerMinute: number };
   uploads: { maxBytes: number };
+  /** Semantic search: the local MiniLM model, a hosted OpenAI-compatible API (key), or off. */
+  embeddings: { enabled: boolean; apiKey?: string };
   /** Outbound webhooks: private/loopback targets refused unless allowed (SSRF); first retry delay, doubling after. */
   webhooks: { allowPrivateTargets: boolean; retryBaseMs: number };
   logLevel: string;
@@ -92,6 +96,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     natsUrl: e.NATS_URL,
     rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, perHour: e.RATE_LIMIT_PER_HOUR, anonymousPerMinute: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE },
     uploads: { maxBytes: e.MAX_UPLOAD_BYTES },
+    embeddings: { enabled: e.EMBEDDINGS === 'local' || Boolean(e.EMBEDDINGS_API_KEY), apiKey: e.EMBEDDINGS_API_KEY },
     webhooks: { allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS },
     logLevel: e.LOG_LEVEL,
   };

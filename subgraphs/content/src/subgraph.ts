@@ -1,5 +1,10 @@
 // The content subgraph: content types, content entries, tags, folders, saved searches, the event log, webhooks.
-import { loadJwtSecret, type Config } from '@cp/config';
+import { loadJwtSecret, type Config, type Logger } from '@cp/config';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { ContentService } from './content/content.service';
+import { createEmbedder, type Embedder } from './semantic/embedder';
+import { EmbeddingIndexer } from './semantic/indexer';
+import { SemanticSearch } from './semantic/semantic-search';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
 import { ContentType } from './content-type/content-type.entity';
@@ -27,19 +32,35 @@ export const contentDatabase: DatabaseModule = {
   migrations: contentMigrations,
 };
 
-type WebhookConfig = Pick<Config, 'auth' | 'database' | 'webhooks'>;
+type ContentConfig = Pick<Config, 'auth' | 'database' | 'webhooks' | 'embeddings'>;
 
-export function buildContentSubgraph(config: WebhookConfig): Promise<BuiltSubgraph> {
-  const service = new WebhookService({ box: new SecretBox(loadJwtSecret(config)), allowPrivateTargets: config.webhooks.allowPrivateTargets });
+let embedder: Embedder | undefined;
+
+/** One embedding model per process, loaded on first use, shared by queries and the indexer. */
+function sharedEmbedder(config: ContentConfig): Embedder | undefined {
+  if (!config.embeddings.enabled) return undefined;
+  return (embedder ??= createEmbedder({ apiKey: config.embeddings.apiKey }));
+}
+
+export function buildContentSubgraph(config: ContentConfig): Promise<BuiltSubgraph> {
+  const webhooks = new WebhookService({ box: new SecretBox(loadJwtSecret(config)), allowPrivateTargets: config.webhooks.allowPrivateTargets });
+  const shared = sharedEmbedder(config);
+  const content = new ContentService(shared && new SemanticSearch(shared));
   return buildFederatedSchema({
     name: 'content',
     resolvers: [ContentTypeResolver, ContentTypeVersionResolver, ContentResolver, ContentVersionResolver, TagResolver, FolderResolver, SavedSearchResolver, EventResolver, WebhookResolver],
-    instances: [new WebhookResolver(service)],
+    instances: [new WebhookResolver(webhooks), new ContentResolver(content), new SavedSearchResolver(content)],
   });
 }
 
+/** Keeps embeddings current off the request path (one per replica; any replica may do the work). */
+export function createEmbeddingIndexer(config: ContentConfig, orm: MikroORM, logger?: Logger): EmbeddingIndexer | undefined {
+  const shared = sharedEmbedder(config);
+  return shared && new EmbeddingIndexer(orm, shared, logger);
+}
+
 /** The delivery worker; the gateway runs one per replica (they share the work through the database). */
-export function createWebhookWorker(config: WebhookConfig, orm: import('@mikro-orm/postgresql').MikroORM, logger?: import('@cp/config').Logger) {
+export function createWebhookWorker(config: ContentConfig, orm: MikroORM, logger?: Logger) {
   return new WebhookWorker({
     orm,
     box: new SecretBox(loadJwtSecret(config)),

@@ -22,7 +22,7 @@ export function listWhere(scope: ProjectScope, args: ContentListArgs): FilterQue
   if (args.folderId !== undefined && args.folderId !== null) where.push({ folderId: args.folderId === 'null' ? null : args.folderId });
   const tags = args.tags?.split(',').map((t) => t.trim()).filter(Boolean);
   if (tags?.length) where.push({ tags: { $contains: tags } } as FilterQuery<Content>);
-  const text = fullText([args.search, args.query].filter(Boolean).join(' '));
+  const text = fullText(args.search ?? '');
   if (text) where.push(text);
   return where;
 }

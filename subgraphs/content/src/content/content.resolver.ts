@@ -21,7 +21,7 @@ class ResolvedContent extends Content {
 
 @Resolver(() => Content)
 export class ContentResolver {
-  private readonly service = new ContentService();
+  constructor(private readonly service: ContentService) {}
 
   @Query(() => ContentList, { description: 'Entries of a project by `updatedAt` (cursor pagination, D1); API keys see published versions only.' })
   async contents(@Args() scope: ProjectScopeArgs, @Args() args: ContentListArgs, @Ctx() ctx: Context) {

@@ -10,13 +10,17 @@ import { afterEdit, assertTransition, restoredStatus, type LifecycleAction } fro
 import { compileContent } from './content-compile';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
-import { listWhere, parseSort, searchWhere } from './content-query';
+import { fullText, listWhere, parseSort, searchWhere } from './content-query';
+import type { SemanticSearch } from '../semantic/semantic-search';
 import { allowedComponents, validateDocument } from './content-validation';
 import { ensureTags } from '../tag/tag.resolver';
 
 const EVENT_ACTIONS = { publish: 'published', unpublish: 'unpublished', discard: 'discarded', rollback: 'rolledBack', delete: 'deleted', restore: 'restored' } as const;
 
 export class ContentService {
+  /** Without semantic search (embeddings off), `query` falls back to full-text matching. */
+  constructor(private readonly semantic?: SemanticSearch) {}
+
   async get(em: EntityManager, scope: ProjectScope, id: string, lock = false): Promise<Content> {
     const where = { id, organizationId: scope.organizationId, projectId: scope.projectId };
     const entry = await em.findOne(Content, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
@@ -158,20 +162,41 @@ export class ContentService {
     return row;
   }
 
-  /** GET …/content: cursor pages sorted by updatedAt (D1). */
-  list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, extra: FilterQuery<Content>[] = []) {
-    const where = { $and: [...listWhere(scope, args), ...extra] } as FilterQuery<Content>;
-    return keysetPage(em, Content, { where, sortField: 'updatedAt', direction: parseSort(args.sort), args });
+  /**
+   * GET …/content: cursor pages sorted by updatedAt (D1). With `query`, the best semantic matches instead, most
+   * relevant first, in one page (ranked results have no stable cursor).
+   */
+  async list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, extra: FilterQuery<Content>[] = []) {
+    const where = [...listWhere(scope, args), ...extra];
+    if (args.query && this.semantic) {
+      const ranked = await this.ranked(em, scope, args.query, where);
+      return { data: ranked.slice(0, parseOffsetArgs({ limit: args.limit }).limit), pagination: {} };
+    }
+    const text = args.query ? fullText(args.query) : undefined;
+    return keysetPage(em, Content, { where: { $and: text ? [...where, text] : where } as FilterQuery<Content>, sortField: 'updatedAt', direction: parseSort(args.sort), args });
   }
 
-  /** POST …/content as a search (D2): filter operators, sort, offset pages with the total. */
+  /** POST …/content as a search (D2): filter operators, sort, offset pages with the total; `query` ranks by meaning. */
   async search(em: EntityManager, scope: ProjectScope, input: SearchContentInput, extra: FilterQuery<Content>[] = []) {
     const { page, limit, offset } = parseOffsetArgs(input);
-    const where = {
-      $and: [...listWhere(scope, { search: input.search, query: input.query }), ...searchWhere(input.filter), ...extra],
-    } as FilterQuery<Content>;
-    const [data, total] = await em.findAndCount(Content, where, { orderBy: { updatedAt: sortOrder(input.sort), id: 'asc' }, limit, offset });
+    const where = [...listWhere(scope, { search: input.search }), ...searchWhere(input.filter), ...extra];
+    const order = sortOrder(input.sort);
+    if (input.query && this.semantic) {
+      const ranked = await this.ranked(em, scope, input.query, where);
+      return { data: ranked.slice(offset, offset + limit), pagination: { page, limit, total: ranked.length } };
+    }
+    const text = input.query ? fullText(input.query) : undefined;
+    const filter = { $and: text ? [...where, text] : where } as FilterQuery<Content>;
+    const [data, total] = await em.findAndCount(Content, filter, { orderBy: { updatedAt: order, id: 'asc' }, limit, offset });
     return { data, pagination: { page, limit, total } };
+  }
+
+  /** Entries matching `where`, ordered by semantic similarity to `query` (at most the 500 best). */
+  private async ranked(em: EntityManager, scope: ProjectScope, query: string, where: FilterQuery<Content>[]): Promise<Content[]> {
+    const ranking = (await this.semantic!.rank(em, scope, query)).slice(0, 500);
+    const position = new Map(ranking.map((r, i) => [r.id, i]));
+    const rows = await em.find(Content, { $and: [...where, { id: { $in: [...position.keys()] } }] } as FilterQuery<Content>);
+    return rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
   }
 
   private async latestTypeVersion(em: EntityManager, scope: ProjectScope, typeId: string): Promise<ContentTypeVersion> {

@@ -4,10 +4,12 @@ import { Migration20261122000200_content_type } from './Migration20261122000200_
 import { Migration20261122000800_webhooks } from './Migration20261122000800_webhooks';
 import { Migration20261122000900_versions } from './Migration20261122000900_versions';
 import { Migration20261122001000_tags_folders_searches } from './Migration20261122001000_tags_folders_searches';
+import { Migration20261122001100_content_embedding } from './Migration20261122001100_content_embedding';
 
 export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261122000200_content_type', class: Migration20261122000200_content_type },
   { name: 'Migration20261122000800_webhooks', class: Migration20261122000800_webhooks },
   { name: 'Migration20261122000900_versions', class: Migration20261122000900_versions },
   { name: 'Migration20261122001000_tags_folders_searches', class: Migration20261122001000_tags_folders_searches },
+  { name: 'Migration20261122001100_content_embedding', class: Migration20261122001100_content_embedding },
 ];

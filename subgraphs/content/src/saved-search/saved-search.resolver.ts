@@ -36,7 +36,6 @@ class ExecuteInput {
 }
 
 const searches = new NamedResources(SavedSearch, 'saved-searches', 'SavedSearch');
-const content = new ContentService();
 
 /** Refuses a query the search would refuse at execution time (unknown fields or operators: 400). */
 function checked(query: Record<string, unknown> | undefined): Record<string, unknown> {
@@ -47,6 +46,8 @@ function checked(query: Record<string, unknown> | undefined): Record<string, unk
 
 @Resolver(() => SavedSearch)
 export class SavedSearchResolver {
+  constructor(private readonly content: ContentService) {}
+
   @Query(() => SavedSearchList, { description: 'Saved searches of a project by name (offset pagination).' })
   async savedSearches(@Args() scope: ProjectScopeArgs, @Args() page: OffsetArgs, @Ctx() ctx: Context) {
     await authorizeClientRead(ctx, scope, 'content');
@@ -90,7 +91,7 @@ export class SavedSearchResolver {
     const { publishedOnly } = await authorizeClientRead(ctx, scope, 'content');
     const saved = await searches.get(ctx.em, scope, id);
     const query = { ...saved.query, page: input?.page ?? 1, limit: input?.limit ?? (saved.query.limit as number | undefined) };
-    const result = await content.search(ctx.em, scope, query, publishedOnly ? PUBLISHED : []);
+    const result = await this.content.search(ctx.em, scope, query, publishedOnly ? PUBLISHED : []);
     return publishedOnly ? { ...result, data: await asPublished(ctx.em, result.data) } : result;
   }
 

@@ -1,0 +1,85 @@
+// Keeps content embeddings current off the request path: entries changed since their embedding are re-embedded in batches.
+import type { Logger } from '@cp/config';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Embedder } from './embedder';
+
+const BATCH = 16;
+const MAX_TEXT = 2000;
+
+interface Pending {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  content: unknown;
+  updated_at: Date;
+}
+
+/** Name, description and every string in the document: what a reader would call the entry's text. */
+export function textOf(entry: { name: string; description?: string | null; content: unknown }): string {
+  const strings: string[] = [];
+  const walk = (v: unknown) => {
+    if (typeof v === 'string') strings.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+  };
+  walk(entry.content);
+  return [entry.name, entry.description ?? '', ...strings].join('\n').slice(0, MAX_TEXT);
+}
+
+export class EmbeddingIndexer {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly embedder: Embedder,
+    private readonly logger?: Logger,
+    private readonly pollMs = 1000,
+  ) {}
+
+  start(): this {
+    this.timer = setInterval(() => this.kick(), this.pollMs);
+    this.timer.unref();
+    return this;
+  }
+
+  kick(): void {
+    this.running ??= this.catchUp()
+      .catch((err) => this.logger?.warn({ err }, 'embedding content failed; will retry'))
+      .finally(() => (this.running = undefined));
+  }
+
+  /** Resolves once every entry changed before the call has a current embedding. */
+  async flush(): Promise<void> {
+    while (this.running) await this.running;
+    await this.catchUp();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  private async catchUp(): Promise<void> {
+    const conn = this.orm.em.fork().getConnection();
+    for (;;) {
+      const rows = await conn.execute<Pending[]>(
+        `select c."id", c."organization_id", c."project_id", c."name", c."description", c."content", c."updated_at"
+           from "content" c left join "content_embedding" e on e."content_id" = c."id"
+          where e."content_id" is null or e."source_updated_at" < c."updated_at"
+          order by c."updated_at" limit ${BATCH}`,
+      );
+      if (rows.length === 0) return;
+      const vectors = await this.embedder.embed(rows.map((r) => textOf(r)));
+      for (const [i, row] of rows.entries()) {
+        await conn.execute(
+          `insert into "content_embedding" ("content_id", "organization_id", "project_id", "vector", "source_updated_at") values (?, ?, ?, ?::real[], ?)
+           on conflict ("content_id") do update set "vector" = excluded."vector", "source_updated_at" = excluded."source_updated_at"`,
+          [row.id, row.organization_id, row.project_id, `{${vectors[i].join(',')}}`, row.updated_at],
+        );
+      }
+    }
+  }
+}

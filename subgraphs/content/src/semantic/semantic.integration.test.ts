@@ -1,0 +1,62 @@
+import { loadConfig } from '@cp/config';
+import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
+import { adminPrincipal, fixedProjects, runOperation, type RunOptions } from '@cp/graphql/testing';
+import { tmpdir } from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildContentSubgraph, contentDatabase, createEmbeddingIndexer } from '../index';
+import type { EmbeddingIndexer } from './indexer';
+
+const CORPUS = [
+  ['Sourdough basics', 'A beginner guide to baking bread with a natural yeast starter.'],
+  ['Quarterly results', 'Revenue grew and earnings beat analyst expectations this quarter.'],
+  ['Match report', 'The football match ended in a draw after extra time.'],
+  ['Trail running shoes', 'How to choose shoes for running on mountain trails.'],
+  ['Houseplant care', 'Water your ferns weekly and keep them out of direct sunlight.'],
+];
+
+describe('semantic search (local MiniLM, real PostgreSQL)', () => {
+  let db: TestDatabase;
+  let run: RunOptions;
+  let indexer: EmbeddingIndexer;
+  const exec = async (source: string, variables: Record<string, unknown> = {}) => (await runOperation(run, source, variables)) as { data: any; errors?: unknown[] };
+
+  beforeAll(async () => {
+    const config = loadConfig({ DATA_DIR: tmpdir() });
+    db = await openTestDatabase('postgres', [contentDatabase]);
+    run = { schema: (await buildContentSubgraph(config)).schema, em: db.orm.em, principal: adminPrincipal('o', 'u'), projects: fixedProjects(['o', 'p']) };
+    indexer = createEmbeddingIndexer(config, db.orm)!;
+    const typeId = (await exec(`mutation { createContentType(organizationId: "o", projectId: "p", input: { name: "Article", schema: { type: "object" } }) { id } }`)).data.createContentType.id;
+    await exec(`mutation($id: ID!) { publishContentType(organizationId: "o", projectId: "p", id: $id) { id } }`, { id: typeId });
+    for (const [name, body] of CORPUS) {
+      await exec(`mutation($t: ID!, $n: String!, $b: String!) { createContent(organizationId: "o", projectId: "p", input: { typeId: $t, name: $n, content: { body: $b } }) { id } }`, { t: typeId, n: name, b: body });
+    }
+    await indexer.flush();
+  }, 120_000);
+  afterAll(async () => {
+    await indexer?.stop();
+    await db?.destroy();
+  });
+
+  it.each([
+    ['homemade loaf with wild yeast', 'Sourdough basics'],
+    ['company profits were better than forecast', 'Quarterly results'],
+    ['which sneakers for hiking paths', 'Trail running shoes'],
+  ])('ranks the paraphrase “%s” first', async (query, expected) => {
+    const { data } = await exec(`query($q: String) { contents(organizationId: "o", projectId: "p", query: $q) { data { name } } }`, { q: query });
+    expect(data.contents.data[0].name).toBe(expected);
+  });
+
+  it('leaves unrelated entries out, and re-embeds an edited entry', async () => {
+    const { data } = await exec(`query { contents(organizationId: "o", projectId: "p", query: "spreadsheet formulas for accountants") { data { name } } }`);
+    expect(data.contents.data.map((e: { name: string }) => e.name)).not.toContain('Houseplant care');
+    const search = await exec(`query { searchContent(organizationId: "o", projectId: "p", input: { query: "caring for indoor plants" }) { data { name } pagination { total } } }`);
+    expect(search.data.searchContent.data[0].name).toBe('Houseplant care');
+
+    const match = (await exec(`query { contents(organizationId: "o", projectId: "p", query: "football") { data { id name } } }`)).data.contents.data[0];
+    expect(match.name).toBe('Match report');
+    await exec(`mutation($id: ID!) { updateContent(organizationId: "o", projectId: "p", id: $id, input: { name: "Recipe", content: { body: "Slow-cooked lentil soup with cumin and lemon." } }) { id } }`, { id: match.id });
+    await indexer.flush();
+    const soup = await exec(`query { contents(organizationId: "o", projectId: "p", query: "a warm bowl of bean stew") { data { id } } }`);
+    expect(soup.data.contents.data[0].id).toBe(match.id);
+  });
+});
