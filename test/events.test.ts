@@ -181,3 +181,26 @@ describe('events across replicas and crashes (real PostgreSQL)', () => {
     expect(found.map((e: any) => e.type)).toEqual(['content-types.created']);
   });
 });
+
+describe('graphql-ws shares the rate-limit budget', () => {
+  const fx = useService({ env: { RATE_LIMIT_PER_MINUTE: '3' } });
+
+  it('counts the connection and every subscription; over budget is RATE_LIMITED, then 4429', async () => {
+    const client = wsClient(fx.service.url, { authorization: `Bearer ${fx.token}` });
+    const codes: (string | undefined)[] = [];
+    for (let i = 0; i < 3; i++) {
+      codes.push(
+        await new Promise<string | undefined>((resolve) => {
+          const dispose = client.subscribe(
+            { query: 'subscription { events(projectId: "default") { id } }' },
+            { next: () => undefined, error: (e: any) => resolve(Array.isArray(e) ? e[0]?.extensions?.code : 'closed'), complete: () => resolve('complete') },
+          );
+          setTimeout(() => (dispose(), resolve(undefined)), 500);
+        }),
+      );
+    }
+    expect(codes).toEqual([undefined, undefined, 'RATE_LIMITED']);
+    await client.dispose();
+    expect(await closeCode(fx.service.url, { authorization: `Bearer ${fx.token}` })).toBe(4429);
+  });
+});

@@ -67,8 +67,8 @@ export async function startService(config: Config, logger: Logger = createLogger
   if (!apiSchema) throw new Error('The gateway did not load the supergraph.');
 
   const contextDeps = { orm: db.orm, auth, projects: sqlProjectDirectory(db.orm) };
-  const subscriptions = startSubscriptionServer({ server, schema: await buildSubscriptionSchema(feed), ...contextDeps });
   const limiter = await createRateLimiter({ config, orm: db.orm, embedded: db.embedded, logger });
+  const subscriptions = startSubscriptionServer({ server, schema: await buildSubscriptionSchema(feed), limiter, ...contextDeps });
   app.use(requestScope(logger));
   app.get('/health', healthHandler(db));
   app.use(

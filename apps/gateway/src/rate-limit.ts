@@ -31,6 +31,11 @@ export interface RateLimiter {
    * budget, so guessing tokens or keys is throttled like guessing passwords (429 once it is spent).
    */
   onAuthFailure(onError: (res: Response, err: unknown) => void): (res: Response, err: unknown) => Promise<void>;
+  /**
+   * For transports without an HTTP response (graphql-ws connections and subscriptions): spends one request of the
+   * caller's budget and answers whether it fitted. `credential` is the bearer header, `peer` the remote address.
+   */
+  allow(principal: Context['principal'], credential: string | undefined, peer: string | undefined): Promise<boolean>;
   /** Which store holds the counters: `postgres`, `redis` or `memory`. */
   store: 'postgres' | 'redis' | 'memory';
   close(): Promise<void>;
@@ -81,7 +86,7 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
     middleware(onError) {
       return async (req, res, next) => {
         const principal = (res.locals.context as Context).principal;
-        const key = budgetKey(req, principal);
+        const key = budgetKey(principal, req.header('authorization'), req.socket.remoteAddress);
         const limiters = principal.kind === 'anonymous' ? [anonymous] : perToken;
         const outcomes = await Promise.all(limiters.map((l) => consume(l, key)));
         // The headers describe the tightest window: the one with the fewest requests left.
@@ -90,6 +95,12 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
         if (refused.length === 0) return next();
         refuse(res, refused, onError);
       };
+    },
+    async allow(principal, credential, peer) {
+      const limiters = principal.kind === 'anonymous' ? [anonymous] : perToken;
+      const key = budgetKey(principal, credential, peer);
+      const outcomes = await Promise.all(limiters.map((l) => consume(l, key)));
+      return outcomes.every((o) => !o.refused);
     },
     onAuthFailure(onError) {
       return async (res, err) => {
@@ -110,13 +121,13 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
  * a user's token (its hash: the same user with two tokens has two budgets, as D5 counts per token), a key's
  * id, or — without a credential — the TCP peer address (`X-Forwarded-For` is ignored: anyone can set it).
  */
-function budgetKey(req: Request, principal: Context['principal']): string {
+function budgetKey(principal: Context['principal'], authorization: string | undefined, peer: string | undefined): string {
   if (principal.kind === 'apiKey') return `key:${principal.keyId}`;
   if (principal.kind === 'user') {
-    const token = createHash('sha256').update(req.header('authorization') ?? '').digest('base64url').slice(0, 22);
+    const token = createHash('sha256').update(authorization ?? '').digest('base64url').slice(0, 22);
     return `user:${principal.userId}:${token}`;
   }
-  return `ip:${req.socket.remoteAddress ?? 'unknown'}`;
+  return `ip:${peer ?? 'unknown'}`;
 }
 
 interface Outcome {

@@ -3,11 +3,12 @@ import { eventFilterFor, EventRecord, type EventFeed } from '@cp/db';
 import { ANONYMOUS, type Principal, type ProjectDirectory } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { AuthService } from '@cp/subgraph-access';
-import type { GraphQLSchema } from 'graphql';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { Arg, buildSchema, ID, Query, Resolver, Root, Subscription } from 'type-graphql';
 import { WebSocketServer } from 'ws';
+import type { RateLimiter } from '../rate-limit';
 import { liveEvents } from './live-queue';
 
 interface SubscriptionContext {
@@ -48,6 +49,8 @@ export async function buildSubscriptionSchema(feed: EventFeed): Promise<GraphQLS
 }
 
 export interface SubscriptionServerDeps {
+  /** Connections and subscriptions spend the same budget as HTTP requests. */
+  limiter: Pick<RateLimiter, 'allow'>;
   server: Server;
   schema: GraphQLSchema;
   orm: MikroORM;
@@ -57,31 +60,46 @@ export interface SubscriptionServerDeps {
 
 /**
  * Credentials travel in `connectionParams` (`x-api-key`, or `authorization: Bearer …`, D9): none closes with 4401,
- * bad or revoked ones with 4403.
+ * bad or revoked ones with 4403, an exhausted budget with 4429 (or a RATE_LIMITED error for one more subscription).
  */
-export function startSubscriptionServer({ server, schema, orm, auth, projects }: SubscriptionServerDeps) {
+export function startSubscriptionServer({ server, schema, orm, auth, projects, limiter }: SubscriptionServerDeps) {
   const wss = new WebSocketServer({ server, path: '/graphql' });
-  const principals = new WeakMap<object, Principal>();
-  const cleanup = useServer<Record<string, unknown> | undefined, { socket: import('ws').WebSocket }>(
+  const callers = new WeakMap<object, { principal: Principal; credential?: string; peer?: string }>();
+  const cleanup = useServer<Record<string, unknown> | undefined, { socket: import('ws').WebSocket; request: IncomingMessage }>(
     {
       schema,
       async onConnect(ctx) {
         const params = ctx.connectionParams ?? {};
         const header = (name: string) => (typeof params[name] === 'string' ? (params[name] as string) : undefined);
+        const peer = ctx.extra.request.socket.remoteAddress;
         let principal: Principal = ANONYMOUS;
         try {
           principal = await auth.authenticate(orm.em.fork(), { authorization: header('authorization'), apiKey: header('x-api-key') });
         } catch {
+          // Guessing credentials spends the anonymous budget, as over HTTP.
+          await limiter.allow(ANONYMOUS, undefined, peer);
           return false;
         }
         if (principal.kind === 'anonymous') {
           ctx.extra.socket.close(4401, 'Unauthorized');
           return false;
         }
-        principals.set(ctx.extra, principal);
+        const caller = { principal, credential: header('authorization'), peer };
+        if (!(await limiter.allow(principal, caller.credential, peer))) {
+          ctx.extra.socket.close(4429, 'Too many requests');
+          return false;
+        }
+        callers.set(ctx.extra, caller);
         return true;
       },
-      context: (ctx): SubscriptionContext => ({ principal: principals.get(ctx.extra) ?? ANONYMOUS, projects }),
+      async onSubscribe(ctx) {
+        const caller = callers.get(ctx.extra);
+        if (caller && !(await limiter.allow(caller.principal, caller.credential, caller.peer))) {
+          return [new GraphQLError('Too many requests.', { extensions: { code: 'RATE_LIMITED' } })];
+        }
+        return undefined;
+      },
+      context: (ctx): SubscriptionContext => ({ principal: callers.get(ctx.extra)?.principal ?? ANONYMOUS, projects }),
     },
     wss,
   );
