@@ -10,3 +10,4 @@ export * from './events/dispatcher';
 export * from './events/event-query';
 export * from './events/event-feed';
 export * from './events/event-access';
+export * from './project-scoped.entity';

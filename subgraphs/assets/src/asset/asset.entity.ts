@@ -1,26 +1,14 @@
 // An asset: a file stored by the service and delivered from the CDN path.
 import { JSONObjectScalar } from '@cp/graphql';
-import { Entity, Index, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
-import { randomUUID } from 'node:crypto';
+import { Entity, Index, Property, type Opt } from '@mikro-orm/core';
+import { ProjectScopedEntity } from '@cp/db';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'A file delivered from `{cdn_url}/{organizationId}/{projectId}/assets/{assetId}/{filename}`.' })
 @Directive('@key(fields: "id")')
 @Entity({ tableName: 'asset' })
 @Index({ properties: ['projectId', 'createdAt'] })
-export class Asset {
-  @Field(() => ID, { description: 'Identifier.' })
-  @PrimaryKey({ length: 64 })
-  id: string = randomUUID();
-
-  @Field(() => ID, { description: 'The organization the asset belongs to.' })
-  @Property({ length: 64 })
-  organizationId!: string;
-
-  @Field(() => ID, { description: 'The project the asset belongs to.' })
-  @Property({ length: 64 })
-  projectId!: string;
-
+export class Asset extends ProjectScopedEntity {
   @Field({ description: 'File name (sanitized).' })
   @Property()
   name!: string;
@@ -55,12 +43,4 @@ export class Asset {
 
   @Property({ length: 64 })
   createdById!: string;
-
-  @Field(() => Date, { description: 'When the asset was uploaded.' })
-  @Property({ type: 'timestamptz' })
-  createdAt: Date & Opt = new Date();
-
-  @Field(() => Date, { description: 'When the asset last changed.' })
-  @Property({ type: 'timestamptz', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 }

@@ -1,7 +1,7 @@
 // A file attached to a component (images, fonts…); the service manages uploading → processing → active | error.
 import { JSONObjectScalar } from '@cp/graphql';
-import { Entity, Enum, Index, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
-import { randomUUID } from 'node:crypto';
+import { Entity, Enum, Index, Property, type Opt } from '@mikro-orm/core';
+import { ProjectScopedEntity } from '@cp/db';
 import { Field, ID, Int, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum ComponentAssetStatus {
@@ -27,20 +27,10 @@ registerEnumType(ComponentAssetStatus, {
 @ObjectType({ description: 'A file attached to a component.' })
 @Entity({ tableName: 'component_asset' })
 @Index({ properties: ['componentId', 'createdAt'] })
-export class ComponentAsset {
-  @Field(() => ID, { description: 'Identifier.' })
-  @PrimaryKey({ length: 64 })
-  id: string = randomUUID();
-
+export class ComponentAsset extends ProjectScopedEntity {
   @Field(() => ID, { description: 'The component the file belongs to.' })
   @Property({ length: 64 })
   componentId!: string;
-
-  @Property({ length: 64 })
-  organizationId!: string;
-
-  @Property({ length: 64 })
-  projectId!: string;
 
   @Field({ description: 'File name (sanitized).' })
   @Property()
@@ -71,12 +61,4 @@ export class ComponentAsset {
 
   @Property({ length: 64 })
   createdById!: string;
-
-  @Field(() => Date, { description: 'When the upload started.' })
-  @Property({ type: 'timestamptz' })
-  createdAt: Date & Opt = new Date();
-
-  @Field(() => Date, { description: 'When the asset last changed.' })
-  @Property({ type: 'timestamptz', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 }

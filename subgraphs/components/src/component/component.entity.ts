@@ -1,7 +1,7 @@
 // A component: TypeScript source of a view or layout, compiled by the service; versioned through packages.
 import { EntityStatus, JSONObjectScalar } from '@cp/graphql';
-import { Entity, Enum, Index, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
-import { randomUUID } from 'node:crypto';
+import { Entity, Enum, Index, Property, Unique, type Opt } from '@mikro-orm/core';
+import { ProjectScopedEntity } from '@cp/db';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'A view or layout written in TypeScript; the service compiles it and derives its props schema.' })
@@ -9,19 +9,7 @@ import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 @Entity({ tableName: 'component' })
 @Unique({ properties: ['projectId', 'name'] })
 @Index({ properties: ['projectId', 'createdAt'] })
-export class Component {
-  @Field(() => ID, { description: 'Identifier.' })
-  @PrimaryKey({ length: 64 })
-  id: string = randomUUID();
-
-  @Field(() => ID, { description: 'The organization the component belongs to.' })
-  @Property({ length: 64 })
-  organizationId!: string;
-
-  @Field(() => ID, { description: 'The project the component belongs to.' })
-  @Property({ length: 64 })
-  projectId!: string;
-
+export class Component extends ProjectScopedEntity {
   @Field({ description: 'Name, unique in the project; content refers to components by name.' })
   @Property()
   name!: string;
@@ -72,12 +60,4 @@ export class Component {
 
   @Property({ length: 64 })
   createdById!: string;
-
-  @Field(() => Date, { description: 'When the component was created.' })
-  @Property({ type: 'timestamptz' })
-  createdAt: Date & Opt = new Date();
-
-  @Field(() => Date, { description: 'When the component last changed.' })
-  @Property({ type: 'timestamptz', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 }

@@ -1,7 +1,7 @@
 // A content type: the JSON Schema and component rules that content entries of this type follow.
 import { JSONObjectScalar, JSONScalar } from '@cp/graphql';
-import { Entity, Enum, Index, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
-import { randomUUID } from 'node:crypto';
+import { Entity, Enum, Index, Property, Unique, type Opt } from '@mikro-orm/core';
+import { ProjectScopedEntity } from '@cp/db';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 import { EntityStatus } from '@cp/graphql';
 
@@ -10,19 +10,7 @@ import { EntityStatus } from '@cp/graphql';
 @Entity({ tableName: 'content_type' })
 @Unique({ properties: ['projectId', 'name'] })
 @Index({ properties: ['projectId', 'createdAt'] })
-export class ContentType {
-  @Field(() => ID, { description: 'Identifier.' })
-  @PrimaryKey({ length: 64 })
-  id: string = randomUUID();
-
-  @Field(() => ID, { description: 'The organization the type belongs to.' })
-  @Property({ length: 64 })
-  organizationId!: string;
-
-  @Field(() => ID, { description: 'The project the type belongs to.' })
-  @Property({ length: 64 })
-  projectId!: string;
-
+export class ContentType extends ProjectScopedEntity {
   @Field({ description: 'Display name, unique in the project.' })
   @Property()
   name!: string;
@@ -75,12 +63,4 @@ export class ContentType {
 
   @Property({ length: 64 })
   createdById!: string;
-
-  @Field(() => Date, { description: 'When the type was created.' })
-  @Property({ type: 'timestamptz' })
-  createdAt: Date & Opt = new Date();
-
-  @Field(() => Date, { description: 'When the type last changed.' })
-  @Property({ type: 'timestamptz', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 }

@@ -1,25 +1,14 @@
 // A content entry: a document of a content type, with its lifecycle, versions and compiled module (D6).
 import { EntityStatus, JSONObjectScalar } from '@cp/graphql';
 import { Entity, Enum, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { ProjectScopedEntity } from '@cp/db';
 import { randomUUID } from 'node:crypto';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'An entry of a content type.' })
 @Directive('@key(fields: "id")')
 @Entity({ tableName: 'content' })
-export class Content {
-  @Field(() => ID, { description: 'Identifier.' })
-  @PrimaryKey({ length: 64 })
-  id: string = randomUUID();
-
-  @Field(() => ID, { description: 'The organization.' })
-  @Property({ length: 64 })
-  organizationId!: string;
-
-  @Field(() => ID, { description: 'The project.' })
-  @Property({ length: 64 })
-  projectId!: string;
-
+export class Content extends ProjectScopedEntity {
   @Field(() => ID, { description: 'The content type.' })
   @Property({ length: 64 })
   typeId!: string;
@@ -78,14 +67,6 @@ export class Content {
 
   @Property({ length: 64 })
   createdById!: string;
-
-  @Field(() => Date, { description: 'When the entry was created.' })
-  @Property({ type: 'timestamptz' })
-  createdAt: Date & Opt = new Date();
-
-  @Field(() => Date, { description: 'When the entry last changed.' })
-  @Property({ type: 'timestamptz', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 }
 
 /** The members of an entry that a version freezes. */

@@ -1,23 +1,13 @@
 // An outbound webhook: events of a project POSTed to a URL, signed with the webhook's secret.
 import { Entity, Index, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
+import { ProjectScopedEntity } from '@cp/db';
 import { randomUUID } from 'node:crypto';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'Events of a project delivered to a URL, signed with HMAC-SHA256.' })
 @Entity({ tableName: 'webhook' })
 @Index({ properties: ['projectId', 'createdAt'] })
-export class Webhook {
-  @Field(() => ID, { description: 'Identifier.' })
-  @PrimaryKey({ length: 64 })
-  id: string = randomUUID();
-
-  @Property({ length: 64 })
-  organizationId!: string;
-
-  @Field(() => ID, { description: 'The project whose events are delivered.' })
-  @Property({ length: 64 })
-  projectId!: string;
-
+export class Webhook extends ProjectScopedEntity {
   @Field({ description: 'http(s) URL the events are POSTed to.' })
   @Property({ type: 'text' })
   url!: string;
@@ -40,14 +30,6 @@ export class Webhook {
 
   @Property({ length: 64 })
   createdById!: string;
-
-  @Field(() => Date, { description: 'When the webhook was created.' })
-  @Property({ type: 'timestamptz' })
-  createdAt: Date & Opt = new Date();
-
-  @Field(() => Date, { description: 'When the webhook last changed.' })
-  @Property({ type: 'timestamptz', onUpdate: () => new Date() })
-  updatedAt: Date & Opt = new Date();
 }
 
 @ObjectType({ description: 'One event delivered (or being delivered) to one webhook: the delivery log.' })
