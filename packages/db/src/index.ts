@@ -11,3 +11,4 @@ export * from './events/event-query';
 export * from './events/event-feed';
 export * from './events/event-access';
 export * from './project-scoped.entity';
+export * from './version-record.entity';

@@ -11,3 +11,4 @@ export * from './request-loader';
 export * from './entity-status';
 export * from './user-reference';
 export * from './lifecycle';
+export * from './version-fields';

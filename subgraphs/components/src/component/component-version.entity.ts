@@ -1,28 +1,15 @@
 // An immutable published version of a component, written when a package publishes it (never updated or deleted).
 import { JSONObjectScalar } from '@cp/graphql';
-import { Entity, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
-import { randomUUID } from 'node:crypto';
-import { Field, Int, ObjectType } from 'type-graphql';
+import { Entity, Property, Unique } from '@mikro-orm/core';
+import { VersionRecord } from '@cp/db';
+import { Field, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'A published, immutable version of a component.' })
 @Entity({ tableName: 'component_version' })
 @Unique({ properties: ['componentId', 'version'] })
-export class ComponentVersion {
-  @PrimaryKey({ length: 64 })
-  id: string = randomUUID();
-
+export class ComponentVersion extends VersionRecord {
   @Property({ length: 64 })
   componentId!: string;
-
-  @Property({ length: 64 })
-  organizationId!: string;
-
-  @Property({ length: 64 })
-  projectId!: string;
-
-  @Field(() => Int, { description: 'Version number, consecutive from 1.' })
-  @Property()
-  version!: number;
 
   @Field({ description: 'Name at this version.' })
   @Property()
@@ -51,11 +38,4 @@ export class ComponentVersion {
   @Field(() => JSONObjectScalar, { description: 'Props JSON Schema at this version.' })
   @Property({ type: 'json' })
   schema!: Record<string, unknown>;
-
-  @Property({ length: 64 })
-  createdById!: string;
-
-  @Field(() => Date, { description: 'When the version was published.' })
-  @Property({ type: 'timestamptz' })
-  createdAt: Date & Opt = new Date();
 }

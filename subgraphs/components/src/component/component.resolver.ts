@@ -1,5 +1,5 @@
 // GraphQL surface of components; REST routes are derived from these fields (see routes.ts).
-import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context, UserReference, userRef } from '@cp/graphql';
+import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context, UserReference, userRef, VersionFieldsResolver } from '@cp/graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ComponentVersion } from './component-version.entity';
 import { Component } from './component.entity';
@@ -84,15 +84,4 @@ export class ComponentResolver {
   }
 }
 
-@Resolver(() => ComponentVersion)
-export class ComponentVersionResolver {
-  @FieldResolver(() => String, { description: 'Always `published`: a version exists only once published.' })
-  status(): string {
-    return 'published';
-  }
-
-  @FieldResolver(() => UserReference, { description: 'The user who published this version.' })
-  createdBy(@Root() version: ComponentVersion): UserReference {
-    return userRef(version.createdById);
-  }
-}
+export const ComponentVersionResolver = VersionFieldsResolver(ComponentVersion);

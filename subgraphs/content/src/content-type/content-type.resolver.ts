@@ -1,5 +1,5 @@
 // GraphQL surface of content types; REST routes are derived from these fields (see routes.ts).
-import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context, UserReference, userRef } from '@cp/graphql';
+import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context, UserReference, userRef, VersionFieldsResolver } from '@cp/graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ContentTypeVersion } from './content-type-version.entity';
 import { ContentType } from './content-type.entity';
@@ -94,15 +94,4 @@ export class ContentTypeResolver {
   }
 }
 
-@Resolver(() => ContentTypeVersion)
-export class ContentTypeVersionResolver {
-  @FieldResolver(() => String, { description: 'Always `published`: a version exists only once published.' })
-  status(): string {
-    return 'published';
-  }
-
-  @FieldResolver(() => UserReference, { description: 'The user who published this version.' })
-  createdBy(@Root() version: ContentTypeVersion): UserReference {
-    return userRef(version.createdById);
-  }
-}
+export const ContentTypeVersionResolver = VersionFieldsResolver(ContentTypeVersion);

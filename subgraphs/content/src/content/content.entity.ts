@@ -1,8 +1,7 @@
 // A content entry: a document of a content type, with its lifecycle, versions and compiled module (D6).
 import { EntityStatus, JSONObjectScalar } from '@cp/graphql';
-import { Entity, Enum, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
-import { ProjectScopedEntity } from '@cp/db';
-import { randomUUID } from 'node:crypto';
+import { Entity, Enum, Property, type Opt } from '@mikro-orm/core';
+import { ProjectScopedEntity, VersionRecord } from '@cp/db';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'An entry of a content type.' })
@@ -84,22 +83,9 @@ export interface ContentSnapshot {
 
 @ObjectType({ description: 'A published, immutable version of a content entry.' })
 @Entity({ tableName: 'content_version' })
-export class ContentVersion {
-  @PrimaryKey({ length: 64 })
-  id: string = randomUUID();
-
+export class ContentVersion extends VersionRecord {
   @Property({ length: 64 })
   contentId!: string;
-
-  @Property({ length: 64 })
-  organizationId!: string;
-
-  @Property({ length: 64 })
-  projectId!: string;
-
-  @Field(() => Int, { description: 'Version number, consecutive from 1.' })
-  @Property()
-  version!: number;
 
   @Field(() => JSONObjectScalar, { description: 'The entry as published (name, content, tags, typeVersion, …).' })
   @Property({ type: 'json' })
@@ -107,11 +93,4 @@ export class ContentVersion {
 
   @Property({ type: 'text' })
   compiled!: string;
-
-  @Property({ length: 64 })
-  createdById!: string;
-
-  @Field(() => Date, { description: 'When the version was published.' })
-  @Property({ type: 'timestamptz' })
-  createdAt: Date & Opt = new Date();
 }

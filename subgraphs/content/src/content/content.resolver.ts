@@ -1,5 +1,5 @@
 // GraphQL surface of content entries; REST routes are derived from these fields (see routes.ts).
-import { authorizeClientRead, authorizeProject, CursorList, OffsetList, ProjectScopeArgs, type Context, UserReference, userRef } from '@cp/graphql';
+import { authorizeClientRead, authorizeProject, CursorList, OffsetList, ProjectScopeArgs, type Context, UserReference, userRef, VersionFieldsResolver } from '@cp/graphql';
 import { Arg, Args, Ctx, Field, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { RollbackInput } from '../content-type/content-type.inputs';
@@ -118,15 +118,4 @@ export class ContentResolver {
   }
 }
 
-@Resolver(() => ContentVersion)
-export class ContentVersionResolver {
-  @FieldResolver(() => String, { description: 'Always `published`: a version exists only once published.' })
-  status(): string {
-    return 'published';
-  }
-
-  @FieldResolver(() => UserReference, { description: 'The user who published this version.' })
-  createdBy(@Root() version: ContentVersion): UserReference {
-    return userRef(version.createdById);
-  }
-}
+export const ContentVersionResolver = VersionFieldsResolver(ContentVersion);
