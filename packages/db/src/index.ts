@@ -12,3 +12,4 @@ export * from './events/event-feed';
 export * from './events/event-access';
 export * from './project-scoped.entity';
 export * from './version-record.entity';
+export * from './immutable-rows';

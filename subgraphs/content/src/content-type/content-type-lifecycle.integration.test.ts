@@ -63,4 +63,12 @@ describe.each(['postgres', 'pglite'] as const)('content type lifecycle on %s', (
     expect(events.filter((e: any) => e.type === 'content-types.published').every((e: any) => e.published)).toBe(true);
     expect(events.map((e: any) => e.type)).toContain('content-types.rolledBack');
   });
+
+  it('lets the database itself refuse to change or delete a published version (D3)', async () => {
+    const conn = db.orm.em.getConnection();
+    await expect(conn.execute(`update content_type_version set package_version = '9.9.9' where content_type_id = ?`, [id])).rejects.toThrow(/immutable/);
+    await expect(conn.execute(`delete from content_type_version where content_type_id = ?`, [id])).rejects.toThrow(/immutable/);
+    const rows = await conn.execute(`select count(*)::int as n from content_type_version where content_type_id = ?`, [id]);
+    expect(rows[0].n).toBeGreaterThan(0);
+  });
 });

@@ -5,6 +5,7 @@ import { Migration20261122000800_webhooks } from './Migration20261122000800_webh
 import { Migration20261122000900_versions } from './Migration20261122000900_versions';
 import { Migration20261122001000_tags_folders_searches } from './Migration20261122001000_tags_folders_searches';
 import { Migration20261122001100_content_embedding } from './Migration20261122001100_content_embedding';
+import { Migration20261122001200_immutable_versions } from './Migration20261122001200_immutable_versions';
 
 export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261122000200_content_type', class: Migration20261122000200_content_type },
@@ -12,4 +13,5 @@ export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261122000900_versions', class: Migration20261122000900_versions },
   { name: 'Migration20261122001000_tags_folders_searches', class: Migration20261122001000_tags_folders_searches },
   { name: 'Migration20261122001100_content_embedding', class: Migration20261122001100_content_embedding },
+  { name: 'Migration20261122001200_immutable_versions', class: Migration20261122001200_immutable_versions },
 ];
