@@ -55,6 +55,7 @@ describe('compileComponent', () => {
     ['a missing metadata()', 'export default () => 1;', /metadata\(\)/],
     ['a non-object result', withMetadata('return 42;'), /object/],
     ['no title', withMetadata("return { description: 'd' };"), /title/],
+    ['an overlong title', withMetadata("return { title: 'x'.repeat(256), description: '' };"), /at most 255/],
     ['process', withMetadata('return { title: process.env.HOME, description: "" };'), /process/],
     ['require', withMetadata('return { title: require("fs").readFileSync("/etc/passwd", "utf8"), description: "" };'), /cannot import|require/],
     ['dynamic import', withMetadata('import("fs"); return { title: "x", description: "" };'), /cannot import/],
@@ -91,5 +92,24 @@ describe('compileComponent', () => {
     expect(elapsed).toBeLessThan(2500);
     expect(ticks).toBeGreaterThan(10);
     expect(longestGap).toBeLessThan(300);
+  });
+
+  it('derives a pathological Props type off the main thread, within a deadline', async () => {
+    const digits = "type D = '0' | '1' | '2' | '3' | '4' | '5' | '6' | '7' | '8' | '9';";
+    const hostile = `${digits}\nexport interface Props {\n  code: \`\${D}\${D}\${D}\${D}\${D}\${D}\`;\n}\n${withMetadata("return { title: 'x', description: '' };")}`;
+    let longestGap = 0;
+    let last = Date.now();
+    const timer = setInterval(() => {
+      longestGap = Math.max(longestGap, Date.now() - last);
+      last = Date.now();
+    }, 10);
+    const outcome = await compileComponent(hostile).then(
+      () => 'compiled',
+      (e) => (e as { code?: string }).code,
+    );
+    clearInterval(timer);
+    expect(['compiled', 'BAD_REQUEST']).toContain(outcome);
+    expect(longestGap).toBeLessThan(300);
+    expect((await compileComponent(HERO)).title).toBe('Hero');
   });
 });

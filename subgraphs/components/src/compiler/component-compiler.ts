@@ -1,8 +1,10 @@
 // The one entry point: source → compiled module, `title`/`description` from the sandboxed `metadata()`, props schema.
 import { BadRequestError } from '@cp/errors';
 import { compileSource } from './compile';
-import { derivePropsSchema } from './props-schema';
+import { propsSchemaOf } from './props-schema-runner';
 import { runMetadata } from './sandbox';
+
+const MAX_TITLE = 255;
 
 export interface CompiledComponent {
   compiled: string;
@@ -13,11 +15,22 @@ export interface CompiledComponent {
 
 export async function compileComponent(source: string): Promise<CompiledComponent> {
   const { module, script } = await compileSource(source);
-  const metadata = await runMetadata(script);
+  const [metadata, schema] = await Promise.allSettled([runMetadata(script), propsSchemaOf(source)]);
+  // Both failing reports the metadata error, whichever finished first.
+  if (metadata.status === 'rejected') throw metadata.reason;
+  if (schema.status === 'rejected') throw schema.reason;
+  return checked(module, metadata.value, schema.value);
+}
+
+function checked(module: string, metadata: Record<string, unknown>, schema: Record<string, unknown>): CompiledComponent {
   if (typeof metadata.title !== 'string' || !metadata.title.trim() || typeof metadata.description !== 'string') {
     throw new BadRequestError('metadata() must return a title and a description.', {
       content: 'metadata() must return { title: string (not empty), description: string }.',
     });
   }
-  return { compiled: module, title: metadata.title, description: metadata.description, schema: derivePropsSchema(source) };
+  // `title` is a varchar(255) column: an overlong one is the component's error (400), not the database's (500).
+  if (metadata.title.length > MAX_TITLE) {
+    throw new BadRequestError('metadata() returned a title that is too long.', { content: `title must be at most ${MAX_TITLE} characters.` });
+  }
+  return { compiled: module, title: metadata.title, description: metadata.description, schema };
 }

@@ -2,14 +2,14 @@
 import { parentPort } from 'node:worker_threads';
 import { getQuickJS, shouldInterruptAfterDeadline } from 'quickjs-emscripten';
 
-export interface SandboxRequest {
+interface SandboxRequest {
   id: number;
   script: string;
   timeoutMs: number;
   memoryBytes: number;
 }
 
-export type SandboxReply = { id: number; ok: true; json: string } | { id: number; ok: false; error: string };
+type SandboxReply = { id: number; ok: true; json: string } | { id: number; ok: false; error: string };
 
 const quickjs = getQuickJS();
 
