@@ -12,3 +12,4 @@ export * from './entity-status';
 export * from './user-reference';
 export * from './lifecycle';
 export * from './version-fields';
+export * from './names';

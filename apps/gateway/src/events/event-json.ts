@@ -1,9 +1,7 @@
 // The REST/SSE shape of an event (D9's fields), identical to the GraphQL `Event` type.
-import { eventCursor, type EventRecord } from '@cp/db';
+import type { EventRecord } from '@cp/db';
 
 export function eventJson(event: EventRecord) {
   const { id, type, resourceType, resourceId, projectId, version, occurredAt, actorId } = event;
   return { id, type, resourceType, resourceId, projectId, version: version ?? null, occurredAt: occurredAt.toISOString(), actorId: actorId ?? null };
 }
-
-export { eventCursor };

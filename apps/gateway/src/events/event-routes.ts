@@ -1,9 +1,9 @@
 // The event routes (D9): `…/events`, `…/{resourceType}/events`, `…/{resourceType}/{resourceId}/events` — JSON pages or SSE.
-import { currentPosition, eventFilterFor, listEvents, positionOf, readEvents, type EventFeed, type EventFilter } from '@cp/db';
+import { currentPosition, eventCursor, eventFilterFor, listEvents, positionOf, readEvents, type EventFeed, type EventFilter } from '@cp/db';
 import { AppError, BadRequestError } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import type { Request, Response } from 'express';
-import { eventCursor, eventJson } from './event-json';
+import { eventJson } from './event-json';
 import { liveEvents } from './live-queue';
 
 /** D9's `resourceType` path values. */

@@ -33,18 +33,10 @@ export class EventFeed {
     return this;
   }
 
-  /** The position this feed has delivered up to: a stream that replays to here and then subscribes loses nothing. */
-  get position(): bigint {
-    return this.last;
-  }
 
   subscribe(subscriber: LiveSubscriber): () => void {
     this.subscribers.add(subscriber);
     return () => this.subscribers.delete(subscriber);
-  }
-
-  get size(): number {
-    return this.subscribers.size;
   }
 
   private pull(): void {

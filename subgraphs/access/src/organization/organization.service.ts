@@ -1,12 +1,11 @@
 // Organization rules: a caller sees and changes its own organization only; deletion removes the tenant.
 import { NotFoundError } from '@cp/errors';
 import { recordEvent } from '@cp/db';
-import { offsetPage, type OffsetArgs, type UserPrincipal } from '@cp/graphql';
+import { offsetPage, type OffsetArgs, type UserPrincipal, requireName } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey } from '../api-key/api-key.entity';
 import { Project } from '../project/project.entity';
 import { Role } from '../role/role.entity';
-import { requireName } from '../shared/names';
 import { User } from '../user/user.entity';
 import { Organization } from './organization.entity';
 import type { UpdateOrganizationInput } from './organization.inputs';

@@ -1,10 +1,9 @@
 // Project rules: tenancy-scoped reads and writes (a project-scoped token sees its project only), each write with its event.
 import { NotFoundError } from '@cp/errors';
-import { offsetPage, type OffsetArgs, type UserPrincipal } from '@cp/graphql';
+import { offsetPage, type OffsetArgs, type UserPrincipal, requireName } from '@cp/graphql';
 import { recordEvent } from '@cp/db';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey, ApiKeyStatus } from '../api-key/api-key.entity';
-import { requireName } from '../shared/names';
 import type { CreateProjectInput, UpdateProjectInput } from './project.inputs';
 import { Project } from './project.entity';
 

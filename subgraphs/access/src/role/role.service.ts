@@ -1,10 +1,9 @@
 // Role rules: validated permissions, no privilege escalation, the Owner role kept intact, each write with its event.
 import { AppError, NotFoundError } from '@cp/errors';
 import { isUniqueViolation, recordEvent } from '@cp/db';
-import { offsetPage, type OffsetArgs, type UserPrincipal } from '@cp/graphql';
+import { offsetPage, type OffsetArgs, type UserPrincipal, requireName } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { assertWithinCaller } from '../shared/authorize-admin';
-import { requireName } from '../shared/names';
 import { User } from '../user/user.entity';
 import { validatePermissions } from './permissions';
 import { OWNER_ROLE, Role } from './role.entity';

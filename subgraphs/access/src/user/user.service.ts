@@ -1,12 +1,11 @@
 // User rules: no privilege escalation, tokens revoked on password change or removal, the Owner role never left empty.
 import { AppError, NotFoundError, ValidationFailedError, type FieldError } from '@cp/errors';
 import { isUniqueViolation, recordEvent } from '@cp/db';
-import { offsetPage, type OffsetArgs, type UserPrincipal } from '@cp/graphql';
+import { offsetPage, type OffsetArgs, type UserPrincipal, requireName } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashPassword } from '../auth/password';
 import { OWNER_ROLE, Role } from '../role/role.entity';
 import { assertWithinCaller } from '../shared/authorize-admin';
-import { requireName } from '../shared/names';
 import { User } from './user.entity';
 import type { CreateUserInput, UpdateUserInput } from './user.inputs';
 

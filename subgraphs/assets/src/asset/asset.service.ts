@@ -1,7 +1,7 @@
 // Asset rules: upload (bytes first, then the row and its event in one transaction), reads with filters, update, delete.
 import { recordEvent } from '@cp/db';
 import { NotFoundError, ValidationFailedError } from '@cp/errors';
-import { keysetPage, type ProjectScope } from '@cp/graphql';
+import { keysetPage, type ProjectScope, distinctNames } from '@cp/graphql';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -70,7 +70,7 @@ export class AssetService {
         if (!input.name.trim()) throw new ValidationFailedError([{ path: '/name', message: 'must not be empty' }]);
         asset.name = sanitizeFileName(input.name);
       }
-      if (input.tags !== undefined) asset.tags = [...new Set(input.tags.map((t) => t.trim()).filter(Boolean))];
+      if (input.tags !== undefined) asset.tags = distinctNames(input.tags);
       if (input.folderId !== undefined) asset.folderId = input.folderId;
       if (input.metadata !== undefined) asset.metadata = input.metadata;
       recordEvent(tx, { resourceType: 'assets', action: 'updated', resourceId: id, ...scope, actorId });

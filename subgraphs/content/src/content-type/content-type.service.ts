@@ -1,10 +1,10 @@
 // Content type rules: tenancy-scoped reads, creation, partial update and the lifecycle (D3), each write with its event.
 import { isUniqueViolation, recordEvent } from '@cp/db';
 import { AppError, NameTakenError, NotFoundError, ValidationFailedError } from '@cp/errors';
-import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope } from '@cp/graphql';
+import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { afterEdit, assertTransition, restoredStatus, type LifecycleAction } from '../lifecycle/lifecycle';
+import { afterEdit, assertTransition, restoredStatus, transitionEvent, type Transition } from '../lifecycle/lifecycle';
 import { latestPackageVersion } from '../shared/component-catalog';
 import { ContentTypeVersion, type ContentTypeSnapshot } from './content-type-version.entity';
 import { ContentType } from './content-type.entity';
@@ -152,7 +152,7 @@ export class ContentTypeService {
     em: EntityManager,
     scope: ProjectScope,
     id: string,
-    action: Exclude<LifecycleAction, 'update' | 'migrate'>,
+    action: Transition,
     actorId: string,
     change: (tx: EntityManager, type: ContentType) => Promise<number | null | undefined>,
   ): Promise<ContentType> {
@@ -161,9 +161,7 @@ export class ContentTypeService {
       assertTransition(type.status, action);
       const wasPublished = Boolean(type.lastPublishedVersion);
       const version = await change(tx, type);
-      const eventAction = ({ rollback: 'rolledBack', publish: 'published', unpublish: 'unpublished', discard: 'discarded', delete: 'deleted', restore: 'restored' } as const)[action];
-      const published = action === 'publish' || action === 'unpublish' || (action === 'delete' && wasPublished);
-      recordEvent(tx, { resourceType: 'content-types', action: eventAction, resourceId: id, ...scope, actorId, version, published });
+      recordEvent(tx, { resourceType: 'content-types', ...transitionEvent(action, wasPublished), resourceId: id, ...scope, actorId, version });
       return type;
     });
   }
@@ -181,11 +179,4 @@ export class ContentTypeService {
 function snapshot(type: ContentType): ContentTypeSnapshot {
   const { name, description, schema, layoutComponentId, componentIdsAllowList, templateContentIds, permissions, metadata } = type;
   return { name, description, schema, layoutComponentId, componentIdsAllowList, templateContentIds, permissions, metadata };
-}
-
-function requireName(name: string): string {
-  const trimmed = name.trim();
-  if (!trimmed) throw new ValidationFailedError([{ path: '/name', message: 'must not be empty' }]);
-  if (trimmed.length > 255) throw new ValidationFailedError([{ path: '/name', message: 'must be at most 255 characters' }]);
-  return trimmed;
 }

@@ -1,12 +1,12 @@
 // Content rules: create against the latest published type version, validate (D6), lifecycle (D3), migrate, find (D1, D2).
 import { recordEvent } from '@cp/db';
 import { AppError, BadRequestError, NotFoundError, ValidationFailedError } from '@cp/errors';
-import { EntityStatus, keysetPage, parseOffsetArgs, type ProjectScope } from '@cp/graphql';
+import { EntityStatus, keysetPage, parseOffsetArgs, type ProjectScope, distinctNames, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { ContentType } from '../content-type/content-type.entity';
-import { afterEdit, assertTransition, restoredStatus, type LifecycleAction } from '../lifecycle/lifecycle';
+import { afterEdit, assertTransition, restoredStatus, transitionEvent, type Transition } from '../lifecycle/lifecycle';
 import { compileContent } from './content-compile';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
@@ -14,8 +14,6 @@ import { fullText, listWhere, parseSort, searchWhere } from './content-query';
 import type { SemanticSearch } from '../semantic/semantic-search';
 import { allowedComponents, validateDocument } from './content-validation';
 import { ensureTags } from '../tag/tag.resolver';
-
-const EVENT_ACTIONS = { publish: 'published', unpublish: 'unpublished', discard: 'discarded', rollback: 'rolledBack', delete: 'deleted', restore: 'restored' } as const;
 
 export class ContentService {
   /** Without semantic search (embeddings off), `query` falls back to full-text matching. */
@@ -43,7 +41,7 @@ export class ContentService {
         isTemplate: input.isTemplate ?? false,
         content: input.content,
         compiled: '',
-        tags: cleanTags(input.tags),
+        tags: distinctNames(input.tags),
         folderId: input.folderId ?? null,
         metadata: { ...input.metadata, author: actorId },
         createdById: actorId,
@@ -66,7 +64,7 @@ export class ContentService {
       if (input.isTemplate !== undefined) entry.isTemplate = input.isTemplate;
       if (input.content !== undefined) entry.content = input.content;
       if (input.tags !== undefined) {
-        entry.tags = cleanTags(input.tags);
+        entry.tags = distinctNames(input.tags);
         await ensureTags(tx, scope, entry.tags);
       }
       if (input.folderId !== undefined) entry.folderId = input.folderId;
@@ -227,7 +225,7 @@ export class ContentService {
     em: EntityManager,
     scope: ProjectScope,
     id: string,
-    action: keyof typeof EVENT_ACTIONS & LifecycleAction,
+    action: Transition,
     actorId: string,
     change: (tx: EntityManager, entry: Content) => Promise<number | null | undefined>,
   ): Promise<Content> {
@@ -236,8 +234,7 @@ export class ContentService {
       assertTransition(entry.status, action);
       const wasPublished = Boolean(entry.lastPublishedVersion);
       const version = await change(tx, entry);
-      const published = action === 'publish' || action === 'unpublish' || (action === 'delete' && wasPublished);
-      recordEvent(tx, { resourceType: 'content', action: EVENT_ACTIONS[action], resourceId: id, ...scope, actorId, version, published });
+      recordEvent(tx, { resourceType: 'content', ...transitionEvent(action, wasPublished), resourceId: id, ...scope, actorId, version });
       return entry;
     });
   }
@@ -256,15 +253,4 @@ function sortOrder(sort: unknown): 'asc' | 'desc' {
     throw new BadRequestError('sort supports one entry: {field: "updatedAt", order: "asc" | "desc"}.', { parameter: 'sort' });
   }
   return first.order;
-}
-
-function requireName(name: string): string {
-  const trimmed = name.trim();
-  if (!trimmed) throw new ValidationFailedError([{ path: '/name', message: 'must not be empty' }]);
-  if (trimmed.length > 255) throw new ValidationFailedError([{ path: '/name', message: 'must be at most 255 characters' }]);
-  return trimmed;
-}
-
-function cleanTags(tags: string[] | undefined): string[] {
-  return [...new Set((tags ?? []).map((t) => t.trim()).filter(Boolean))];
 }

@@ -28,3 +28,21 @@ export function afterEdit(entity: { status: EntityStatus; version?: number | nul
 export function restoredStatus(lastPublishedVersion: number | null | undefined): EntityStatus {
   return lastPublishedVersion ? modified : draft;
 }
+
+/** The lifecycle transitions other than edits, each with the event action it records (D9). */
+export const TRANSITION_EVENTS = {
+  publish: 'published',
+  unpublish: 'unpublished',
+  discard: 'discarded',
+  rollback: 'rolledBack',
+  delete: 'deleted',
+  restore: 'restored',
+} as const;
+
+export type Transition = keyof typeof TRANSITION_EVENTS;
+
+/** The event a transition records; API keys may see it when it changes what clients see (D9). */
+export function transitionEvent(action: Transition, wasPublished: boolean) {
+  const published = action === 'publish' || action === 'unpublish' || (action === 'delete' && wasPublished);
+  return { action: TRANSITION_EVENTS[action], published };
+}

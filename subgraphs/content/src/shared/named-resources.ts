@@ -1,7 +1,7 @@
 // Rules shared by tags, folders and saved searches: project scope, names unique in the project (409 NAME_TAKEN, D11), events.
 import { isUniqueViolation, recordEvent, type EventResourceType } from '@cp/db';
 import { NameTakenError, NotFoundError, ValidationFailedError } from '@cp/errors';
-import { offsetPage, type OffsetArgs, type ProjectScope } from '@cp/graphql';
+import { offsetPage, type OffsetArgs, type ProjectScope, requireName } from '@cp/graphql';
 import type { EntityClass, EntityManager, FilterQuery, RequiredEntityData } from '@mikro-orm/postgresql';
 
 interface Named {
@@ -69,11 +69,4 @@ export class NamedResources<T extends Named> {
       throw err;
     }
   }
-}
-
-function requireName(name: string | undefined): string {
-  const trimmed = (name ?? '').trim();
-  if (!trimmed) throw new ValidationFailedError([{ path: '/name', message: 'must not be empty' }]);
-  if (trimmed.length > 255) throw new ValidationFailedError([{ path: '/name', message: 'must be at most 255 characters' }]);
-  return trimmed;
 }

@@ -1,6 +1,6 @@
 // Webhook rules: CRUD with an SSRF-checked URL and an encrypted secret, the delivery log, manual redelivery.
 import { AppError, NotFoundError, ValidationFailedError } from '@cp/errors';
-import { offsetPage, type OffsetArgs, type ProjectScope } from '@cp/graphql';
+import { offsetPage, type OffsetArgs, type ProjectScope, distinctNames } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import type { SecretBox } from './secret-box';
@@ -35,7 +35,7 @@ export class WebhookService {
     const webhook = em.create(Webhook, {
       ...scope,
       url: input.url,
-      eventTypes: cleanTypes(input.eventTypes),
+      eventTypes: distinctNames(input.eventTypes),
       description: input.description ?? null,
       active: input.active ?? true,
       secretCiphertext: this.options.box.seal(secret),
@@ -49,7 +49,7 @@ export class WebhookService {
     if (input.url !== undefined) await assertDeliverable(input.url, this.options.allowPrivateTargets);
     const webhook = await this.get(em, scope, id);
     if (input.url !== undefined) webhook.url = input.url;
-    if (input.eventTypes !== undefined) webhook.eventTypes = cleanTypes(input.eventTypes);
+    if (input.eventTypes !== undefined) webhook.eventTypes = distinctNames(input.eventTypes);
     if (input.description !== undefined) webhook.description = input.description;
     if (input.active !== undefined) webhook.active = input.active;
     await em.flush();
@@ -81,8 +81,4 @@ export class WebhookService {
     await em.flush();
     return delivery;
   }
-}
-
-function cleanTypes(types: string[] | undefined): string[] {
-  return [...new Set((types ?? []).map((t) => t.trim()).filter(Boolean))];
 }
