@@ -13,3 +13,4 @@ export * from './events/event-access';
 export * from './project-scoped.entity';
 export * from './version-record.entity';
 export * from './immutable-rows';
+export * from './latest-versions';

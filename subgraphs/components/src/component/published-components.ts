@@ -1,6 +1,7 @@
 // What API keys see of components: the last published version of each, never a draft or a working copy (D9).
 import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { lastPublishedVersions } from '@cp/db';
 import { NotFoundError } from '@cp/errors';
 import { ComponentVersion } from './component-version.entity';
 import { Component } from './component.entity';
@@ -11,13 +12,9 @@ function publishedView(component: Component, version: ComponentVersion): Compone
 }
 
 async function withVersions(em: EntityManager, components: Component[]): Promise<Component[]> {
-  if (components.length === 0) return [];
-  const rows = await em.find(ComponentVersion, {
-    $or: components.map((c) => ({ componentId: c.id, version: c.lastPublishedVersion! })),
-  });
-  const byComponent = new Map(rows.map((r) => [r.componentId, r]));
+  const versions = await lastPublishedVersions(em, ComponentVersion, 'componentId', components);
   return components.flatMap((c) => {
-    const version = byComponent.get(c.id);
+    const version = versions.get(c.id);
     return version ? [publishedView(c, version)] : [];
   });
 }

@@ -1,4 +1,5 @@
 // What API keys see of content types: the last published version of each, never a draft or a working copy (D9).
+import { lastPublishedVersions } from '@cp/db';
 import { NotFoundError } from '@cp/errors';
 import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -13,11 +14,9 @@ const visible = (scope: ProjectScope) => ({
 });
 
 async function asPublished(em: EntityManager, types: ContentType[]): Promise<ContentType[]> {
-  if (types.length === 0) return [];
-  const rows = await em.find(ContentTypeVersion, { $or: types.map((t) => ({ contentTypeId: t.id, version: t.lastPublishedVersion! })) });
-  const byType = new Map(rows.map((r) => [r.contentTypeId, r]));
+  const versions = await lastPublishedVersions(em, ContentTypeVersion, 'contentTypeId', types);
   return types.flatMap((t) => {
-    const v = byType.get(t.id);
+    const v = versions.get(t.id);
     return v ? [{ ...t, ...v.content, status: EntityStatus.published, version: v.version, packageVersion: v.packageVersion } as ContentType] : [];
   });
 }

@@ -1,4 +1,5 @@
 // What API keys see of content (D9): the last published version of each entry; drafts and working copies never.
+import { lastPublishedVersions } from '@cp/db';
 import { NotFoundError } from '@cp/errors';
 import { EntityStatus, type ProjectScope } from '@cp/graphql';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
@@ -8,11 +9,9 @@ import { Content, ContentVersion } from './content.entity';
 export const PUBLISHED: FilterQuery<Content>[] = [{ lastPublishedVersion: { $ne: null } }, { status: { $in: [EntityStatus.published, EntityStatus.modified] } }];
 
 export async function asPublished(em: EntityManager, entries: Content[]): Promise<Content[]> {
-  if (entries.length === 0) return [];
-  const rows = await em.find(ContentVersion, { $or: entries.map((e) => ({ contentId: e.id, version: e.lastPublishedVersion! })) });
-  const byEntry = new Map(rows.map((r) => [r.contentId, r]));
+  const versions = await lastPublishedVersions(em, ContentVersion, 'contentId', entries);
   return entries.flatMap((e) => {
-    const v = byEntry.get(e.id);
+    const v = versions.get(e.id);
     return v ? [{ ...e, ...v.content, compiled: v.compiled, status: EntityStatus.published, version: v.version } as Content] : [];
   });
 }
