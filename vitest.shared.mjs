@@ -6,8 +6,8 @@ export const sharedConfig = {
   test: {
     include: ['src/**/*.test.ts', '*.test.ts', '**/*.test.ts'],
     exclude: ['**/node_modules/**', '**/dist/**'],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
+    testTimeout: 120_000, // black-box tests start real services; CI machines are shared and slow at times
+    hookTimeout: 180_000,
     pool: 'forks',
     setupFiles: ['reflect-metadata'],
   },

@@ -28,6 +28,8 @@ function scryptHash(password: string): string {
   return ['scrypt', 2 ** 15, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
+const MAX_RESPONSE_BYTES = 100_000;
+
 describe('access control over HTTP (real PostgreSQL)', () => {
   let service: TestService;
   let api: Client;
@@ -47,7 +49,8 @@ describe('access control over HTTP (real PostgreSQL)', () => {
   }
 
   beforeAll(async () => {
-    service = await startService();
+    // A small response cap, so a large introspection answer shows the cap (issue 11.6); every other answer here is far below.
+    service = await startService({ env: { MAX_RESPONSE_BYTES: String(MAX_RESPONSE_BYTES) } });
     api = new Client(service.url);
     token = await api.login();
     sql = new Pg({ connectionString: service.databaseUrl });
@@ -115,7 +118,13 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       // Another project's path with this key: unknown, not forbidden.
       expect((await api.call('GET', `/api/v1/organizations/default/projects/${foreign.project}/content-types`, { apiKey })).status).toBe(404);
 
-      const after = await api.call('GET', `${KEYS}/${body.id}`, { token });
+      // `lastUsed` is written off the request path, in batches every few seconds (issue 12.4).
+      const deadline = Date.now() + 30_000;
+      let after = await api.call('GET', `${KEYS}/${body.id}`, { token });
+      while (!after.body.lastUsed && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 500));
+        after = await api.call('GET', `${KEYS}/${body.id}`, { token });
+      }
       expect(new Date(after.body.lastUsed).getTime()).toBeGreaterThan(Date.now() - 60_000);
     });
 
@@ -368,6 +377,25 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       expect(long.body.errors?.[0].extensions?.code).toBe('BAD_REQUEST');
     });
 
+    it('counts list sizes in the cost and refuses oversized answers, before execution, with 400 (issue 11.6)', async () => {
+      const contents = (n: number) => `contents(organizationId: "default", projectId: "default", limit: ${n}) { data { id name content createdBy { id email } } }`;
+      const aliased = await api.graphql(`{ ${Array.from({ length: 15 }, (_, i) => `a${i}: ${contents(100)}`).join(' ')} }`, {}, { token });
+      expect(aliased.status).toBe(400);
+      expect(aliased.body.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_REQUEST', details: { limit: 'cost' } } });
+      expect(aliased.body.data).toBeUndefined();
+      // The size may come in a variable, too.
+      const query = `query($n: Int) { ${Array.from({ length: 15 }, (_, i) => `a${i}: contents(organizationId: "default", projectId: "default", limit: $n) { data { id name content } }`).join(' ')} }`;
+      expect((await api.graphql(query, { n: 100 }, { token })).status).toBe(400);
+      // The same shapes at sizes that add up to little, and one full page, are fine.
+      expect((await api.graphql(query, { n: 2 }, { token })).status).toBe(200);
+      expect((await api.graphql(`{ ${contents(100)} }`, {}, { token })).status).toBe(200);
+      // A response above MAX_RESPONSE_BYTES is refused with a clear error instead of being sent.
+      const introspection = '{ __schema { types { name description enumValues { name description } inputFields { name description } fields { name description args { name description type { name } } type { name kind ofType { name kind } } } } } }';
+      const big = await api.graphql(introspection, {}, { token });
+      expect(big.status).toBe(400);
+      expect(big.body.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_REQUEST', details: { limit: 'responseBytes', max: MAX_RESPONSE_BYTES } } });
+    });
+
     it('lets every REST read route’s generated operation through the limits, and hides field suggestions from key holders', async () => {
       const { body } = await api.call('POST', KEYS, { token, body: { name: 'limits' } });
       const routes = Object.assign({}, ...SUBGRAPHS.map((s) => s.routes)) as Record<string, { app?: { method: string; path: string }; api?: { method: string; path: string } }>;
@@ -378,6 +406,9 @@ describe('access control over HTTP (real PostgreSQL)', () => {
           const path = route.path.replace(':organizationId', 'default').replace(':projectId', 'default').replace(/:[A-Za-z]+/g, 'unknown-id');
           const res = await api.call('GET', `/${family}/v1${path}`, family === 'app' ? { token } : { apiKey: body.key });
           expect(res.status, `${field} ${family}`).not.toBe(400);
+          // The largest page a route allows passes the list-aware cost too (routes without `limit` may refuse it otherwise).
+          const full = await api.call('GET', `/${family}/v1${path}?limit=100`, family === 'app' ? { token } : { apiKey: body.key });
+          expect(JSON.stringify(full.body), `${field} ${family} limit=100`).not.toMatch(/cost/);
         }
       }
       const keyTypo = await api.graphql('{ contentTypes(organizationId: "default", projectId: "default") { data { nme } } }', {}, { apiKey: body.key });

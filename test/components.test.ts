@@ -69,7 +69,7 @@ describe('components, packages and component assets', () => {
     expect(del.status).toBe(409);
     expect(del.body.error).toMatchObject({ code: 'COMPONENT_IN_USE', details: { packages: ['1.0.0'] } });
     const versions = await fx.api.call('GET', `${base}/components/${hero.id}/versions`, { token: fx.token });
-    expect(versions.body).toEqual([expect.objectContaining({ version: 1, status: 'published', createdBy: expect.any(String) })]);
+    expect(versions.body).toEqual({ data: [expect.objectContaining({ version: 1, status: 'published', createdBy: expect.any(String) })] });
     const discard = await fx.api.call('POST', `${base}/components/${hero.id}/discard`, { token: fx.token });
     expect(discard.status).toBe(409);
     expect(discard.body.error.details).toEqual({ currentStatus: 'published', requestedStatus: 'published' });

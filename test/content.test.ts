@@ -93,8 +93,8 @@ describe('content', () => {
     expect((await call('POST', `${app}/content/${id}/rollback`, { version: 1 })).body).toMatchObject({ status: 'modified', content: { title: 'v1' } });
     expect((await call('POST', `${app}/content/${id}/discard`)).body).toMatchObject({ status: 'published', version: 2, content: { title: 'v2 draft' } });
     const versions = await call('GET', `${app}/content/${id}/versions`);
-    expect(versions.body.map((v: { version: number }) => v.version)).toEqual([2, 1]);
-    expect(versions.body[1]).toMatchObject({ status: 'published', content: { content: { title: 'v1' } }, createdBy: expect.any(String) });
+    expect(versions.body.data.map((v: { version: number }) => v.version)).toEqual([2, 1]);
+    expect(versions.body.data[1]).toMatchObject({ status: 'published', content: { content: { title: 'v1' } }, createdBy: expect.any(String) });
     expect((await call('POST', `${app}/content/${id}/unpublish`)).body.status).toBe('unpublished');
     expect((await fx.api.call('GET', `${api}/content/${id}/resolved`, { apiKey: key })).status).toBe(404);
     expect((await call('DELETE', `${app}/content/${id}`)).body.status).toBe('deleted');

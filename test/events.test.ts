@@ -139,6 +139,42 @@ describe('events', () => {
   });
 });
 
+/** A raw WebSocket on /graphql speaking graphql-ws's subprotocol; resolves with the close code once the server closes it. */
+function rawSocket(url: string) {
+  const socket = new WebSocket(url.replace(/^http/, 'ws') + '/graphql', 'graphql-transport-ws');
+  const opened = new Promise<void>((resolve, reject) => {
+    socket.once('open', () => resolve());
+    socket.once('error', reject);
+  });
+  const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+  socket.on('error', () => undefined);
+  return { socket, opened, closed };
+}
+
+describe('WebSocket limits before authentication (issue 11.4)', () => {
+  const fx = useService();
+
+  it('closes a socket that sends a frame above 64 KiB (1009), before it is buffered in full', async () => {
+    const { socket, opened, closed } = rawSocket(fx.service.url);
+    await opened;
+    socket.send(JSON.stringify({ type: 'connection_init', payload: { junk: 'x'.repeat(1024 * 1024) } }));
+    expect(await closed).toBe(1009);
+    // A normal connection still works.
+    const ok = rawSocket(fx.service.url);
+    await ok.opened;
+    ok.socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${fx.token}` } }));
+    const ack = await new Promise<string>((resolve) => ok.socket.once('message', (data) => resolve(String(data))));
+    expect(JSON.parse(ack).type).toBe('connection_ack');
+    ok.socket.close();
+  });
+
+  it('closes a socket that never sends connection_init (4408)', async () => {
+    const { opened, closed } = rawSocket(fx.service.url);
+    await opened;
+    expect(await closed).toBe(4408);
+  });
+});
+
 describe('events across replicas and crashes (real PostgreSQL)', () => {
   let a: TestService;
   let b: TestService;

@@ -37,7 +37,11 @@ export async function spawnNode(entry: string, env: Record<string, string>, read
   });
   let output = '';
   const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${entry} did not start in time:\n${output}`)), timeoutMs);
+    const timer = setTimeout(() => {
+      // Never leave a half-started service behind: it would hold its port and database after the test.
+      child.kill('SIGKILL');
+      reject(new Error(`${entry} did not start in time:\n${output}`));
+    }, timeoutMs);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       for (const line of output.split('\n')) {
@@ -85,6 +89,8 @@ export interface StartOptions {
   dataDir?: string;
   databaseUrl?: string;
   env?: Record<string, string>;
+  /** How long start-up may take (first start of an embedded database on a busy machine is slow); 90 s by default. */
+  startTimeoutMs?: number;
 }
 
 export async function startService(options: StartOptions = {}): Promise<TestService> {
@@ -111,7 +117,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     env.DATABASE_URL = url;
     env.DATA_DIR = mkdtempSync(join(tmpdir(), 'cp-blackbox-'));
   }
-  const proc = await spawnNode('apps/gateway/dist/main.js', env, /content platform listening/);
+  const proc = await spawnNode('apps/gateway/dist/main.js', env, /content platform listening/, options.startTimeoutMs);
   return {
     ...proc,
     env,

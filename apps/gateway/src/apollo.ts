@@ -1,10 +1,10 @@
 // Apollo Server at /graphql: error formatting (D4 codes, no internals) and HTTP status for request-level failures.
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { ApolloGateway } from '@apollo/gateway';
-import { formatGraphQLError, isErrorCode, isInternal, statusOf } from '@cp/errors';
+import { BadRequestError, formatGraphQLError, isErrorCode, isInternal, statusOf } from '@cp/errors';
 import type { Context } from '@cp/graphql';
-import type { Server } from 'node:http';
+import { counter } from '@cp/metrics';
 import { graphqlArmor } from './armor';
 import { currentScope, edgeContext } from './request-scope';
 
@@ -23,21 +23,75 @@ const statusFromErrors: ApolloServerPlugin<Context> = {
   },
 };
 
-export function createApollo(gateway: ApolloGateway, httpServer: Server, plugins: ApolloServerPlugin<Context>[] = []) {
+/** The gateway cannot execute subscriptions (they live on graphql-ws, same path): over HTTP they are the client's 400. */
+const noSubscriptionsOverHttp: ApolloServerPlugin<Context> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ operation }) {
+        if (operation?.operation === 'subscription') {
+          throw new BadRequestError('Subscriptions are served over WebSocket (graphql-ws) at /graphql, not over HTTP POST or GET.');
+        }
+      },
+    };
+  },
+};
+
+/**
+ * No drain plugin: the service drains its HTTP server itself (`HttpDrain`) before `apollo.stop()`, so no operation can
+ * arrive once Apollo is stopping ("A GraphQL operation was received during server shutdown").
+ */
+const operations = counter('cp_graphql_operations_total', 'GraphQL operations (HTTP and REST) by operation name and outcome.', ['operation', 'outcome']);
+const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
+const MAX_OPERATION_NAMES = 500;
+const seenNames = new Set<string>();
+
+/** Operation names are client-chosen: only well-formed ones, and at most 500 distinct, become label values. */
+function operationLabel(name: string | null | undefined): string {
+  if (!name) return 'anonymous';
+  if (!OPERATION_NAME.test(name)) return 'invalid';
+  if (!seenNames.has(name)) {
+    if (seenNames.size >= MAX_OPERATION_NAMES) return 'other';
+    seenNames.add(name);
+  }
+  return name;
+}
+
+/** `success`, `partial` (data and errors) or `error` (no data). */
+const operationMetrics: ApolloServerPlugin<Context> = {
+  async requestDidStart() {
+    return {
+      async willSendResponse({ operationName, response }) {
+        if (response.body.kind !== 'single') return;
+        const { data, errors } = response.body.singleResult;
+        const outcome = !errors?.length ? 'success' : data && Object.values(data).some((v) => v !== null) ? 'partial' : 'error';
+        operations.inc({ operation: operationLabel(operationName), outcome });
+      },
+    };
+  },
+};
+
+export function createApollo(gateway: ApolloGateway, plugins: ApolloServerPlugin<Context>[] = []) {
   const armor = graphqlArmor();
   return new ApolloServer<Context>({
     validationRules: armor.validationRules,
     parseOptions: armor.parseOptions,
     // Batched operations (a JSON array of operations) stay refused: one HTTP request would escape the per-request limits.
     allowBatchedHttpRequests: false,
+    // GET queries (APQ, CDN-cacheable) carry a credential header no browser sends cross-site without a preflight,
+    // which is all CSRF prevention asks for; Apollo's default list knows only its own headers.
+    csrfPrevention: { requestHeaders: ['x-apollo-operation-name', 'apollo-require-preflight', 'x-api-key', 'authorization'] },
     gateway,
     includeStacktraceInErrorResponses: false,
     introspection: true,
     formatError(formatted, error) {
+      // Automatic persisted queries: clients (Apollo Link, CDNs' APQ support) react to these two codes by name.
+      const code = formatted.extensions?.code;
+      if (code === 'PERSISTED_QUERY_NOT_FOUND' || code === 'PERSISTED_QUERY_NOT_SUPPORTED') return { message: formatted.message, extensions: { code } };
       const result = formatGraphQLError(formatted, error, edgeContext());
       if (isInternal(result)) currentScope()?.logger.error({ err: error }, 'unexpected error');
       return result;
     },
-    plugins: [ApolloServerPluginDrainHttpServer({ httpServer }), statusFromErrors, ...armor.plugins, ...plugins],
+    // Apollo's landing page loads from a CDN: disabled; our GraphiQL (docs/mount.ts) answers browsers instead.
+    plugins: [ApolloServerPluginLandingPageDisabled(), statusFromErrors, noSubscriptionsOverHttp, operationMetrics, ...armor.plugins, ...plugins],
   });
 }

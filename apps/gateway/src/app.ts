@@ -1,26 +1,34 @@
 // Assembles the service: database, subgraphs, gateway, /graphql, REST, /health; returns a server tests can start on port 0.
 import { expressMiddleware } from '@as-integrations/express5';
 import { createLogger, loadJwtSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
-import { createBroker, EventDispatcher, EventFeed, onEventsCommitted, openDatabase, sqlProjectDirectory, type Database } from '@cp/db';
+import { createBroker, EventDispatcher, EventFeed, onEventsCommitted, onEventsFlushed, openDatabase, sqlProjectDirectory, type Database } from '@cp/db';
+import { registerCacheStats } from '@cp/metrics';
+import { createRateLimiter, drainDeadline, HttpDrain, LiveStreams, Readiness, registerRuntimeMetrics, requestMetrics, serveMetrics } from '@cp/edge';
 import { AppError, toErrorEnvelope } from '@cp/errors';
 import type { Context } from '@cp/graphql';
-import { bootstrap, createAuthService } from '@cp/subgraph-access';
-import { createEmbeddingIndexer, createWebhookWorker } from '@cp/subgraph-content';
-import { cdnHandler, createAssetService, uploadHandler } from '@cp/subgraph-assets';
-import { componentAssetCdnHandler, componentAssetUploadHandler, createComponentAssetService } from '@cp/subgraph-components';
+import { bootstrap, createAuthService, limiterSignInThrottle } from '@cp/subgraph-access';
+import { startWorkers, type SubgraphDeps } from '@cp/subgraph-server';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApollo } from './apollo';
-import { EVENT_PATHS, eventRoutesHandler } from './events/event-routes';
-import { buildSubscriptionSchema, startSubscriptionServer } from './events/subscriptions';
-import { documentSizeLimit } from './armor';
+import { eventRoutesHandler } from './events/event-routes';
+import { buildSubscriptionSchema, refuseHttpSubscriptions, startSubscriptionServer } from './events/subscriptions';
+import { documentSizeLimit, responseSizeLimit } from './armor';
+import { AccessWatch } from './access-watch';
 import { contextMiddleware } from './context';
 import { createGateway, readSupergraph } from './gateway';
-import { healthHandler } from './health';
+import { healthHandler, SERVICE_VERSION } from './health';
+import { idempotency, startIdempotencyCleanup } from './idempotency';
+import { mountDocs } from './docs/mount';
+import { eventRoutes } from './plain-routes';
+import { assertJsonDepth, graphqlInputGuard, inputGuard } from './input-guard';
+import { apiHeaders } from './api-headers';
 import { edgeContext, requestScope } from './request-scope';
-import { createRateLimiter } from './rate-limit';
+import { clientReadCache } from './read-cache/client-cache';
+import { ReadCache } from './read-cache/read-cache';
+import { announceWritesBeforeAnswering } from './read-cache/announce-writes';
 import { assertFamilyPrincipal, createRestHandler } from './rest';
 import { sendError } from './send-error';
 import { allRoutes, SUBGRAPHS } from './subgraphs';
@@ -30,7 +38,10 @@ export interface RunningService {
   server: Server;
   db: Database;
   logger: Logger;
-  close(): Promise<void>;
+  /** The published-read cache (undefined with `CACHE=off`); `stats()` for metrics. */
+  cache?: ReadCache;
+  /** Graceful: stop accepting, finish in-flight requests, end streams, stop workers; `timeoutMs` bounds the drain. */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 const JSON_LIMIT_BYTES = 1024 * 1024;
@@ -38,7 +49,8 @@ const JSON_LIMIT_BYTES = 1024 * 1024;
 export async function startService(config: Config, logger: Logger = createLogger(config)): Promise<RunningService> {
   const secret = loadJwtSecret(config);
   const db = await openDatabase({ config, modules: SUBGRAPHS.map((s) => s.database), logger });
-  const auth = createAuthService(config, secret);
+  // Principals cached per replica, dropped by access events below (issue 12.4).
+  const auth = createAuthService(config, secret, { cacheTtlSeconds: config.auth.cacheTtlSeconds });
   await bootstrap(db.orm.em.fork(), config.admin, logger);
 
   // Transactional outbox (issue 7): positions assigned after commit, announced to every replica.
@@ -46,62 +58,106 @@ export async function startService(config: Config, logger: Logger = createLogger
   const dispatcher = new EventDispatcher(db.orm, broker, logger).start();
   onEventsCommitted(db.orm.em, () => dispatcher.kick());
   const feed = await new EventFeed(db.orm, broker, logger).start();
-  const webhooks = createWebhookWorker(config, db.orm, logger).start();
-  broker.subscribe(() => webhooks.kick());
-  const embeddings = createEmbeddingIndexer(config, db.orm, logger)?.start();
-  onEventsCommitted(db.orm.em, () => embeddings?.kick());
-
-  const local: Partial<Record<SubgraphName, GraphQLSchema>> = {};
-  for (const subgraph of SUBGRAPHS) {
-    if (!config.subgraphUrls[subgraph.name]) local[subgraph.name] = (await subgraph.build({ config, auth })).schema;
+  const projects = sqlProjectDirectory(db.orm);
+  const access = new AccessWatch({ orm: db.orm, auth, projects }, (err) => logger.warn({ err }, 're-checking a stream caller failed'));
+  // Access changes (keys, users, roles, projects, organizations) reach every replica through the broker: drop the
+  // cached principals, then end the streams that lost their right (issues 12.4, 11.5). Client feeds never carry them.
+  feed.onEvent((event) => {
+    if (auth.cache.invalidate(event)) access.changed(event);
+  });
+  // This replica's own access writes drop their entries before the response goes out (no broker round trip).
+  onEventsFlushed(db.orm.em, (events) => events.forEach((event) => auth.cache.invalidate(event)));
+  // Client reads are cached until an event of their project reaches this replica (issue 12; README "Read cache").
+  const cache = config.cache.enabled ? new ReadCache({ maxBytes: config.cache.maxBytes, appliedPosition: () => feed.position }) : undefined;
+  if (cache) {
+    registerCacheStats('reads', () => {
+      const stats = cache.stats();
+      return { hits: stats.hits, misses: stats.misses, size: stats.entries };
+    });
+    feed.onAnnounced((position) => cache.announced(position));
+    feed.onEvent((event) => (event.projectId ? cache.invalidateProject(event.projectId) : cache.invalidateAll()));
   }
+  const clientCache = clientReadCache({ cache, cdnMaxAge: config.cache.cdnMaxAge });
+
+  // Subgraphs served here run their workers here; a remote subgraph's service runs its own (same module object).
+  const deps: SubgraphDeps = { config, logger, orm: db.orm, secret, auth };
+  const inProcess = SUBGRAPHS.filter((s) => !config.subgraphUrls[s.name]);
+  const workers = startWorkers(inProcess, deps, {
+    onCommit: (listener) => onEventsCommitted(db.orm.em, listener),
+    onAnnounce: (listener) => broker.subscribe(listener),
+  });
+  const local: Partial<Record<SubgraphName, GraphQLSchema>> = {};
+  // In-process access shares the gateway's AuthService (`deps.auth`): one principal cache, and sign-in failures counted
+  // in the rate limiter's shared store (issue 11.3) rather than per process.
+  for (const subgraph of inProcess) local[subgraph.name] = (await subgraph.build(deps)).schema;
   const gateway = createGateway({ supergraphSdl: readSupergraph(), local, remote: config.subgraphUrls, secret });
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate(({ apiSchema: schema }) => (apiSchema = schema));
 
   const app = express();
   app.disable('x-powered-by');
-  const server = createHttpServer(app);
-  const apollo = createApollo(gateway, server);
+  const drain = new HttpDrain();
+  const server = createHttpServer(drain.listener(app));
+  drain.attach(server);
+  const readiness = new Readiness();
+  const streams = new LiveStreams();
+  const apollo = createApollo(gateway, [announceWritesBeforeAnswering(dispatcher)]);
   await apollo.start();
   if (!apiSchema) throw new Error('The gateway did not load the supergraph.');
 
-  const contextDeps = { orm: db.orm, auth, projects: sqlProjectDirectory(db.orm) };
+  const contextDeps = { orm: db.orm, auth, projects };
   const limiter = await createRateLimiter({ config, orm: db.orm, embedded: db.embedded, logger });
-  const subscriptions = startSubscriptionServer({ server, schema: await buildSubscriptionSchema(feed), limiter, ...contextDeps });
+  auth.signInThrottle = limiterSignInThrottle(limiter.signInLimiter);
+  const idempotent = (body: 'raw' | 'parsed' | 'none', onError: (res: Response, err: unknown) => void) =>
+    idempotency({ orm: db.orm, logger, body, graphql: body === 'parsed', maxBodyBytes: JSON_LIMIT_BYTES, onError });
+  const idempotencyCleanup = startIdempotencyCleanup(db.orm, logger);
+  const subscriptions = startSubscriptionServer({ server, schema: buildSubscriptionSchema(apiSchema, feed), limiter, access, apollo, ...contextDeps });
+  app.use(requestMetrics());
   app.use(requestScope(logger));
+  app.use(inputGuard());
+  app.use(['/app/v1', '/api/v1', '/graphql'], apiHeaders());
   app.get('/health', healthHandler(db));
+  app.get('/ready', readiness.handler(() => db.ping()));
+  const metricsServer = await serveMetrics(app, config, logger);
+  registerRuntimeMetrics({ orm: db.orm, feedPosition: () => feed.position, sseStreams: () => streams.size, wsConnections: () => subscriptions.connections });
+  // OpenAPI documents, /docs and the GraphQL IDE: public, before any authentication.
+  mountDocs(app, { config, schema: apiSchema, routes: allRoutes(), version: SERVICE_VERSION });
   app.use(
     '/graphql',
-    express.json({ limit: JSON_LIMIT_BYTES }),
+    express.json({ limit: JSON_LIMIT_BYTES, verify: (_req, _res, buf) => assertJsonDepth(buf.toString('utf8')) }),
+    graphqlInputGuard(sendGraphQLError),
     contextMiddleware(contextDeps, limiter.onAuthFailure(sendGraphQLError)),
     limiter.middleware(sendGraphQLError),
     documentSizeLimit(sendGraphQLError),
+    refuseHttpSubscriptions(sendGraphQLError),
+    idempotent('parsed', sendGraphQLError),
+    clientCache.graphql,
+    responseSizeLimit(sendGraphQLError, config.http.maxResponseBytes),
     expressMiddleware(apollo, { context: async ({ res }) => res.locals.context as Context }),
   );
-  // Multipart upload and CDN delivery are plain HTTP (D8); everything else is GraphQL-derived REST.
-  const assets = createAssetService(config);
-  const componentAssets = createComponentAssetService(config);
-  const adminUpload = [
+  // The modules' plain HTTP routes (uploads, CDN, D8) for every subgraph, remote ones included: clients only know the
+  // gateway's address, and the handlers work on the shared database and DATA_DIR.
+  const authenticated = (family: 'app' | 'api') => [
     contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
     limiter.middleware(sendError),
-    (_req: Request, res: Response, next: NextFunction) => (assertFamilyPrincipal('app', res.locals.context), next()),
+    (_req: Request, res: Response, next: NextFunction) => (assertFamilyPrincipal(family, res.locals.context), next()),
+    // D17: multipart uploads take Idempotency-Key too (fingerprinted without their body, see idempotency.ts).
+    ...(family === 'app' ? [idempotent('none', sendError)] : []),
   ];
-  const project = '/app/v1/organizations/:organizationId/projects/:projectId';
-  app.post(`${project}/assets`, ...adminUpload, uploadHandler(assets, config.http.cdnUrl));
-  app.post(`${project}/components/:componentId/assets`, ...adminUpload, componentAssetUploadHandler(componentAssets, config.http.cdnUrl));
-  app.get('/cdn/:organizationId/:projectId/assets/:assetId/:filename', cdnHandler(db.orm, assets));
-  app.get('/cdn/:organizationId/:projectId/component-assets/:assetId/:filename', componentAssetCdnHandler(db.orm, componentAssets));
+  // plain-routes.ts documents these paths in OpenAPI; the contract test walks them against this server.
+  for (const route of SUBGRAPHS.flatMap((s) => s.http?.(deps) ?? [])) {
+    app[route.method](route.path, ...(route.family ? authenticated(route.family) : []), route.handler);
+  }
   for (const family of ['app', 'api'] as const) {
     app.get(
-      EVENT_PATHS.map((path) => `/${family}/v1/organizations/:organizationId/projects/:projectId${path}`),
-      contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
-      limiter.middleware(sendError),
-      (_req: Request, res: Response, next: NextFunction) => (assertFamilyPrincipal(family, res.locals.context), next()),
-      eventRoutesHandler(feed),
+      eventRoutes(family).map((route) => route.path),
+      ...authenticated(family),
+      eventRoutesHandler(feed, access, streams),
     );
     const rest = createRestHandler({ family, schema: apiSchema, apollo, routes: allRoutes(), maxBodyBytes: JSON_LIMIT_BYTES });
-    app.use(`/${family}/v1`, contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)), limiter.middleware(sendError), rest);
+    // Client reads come from the published-read cache (issue 12); admin POSTs honour Idempotency-Key (D17).
+    const familyMiddleware = family === 'api' ? [clientCache.rest] : [idempotent('raw', sendError)];
+    app.use(`/${family}/v1`, contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)), limiter.middleware(sendError), ...familyMiddleware, responseSizeLimit(sendError, config.http.maxResponseBytes), rest);
   }
   app.use((req: Request, res: Response) => sendError(res, new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`)));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, bodyParserError(err)));
@@ -109,21 +165,32 @@ export async function startService(config: Config, logger: Logger = createLogger
   await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.http.host}:${port}`;
+  readiness.ready();
   logger.info({ url }, 'content platform listening');
   return {
     url,
     server,
     db,
     logger,
-    async close() {
-      await subscriptions.close();
+    cache,
+    async close(timeoutMs = config.shutdown.timeoutMs) {
+      // Order matters: stop accepting at the HTTP server and drain, then stop Apollo, then the background work.
+      const deadline = drainDeadline(Date.now(), timeoutMs);
+      readiness.draining();
+      idempotencyCleanup.stop();
+      const drained = drain.drain(server, deadline);
+      streams.endAll();
+      await subscriptions.close(deadline);
+      if (!(await drained)) logger.warn('requests still running at the shutdown deadline were cut');
       await apollo.stop();
+      await workers.stop();
+      await dispatcher.flush().catch((err) => logger.warn({ err }, 'last event dispatch failed; another replica or the next start numbers them'));
       await dispatcher.stop();
-      await webhooks.stop();
-      await embeddings?.stop();
       await broker.close();
+      await auth.apiKeys.lastUsed.flush();
       await limiter.close();
       await db.close();
+      metricsServer?.close();
     },
   };
 }

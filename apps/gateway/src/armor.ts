@@ -4,7 +4,8 @@ import { BadRequestError } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { NextFunction, Request, Response } from 'express';
-import type { GraphQLError, ValidationContext } from 'graphql';
+import { Kind, type FragmentDefinitionNode, type GraphQLError, type ValidationContext } from 'graphql';
+import { listAwareCost } from './list-cost';
 
 /**
  * graphql-armor's defaults (plus a character cap): every operation sofa generates for our REST read routes passes
@@ -17,6 +18,11 @@ export const GRAPHQL_LIMITS = {
   maxCost: 5_000,
   maxAliases: 15,
   maxDirectives: 50,
+  /**
+   * `list-cost.ts`: fields times the list sizes they are selected under. The costliest REST read at `limit=100`
+   * (content) measured 2,401; 15 aliased 100-item lists of 3 fields cost about 6,000.
+   */
+  maxListCost: 5_000,
 } as const;
 
 /** Armor's rejections become our BAD_REQUEST (D13) instead of its BAD_USER_INPUT. */
@@ -35,7 +41,7 @@ export function graphqlArmor() {
   }).protect();
   return {
     validationRules,
-    plugins: [...(plugins as ApolloServerPlugin<Context>[]), hideSuggestionsFromClients],
+    plugins: [...(plugins as ApolloServerPlugin<Context>[]), listCostLimit, hideSuggestionsFromClients],
     parseOptions: { maxTokens: GRAPHQL_LIMITS.maxTokens },
   };
 }
@@ -63,3 +69,53 @@ const hideSuggestionsFromClients: ApolloServerPlugin<Context> = {
     };
   },
 };
+
+/**
+ * Refuses, before execution, operations whose list sizes multiply into too much work (issue 11.6): armor's cost
+ * limit sees `contents(limit: 100)` as one field. Runs after validation, with the variables, for GraphQL and REST.
+ */
+const listCostLimit: ApolloServerPlugin<Context> = {
+  async requestDidStart() {
+    return {
+      async didResolveOperation({ document, operation, request, schema }) {
+        if (!operation) return;
+        const fragments: Record<string, FragmentDefinitionNode> = {};
+        for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+        const max = GRAPHQL_LIMITS.maxListCost;
+        const cost = listAwareCost(schema, operation, fragments, request.variables, max);
+        if (cost > max) {
+          throw new BadRequestError(`The operation could return too much: its cost counting list sizes exceeds ${max}. Ask for fewer items or fields.`, {
+            limit: 'cost',
+            max,
+          });
+        }
+      },
+    };
+  },
+};
+
+/**
+ * A backstop behind the cost limit: a response body beyond `max` (`MAX_RESPONSE_BYTES`) is not sent; the caller gets a
+ * BAD_REQUEST saying so (narrow the query or page), instead of a stalled multi-megabyte answer. Streams (SSE) and
+ * CDN files never pass here: it only sees bodies sent whole with `res.end`.
+ */
+export function responseSizeLimit(onError: (res: Response, err: unknown) => void, max: number) {
+  return (_req: Request, res: Response, next: NextFunction) => {
+    const end = res.end.bind(res) as (...args: unknown[]) => Response;
+    let replaced = false;
+    res.end = ((...args: unknown[]) => {
+      const [chunk] = args;
+      const size = typeof chunk === 'string' ? Buffer.byteLength(chunk) : Buffer.isBuffer(chunk) ? chunk.length : 0;
+      if (!replaced && size > max && !res.headersSent) {
+        replaced = true;
+        res.end = end as Response['end'];
+        res.removeHeader('Content-Length');
+        res.removeHeader('ETag');
+        onError(res, new BadRequestError(`The response would exceed ${max} bytes. Ask for fewer items or fields.`, { limit: 'responseBytes', max }));
+        return res;
+      }
+      return end(...args);
+    }) as Response['end'];
+    next();
+  };
+}

@@ -6,11 +6,18 @@ import { composeFromCode, SCHEMA_DIR } from './compose';
 
 describe('committed schema', () => {
   it('matches what the code composes (run `npm run compose` after changing a subgraph)', async () => {
-    const { subgraphs, supergraph } = await composeFromCode();
+    const { subgraphs, supergraph, api } = await composeFromCode();
     for (const [name, sdl] of Object.entries(subgraphs)) {
       expect(readFileSync(join(SCHEMA_DIR, `${name}.graphql`), 'utf8'), `schema/${name}.graphql drifted`).toBe(sdl);
     }
     expect(readFileSync(join(SCHEMA_DIR, 'supergraph.graphql'), 'utf8'), 'schema/supergraph.graphql drifted').toBe(supergraph);
+    expect(readFileSync(join(SCHEMA_DIR, 'api.graphql'), 'utf8'), 'schema/api.graphql drifted').toBe(api);
+  });
+
+  it('api.graphql is the client schema: no federation internals', () => {
+    const api = readFileSync(join(SCHEMA_DIR, 'api.graphql'), 'utf8');
+    expect(api).toMatch(/^type Query \{/m);
+    expect(api).not.toMatch(/join__|link__|@join|_Entity|_service/);
   });
 
   it('is a plain Federation 2 supergraph (loadable by Apollo Router)', () => {
@@ -27,7 +34,7 @@ describe('committed schema', () => {
         if (!def.name) continue;
         const where = `${name}: ${def.name.value}`;
         // type-graphql can't describe the root types themselves; their fields are checked like any other.
-        if (!def.description && !['Query', 'Mutation'].includes(def.name.value)) missing.push(where);
+        if (!def.description && !['Query', 'Mutation', 'Subscription'].includes(def.name.value)) missing.push(where);
         for (const field of def.fields ?? []) {
           if (!field.description) missing.push(`${where}.${field.name.value}`);
           for (const arg of field.arguments ?? []) if (!arg.description) missing.push(`${where}.${field.name.value}(${arg.name.value})`);

@@ -1,6 +1,7 @@
-// `npm start`: reads the configuration, starts the service, stops cleanly on SIGINT/SIGTERM.
+// `npm start`: reads the configuration, starts the service, drains and stops on SIGINT/SIGTERM (exit 0).
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@cp/config';
+import { exitGracefullyOnSignals } from '@cp/edge';
 import { startService } from './app';
 
 async function main() {
@@ -15,13 +16,7 @@ async function main() {
     throw err;
   }
   const service = await startService(config);
-  const stop = async () => {
-    service.logger.info('shutting down');
-    await service.close();
-    process.exit(0);
-  };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  exitGracefullyOnSignals((timeoutMs) => service.close(timeoutMs), { timeoutMs: config.shutdown.timeoutMs, logger: service.logger });
 }
 
 main().catch((err) => {

@@ -11,7 +11,8 @@ export function assertQueryParameters(args: readonly GraphQLArgument[], query: U
     if (value === null) continue;
     const type = getNamedType(arg.type);
     let problem: string | undefined;
-    if (type === GraphQLInt && !INTEGER.test(value)) problem = 'must be an integer';
+    // GraphQL's Int is 32-bit: a larger number would fail coercion deep inside execution instead of here (issue 11).
+    if (type === GraphQLInt && (!INTEGER.test(value) || Math.abs(Number(value)) > 2 ** 31 - 1)) problem = 'must be an integer within ±2147483647';
     else if (type === GraphQLFloat && !NUMBER.test(value)) problem = 'must be a number';
     else if (type === GraphQLBoolean && value !== 'true' && value !== 'false') problem = 'must be `true` or `false`';
     else if (isEnumType(type) && !type.getValue(value)) {

@@ -4,17 +4,18 @@ import { AppError, BadRequestError, toErrorEnvelope, UnauthorizedError, Validati
 import type { Context, RestRoute, RestRoutes } from '@cp/graphql';
 import { filterSchema } from '@graphql-tools/utils';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
-import type { ExecutionResult, GraphQLArgument, GraphQLSchema } from 'graphql';
+import { print, type DocumentNode, type ExecutionResult, type GraphQLArgument, type GraphQLSchema } from 'graphql';
 import { createSofa, createSofaRouter } from 'sofa-api';
+import { assertJsonDepth, assertSafeJsonValue } from './input-guard';
 import { assertQueryParameters } from './query-parameters';
-import { edgeContext } from './request-scope';
+import { currentScope, edgeContext } from './request-scope';
 import { sendError } from './send-error';
 
 export type RouteFamily = 'app' | 'api';
 
 export const BASE_PATHS: Record<RouteFamily, string> = { app: '/app/v1', api: '/api/v1' };
 
-interface CompiledRoute extends RestRoute {
+export interface CompiledRoute extends RestRoute {
   field: string;
   pattern: RegExp;
   aliasPattern?: RegExp;
@@ -30,16 +31,34 @@ export interface RestOptions {
 }
 
 /** Routes anyone may call without a credential. */
-const PUBLIC_FIELDS = new Set(['Mutation.login']);
+export const PUBLIC_FIELDS = new Set(['Mutation.login']);
+
+/** Nested users are references: sofa selects `createdBy` as `{id}` and REST sends the id string. */
+export const SOFA_MODELS = ['User'];
+/** `LoginResult.user` is the signed-in user itself, and `UserList.data` the listed users: not references. */
+export const SOFA_IGNORE = ['LoginResult.user', 'UserList.data'];
+
+/** The gateway schema cut down to the root fields a family routes (what sofa derives its operations from). */
+export function restSchema(schema: GraphQLSchema, routes: CompiledRoute[]): GraphQLSchema {
+  const fields = new Set(routes.map((r) => r.field));
+  return filterSchema({ schema, rootFieldFilter: (operation, name) => fields.has(`${operation}.${name}`) });
+}
+
+/**
+ * sofa hands the same DocumentNode per route on every request; Apollo would print it to a string each time (then
+ * hash the string to find its parsed and validated copy). Printing once per route takes that off every request.
+ */
+const printedDocuments = new WeakMap<DocumentNode, string>();
+function printed(document: DocumentNode): string {
+  let text = printedDocuments.get(document);
+  if (text === undefined) printedDocuments.set(document, (text = print(document)));
+  return text;
+}
 
 export function createRestHandler(options: RestOptions) {
   const basePath = BASE_PATHS[options.family];
   const routes = compileRoutes(options.schema, options.routes, options.family);
-  const fields = new Set(routes.map((r) => r.field));
-  const schema = filterSchema({
-    schema: options.schema,
-    rootFieldFilter: (operation, name) => fields.has(`${operation}.${name}`),
-  });
+  const schema = restSchema(options.schema, routes);
   const config = createSofa({
     schema,
     basePath,
@@ -47,7 +66,7 @@ export function createRestHandler(options: RestOptions) {
     context: ({ cp }: { cp: Context }) => cp,
     async execute({ document, variableValues, contextValue, operationName }) {
       const response = await options.apollo.executeOperation(
-        { query: document as never, variables: variableValues as Record<string, unknown>, operationName: operationName ?? undefined },
+        { query: printed(document as DocumentNode), variables: variableValues as Record<string, unknown>, operationName: operationName ?? undefined },
         { contextValue: contextValue as Context },
       );
       if (response.body.kind !== 'single') throw new Error('Incremental delivery is not supported over REST.');
@@ -55,13 +74,16 @@ export function createRestHandler(options: RestOptions) {
     },
     errorHandler(errors) {
       const edge = edgeContext();
-      const { status, body } = toErrorEnvelope(primaryError(errors, edge), edge);
+      const primary = primaryError(errors, edge);
+      const { status, body } = toErrorEnvelope(primary, edge);
+      // Apollo's formatError already logged the INTERNAL errors of execution; anything else here is sofa's own failure.
+      if (status >= 500 && (primary as { extensions?: { code?: unknown } }).extensions?.code !== 'INTERNAL') {
+        currentScope()?.logger.error({ err: primary }, 'unexpected error');
+      }
       return Response.json(body, { status }) as never;
     },
   });
-  // Nested users are references: sofa selects `createdBy` as `{id}` and REST sends the id string.
-  // `LoginResult.user` is the signed-in user itself, and `UserList.data` the listed users: not references.
-  const sofa = createSofaRouter({ ...config, models: ['User'], ignore: ['LoginResult.user', 'UserList.data'] });
+  const sofa = createSofaRouter({ ...config, models: SOFA_MODELS, ignore: SOFA_IGNORE });
 
   return async (req: ExpressRequest, res: ExpressResponse) => {
     try {
@@ -73,8 +95,16 @@ export function createRestHandler(options: RestOptions) {
       const context = res.locals.context as Context;
       if (!PUBLIC_FIELDS.has(route.field)) assertFamilyPrincipal(options.family, context);
       const url = new URL(req.originalUrl, 'http://rest.local');
+      // Our patterns accept a trailing slash, sofa's router does not: give it the canonical path.
+      url.pathname = url.pathname.replace(/(.)\/+$/, '$1');
       if (aliased) url.pathname = url.pathname.replace(/\/?$/, aliased.path.slice(aliased.alias!.path.length));
       assertQueryParameters(route.args, url.searchParams);
+      // D16: `If-Match` is the `expectedRevision` argument of the resource's mutations.
+      const ifMatch = req.header('if-match');
+      if (ifMatch !== undefined && route.args.some((a) => a.name === 'expectedRevision')) {
+        const revision = revisionFromIfMatch(ifMatch);
+        if (revision !== undefined) url.searchParams.set('expectedRevision', String(revision));
+      }
       const request = new Request(url, {
         method: req.method,
         headers: { 'content-type': 'application/json' },
@@ -82,16 +112,45 @@ export function createRestHandler(options: RestOptions) {
         body: body === undefined ? undefined : JSON.stringify({ ...body, input: body }),
       });
       const response = await sofa.fetch(request, { cp: context });
+      if (!response) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
       const text = await response.text();
+      if (route.bodyErrors === 'fieldMap' && response.status === 422) return sendFieldMapError(res, text);
       res.status(response.status).type('application/json');
-      res.send(response.ok && text ? JSON.stringify(toRestShape(JSON.parse(text), true)) : text);
+      if (!response.ok || !text) return void res.send(text);
+      const shaped = toRestShape(JSON.parse(text), true) as { revision?: unknown } | null;
+      // D16: one resource with a revision carries it as a strong ETag (admin responses).
+      if (options.family === 'app' && typeof shaped?.revision === 'number') res.setHeader('ETag', `"${shaped.revision}"`);
+      res.send(JSON.stringify(shaped));
     } catch (err) {
       sendError(res, err);
     }
   };
 }
 
-function compileRoutes(schema: GraphQLSchema, routes: RestRoutes, family: RouteFamily): CompiledRoute[] {
+/**
+ * `If-Match: "3"` (also `W/"3"` or a bare `3`) → 3; `*` matches any revision → undefined. Anything else can't name a
+ * revision, so it becomes 0, which no resource has: the write answers 412 with the current revision.
+ */
+export function revisionFromIfMatch(header: string): number | undefined {
+  const first = header.split(',')[0].trim();
+  if (first === '*') return undefined;
+  const match = /^(?:W\/)?"?(\d{1,9})"?$/.exec(first);
+  return match ? Number(match[1]) : 0;
+}
+
+/** D4's exception for component creation: 422 `details.errors[{path, message}]` → 400 `details` `{member: message}`. */
+function sendFieldMapError(res: ExpressResponse, text: string): void {
+  const parsed = JSON.parse(text) as { error: { code: string; message: string; details?: { errors?: { path: string; message: string }[] } } };
+  if (parsed.error.code !== 'VALIDATION_FAILED') {
+    res.status(422).type('application/json').send(text);
+    return;
+  }
+  const fields: Record<string, string> = {};
+  for (const { path, message } of parsed.error.details?.errors ?? []) fields[path.split('/')[1] || 'body'] ??= message;
+  sendError(res, new BadRequestError(parsed.error.message, fields));
+}
+
+export function compileRoutes(schema: GraphQLSchema, routes: RestRoutes, family: RouteFamily): CompiledRoute[] {
   return Object.entries(routes).flatMap(([field, byFamily]) => {
     const route = byFamily[family];
     if (!route) return [];
@@ -115,19 +174,28 @@ export function assertFamilyPrincipal(family: RouteFamily, context: Context): vo
 async function readJsonBody(req: ExpressRequest, maxBytes: number): Promise<Record<string, unknown> | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req) {
+  // The idempotency middleware (D17) may have read the body already to fingerprint it.
+  const read = (req as { rawBody?: Buffer }).rawBody;
+  for await (const chunk of read ? [read] : req) {
     size += (chunk as Buffer).length;
     if (size > maxBytes) throw new AppError('PAYLOAD_TOO_LARGE', `The body exceeds ${maxBytes} bytes.`, { limit: maxBytes });
     chunks.push(chunk as Buffer);
   }
   const raw = Buffer.concat(chunks).toString('utf8');
   if (raw.trim() === '') return undefined;
+  // A body is JSON and says so (issue 11); multipart uploads have their own routes. `+json` types are JSON too.
+  const type = req.headers['content-type']?.split(';')[0].trim().toLowerCase();
+  if (!type || !(type === 'application/json' || type.endsWith('+json'))) {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be application/json.', { contentType: type ?? null });
+  }
+  assertJsonDepth(raw);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch (e) {
     throw new BadRequestError('The body is not valid JSON.', { reason: (e as Error).message });
   }
+  assertSafeJsonValue(parsed);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ValidationFailedError([{ path: '', message: 'must be a JSON object' }]);
   }

@@ -1,30 +1,15 @@
-// The four subgraphs this gateway composes: how to build each one, its database module and its REST routes.
-import { DEFAULT_SUBGRAPH_PORTS, type Config, type SubgraphName } from '@cp/config';
-import type { DatabaseModule } from '@cp/db';
-import type { BuiltSubgraph, RestRoutes } from '@cp/graphql';
-import { accessDatabase, accessRoutes, buildAccessSubgraph, type AuthService } from '@cp/subgraph-access';
-import { assetRoutes, assetsDatabase, buildAssetsSubgraph } from '@cp/subgraph-assets';
-import { buildComponentsSubgraph, componentRoutes, componentsDatabase } from '@cp/subgraph-components';
-import { buildContentSubgraph, contentDatabase, contentRoutes } from '@cp/subgraph-content';
+// The four subgraphs this gateway composes, as their module objects (schema, database, routes, HTTP, workers).
+import { DEFAULT_SUBGRAPH_PORTS, type SubgraphName } from '@cp/config';
+import type { RestRoutes } from '@cp/graphql';
+import { accessModule } from '@cp/subgraph-access';
+import { assetsModule } from '@cp/subgraph-assets';
+import { componentsModule } from '@cp/subgraph-components';
+import { contentModule } from '@cp/subgraph-content';
+import type { SubgraphModule } from '@cp/subgraph-server';
 
-export interface SubgraphDeps {
-  config: Config;
-  auth: AuthService;
-}
+export type { SubgraphModule } from '@cp/subgraph-server';
 
-export interface SubgraphModule {
-  name: SubgraphName;
-  database: DatabaseModule;
-  routes: RestRoutes;
-  build(deps: SubgraphDeps): Promise<BuiltSubgraph>;
-}
-
-export const SUBGRAPHS: SubgraphModule[] = [
-  { name: 'access', database: accessDatabase, routes: accessRoutes, build: ({ auth }) => buildAccessSubgraph(auth) },
-  { name: 'content', database: contentDatabase, routes: contentRoutes, build: ({ config }) => buildContentSubgraph(config) },
-  { name: 'components', database: componentsDatabase, routes: componentRoutes, build: ({ config }) => buildComponentsSubgraph(config) },
-  { name: 'assets', database: assetsDatabase, routes: assetRoutes, build: ({ config }) => buildAssetsSubgraph(config) },
-];
+export const SUBGRAPHS: SubgraphModule[] = [accessModule, contentModule, componentsModule, assetsModule];
 
 export const defaultSubgraphUrl = (name: SubgraphName) => `http://127.0.0.1:${DEFAULT_SUBGRAPH_PORTS[name]}/graphql`;
 

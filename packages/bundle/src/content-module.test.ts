@@ -47,4 +47,20 @@ describe('content module (D6)', () => {
     expect(mod.layout).toBeNull();
     expect(mod.html).toBe('');
   });
+
+  it('tolerates components and a layout without a default export: they render nothing, the bundle still builds', async () => {
+    const bare = await compile(`export function metadata() { return { title: 'Bare', description: 'd' }; }`);
+    const text = await compile(`export default function render(p: { body: string }) { return '<p>' + p.body + '</p>'; }`);
+    const mod = load(
+      await buildContentModule({
+        content: { components: [{ type: 'Bare', props: {} }, { type: 'Text', props: { body: 'b' } }] },
+        meta: { id: 'e3' },
+        layout: { name: 'BareLayout', compiled: bare },
+        components: [{ name: 'Bare', compiled: bare }, { name: 'Text', compiled: text }],
+      }),
+    );
+    expect(mod.names).toEqual(['Bare', 'Text']);
+    expect(mod.layout).toBeNull();
+    expect(mod.html).toBe('<p>b</p>');
+  });
 });

@@ -45,18 +45,23 @@ export async function buildContentModule(input: ContentModuleInput): Promise<str
   const entries: string[] = [];
   [...used.values()].forEach((c, i) => {
     sources.set(`c${i}`, c.compiled);
-    imports.push(`import c${i} from 'component:c${i}';`);
-    entries.push(`${JSON.stringify(c.name)}: c${i}`);
+    // A namespace import, not `import c from`: a module without a default export would fail the whole bundle (and every
+    // entry of its project) at build time; here such a component renders nothing instead (the compiler refuses new ones).
+    imports.push(`import * as c${i} from 'component:c${i}';`);
+    entries.push(`${JSON.stringify(c.name)}: renderable(c${i}.default)`);
   });
   if (input.layout) {
     sources.set('layout', input.layout.compiled);
-    imports.push(`import layoutRender from 'component:layout';`);
+    imports.push(`import * as layoutModule from 'component:layout';`);
   }
   const entry = `${imports.join('\n')}
+function renderable(fn) {
+  return typeof fn === 'function' ? fn : () => '';
+}
 export const content = ${JSON.stringify(input.content)};
 export const meta = ${JSON.stringify(input.meta)};
 export const components = { ${entries.join(', ')} };
-export const layout = ${input.layout ? 'layoutRender' : 'null'};
+export const layout = ${input.layout ? "typeof layoutModule.default === 'function' ? layoutModule.default : null" : 'null'};
 export function renderTree(nodes) {
   return (nodes || []).map((node) => {
     const render = components[node.type];

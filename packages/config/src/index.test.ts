@@ -7,13 +7,20 @@ describe('loadConfig', () => {
     expect(c.http).toMatchObject({ port: 4000, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:4000' });
     expect(c.http.cdnUrl).toBe('http://127.0.0.1:4000/cdn');
     expect(c.database).toMatchObject({ url: undefined, dataDir: './data' });
-    expect(c.rateLimit).toEqual({ perMinute: 600, perHour: 30000, anonymousPerMinute: 30 });
+    expect(c.rateLimit).toEqual({ perMinute: 600, perHour: 30000, anonymousPerMinute: 30, signInFailures: 10, signInWindowSeconds: 900 });
   });
 
   it('parses SUBGRAPH_URLS and treats empty strings as unset', () => {
     const c = loadConfig({ SUBGRAPH_URLS: 'content=http://127.0.0.1:4101/graphql', DATABASE_URL: '' });
     expect(c.subgraphUrls).toEqual({ content: 'http://127.0.0.1:4101/graphql' });
     expect(c.database.url).toBeUndefined();
+  });
+
+  it('turns the GraphQL IDE on by default, off in production unless GRAPHQL_IDE=on', () => {
+    expect(loadConfig({}).graphqlIde).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'production' }).graphqlIde).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_IDE: 'on' }).graphqlIde).toBe(true);
+    expect(loadConfig({ GRAPHQL_IDE: 'off' }).graphqlIde).toBe(false);
   });
 
   it('reports every invalid variable at once', () => {

@@ -41,32 +41,64 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: int(600),
   RATE_LIMIT_PER_HOUR: int(30_000),
   RATE_LIMIT_ANONYMOUS_PER_MINUTE: int(30),
+  SIGN_IN_FAILURES_PER_ACCOUNT: int(10),
+  SIGN_IN_FAILURE_WINDOW_SECONDS: int(15 * 60),
+  AUTH_CACHE_TTL_SECONDS: z.preprocess((v) => (v === '' || v === undefined ? 300 : Number(v)), z.number().int().min(0)),
   MAX_UPLOAD_BYTES: int(50 * 1024 * 1024),
+  MAX_RESPONSE_BYTES: int(8 * 1024 * 1024),
   EMBEDDINGS: z.enum(['local', 'off']).default('local'),
   EMBEDDINGS_API_KEY: optionalString,
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.preprocess((v) => v === '1' || v === 'true', z.boolean()),
   WEBHOOK_RETRY_BASE_MS: int(30_000),
+  CACHE: z.enum(['on', 'off']).default('on'),
+  CACHE_MAX_BYTES: int(64 * 1024 * 1024),
+  CACHE_CDN_MAX_AGE: z.preprocess((v) => (v === '' || v === undefined ? 0 : Number(v)), z.number().int().min(0)),
+  GRAPHQL_IDE: z.enum(['on', 'off']).optional(),
+  SHUTDOWN_TIMEOUT_MS: int(10_000),
+  METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+  METRICS_PORT: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(0).max(65535).optional()),
+  METRICS_HOST: z.string().default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
 export interface Config {
   env: 'development' | 'production' | 'test';
-  http: { port: number; host: string; publicUrl: string; cdnUrl: string };
+  /** `maxResponseBytes`: a GraphQL or REST answer above it is refused with BAD_REQUEST (issue 11.6). */
+  http: { port: number; host: string; publicUrl: string; cdnUrl: string; maxResponseBytes: number };
   database: { url?: string; poolMax: number; dataDir: string };
   admin: { email: string; password?: string };
-  auth: { jwtSecret?: string; tokenTtlSeconds: number };
+  /** `cacheTtlSeconds`: safety expiry of cached principals (changes invalidate them at once through events); 0 disables the cache. */
+  auth: { jwtSecret?: string; tokenTtlSeconds: number; cacheTtlSeconds: number };
   subgraphUrls: Partial<Record<SubgraphName, string>>;
   /** Port of a standalone subgraph service (`npm start -w subgraphs/<name>`); its default port when unset. */
   subgraphPort?: number;
   redisUrl?: string;
   natsUrl?: string;
   /** Per token or key; `anonymousPerMinute` per client IP for requests without a credential (sign-in). */
-  rateLimit: { perMinute: number; perHour: number; anonymousPerMinute: number };
+  rateLimit: {
+    perMinute: number;
+    perHour: number;
+    anonymousPerMinute: number;
+    /** Failed sign-ins per account (email), counted across every client address, within `signInWindowSeconds`. */
+    signInFailures: number;
+    signInWindowSeconds: number;
+  };
   uploads: { maxBytes: number };
   /** Semantic search: the local MiniLM model, a hosted OpenAI-compatible API (key), or off. */
   embeddings: { enabled: boolean; apiKey?: string };
   /** Outbound webhooks: private/loopback targets refused unless allowed (SSRF); first retry delay, doubling after. */
   webhooks: { allowPrivateTargets: boolean; retryBaseMs: number };
+  /**
+   * Published-read cache of the client family (`/api/v1` GETs, API-key GraphQL queries): on/off and its byte budget;
+   * `cdnMaxAge` is the `s-maxage` a shared cache may keep a response without revalidating (0: revalidate every use).
+   */
+  cache: { enabled: boolean; maxBytes: number; cdnMaxAge: number };
+  /** GraphiQL at `GET /graphql` for browsers (`GRAPHQL_IDE`); off by default when `NODE_ENV=production`. */
+  graphqlIde: boolean;
+  /** SIGTERM/SIGINT: in-flight work gets this long to finish before the process exits. */
+  shutdown: { timeoutMs: number };
+  /** `/metrics`: bearer `token` on the service port, and/or a separate listener on `host:port` (loopback). */
+  metrics: { token?: string; port?: number; host: string };
   logLevel: string;
 }
 
@@ -86,18 +118,28 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const publicUrl = (e.PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/$/, '');
   return {
     env: e.NODE_ENV,
-    http: { port: e.PORT, host: e.HOST, publicUrl, cdnUrl: (e.CDN_URL ?? `${publicUrl}/cdn`).replace(/\/$/, '') },
+    http: { port: e.PORT, host: e.HOST, publicUrl, cdnUrl: (e.CDN_URL ?? `${publicUrl}/cdn`).replace(/\/$/, ''), maxResponseBytes: e.MAX_RESPONSE_BYTES },
     database: { url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX, dataDir: e.DATA_DIR },
     admin: { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD },
-    auth: { jwtSecret: e.JWT_SECRET, tokenTtlSeconds: e.JWT_TTL_SECONDS },
+    auth: { jwtSecret: e.JWT_SECRET, tokenTtlSeconds: e.JWT_TTL_SECONDS, cacheTtlSeconds: e.AUTH_CACHE_TTL_SECONDS },
     subgraphUrls: e.SUBGRAPH_URLS,
     subgraphPort: e.SUBGRAPH_PORT,
     redisUrl: e.REDIS_URL,
     natsUrl: e.NATS_URL,
-    rateLimit: { perMinute: e.RATE_LIMIT_PER_MINUTE, perHour: e.RATE_LIMIT_PER_HOUR, anonymousPerMinute: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE },
+    rateLimit: {
+      perMinute: e.RATE_LIMIT_PER_MINUTE,
+      perHour: e.RATE_LIMIT_PER_HOUR,
+      anonymousPerMinute: e.RATE_LIMIT_ANONYMOUS_PER_MINUTE,
+      signInFailures: e.SIGN_IN_FAILURES_PER_ACCOUNT,
+      signInWindowSeconds: e.SIGN_IN_FAILURE_WINDOW_SECONDS,
+    },
     uploads: { maxBytes: e.MAX_UPLOAD_BYTES },
     embeddings: { enabled: e.EMBEDDINGS === 'local' || Boolean(e.EMBEDDINGS_API_KEY), apiKey: e.EMBEDDINGS_API_KEY },
     webhooks: { allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS },
+    cache: { enabled: e.CACHE === 'on', maxBytes: e.CACHE_MAX_BYTES, cdnMaxAge: e.CACHE_CDN_MAX_AGE },
+    graphqlIde: (e.GRAPHQL_IDE ?? (e.NODE_ENV === 'production' ? 'off' : 'on')) === 'on',
+    shutdown: { timeoutMs: e.SHUTDOWN_TIMEOUT_MS },
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT, host: e.METRICS_HOST },
     logLevel: e.LOG_LEVEL,
   };
 }

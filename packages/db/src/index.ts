@@ -14,3 +14,5 @@ export * from './project-scoped.entity';
 export * from './version-record.entity';
 export * from './immutable-rows';
 export * from './latest-versions';
+export * from './transfer/transfer';
+export * from './tag-records';

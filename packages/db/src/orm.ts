@@ -3,6 +3,7 @@ import type { Config, Logger } from '@cp/config';
 import type { EntityClass, MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { RevisionCheck } from '@cp/graphql';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded';
 import { EventRecord } from './events/event.entity';
 import { coreMigrations } from './migrations';
@@ -33,17 +34,18 @@ const MIGRATION_LOCK = 7_240_113;
 
 export async function openDatabase({ config, modules, logger }: OpenDatabaseOptions): Promise<Database> {
   let embedded: EmbeddedPostgres | undefined;
-  let url = config.database.url;
+  const url = config.database.url;
   if (!url) {
     embedded = await startEmbeddedPostgres(config.database.dataDir, 8);
-    url = embedded.url;
     logger?.info({ dataDir: config.database.dataDir }, 'using embedded PostgreSQL (PGlite)');
   }
   const orm = await MikroORM.init({
     driver: PostgreSqlDriver,
-    clientUrl: url,
+    ...(embedded ? { host: embedded.host, port: embedded.port, user: 'postgres', dbName: 'postgres' } : { clientUrl: url }),
     entities: [EventRecord, ...modules.flatMap((m) => m.entities)],
     extensions: [Migrator],
+    // D16: `If-Match` / `expectedRevision` compared when the change is flushed, inside its transaction.
+    subscribers: [new RevisionCheck()],
     migrations: {
       migrationsList: [...coreMigrations, ...modules.flatMap((m) => m.migrations)],
       transactional: true,

@@ -16,6 +16,11 @@ describe('toErrorEnvelope', () => {
     expect(toErrorEnvelope(new ValidationFailedError([{ path: '/name', message: 'required' }]), edge).status).toBe(422);
   });
 
+  it('answers an operationName the document does not define (INVALID_GRAPHQL from the gateway) with 400, not 500', () => {
+    const unknownName = new GraphQLError('Unknown operation named "Organizations".', { extensions: { code: 'INVALID_GRAPHQL' } });
+    expect(toErrorEnvelope(unknownName, edge)).toMatchObject({ status: 400, body: { error: { code: 'BAD_REQUEST' } } });
+  });
+
   it('reads the code from extensions of errors that crossed the gateway', () => {
     const remote = new GraphQLError('nope', { extensions: { code: 'NAME_TAKEN', details: { name: 'x' } } });
     expect(toErrorEnvelope(remote, edge)).toMatchObject({ status: 409, body: { error: { code: 'NAME_TAKEN', details: { name: 'x' } } } });

@@ -1,5 +1,6 @@
 // The one edge mapping from any thrown or GraphQL-reported error to D4's HTTP status and envelope.
 import { ERROR_CATALOGUE, isErrorCode, type ErrorCode } from './catalogue';
+import { inputErrorOf } from './input-error';
 import { translatedMessage } from './translations';
 
 export interface ErrorEnvelope {
@@ -35,9 +36,15 @@ function variableError(message: string): { variable: string; path: string; reaso
   return { variable, path, reason: reason ?? 'is required' };
 }
 
+/**
+ * Apollo's codes for a request the client got wrong: a parse or validation failure, bad input, or (the gateway's
+ * INVALID_GRAPHQL) an `operationName` the document does not define.
+ */
+const CLIENT_GRAPHQL_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'INVALID_GRAPHQL', 'OPERATION_RESOLUTION_FAILURE']);
+
 /** Maps one error to `{status, envelope}`; unknown errors become INTERNAL with no stack, no SQL. */
 export function toErrorEnvelope(err: unknown, edge: EdgeContext): { status: number; body: ErrorEnvelope } {
-  const e = (err ?? {}) as ErrorLike;
+  const e = (inputErrorOf(err) ?? err ?? {}) as ErrorLike;
   const ext = e.extensions ?? {};
   let code: ErrorCode;
   let message: string | undefined = e.message;
@@ -56,7 +63,7 @@ export function toErrorEnvelope(err: unknown, edge: EdgeContext): { status: numb
       details = { errors: [{ path: variable.path, message: variable.reason }] };
       message = ERROR_CATALOGUE.VALIDATION_FAILED.message;
     }
-  } else if (ext.code === 'GRAPHQL_PARSE_FAILED' || ext.code === 'GRAPHQL_VALIDATION_FAILED' || ext.code === 'BAD_USER_INPUT') {
+  } else if (CLIENT_GRAPHQL_CODES.has(String(ext.code))) {
     code = 'BAD_REQUEST';
   } else {
     code = 'INTERNAL';

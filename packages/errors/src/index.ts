@@ -4,3 +4,4 @@ export * from './app-error';
 export * from './envelope';
 export * from './translations';
 export * from './format-graphql-error';
+export * from './input-error';

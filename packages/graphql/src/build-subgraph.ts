@@ -3,7 +3,9 @@ import 'reflect-metadata';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
-import { parse, specifiedDirectives, type GraphQLSchema } from 'graphql';
+import { parse, specifiedDirectives, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import type { Context } from './context';
+import { revisionMiddleware } from './revision';
 import { buildSchema, createResolversMap, type BuildSchemaOptions, type ContainerType, type NonEmptyArray } from 'type-graphql';
 
 const FEDERATION_LINK =
@@ -37,15 +39,35 @@ export async function buildFederatedSchema(def: SubgraphDefinition): Promise<Bui
     skipCheck: true,
     validate: false,
     container: instanceContainer(def.instances ?? []),
+    // type-graphql wants a PubSub once a subscription exists, even when each brings its own `subscribe`.
+    pubSub: { publish: noPubSub, subscribe: noPubSub },
   };
   const typeGraphqlSchema = await buildSchema(options);
   const sdl = `${FEDERATION_LINK}\n\n${printSchemaWithDirectives(typeGraphqlSchema)}\n`;
   const resolvers = createResolversMap(typeGraphqlSchema) as GraphQLResolverMap<unknown>;
+  withRevisionChecks(resolvers);
   for (const [typeName, extra] of Object.entries(def.referenceResolvers ?? {})) {
     resolvers[typeName] = { ...(resolvers[typeName] as object), ...(extra as object) } as never;
   }
   const schema = buildSubgraphSchema({ typeDefs: parse(sdl), resolvers });
   return { name: def.name, schema, sdl };
+}
+
+/**
+ * D16 on every mutation. Not a type-graphql global middleware: those wrap every field of every type, which turned each
+ * scalar of a 20-entry list into an async call and cost list reads most of their throughput.
+ */
+function withRevisionChecks(resolvers: GraphQLResolverMap<unknown>): void {
+  const mutation = resolvers.Mutation as Record<string, GraphQLFieldResolver<unknown, Context>> | undefined;
+  for (const [field, resolve] of Object.entries(mutation ?? {})) {
+    if (typeof resolve !== 'function') continue;
+    mutation![field] = (root, args, context, info) =>
+      revisionMiddleware({ root, args, context, info }, () => Promise.resolve(resolve(root, args, context, info)));
+  }
+}
+
+function noPubSub(): never {
+  throw new Error('Subgraphs do not publish or subscribe; the gateway serves subscriptions.');
 }
 
 /** A minimal container: the given instances, and one argument-less instance of every other resolver class. */

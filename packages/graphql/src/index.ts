@@ -13,3 +13,4 @@ export * from './user-reference';
 export * from './lifecycle';
 export * from './version-fields';
 export * from './names';
+export * from './revision';

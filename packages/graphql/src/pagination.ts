@@ -178,3 +178,13 @@ export async function offsetPage<T extends object>(
   const [data, total] = await em.findAndCount(entity, where, { orderBy: orderBy as never, limit, offset });
   return { data, pagination: { page, limit, total } };
 }
+
+/** A `{data}` object type for a version list, newest first (D11: version lists answer `{data}` without pagination). */
+export function VersionList<T extends object>(item: ClassType<T>, name: string) {
+  @ObjectType(name, { description: `Published versions (${item.name}), newest first.` })
+  class List {
+    @Field(() => [item], { description: 'Every published version, newest first.' })
+    data!: T[];
+  }
+  return List;
+}

@@ -9,6 +9,11 @@ export interface RestRoute {
   responseStatus?: number;
   /** A second public path shared with another route, taken when `when(body)` holds (D2: POST …/content as a search). */
   alias?: { path: string; when(body: Record<string, unknown> | undefined): boolean };
+  /**
+   * `fieldMap`: a body that fails validation is 400 `BAD_REQUEST` with `details` mapping each member to a message
+   * instead of 422 with `details.errors[]` (D4's one exception: component creation).
+   */
+  bodyErrors?: 'fieldMap';
 }
 
 /** `Query.field` / `Mutation.field` → its route under `/app/v1` (admin) and/or `/api/v1` (client). */

@@ -24,14 +24,24 @@ export async function receiveUpload(req: IncomingMessage, storage: AssetStorage,
 
   const fields = new Map<string, string>();
   let file: Promise<{ name: string; stored: StoredObject }> | undefined;
-  await new Promise<void>((resolve, reject) => {
+  let partError: Error | undefined;
+  // A client that disconnects makes `req` emit `error`; unhandled, that would end the process.
+  req.on('error', () => undefined);
+  const parsed = new Promise<void>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
       parser = busboy({ headers: req.headers, limits: { files: 1, fields: 20, fieldSize: 64 * 1024, fileSize: maxBytes + 1 } });
     } catch (e) {
-      return reject(new BadRequestError('The multipart body is malformed.', { reason: (e as Error).message }));
+      return reject(malformed(e));
     }
+    const stop = () => {
+      req.unpipe(parser);
+      req.resume();
+    };
     parser.on('file', (field, stream, info) => {
+      // busboy destroys every open part stream with "Unexpected end of form" when the body is cut short: every part
+      // stream needs its own error listener from the first tick, or that error ends the process (issue 11).
+      stream.on('error', (e) => (partError ??= e));
       if (field !== 'file' || file) {
         stream.resume();
         return;
@@ -39,26 +49,44 @@ export async function receiveUpload(req: IncomingMessage, storage: AssetStorage,
       file = storage.put(key, stream, maxBytes).then((stored) => ({ name: sanitizeFileName(info.filename), stored }));
       // On failure (e.g. too large) stop parsing and discard the rest of the body unread; the caller answers at once.
       file.catch(() => {
-        req.unpipe(parser);
-        req.resume();
+        stop();
         resolve();
       });
     });
     parser.on('field', (name, value) => fields.set(name, value));
-    parser.on('error', (e) => reject(new BadRequestError('The multipart body is malformed.', { reason: (e as Error).message })));
+    parser.on('error', (e) => {
+      stop();
+      reject(malformed(e));
+    });
     parser.on('close', () => resolve());
+    // A client gone mid-body: end the parser too, which destroys the open part stream, so `file` settles and its
+    // temporary bytes are removed instead of waiting forever for data that will not come.
+    req.on('close', () => {
+      if (req.complete) return;
+      reject(new BadRequestError('The upload was interrupted.', {}));
+      parser.destroy();
+    });
     req.pipe(parser);
   });
-  if (!file) throw new ValidationFailedError([{ path: '/file', message: 'is required' }]);
-  const { name, stored } = await file.catch((e) => {
-    throw e instanceof TooLargeError ? tooLarge(maxBytes) : e;
-  });
   try {
+    await parsed;
+    if (!file) throw new ValidationFailedError([{ path: '/file', message: 'is required' }]);
+    const { name, stored } = await file.catch((e) => {
+      // The file part failed on its own stream error (cut body): that is the client's malformed request.
+      if (e instanceof TooLargeError) throw tooLarge(maxBytes);
+      throw partError ? malformed(partError) : e;
+    });
     return { name, stored, ...parseFields(fields) };
   } catch (e) {
+    // Nothing is kept from a failed upload: wait for the file part to settle, then remove whatever it wrote.
+    await file?.catch(() => undefined);
     await storage.remove(key);
     throw e;
   }
+}
+
+function malformed(e: unknown) {
+  return new BadRequestError('The multipart body is malformed.', { reason: e instanceof Error ? e.message : String(e) });
 }
 
 function tooLarge(maxBytes: number) {

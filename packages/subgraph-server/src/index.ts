@@ -1,32 +1,53 @@
-// Runs one subgraph as its own HTTP service behind a remote gateway (`SUBGRAPH_URLS`); the gateway authenticates.
+// Runs one subgraph module as its own HTTP service behind our gateway (`SUBGRAPH_URLS`) or any federation gateway.
 import 'reflect-metadata';
 import { ApolloServer } from '@apollo/server';
-import { startStandaloneServer } from '@apollo/server/standalone';
-import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadConfig, loadJwtSecret, type Config, type SubgraphName } from '@cp/config';
-import { createBroker, EventDispatcher, onEventsCommitted, openDatabase, sqlProjectDirectory, type DatabaseModule } from '@cp/db';
-import { formatGraphQLError, isInternal, negotiateLanguage } from '@cp/errors';
-import { PRINCIPAL_HEADER, verifyPrincipal, type BuiltSubgraph, type Context } from '@cp/graphql';
+import { expressMiddleware } from '@as-integrations/express5';
+import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadConfig, loadJwtSecret } from '@cp/config';
+import { createBroker, EventDispatcher, onEventsCommitted, openDatabase, sqlProjectDirectory } from '@cp/db';
+import { createRateLimiter, drainDeadline, exitGracefullyOnSignals, HttpDrain, Readiness, registerRuntimeMetrics, requestMetrics, serveMetrics } from '@cp/edge';
+import { formatGraphQLError, isInternal, negotiateLanguage, toErrorEnvelope } from '@cp/errors';
+import type { Context } from '@cp/graphql';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { callerMiddleware, sendGraphQLError, type Authenticator, type Caller } from './caller';
+import { startWorkers, type SubgraphDeps, type SubgraphModule } from './module';
 
-export interface SubgraphService {
-  name: SubgraphName;
-  database: DatabaseModule;
-  build(config: Config): Promise<BuiltSubgraph>;
+export * from './module';
+export * from './caller';
+
+export interface ServiceOptions {
+  /** Authenticates forwarded client credentials: the access subgraph's `createAuthService` (injected: no package cycle). */
+  authenticator(deps: SubgraphDeps): Authenticator;
 }
 
-/** Starts the subgraph on `SUBGRAPH_PORT` (or its default port); returns its URL. */
-export async function runSubgraphService(service: SubgraphService): Promise<{ url: string; stop(): Promise<void> }> {
+/** Starts the module on `SUBGRAPH_PORT` (or its default port) with its HTTP routes and workers; returns its URL. */
+export interface RunningSubgraphService {
+  url: string;
+  /** Graceful: stop accepting, finish in-flight requests, stop Apollo, then the workers and the database. */
+  stop(timeoutMs?: number): Promise<void>;
+}
+
+export async function runSubgraphService(module: SubgraphModule, options: ServiceOptions): Promise<RunningSubgraphService> {
   const config = loadConfig();
-  const logger = createLogger(config, `subgraph-${service.name}`);
+  const logger = createLogger(config, `subgraph-${module.name}`);
   const secret = loadJwtSecret(config);
-  const db = await openDatabase({ config, modules: [service.database], logger });
+  const db = await openDatabase({ config, modules: [module.database], logger });
   const projects = sqlProjectDirectory(db.orm);
   // Events this service writes get their positions right after commit, not at the gateway's next poll.
   const broker = await createBroker({ redisUrl: config.redisUrl, natsUrl: config.natsUrl, databaseUrl: config.database.url, logger });
   const dispatcher = new EventDispatcher(db.orm, broker, logger).start();
   onEventsCommitted(db.orm.em, () => dispatcher.kick());
-  const { schema } = await service.build(config);
-  const server = new ApolloServer<Context>({
+  const base: SubgraphDeps = { config, logger, orm: db.orm, secret };
+  const auth = options.authenticator(base);
+  const deps: SubgraphDeps = { ...base, auth };
+  const workers = startWorkers([module], deps, {
+    onCommit: (listener) => onEventsCommitted(db.orm.em, listener),
+    onAnnounce: (listener) => broker.subscribe(listener),
+  });
+  const { schema } = await module.build(deps);
+  const apollo = new ApolloServer<Context>({
     schema,
     includeStacktraceInErrorResponses: false,
     formatError(formatted, error) {
@@ -36,40 +57,75 @@ export async function runSubgraphService(service: SubgraphService): Promise<{ ur
       return result;
     },
   });
-  const port = config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[service.name];
-  const { url } = await startStandaloneServer(server, {
-    listen: { port, host: config.http.host },
-    context: async ({ req }) => {
-      const header = (name: string) => {
-        const value = req.headers[name];
-        return Array.isArray(value) ? value[0] : value;
-      };
-      return {
-        em: db.orm.em.fork(),
-        principal: await verifyPrincipal(header(PRINCIPAL_HEADER), secret),
-        requestId: header('x-request-id') ?? randomUUID(),
-        lang: negotiateLanguage(header('accept-language')),
-        projects,
-      };
-    },
+  await apollo.start();
+
+  // The same limiter as the gateway (same store, same budgets): callers that bring their own credentials spend it here.
+  const limiter = await createRateLimiter({ config, orm: db.orm, embedded: db.embedded, logger });
+  const callers = (graphql: boolean, onError: (res: Response, err: unknown) => void) =>
+    callerMiddleware({ fork: () => db.orm.em.fork(), secret, auth, limiter, onError, graphql });
+  const contextOf = (req: Request, res: Response): Context => ({
+    em: res.locals.em,
+    principal: (res.locals.caller as Caller).principal,
+    requestId: req.header('x-request-id') ?? randomUUID(),
+    lang: negotiateLanguage(req.header('accept-language')),
+    projects,
   });
-  logger.info({ url }, `subgraph ${service.name} listening`);
+  const sendError = (res: Response, err: unknown) => {
+    const { status, body } = toErrorEnvelope(err, { requestId: res.getHeader('x-request-id')?.toString() ?? 'subgraph', lang: 'en', variablesFrom: 'body' });
+    res.status(status).json(body);
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  const readiness = new Readiness();
+  app.use(requestMetrics());
+  app.get('/health', async (_req, res) => {
+    const ok = await db.ping();
+    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'degraded', timestamp: new Date().toISOString() });
+  });
+  app.get('/ready', readiness.handler(() => db.ping()));
+  const metricsServer = await serveMetrics(app, config, logger);
+  registerRuntimeMetrics({ orm: db.orm });
+  // 50 MB like Apollo's standalone server: the gateway's own limits already ran; entity batches can be large.
+  app.use('/graphql', express.json({ limit: '50mb' }), callers(true, sendGraphQLError), expressMiddleware(apollo, { context: async ({ req, res }) => contextOf(req, res) }));
+  // The module's plain HTTP routes (uploads, CDN), authenticated like GraphQL (the handlers check the caller's rights).
+  for (const route of module.http?.(deps) ?? []) {
+    const withContext = (req: Request, res: Response, next: NextFunction) => ((res.locals.context = contextOf(req, res)), next());
+    app[route.method](route.path, ...(route.family ? [callers(false, sendError), withContext] : []), route.handler);
+  }
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err));
+
+  const drain = new HttpDrain();
+  const server = createServer(drain.listener(app));
+  drain.attach(server);
+  const port = config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[module.name];
+  await new Promise<void>((resolve) => server.listen(port, config.http.host, resolve));
+  const url = `http://${config.http.host}:${(server.address() as AddressInfo).port}/graphql`;
+  readiness.ready();
+  logger.info({ url }, `subgraph ${module.name} listening`);
   return {
     url,
-    async stop() {
-      await server.stop();
+    async stop(timeoutMs = config.shutdown.timeoutMs) {
+      readiness.draining();
+      if (!(await drain.drain(server, drainDeadline(Date.now(), timeoutMs)))) logger.warn('requests still running at the shutdown deadline were cut');
+      await apollo.stop();
+      await workers.stop();
+      await dispatcher.flush().catch((err) => logger.warn({ err }, 'last event dispatch failed; the next dispatcher numbers them'));
       await dispatcher.stop();
       await broker.close();
+      await limiter.close();
       await db.close();
+      metricsServer?.close();
     },
   };
 }
 
 /** Entry point helper for `subgraphs/<name>/src/main.ts`. */
-export function main(service: SubgraphService): void {
-  runSubgraphService(service).then(
+export function main(module: SubgraphModule, options: ServiceOptions): void {
+  runSubgraphService(module, options).then(
     ({ stop }) => {
-      for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop().then(() => process.exit(0)));
+      const config = loadConfig();
+      exitGracefullyOnSignals(stop, { timeoutMs: config.shutdown.timeoutMs, logger: createLogger(config, `subgraph-${module.name}`) });
     },
     (err) => {
       console.error(err);

@@ -1,6 +1,6 @@
 // Standalone access subgraph service (`npm start -w subgraphs/access`).
-import { loadJwtSecret } from '@cp/config';
 import { main } from '@cp/subgraph-server';
-import { accessDatabase, buildAccessSubgraph, createAuthService } from './index';
+import { accessModule, createAuthService } from './subgraph';
 
-main({ name: 'access', database: accessDatabase, build: (config) => buildAccessSubgraph(createAuthService(config, loadJwtSecret(config))) });
+// Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
+main(accessModule, { authenticator: ({ config, secret }) => createAuthService(config, secret) });

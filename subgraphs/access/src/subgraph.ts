@@ -2,11 +2,15 @@
 import type { Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph, type Context } from '@cp/graphql';
+import type { SubgraphModule } from '@cp/subgraph-server';
+import { accessRoutes } from './routes';
 import { ApiKey } from './api-key/api-key.entity';
 import { ApiKeyResolver } from './api-key/api-key.resolver';
 import { AuthResolver } from './auth/auth.resolver';
 import { AuthService } from './auth/auth.service';
 import { TokenService } from './auth/tokens';
+import { PrincipalCache } from './auth/principal-cache';
+import { memorySignInThrottle } from './auth/sign-in-throttle';
 import { accessMigrations } from './migrations';
 import { Organization } from './organization/organization.entity';
 import { OrganizationResolver } from './organization/organization.resolver';
@@ -24,8 +28,18 @@ export const accessDatabase: DatabaseModule = {
   migrations: accessMigrations,
 };
 
-export function createAuthService(config: Pick<Config, 'auth'>, secret: Uint8Array): AuthService {
-  return new AuthService(new TokenService(secret), config.auth.tokenTtlSeconds);
+/**
+ * `cacheTtlSeconds` only from a caller that feeds the cache access events (the gateway, issue 12.4); without it
+ * (tests, standalone subgraphs) nothing is cached and every request reads the database.
+ */
+export function createAuthService(
+  config: { auth: Pick<Config['auth'], 'tokenTtlSeconds'>; rateLimit?: Config['rateLimit'] },
+  secret: Uint8Array,
+  options: { cacheTtlSeconds?: number } = {},
+): AuthService {
+  const auth = new AuthService(new TokenService(secret), config.auth.tokenTtlSeconds, new PrincipalCache((options.cacheTtlSeconds ?? 0) * 1000));
+  if (config.rateLimit) auth.signInThrottle = memorySignInThrottle(config.rateLimit.signInFailures, config.rateLimit.signInWindowSeconds);
+  return auth;
 }
 
 export function buildAccessSubgraph(auth: AuthService): Promise<BuiltSubgraph> {
@@ -38,3 +52,11 @@ export function buildAccessSubgraph(auth: AuthService): Promise<BuiltSubgraph> {
     },
   });
 }
+
+/** The access subgraph as its hosts run it. */
+export const accessModule: SubgraphModule = {
+  name: 'access',
+  database: accessDatabase,
+  routes: accessRoutes,
+  build: ({ config, secret, auth }) => buildAccessSubgraph(auth instanceof AuthService ? auth : createAuthService(config, secret)),
+};

@@ -1,5 +1,7 @@
 // Standalone assets subgraph service (`npm start -w subgraphs/assets`).
 import { main } from '@cp/subgraph-server';
-import { assetsDatabase, buildAssetsSubgraph } from './index';
+import { createAuthService } from '@cp/subgraph-access';
+import { assetsModule } from './subgraph';
 
-main({ name: 'assets', database: assetsDatabase, build: (config) => buildAssetsSubgraph(config) });
+// Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
+main(assetsModule, { authenticator: ({ config, secret }) => createAuthService(config, secret) });

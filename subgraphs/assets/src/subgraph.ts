@@ -2,6 +2,9 @@
 import type { Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
+import type { SubgraphModule } from '@cp/subgraph-server';
+import { cdnHandler, uploadHandler } from './asset/asset.http';
+import { assetRoutes } from './routes';
 import { join } from 'node:path';
 import { Asset } from './asset/asset.entity';
 import { AssetResolver } from './asset/asset.resolver';
@@ -26,3 +29,18 @@ export function buildAssetsSubgraph(config: Pick<Config, 'http' | 'database' | '
     instances: [new AssetResolver(createAssetService(config), config.http.cdnUrl)],
   });
 }
+
+/** The assets subgraph as its hosts run it: multipart upload and CDN delivery are plain HTTP (D8). */
+export const assetsModule: SubgraphModule = {
+  name: 'assets',
+  database: assetsDatabase,
+  routes: assetRoutes,
+  build: ({ config }) => buildAssetsSubgraph(config),
+  http({ config, orm }) {
+    const assets = createAssetService(config);
+    return [
+      { method: 'post', family: 'app', path: '/app/v1/organizations/:organizationId/projects/:projectId/assets', handler: uploadHandler(assets, config.http.cdnUrl) },
+      { method: 'get', path: '/cdn/:organizationId/:projectId/assets/:assetId/:filename', handler: cdnHandler(orm, assets) },
+    ];
+  },
+};

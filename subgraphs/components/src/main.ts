@@ -1,5 +1,7 @@
 // Standalone components subgraph service (`npm start -w subgraphs/components`).
 import { main } from '@cp/subgraph-server';
-import { buildComponentsSubgraph, componentsDatabase } from './index';
+import { createAuthService } from '@cp/subgraph-access';
+import { componentsModule } from './subgraph';
 
-main({ name: 'components', database: componentsDatabase, build: (config) => buildComponentsSubgraph(config) });
+// Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
+main(componentsModule, { authenticator: ({ config, secret }) => createAuthService(config, secret) });

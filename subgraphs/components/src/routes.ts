@@ -9,7 +9,7 @@ export const componentRoutes: RestRoutes = {
   'Query.components': { app: { method: 'GET', path: components }, api: { method: 'GET', path: components } },
   'Query.component': { app: { method: 'GET', path: `${components}/:id` }, api: { method: 'GET', path: `${components}/:id` } },
   'Query.componentVersions': { app: { method: 'GET', path: `${components}/:id/versions` } },
-  'Mutation.createComponent': { app: { method: 'POST', path: components, responseStatus: 201 } },
+  'Mutation.createComponent': { app: { method: 'POST', path: components, responseStatus: 201, bodyErrors: 'fieldMap' } },
   'Mutation.updateComponent': { app: { method: 'PUT', path: `${components}/:id` } },
   'Mutation.deleteComponent': { app: { method: 'DELETE', path: `${components}/:id` } },
   'Mutation.discardComponent': post(`${components}/:id/discard`),

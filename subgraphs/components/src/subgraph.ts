@@ -2,6 +2,9 @@
 import type { Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
+import type { SubgraphModule } from '@cp/subgraph-server';
+import { componentAssetCdnHandler, componentAssetUploadHandler } from './component-asset/component-asset.http';
+import { componentRoutes } from './routes';
 import { LocalFileStorage } from '@cp/storage';
 import { join } from 'node:path';
 import { ComponentAsset } from './component-asset/component-asset.entity';
@@ -31,3 +34,23 @@ export function buildComponentsSubgraph(config: Pick<Config, 'http' | 'database'
     instances: [new ComponentAssetResolver(createComponentAssetService(config), config.http.cdnUrl)],
   });
 }
+
+/** The components subgraph as its hosts run it: component asset upload and delivery are plain HTTP (D8). */
+export const componentsModule: SubgraphModule = {
+  name: 'components',
+  database: componentsDatabase,
+  routes: componentRoutes,
+  build: ({ config }) => buildComponentsSubgraph(config),
+  http({ config, orm }) {
+    const assets = createComponentAssetService(config);
+    return [
+      {
+        method: 'post',
+        family: 'app',
+        path: '/app/v1/organizations/:organizationId/projects/:projectId/components/:componentId/assets',
+        handler: componentAssetUploadHandler(assets, config.http.cdnUrl),
+      },
+      { method: 'get', path: '/cdn/:organizationId/:projectId/component-assets/:assetId/:filename', handler: componentAssetCdnHandler(orm, assets) },
+    ];
+  },
+};

@@ -1,5 +1,7 @@
-// Standalone content subgraph service (`npm start -w subgraphs/content`).
+// Standalone content subgraph service (`npm start -w subgraphs/content`); it runs the webhook worker and indexer too.
 import { main } from '@cp/subgraph-server';
-import { buildContentSubgraph, contentDatabase } from './index';
+import { createAuthService } from '@cp/subgraph-access';
+import { contentModule } from './subgraph';
 
-main({ name: 'content', database: contentDatabase, build: (config) => buildContentSubgraph(config) });
+// Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
+main(contentModule, { authenticator: ({ config, secret }) => createAuthService(config, secret) });

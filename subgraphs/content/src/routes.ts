@@ -4,6 +4,7 @@ import { PROJECT_PATH, type RestRoutes } from '@cp/graphql';
 const types = `${PROJECT_PATH}/content-types`;
 const webhooks = `${PROJECT_PATH}/webhooks`;
 const content = `${PROJECT_PATH}/content`;
+const schedules = `${PROJECT_PATH}/schedules`;
 
 /** List, get, create, update and delete routes of a named resource (D12); `client` adds list and get under /api/v1. */
 function crud(segment: string, singular: string, plural: string, client: boolean): RestRoutes {
@@ -64,6 +65,10 @@ export const contentRoutes: RestRoutes = {
   ...crud('tags', 'Tag', 'Tags', true),
   ...crud('folders', 'Folder', 'Folders', false),
   ...crud('saved-searches', 'SavedSearch', 'SavedSearches', true),
+  'Query.schedules': { app: { method: 'GET', path: schedules } },
+  'Query.schedule': { app: { method: 'GET', path: `${schedules}/:id` } },
+  'Mutation.createSchedule': { app: { method: 'POST', path: schedules, responseStatus: 201 } },
+  'Mutation.cancelSchedule': { app: { method: 'DELETE', path: `${schedules}/:id` } },
   'Query.executeSavedSearch': {
     app: { method: 'POST', path: `${PROJECT_PATH}/saved-searches/:id/execute` },
     api: { method: 'POST', path: `${PROJECT_PATH}/saved-searches/:id/execute` },

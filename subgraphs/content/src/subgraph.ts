@@ -7,6 +7,9 @@ import { EmbeddingIndexer } from './semantic/indexer';
 import { SemanticSearch } from './semantic/semantic-search';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
+import { gaugeFrom } from '@cp/metrics';
+import type { BackgroundWorker, SubgraphModule } from '@cp/subgraph-server';
+import { contentRoutes } from './routes';
 import { ContentType } from './content-type/content-type.entity';
 import { ContentTypeVersion } from './content-type/content-type-version.entity';
 import { ContentTypeResolver, ContentTypeVersionResolver } from './content-type/content-type.resolver';
@@ -17,6 +20,9 @@ import { Folder } from './folder/folder.entity';
 import { FolderResolver } from './folder/folder.resolver';
 import { SavedSearch } from './saved-search/saved-search.entity';
 import { SavedSearchResolver } from './saved-search/saved-search.resolver';
+import { Schedule } from './schedule/schedule.entity';
+import { ScheduleResolver } from './schedule/schedule.resolver';
+import { ScheduleWorker } from './schedule/schedule-worker';
 import { Tag } from './tag/tag.entity';
 import { TagResolver } from './tag/tag.resolver';
 import { contentMigrations } from './migrations';
@@ -28,7 +34,7 @@ import { WebhookWorker } from './webhook/webhook-worker';
 
 export const contentDatabase: DatabaseModule = {
   name: 'content',
-  entities: [ContentType, ContentTypeVersion, Content, ContentVersion, Tag, Folder, SavedSearch, Webhook, WebhookDelivery],
+  entities: [ContentType, ContentTypeVersion, Content, ContentVersion, Tag, Folder, SavedSearch, Schedule, Webhook, WebhookDelivery],
   migrations: contentMigrations,
 };
 
@@ -48,7 +54,7 @@ export function buildContentSubgraph(config: ContentConfig): Promise<BuiltSubgra
   const content = new ContentService(shared && new SemanticSearch(shared));
   return buildFederatedSchema({
     name: 'content',
-    resolvers: [ContentTypeResolver, ContentTypeVersionResolver, ContentResolver, ContentVersionResolver, TagResolver, FolderResolver, SavedSearchResolver, EventResolver, WebhookResolver],
+    resolvers: [ContentTypeResolver, ContentTypeVersionResolver, ContentResolver, ContentVersionResolver, TagResolver, FolderResolver, SavedSearchResolver, ScheduleResolver, EventResolver, WebhookResolver],
     instances: [new WebhookResolver(webhooks), new ContentResolver(content), new SavedSearchResolver(content)],
   });
 }
@@ -69,3 +75,34 @@ export function createWebhookWorker(config: ContentConfig, orm: MikroORM, logger
     logger,
   });
 }
+
+/** The content subgraph as its hosts run it: schema, tables, REST routes, the webhook worker and the embedding indexer. */
+export const contentModule: SubgraphModule = {
+  name: 'content',
+  database: contentDatabase,
+  routes: contentRoutes,
+  build: ({ config }) => buildContentSubgraph(config),
+  workers({ config, orm, logger }) {
+    const workers: BackgroundWorker[] = [];
+    // Deliveries are found by scanning numbered events: new positions are the signal.
+    const webhooks = createWebhookWorker(config, orm, logger);
+    workers.push({ name: 'webhooks', start: () => webhooks.start(), stop: () => webhooks.stop(), kick: () => webhooks.kick(), kickOn: ['announce'] });
+    // Embeddings follow `updatedAt` of entries written here; other processes index their own writes.
+    const embeddings = createEmbeddingIndexer(config, orm, logger);
+    if (embeddings) {
+      workers.push({ name: 'embeddings', start: () => embeddings.start(), stop: () => embeddings.stop(), kick: () => embeddings.kick(), kickOn: ['commit'] });
+    }
+    // Due schedules are found by polling every second (D15: within 5 s); any replica may claim one.
+    const schedules = new ScheduleWorker({ orm, logger });
+    workers.push({ name: 'schedules', start: () => schedules.start(), stop: () => schedules.stop(), kick: () => schedules.kick() });
+    return workers;
+  },
+  metrics({ orm }) {
+    const count = async (where: string) => {
+      const [row] = await orm.em.getConnection().execute<{ n: string }[]>(`select count(*) as "n" from "webhook_delivery" where ${where}`);
+      return Number(row?.n ?? 0);
+    };
+    gaugeFrom('cp_webhook_queue_depth', 'Webhook deliveries pending, retrying or being sent.', () => count(`"status" in ('pending', 'retrying', 'sending')`));
+    gaugeFrom('cp_webhook_deliveries_failed', 'Webhook deliveries that gave up after 24 hours of retries.', () => count(`"status" = 'failed'`));
+  },
+};

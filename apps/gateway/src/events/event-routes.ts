@@ -1,10 +1,12 @@
 // The event routes (D9): `…/events`, `…/{resourceType}/events`, `…/{resourceType}/{resourceId}/events` — JSON pages or SSE.
 import { currentPosition, eventCursor, eventFilterFor, listEvents, positionOf, readEvents, type EventFeed, type EventFilter } from '@cp/db';
 import { AppError, BadRequestError } from '@cp/errors';
+import type { LiveStreams } from '@cp/edge';
 import type { Context } from '@cp/graphql';
 import type { Request, Response } from 'express';
 import { eventJson } from './event-json';
 import { liveEvents } from './live-queue';
+import type { AccessWatch } from '../access-watch';
 
 /** D9's `resourceType` path values. */
 export const EVENT_RESOURCE_TYPES = new Set(['content', 'content-types', 'components', 'packages', 'assets', 'tags', 'saved-searches', 'folders']);
@@ -22,7 +24,11 @@ function filterParams(req: Request) {
   let since: Date | undefined;
   if (typeof req.query.since === 'string') {
     since = new Date(req.query.since);
-    if (Number.isNaN(since.getTime())) throw new BadRequestError('since must be an ISO 8601 timestamp.', { parameter: 'since' });
+    // Years beyond 0001–9999 are valid JavaScript dates but out of range for the database (issue 11: far-future since).
+    const year = since.getUTCFullYear();
+    if (Number.isNaN(since.getTime()) || year < 1 || year > 9999) {
+      throw new BadRequestError('since must be an ISO 8601 timestamp between the years 0001 and 9999.', { parameter: 'since' });
+    }
   }
   return { organizationId, projectId: projectId!, resourceType, resourceId, type, since };
 }
@@ -34,15 +40,27 @@ function limitParam(req: Request): number | undefined {
   return limit;
 }
 
-export function eventRoutesHandler(feed: EventFeed) {
+export function eventRoutesHandler(feed: EventFeed, access: AccessWatch, streams: LiveStreams) {
   return async (req: Request, res: Response) => {
     const ctx = res.locals.context as Context;
-    const filter = await eventFilterFor(ctx, filterParams(req));
+    const params = filterParams(req);
+    const filter = await eventFilterFor(ctx, params);
     const lastKey = typeof req.query.lastKey === 'string' ? req.query.lastKey : undefined;
     const afterKey = typeof req.query.afterKey === 'string' ? req.query.afterKey : undefined;
     if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream' && req.header('accept')?.includes('text/event-stream')) {
       const resumeFrom = req.header('last-event-id') ?? lastKey ?? afterKey;
-      await stream(ctx, feed, filter, resumeFrom === undefined ? undefined : positionOf(resumeFrom, 'Last-Event-ID'), req, res);
+      // The stream ends within moments of its key's revocation or its user's removal or demotion (issue 11.5).
+      const stopWatching = access.watch({
+        principal: ctx.principal,
+        headers: { authorization: req.header('authorization'), apiKey: req.header('x-api-key') },
+        authorize: (fresh) => eventFilterFor(fresh, params),
+        revoke: () => res.emit('revoked'),
+      });
+      try {
+        await stream(ctx, feed, streams, filter, resumeFrom === undefined ? undefined : positionOf(resumeFrom, 'Last-Event-ID'), req, res);
+      } finally {
+        stopWatching();
+      }
       return;
     }
     const page = await listEvents(ctx.em, filter, { limit: limitParam(req), lastKey, afterKey });
@@ -54,7 +72,7 @@ export function eventRoutesHandler(feed: EventFeed) {
  * Server-Sent Events: replay from the client's position, then live, with no gap and no duplicate. The live
  * subscription starts before the replay; live events at or below the last replayed position are skipped.
  */
-async function stream(ctx: Context, feed: EventFeed, filter: EventFilter, from: bigint | undefined, req: Request, res: Response) {
+async function stream(ctx: Context, feed: EventFeed, streams: LiveStreams, filter: EventFilter, from: bigint | undefined, req: Request, res: Response) {
   const live = liveEvents(feed, filter);
   let sent = from ?? (await currentPosition(ctx.em));
   res.writeHead(200, {
@@ -70,14 +88,18 @@ async function stream(ctx: Context, feed: EventFeed, filter: EventFilter, from: 
   };
   const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
   let closed = false;
-  req.on('close', () => {
+  const end = () => {
     closed = true;
     clearInterval(heartbeat);
     void live.return?.();
-  });
+  };
+  req.on('close', end);
+  res.once('revoked', end);
+  // Shutdown ends the stream after the last complete event; the client reconnects elsewhere with Last-Event-ID.
+  const untrack = streams.track(end);
   try {
     if (from !== undefined) {
-      for (;;) {
+      while (!closed) {
         const page = await readEvents(ctx.em, filter, sent, 500);
         page.forEach(write);
         if (page.length < 500) break;
@@ -91,6 +113,7 @@ async function stream(ctx: Context, feed: EventFeed, filter: EventFilter, from: 
   } catch {
     // A dropped slow subscriber: end the stream; the client reconnects with Last-Event-ID.
   } finally {
+    untrack();
     clearInterval(heartbeat);
     res.end();
   }

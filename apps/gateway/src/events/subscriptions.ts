@@ -1,51 +1,53 @@
 // GraphQL subscriptions over graphql-ws at /graphql (the gateway can't proxy them, D13): `events(projectId, …)`.
-import { eventFilterFor, EventRecord, type EventFeed } from '@cp/db';
-import { ANONYMOUS, type Principal, type ProjectDirectory } from '@cp/graphql';
+import { eventFilterFor, EventRecord, type EventFeed, type EventScope } from '@cp/db';
+import { BadRequestError } from '@cp/errors';
+import { ANONYMOUS, type Context, type Principal, type ProjectDirectory } from '@cp/graphql';
+import type { ApolloServer } from '@apollo/server';
+import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { AuthService } from '@cp/subgraph-access';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { execute, getOperationAST, GraphQLError, parse, print, type ExecutionArgs, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { IncomingMessage, Server } from 'node:http';
-import { Arg, buildSchema, ID, Query, Resolver, Root, Subscription } from 'type-graphql';
+import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { WebSocketServer } from 'ws';
-import type { RateLimiter } from '../rate-limit';
+import type { AccessWatch } from '../access-watch';
+import type { RateLimiter } from '@cp/edge';
 import { liveEvents } from './live-queue';
 
 interface SubscriptionContext {
   principal: Principal;
   projects: ProjectDirectory;
+  /** What the connection's subscriptions were allowed to read: re-checked on access changes (issue 11.5). */
+  scopes?: Set<EventScope>;
 }
 
-/** A schema with the same `Event` type as the supergraph; queries and mutations stay on the gateway. */
-export async function buildSubscriptionSchema(feed: EventFeed): Promise<GraphQLSchema> {
-  @Resolver()
-  class EventSubscriptionResolver {
-    @Query(() => Boolean, { description: 'Always true: this endpoint serves subscriptions; send queries over HTTP.' })
-    subscriptionsAvailable(): boolean {
-      return true;
-    }
+/** Frames above this close the socket (1009) before they are buffered further: subscription messages are small (issue 11.4). */
+export const MAX_FRAME_BYTES = 64 * 1024;
+/** A socket that has not sent `connection_init` by then is closed (4408). */
+export const CONNECTION_INIT_TIMEOUT_MS = 3_000;
 
-    @Subscription(() => EventRecord, {
-      description: 'Changes in a project as they commit; API keys receive published-state events only (D9).',
-      subscribe: async ({ args, context }) => {
-        const { projectId, resourceType, resourceId } = args as { projectId: string; resourceType?: string; resourceId?: string };
-        return liveEvents(feed, await eventFilterFor(context as SubscriptionContext, { projectId, resourceType, resourceId }));
-      },
-    })
-    events(
-      @Root() event: EventRecord,
-      @Arg('projectId', () => ID, { description: 'The project.' }) _projectId: string,
-      @Arg('resourceType', () => String, { nullable: true, description: 'Only this resource type.' }) _resourceType?: string,
-      @Arg('resourceId', () => ID, { nullable: true, description: 'Only this resource.' }) _resourceId?: string,
-    ): EventRecord {
-      return event;
-    }
-  }
-  // type-graphql insists on a PubSub even when every subscription brings its own `subscribe`; ours comes from the feed.
-  const unused = () => {
-    throw new Error('Subscriptions read the event feed, not a PubSub.');
-  };
-  return buildSchema({ resolvers: [EventSubscriptionResolver], validate: false, pubSub: { publish: unused, subscribe: unused } });
+/**
+ * The gateway's API schema (the one introspection over HTTP shows, D13) with `Subscription.events` wired to the event
+ * feed: clients use one schema, and the types graphql-ws executes against are the supergraph's own.
+ */
+export function buildSubscriptionSchema(apiSchema: GraphQLSchema, feed: EventFeed): GraphQLSchema {
+  return mapSchema(apiSchema, {
+    [MapperKind.SUBSCRIPTION_ROOT_FIELD]: (field, fieldName) => {
+      if (fieldName !== 'events') return field;
+      return {
+        ...field,
+        subscribe: async (_root: unknown, args: Record<string, unknown>, ctx: SubscriptionContext) => {
+          const { projectId, resourceType, resourceId } = args as { projectId: string; resourceType?: string; resourceId?: string };
+          const scope: EventScope = { projectId, resourceType, resourceId };
+          const filter = await eventFilterFor(ctx, scope);
+          ctx.scopes?.add(scope);
+          return liveEvents(feed, filter);
+        },
+        resolve: (event: EventRecord) => event,
+      };
+    },
+  });
 }
 
 export interface SubscriptionServerDeps {
@@ -56,18 +58,36 @@ export interface SubscriptionServerDeps {
   orm: MikroORM;
   auth: AuthService;
   projects: ProjectDirectory;
+  access: AccessWatch;
+  /** Queries and mutations sent over the socket run through the gateway, like over HTTP. */
+  apollo?: ApolloServer<Context>;
 }
 
 /**
  * Credentials travel in `connectionParams` (`x-api-key`, or `authorization: Bearer …`, D9): none closes with 4401,
  * bad or revoked ones with 4403, an exhausted budget with 4429 (or a RATE_LIMITED error for one more subscription).
  */
-export function startSubscriptionServer({ server, schema, orm, auth, projects, limiter }: SubscriptionServerDeps) {
-  const wss = new WebSocketServer({ server, path: '/graphql' });
-  const callers = new WeakMap<object, { principal: Principal; credential?: string; peer?: string }>();
+export function startSubscriptionServer({ server, schema, orm, auth, projects, limiter, access, apollo }: SubscriptionServerDeps) {
+  // The schema's Query and Mutation fields have no resolvers here: those operations take the gateway's query plan.
+  const viaGateway = async (args: ExecutionArgs): Promise<ExecutionResult> => {
+    const caller = args.contextValue as SubscriptionContext;
+    const context: Context = { em: orm.em.fork(), principal: caller.principal, requestId: randomUUID(), lang: 'en', projects };
+    const response = await apollo!.executeOperation(
+      { query: print(args.document), variables: (args.variableValues ?? undefined) as Record<string, unknown> | undefined, operationName: args.operationName ?? undefined },
+      { contextValue: context },
+    );
+    if (response.body.kind !== 'single') return { errors: [new GraphQLError('Incremental delivery is not supported over graphql-ws.')] };
+    return response.body.singleResult as ExecutionResult;
+  };
+  // Frames are capped before authentication can even start: 8 sockets of 100 MiB frames no longer fill memory.
+  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: MAX_FRAME_BYTES });
+  const callers = new WeakMap<object, { principal: Principal; peer?: string; scopes: Set<EventScope> }>();
   const cleanup = useServer<Record<string, unknown> | undefined, { socket: import('ws').WebSocket; request: IncomingMessage }>(
     {
       schema,
+      connectionInitWaitTimeout: CONNECTION_INIT_TIMEOUT_MS,
+      execute: (args: ExecutionArgs) =>
+        apollo && getOperationAST(args.document, args.operationName)?.operation !== 'subscription' ? viaGateway(args) : execute(args),
       async onConnect(ctx) {
         const params = ctx.connectionParams ?? {};
         const header = (name: string) => (typeof params[name] === 'string' ? (params[name] as string) : undefined);
@@ -77,36 +97,75 @@ export function startSubscriptionServer({ server, schema, orm, auth, projects, l
           principal = await auth.authenticate(orm.em.fork(), { authorization: header('authorization'), apiKey: header('x-api-key') });
         } catch {
           // Guessing credentials spends the anonymous budget, as over HTTP.
-          await limiter.allow(ANONYMOUS, undefined, peer);
+          await limiter.allow(ANONYMOUS, peer);
           return false;
         }
         if (principal.kind === 'anonymous') {
           ctx.extra.socket.close(4401, 'Unauthorized');
           return false;
         }
-        const caller = { principal, credential: header('authorization'), peer };
-        if (!(await limiter.allow(principal, caller.credential, peer))) {
+        const caller = { principal, peer, scopes: new Set<EventScope>() };
+        if (!(await limiter.allow(principal, peer))) {
           ctx.extra.socket.close(4429, 'Too many requests');
           return false;
         }
         callers.set(ctx.extra, caller);
+        // A revoked key, a removed or demoted user: the connection closes with 4403 on every replica (issue 11.5).
+        const socket = ctx.extra.socket;
+        const stopWatching = access.watch({
+          principal,
+          headers: { authorization: header('authorization'), apiKey: header('x-api-key') },
+          authorize: async (fresh) => {
+            for (const scope of caller.scopes) await eventFilterFor(fresh, scope);
+          },
+          revoke: () => socket.close(4403, 'Forbidden'),
+        });
+        socket.once('close', stopWatching);
         return true;
       },
       async onSubscribe(ctx) {
         const caller = callers.get(ctx.extra);
-        if (caller && !(await limiter.allow(caller.principal, caller.credential, caller.peer))) {
+        if (caller && !(await limiter.allow(caller.principal, caller.peer))) {
           return [new GraphQLError('Too many requests.', { extensions: { code: 'RATE_LIMITED' } })];
         }
         return undefined;
       },
-      context: (ctx): SubscriptionContext => ({ principal: callers.get(ctx.extra)?.principal ?? ANONYMOUS, projects }),
+      context: (ctx): SubscriptionContext => ({ principal: callers.get(ctx.extra)?.principal ?? ANONYMOUS, projects, scopes: callers.get(ctx.extra)?.scopes }),
     },
     wss,
   );
   return {
-    async close() {
-      await cleanup.dispose();
-      wss.close();
+    /** Open subscription connections (metrics). */
+    get connections() {
+      return wss.clients.size;
     },
+    /** Closes every socket with 1001 (Going Away); sockets that don't finish the close handshake by `deadline` are cut. */
+    async close(deadline = Date.now() + 5000) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))));
+      await Promise.race([cleanup.dispose(), late]);
+      clearTimeout(timer);
+      for (const socket of wss.clients) socket.terminate();
+    },
+  };
+}
+
+/** A subscription sent over HTTP: 400 naming the transport that serves it (the gateway cannot execute it, D13). */
+export function refuseHttpSubscriptions(onError: (res: import('express').Response, err: unknown) => void) {
+  return (req: import('express').Request, res: import('express').Response, next: import('express').NextFunction) => {
+    const { query, operationName } = ((req.method === 'GET' ? req.query : req.body) ?? {}) as { query?: unknown; operationName?: unknown };
+    if (typeof query === 'string' && /\bsubscription\b/.test(query)) {
+      let operation: string | undefined;
+      try {
+        operation = getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation;
+      } catch {
+        // Apollo answers the syntax error.
+      }
+      if (operation === 'subscription') {
+        onError(res, new BadRequestError('Subscriptions are served over WebSocket: connect to /graphql with the graphql-ws protocol.', { transport: 'graphql-ws' }));
+        return;
+      }
+    }
+    next();
   };
 }

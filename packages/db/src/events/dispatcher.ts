@@ -55,6 +55,14 @@ export class EventDispatcher {
     await this.assign();
   }
 
+  /**
+   * Resolves once the assignment run that a commit of this process kicked (and any it queued) has finished, i.e.
+   * its events have positions and were announced to every replica. Cheaper than `flush` (no extra transaction).
+   */
+  async settle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.timer);
     while (this.running) await this.running;

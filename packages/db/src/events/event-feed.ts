@@ -18,6 +18,7 @@ const PAGE = 500;
 export class EventFeed {
   private last = 0n;
   private readonly subscribers = new Set<LiveSubscriber>();
+  private readonly watchers = new Set<(event: EventRecord) => void>();
   private pulling: Promise<void> | undefined;
   private again = false;
 
@@ -33,6 +34,24 @@ export class EventFeed {
     return this;
   }
 
+  /**
+   * Every new event of every project and organization, in position order, before live subscribers get it: for the
+   * process's own bookkeeping (dropping cached credentials and cached reads), never for clients.
+   */
+  onEvent(watcher: (event: EventRecord) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
+  /** The highest position this replica has read and delivered: every event at or below it reached the watchers. */
+  get position(): bigint {
+    return this.last;
+  }
+
+  /** Called with every announced position, before the events behind it are read (marks this replica as behind). */
+  onAnnounced(listener: (position: bigint) => void): void {
+    this.broker.subscribe((position) => /^\d+$/.test(position) && listener(BigInt(position)));
+  }
 
   subscribe(subscriber: LiveSubscriber): () => void {
     this.subscribers.add(subscriber);
@@ -60,6 +79,14 @@ export class EventFeed {
     for (;;) {
       const events = await em.find(EventRecord, { position: { $gt: String(this.last) } }, { orderBy: { position: 'asc' }, limit: PAGE });
       for (const event of events) {
+        // Watchers first, then the position moves: a reader that sees position N knows N's effects are applied.
+        for (const watcher of this.watchers) {
+          try {
+            watcher(event);
+          } catch (err) {
+            this.logger?.warn({ err }, 'an event watcher failed');
+          }
+        }
         this.last = BigInt(event.position!);
         for (const subscriber of this.subscribers) {
           if (matches(event, subscriber.filter) && !subscriber.push(event)) {

@@ -45,3 +45,29 @@ export function onEventsCommitted(em: EntityManager, onCommit: () => void): void
     },
   });
 }
+
+/**
+ * Calls `listener` with the events a transaction of this process recorded, once when they are flushed and again
+ * when it commits: local caches then drop what a change affects before its response is sent, without waiting for
+ * the broker's round trip (which other replicas wait for).
+ */
+export function onEventsFlushed(em: EntityManager, listener: (events: EventRecord[]) => void): void {
+  const pending = new WeakMap<EntityManager, EventRecord[]>();
+  em.getEventManager().registerSubscriber({
+    afterFlush(args) {
+      const events = args.uow
+        .getChangeSets()
+        .map((c) => c.entity)
+        .filter((e): e is EventRecord => e instanceof EventRecord);
+      if (events.length === 0) return;
+      listener(events);
+      pending.set(args.em as EntityManager, [...(pending.get(args.em as EntityManager) ?? []), ...events]);
+    },
+    afterTransactionCommit(args) {
+      const events = pending.get(args.em as EntityManager);
+      if (!events) return;
+      pending.delete(args.em as EntityManager);
+      listener(events);
+    },
+  });
+}

@@ -2,8 +2,12 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000000_core } from './Migration20261122000000_core';
 import { Migration20261122000700_event_position } from './Migration20261122000700_event_position';
+import { Migration20261124110000_rate_limit_unlogged } from './Migration20261124110000_rate_limit_unlogged';
+import { Migration20261124130004_idempotency_key } from './Migration20261124130004_idempotency_key';
 
 export const coreMigrations: MigrationObject[] = [
   { name: 'Migration20261122000000_core', class: Migration20261122000000_core },
   { name: 'Migration20261122000700_event_position', class: Migration20261122000700_event_position },
+  { name: 'Migration20261124110000_rate_limit_unlogged', class: Migration20261124110000_rate_limit_unlogged },
+  { name: 'Migration20261124130004_idempotency_key', class: Migration20261124130004_idempotency_key },
 ];

@@ -1,7 +1,7 @@
 // A project API key (spec "API Key"): read-only client access to one project's published state.
 import { Entity, Enum, Index, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
+import { Field, ID, ObjectType, registerEnumType, Int } from 'type-graphql';
 
 export enum ApiKeyStatus {
   active = 'active',
@@ -18,6 +18,10 @@ registerEnumType(ApiKeyStatus, {
 @Entity({ tableName: 'api_key' })
 @Index({ properties: ['organizationId', 'projectId', 'createdAt'] })
 export class ApiKey {
+  @Field(() => Int, { description: 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.' })
+  @Property({ version: true, default: 1 })
+  revision!: number & Opt;
+
   @Field(() => ID, { description: 'Identifier.' })
   @PrimaryKey({ length: 64 })
   id: string = randomUUID();

@@ -1,5 +1,5 @@
 // GraphQL surface of API keys (admin only: keys cannot manage keys).
-import { authorizeProject, OffsetArgs, OffsetList, ProjectScopeArgs, type Context } from '@cp/graphql';
+import { authorizeProject, OffsetArgs, OffsetList, ProjectScopeArgs, type Context, ExpectedRevisionArgs } from '@cp/graphql';
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { ApiKey, CreatedApiKey } from './api-key.entity';
 import { CreateApiKeyInput } from './api-key.inputs';
@@ -30,7 +30,7 @@ export class ApiKeyResolver {
   }
 
   @Mutation(() => ApiKey, { description: 'Revokes an API key: the next request with it is refused (UNAUTHORIZED).' })
-  async revokeApiKey(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, { description: 'The api key.' }) id: string, @Ctx() ctx: Context) {
+  async revokeApiKey(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, { description: 'The api key.' }) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'apiKeys', 'update');
     return this.service.revoke(ctx.em, scope, id, user.userId);
   }

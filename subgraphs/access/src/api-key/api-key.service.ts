@@ -6,8 +6,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey, ApiKeyStatus, CreatedApiKey } from './api-key.entity';
 import type { CreateApiKeyInput } from './api-key.inputs';
 import { generateKey, hashKey, looksLikeKey, matchesHash } from './api-key.secret';
-
-const LAST_USED_INTERVAL_MS = 60_000;
+import { PrincipalCache } from '../auth/principal-cache';
+import { LastUsedRecorder } from './last-used';
 
 interface KeyRow {
   id: string;
@@ -19,8 +19,9 @@ interface KeyRow {
 }
 
 export class ApiKeyService {
-  /** keyId → when this process last wrote `lastUsed`: at most one write a minute per key and process. */
-  private readonly touched = new Map<string, number>();
+  readonly lastUsed = new LastUsedRecorder();
+
+  constructor(private readonly cache = new PrincipalCache(0)) {}
 
   list(em: EntityManager, scope: ProjectScope, page: OffsetArgs) {
     return offsetPage(em, ApiKey, { organizationId: scope.organizationId, projectId: scope.projectId }, page);
@@ -57,38 +58,30 @@ export class ApiKeyService {
   }
 
   /**
-   * Every request reads the key's row (one indexed lookup), so a revocation is refused at once by every
-   * replica: there is no cache to expire.
+   * A cache hit needs no database round trip; the cache entry is dropped on every replica when the key changes
+   * (revocation records an `api-keys` event, which the gateway turns into an invalidation: issue 12.4).
    */
   async authenticate(em: EntityManager, presented: string): Promise<ApiKeyPrincipal> {
     if (!looksLikeKey(presented)) throw new UnauthorizedError('The API key is invalid or revoked.');
-    // Plain SQL on the unique hash index: this runs on every client request.
+    const hash = hashKey(presented);
+    const cached = this.cache.getKey(hash);
+    if (cached) {
+      this.lastUsed.record(em, cached.keyId);
+      return cached;
+    }
+    const ticket = this.cache.ticket();
+    // Plain SQL on the unique hash index.
     const [key] = await em.getConnection().execute<KeyRow[]>(
       'select "id", "organization_id", "project_id", "status", "last_used", "key_hash" from "api_key" where "key_hash" = ?',
-      [hashKey(presented)],
+      [hash],
     );
     // The lookup is by hash, so its timing says nothing about the key; the compare is constant-time anyway.
     if (!key || !matchesHash(presented, key.key_hash) || key.status !== ApiKeyStatus.active) {
       throw new UnauthorizedError('The API key is invalid or revoked.');
     }
-    this.touch(em, key.id, key.last_used ? new Date(key.last_used) : null);
-    return { kind: 'apiKey', keyId: key.id, organizationId: key.organization_id, projectId: key.project_id };
-  }
-
-  /** Records `lastUsed` without a write per request: skipped when the stored or locally written value is under a minute old. */
-  private touch(em: EntityManager, id: string, lastUsed: Date | null): void {
-    const now = Date.now();
-    const last = Math.max(lastUsed?.getTime() ?? 0, this.touched.get(id) ?? 0);
-    if (now - last < LAST_USED_INTERVAL_MS) return;
-    if (this.touched.size > 10_000) this.touched.clear();
-    this.touched.set(id, now);
-    void em
-      .getConnection()
-      .execute('update "api_key" set "last_used" = ? where "id" = ? and ("last_used" is null or "last_used" < ?)', [
-        new Date(now),
-        id,
-        new Date(now - LAST_USED_INTERVAL_MS),
-      ])
-      .catch(() => this.touched.delete(id));
+    const principal: ApiKeyPrincipal = { kind: 'apiKey', keyId: key.id, organizationId: key.organization_id, projectId: key.project_id };
+    this.cache.setKey(ticket, hash, principal);
+    this.lastUsed.record(em, key.id, key.last_used ? new Date(key.last_used) : null);
+    return principal;
   }
 }

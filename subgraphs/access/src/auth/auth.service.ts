@@ -7,6 +7,8 @@ import type { IssueTokenInput } from './auth.inputs';
 import { User } from '../user/user.entity';
 import { DUMMY_HASH, verifyPassword } from './password';
 import type { TokenService } from './tokens';
+import { PrincipalCache, type CachedUser } from './principal-cache';
+import { memorySignInThrottle, type SignInThrottle } from './sign-in-throttle';
 
 export interface AuthHeaders {
   authorization?: string;
@@ -14,17 +16,32 @@ export interface AuthHeaders {
 }
 
 export class AuthService {
+  readonly apiKeys: ApiKeyService;
+  /**
+   * Failed sign-ins per account across addresses (issue 11.3). Per process by default; the gateway replaces it with
+   * one in the rate limiter's shared store so every replica counts one budget.
+   */
+  signInThrottle: SignInThrottle = memorySignInThrottle(10, 15 * 60);
+
   constructor(
     private readonly tokens: TokenService,
     private readonly tokenTtlSeconds: number,
-    readonly apiKeys = new ApiKeyService(),
-  ) {}
+    /** What authentication read from the database; the gateway drops entries on access events (issue 12.4). */
+    readonly cache = new PrincipalCache(0),
+  ) {
+    this.apiKeys = new ApiKeyService(cache);
+  }
 
   /** The same answer for an unknown email and a wrong password, at the same cost. */
   async login(em: EntityManager, email: string, password: string) {
+    await this.signInThrottle.assertAllowed(email);
     const user = await em.findOne(User, { email: email.trim().toLowerCase() }, { populate: ['passwordHash'] });
     const ok = await verifyPassword(password, user?.passwordHash ?? (await DUMMY_HASH));
-    if (!user || !ok) throw new UnauthorizedError('Invalid email or password.');
+    if (!user || !ok) {
+      await this.signInThrottle.failed(email);
+      throw new UnauthorizedError('Invalid email or password.');
+    }
+    await this.signInThrottle.succeeded(email);
     const { token, expiresAt } = await this.tokens.issue({
       userId: user.id,
       organizationId: user.organizationId,
@@ -66,24 +83,33 @@ export class AuthService {
 
   private async authenticateToken(em: EntityManager, token: string): Promise<Principal> {
     const claims = await this.tokens.verify(token);
-    // One round trip for the user and its role: this runs on every admin request.
-    const [row] = await em.getConnection().execute<{ tokens_valid_after: Date; permissions: Permissions | null }[]>(
-      `select u."tokens_valid_after", r."permissions" from "user" u
-       left join "role" r on r."id" = u."role_id" and r."organization_id" = u."organization_id"
-       where u."id" = ? and u."organization_id" = ?`,
-      [claims.userId, claims.organizationId],
-    );
+    const user = this.cache.getUser(claims.organizationId, claims.userId) ?? (await this.loadUser(em, claims.organizationId, claims.userId));
     // A removed user, or a token older than the last password change, no longer works.
-    if (!row || claims.issuedAt.getTime() < new Date(row.tokens_valid_after).getTime()) {
+    if (!user || claims.issuedAt.getTime() < user.tokensValidAfter) {
       throw new UnauthorizedError('The token has been revoked.');
     }
     return {
       kind: 'user',
       userId: claims.userId,
       organizationId: claims.organizationId,
-      permissions: row.permissions ?? {},
+      permissions: user.permissions,
       projectId: claims.projectId,
       tokenExpiresAt: claims.expiresAt.getTime(),
     };
+  }
+
+  /** One round trip for the user and its role, on a cache miss only; a missing user is not cached. */
+  private async loadUser(em: EntityManager, organizationId: string, userId: string): Promise<CachedUser | undefined> {
+    const ticket = this.cache.ticket();
+    const [row] = await em.getConnection().execute<{ tokens_valid_after: Date; permissions: Permissions | null }[]>(
+      `select u."tokens_valid_after", r."permissions" from "user" u
+       left join "role" r on r."id" = u."role_id" and r."organization_id" = u."organization_id"
+       where u."id" = ? and u."organization_id" = ?`,
+      [userId, organizationId],
+    );
+    if (!row) return undefined;
+    const user: CachedUser = { tokensValidAfter: new Date(row.tokens_valid_after).getTime(), permissions: row.permissions ?? {} };
+    this.cache.setUser(ticket, organizationId, userId, user);
+    return user;
   }
 }

@@ -3,6 +3,7 @@ import { NotFoundError } from '@cp/errors';
 import { offsetPage, type OffsetArgs, type UserPrincipal, requireName } from '@cp/graphql';
 import { recordEvent } from '@cp/db';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw } from '@mikro-orm/core';
 import { ApiKey, ApiKeyStatus } from '../api-key/api-key.entity';
 import type { CreateProjectInput, UpdateProjectInput } from './project.inputs';
 import { Project } from './project.entity';
@@ -45,7 +46,7 @@ export class ProjectService {
     return em.transactional(async (tx) => {
       const project = await this.get(tx, caller, id);
       project.deletedAt = new Date();
-      await tx.nativeUpdate(ApiKey, { organizationId: caller.organizationId, projectId: id }, { status: ApiKeyStatus.revoked });
+      await tx.nativeUpdate(ApiKey, { organizationId: caller.organizationId, projectId: id }, { status: ApiKeyStatus.revoked, revision: raw('revision + 1') });
       recordEvent(tx, { resourceType: 'projects', action: 'deleted', resourceId: id, organizationId: caller.organizationId, projectId: id, actorId: caller.userId });
       return project;
     });

@@ -3,7 +3,7 @@ import type { Permissions } from '@cp/graphql';
 import { JSONObjectScalar } from '@cp/graphql';
 import { Entity, Index, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { Directive, Field, ID, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, ObjectType, Int } from 'type-graphql';
 
 /** The bootstrap role (D5): every flag; it always keeps at least one user so the organization stays administrable. */
 export const OWNER_ROLE = 'Owner';
@@ -14,6 +14,10 @@ export const OWNER_ROLE = 'Owner';
 @Unique({ properties: ['organizationId', 'name'] })
 @Index({ properties: ['organizationId', 'createdAt'] })
 export class Role {
+  @Field(() => Int, { description: 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.' })
+  @Property({ version: true, default: 1 })
+  revision!: number & Opt;
+
   @Field(() => ID, { description: 'Identifier.' })
   @PrimaryKey({ length: 64 })
   id: string = randomUUID();

@@ -1,5 +1,5 @@
 // GraphQL surface of roles.
-import { authorizeOrganization, OffsetArgs, OffsetList, type Context } from '@cp/graphql';
+import { authorizeOrganization, OffsetArgs, OffsetList, type Context, ExpectedRevisionArgs } from '@cp/graphql';
 import { Arg, Args, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { authorizeOrganizationAdmin } from '../shared/authorize-admin';
 import { Role } from './role.entity';
@@ -34,13 +34,14 @@ export class RoleResolver {
     @Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string,
     @Arg('id', () => ID, { description: 'The role.' }) id: string,
     @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: UpdateRoleInput,
+    @Args() _revision: ExpectedRevisionArgs,
     @Ctx() ctx: Context,
   ) {
     return this.service.update(ctx.em, authorizeOrganizationAdmin(ctx, organizationId, 'roles', 'update'), id, input);
   }
 
   @Mutation(() => Role, { description: 'Deletes a role no user holds; the Owner role cannot be deleted.' })
-  deleteRole(@Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string, @Arg('id', () => ID, { description: 'The role.' }) id: string, @Ctx() ctx: Context) {
+  deleteRole(@Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string, @Arg('id', () => ID, { description: 'The role.' }) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     return this.service.delete(ctx.em, authorizeOrganizationAdmin(ctx, organizationId, 'roles', 'delete'), id);
   }
 }

@@ -1,31 +1,36 @@
 // An administrator account: signs in with email and password, acts through its role.
 import { Entity, Index, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { Directive, Field, ID, ObjectType } from 'type-graphql';
+import { Directive, Field, ID, ObjectType, Int } from 'type-graphql';
 
 @ObjectType({ description: 'A person (or automation user) who administers an organization.' })
 @Directive('@key(fields: "id")')
 @Entity({ tableName: 'user' })
 @Index({ properties: ['organizationId', 'createdAt'] })
 export class User {
+  @Field(() => Int, { description: 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.' })
+  @Property({ version: true, default: 1 })
+  revision!: number & Opt;
+
   @Field(() => ID, { description: 'Identifier.' })
   @PrimaryKey({ length: 64 })
   id: string = randomUUID();
 
-  @Field(() => ID, { description: 'The organization the user belongs to.' })
+  // Staff-only fields are nullable: API keys (public credentials) read them as null (issue 11.7, user.resolver.ts).
+  @Field(() => ID, { nullable: true, description: 'The organization the user belongs to; null for API keys.' })
   @Property({ length: 64 })
   organizationId!: string;
 
-  @Field({ description: 'Sign-in email address, unique across the service.' })
+  @Field(() => String, { nullable: true, description: 'Sign-in email address, unique across the service; null for API keys.' })
   @Property()
   @Unique()
   email!: string;
 
-  @Field({ description: 'Display name.' })
+  @Field(() => String, { nullable: true, description: 'Display name; null for API keys.' })
   @Property()
   name!: string;
 
-  @Field(() => ID, { description: 'The role that grants this user its permissions.' })
+  @Field(() => ID, { nullable: true, description: 'The role that grants this user its permissions; null for API keys.' })
   @Property({ length: 64 })
   roleId!: string;
 
@@ -37,11 +42,11 @@ export class User {
   @Property({ type: 'timestamptz' })
   tokensValidAfter: Date & Opt = new Date(0);
 
-  @Field(() => Date, { description: 'When the user was created.' })
+  @Field(() => Date, { nullable: true, description: 'When the user was created; null for API keys.' })
   @Property({ type: 'timestamptz' })
   createdAt: Date & Opt = new Date();
 
-  @Field(() => Date, { description: 'When the user last changed.' })
+  @Field(() => Date, { nullable: true, description: 'When the user last changed; null for API keys.' })
   @Property({ type: 'timestamptz', onUpdate: () => new Date() })
   updatedAt: Date & Opt = new Date();
 }

@@ -1,5 +1,5 @@
 // Asset rules: upload (bytes first, then the row and its event in one transaction), reads with filters, update, delete.
-import { recordEvent } from '@cp/db';
+import { recordEvent, ensureTags } from '@cp/db';
 import { NotFoundError, ValidationFailedError } from '@cp/errors';
 import { keysetPage, type ProjectScope, distinctNames } from '@cp/graphql';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
@@ -33,6 +33,7 @@ export class AssetService {
           metadata: upload.metadata ?? {},
           createdById: actorId,
         });
+        await ensureTags(tx, scope, asset.tags);
         recordEvent(tx, { resourceType: 'assets', action: 'created', resourceId: id, ...scope, actorId });
         return asset;
       });
@@ -70,7 +71,10 @@ export class AssetService {
         if (!input.name.trim()) throw new ValidationFailedError([{ path: '/name', message: 'must not be empty' }]);
         asset.name = sanitizeFileName(input.name);
       }
-      if (input.tags !== undefined) asset.tags = distinctNames(input.tags);
+      if (input.tags !== undefined) {
+        asset.tags = distinctNames(input.tags);
+        await ensureTags(tx, scope, asset.tags);
+      }
       if (input.folderId !== undefined) asset.folderId = input.folderId;
       if (input.metadata !== undefined) asset.metadata = input.metadata;
       recordEvent(tx, { resourceType: 'assets', action: 'updated', resourceId: id, ...scope, actorId });

@@ -1,6 +1,7 @@
 // Runs inside a worker thread: derives a props schema, so a pathological `Props` type can't stall the service.
 import { parentPort } from 'node:worker_threads';
 import { derivePropsSchema } from './props-schema';
+import { announceReady } from './worker-pool';
 
 parentPort?.on('message', ({ id, source }: { id: number; source: string }) => {
   try {
@@ -10,3 +11,5 @@ parentPort?.on('message', ({ id, source }: { id: number; source: string }) => {
     parentPort!.postMessage({ id, ok: false, error: content });
   }
 });
+
+announceReady(parentPort);

@@ -1,6 +1,7 @@
 // Runs inside a worker thread: evaluates untrusted component code in QuickJS (WASM) with CPU and memory caps.
 import { parentPort } from 'node:worker_threads';
-import { getQuickJS, shouldInterruptAfterDeadline } from 'quickjs-emscripten';
+import { getQuickJS } from 'quickjs-emscripten';
+import { announceReady } from './worker-pool';
 
 interface SandboxRequest {
   id: number;
@@ -13,18 +14,38 @@ type SandboxReply = { id: number; ok: true; json: string } | { id: number; ok: f
 
 const quickjs = getQuickJS();
 
+/**
+ * QuickJS calls the interrupt handler about every 10,000 bytecode operations: counting those calls is a CPU budget
+ * ("fuel") that a busy host cannot shrink, unlike a wall-clock deadline, which refused healthy components whenever
+ * the machine was loaded. About 4 calls per millisecond of tight-loop CPU on our hardware; opcodes that allocate
+ * run slower per call, so a wall-clock cap at 4× the budget still bounds them.
+ */
+const CALLS_PER_MS = 4;
+const WALL_FACTOR = 4;
+
+function cpuBudget(timeoutMs: number): () => boolean {
+  let fuel = timeoutMs * CALLS_PER_MS;
+  const wallDeadline = Date.now() + timeoutMs * WALL_FACTOR;
+  return () => --fuel < 0 || Date.now() > wallDeadline;
+}
+
 /** The script defines `__component`; the result crosses back as a JSON string, never as a live object. */
 async function run({ id, script, timeoutMs, memoryBytes }: SandboxRequest): Promise<SandboxReply> {
   const runtime = (await quickjs).newRuntime();
   runtime.setMemoryLimit(memoryBytes);
   runtime.setMaxStackSize(512 * 1024);
-  runtime.setInterruptHandler(shouldInterruptAfterDeadline(Date.now() + timeoutMs));
+  runtime.setInterruptHandler(cpuBudget(timeoutMs));
   const vm = runtime.newContext();
   try {
     const code = `${script}
 ;(() => {
   if (typeof __component !== 'object' || __component === null || typeof __component.metadata !== 'function') {
     throw new Error('The source must export a function metadata().');
+  }
+  // view and layout components are both rendered through their default export (D6, the content module): without one
+  // every entry of the project would fail to bundle, so the component itself is refused (issue 11).
+  if (typeof __component.default !== 'function') {
+    throw new Error('The source must \`export default\` its render function: (props, children) => string.');
   }
   return JSON.stringify(__component.metadata());
 })()`;
@@ -43,6 +64,8 @@ async function run({ id, script, timeoutMs, memoryBytes }: SandboxRequest): Prom
     runtime.dispose();
   }
 }
+
+void quickjs.then(() => announceReady(parentPort));
 
 parentPort?.on('message', (request: SandboxRequest) => {
   run(request).then(

@@ -7,7 +7,15 @@ export type WorkerReply<T> = ({ ok: true } & T) | { ok: false; error: string };
 
 interface Pending {
   resolve(reply: WorkerReply<object>): void;
-  timer: NodeJS.Timeout;
+  timer?: NodeJS.Timeout;
+}
+
+/** A worker announces `{ready: true}` once its imports are loaded; loading may take this long on a busy machine. */
+const STARTUP_TIMEOUT_MS = 60_000;
+
+/** Called by a worker module after its imports have loaded, so deadlines never count a cold start. */
+export function announceReady(port: { postMessage(message: unknown): void } | null): void {
+  port?.postMessage({ ready: true });
 }
 
 /** Tests run the TypeScript sources; workers are always the built JavaScript (turbo builds before tests). */
@@ -17,6 +25,7 @@ export function builtWorkerFile(name: string): string {
 
 class PooledWorker {
   private worker: Worker | undefined;
+  private ready: Promise<void> | undefined;
   private readonly pending = new Map<number, Pending>();
 
   constructor(
@@ -28,19 +37,31 @@ class PooledWorker {
     return this.pending.size;
   }
 
+  /** The deadline starts when the worker is ready: loading the TypeScript compiler is not the caller's fault. */
   run<T>(id: number, message: object, deadlineMs: number, timeoutError: string): Promise<WorkerReply<T>> {
     const worker = this.ensure();
+    const ready = this.ready!;
     return new Promise((resolveReply) => {
-      const timer = setTimeout(() => this.fail(timeoutError), deadlineMs);
-      this.pending.set(id, { resolve: resolveReply as Pending['resolve'], timer });
-      worker.postMessage({ ...message, id });
+      const pending: Pending = { resolve: resolveReply as Pending['resolve'] };
+      this.pending.set(id, pending);
+      void ready.then(() => {
+        if (this.worker !== worker || !this.pending.has(id)) return;
+        pending.timer = setTimeout(() => this.fail(timeoutError), deadlineMs);
+        worker.postMessage({ ...message, id });
+      });
     });
   }
 
   private ensure(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(this.file, { resourceLimits: this.resourceLimits, env: {} });
-    worker.on('message', (reply: { id: number } & WorkerReply<object>) => {
+    this.ready = new Promise<void>((resolveReady) => {
+      const startup = setTimeout(() => this.worker === worker && this.fail('The worker did not start.'), STARTUP_TIMEOUT_MS);
+      startup.unref();
+      worker.once('message', () => (clearTimeout(startup), resolveReady()));
+    });
+    worker.on('message', (reply: { id: number; ready?: true } & WorkerReply<object>) => {
+      if (reply.ready) return;
       const pending = this.pending.get(reply.id);
       if (!pending) return;
       clearTimeout(pending.timer);

@@ -24,7 +24,8 @@ export class ComponentAssetService {
 
   /**
    * The row exists (`uploading`) while bytes stream in, then `processing` while the type is sniffed, then `active`.
-   * A failed upload ends in `error` with its bytes removed, and the client gets the failure.
+   * An upload whose bytes never arrive leaves nothing (no row, no bytes); one failing after that ends in `error` with
+   * its bytes removed. Either way the client gets the failure.
    */
   async upload(em: EntityManager, scope: ProjectScope, componentId: string, req: IncomingMessage, actorId: string): Promise<ComponentAsset> {
     const component = await this.component(em, scope, componentId);
@@ -32,8 +33,16 @@ export class ComponentAssetService {
     const asset = em.create(ComponentAsset, { componentId, ...scope, name: 'upload', createdById: actorId });
     await em.flush();
     const key = storageKey(asset);
+    let upload;
     try {
-      const upload = await receiveUpload(req, this.storage, key, this.maxBytes);
+      upload = await receiveUpload(req, this.storage, key, this.maxBytes);
+    } catch (err) {
+      // The bytes never arrived (cut or malformed body, too large): no asset came to be, so no row stays behind
+      // (receiveUpload already removed any bytes). Its creation was never announced, so no event is owed either.
+      await em.removeAndFlush(asset);
+      throw err;
+    }
+    try {
       Object.assign(asset, { name: upload.name, status: ComponentAssetStatus.processing, size: upload.stored.size, checksum: upload.stored.checksum });
       await em.flush();
       return await em.transactional(async (tx) => {

@@ -10,6 +10,10 @@ import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 @Unique({ properties: ['projectId', 'name'] })
 @Index({ properties: ['projectId', 'createdAt'] })
 export class Component extends ProjectScopedEntity {
+  @Field(() => Int, { description: 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.' })
+  @Property({ version: true, default: 1 })
+  revision!: number & Opt;
+
   @Field({ description: 'Name, unique in the project; content refers to components by name.' })
   @Property()
   name!: string;

@@ -4,14 +4,15 @@ import { Field, ID, InputType, Int } from 'type-graphql';
 
 @InputType({ description: 'A new component.' })
 export class CreateComponentInput {
-  @Field({ description: 'Name, unique in the project.' })
-  name!: string;
+  // Required members are nullable in the schema so that the service answers a missing one with D4's 400 field map.
+  @Field(() => String, { nullable: true, description: 'Name, unique in the project (required).' })
+  name?: string | null;
 
-  @Field({ description: '`view` or `layout`.' })
-  type!: string;
+  @Field(() => String, { nullable: true, description: '`view` or `layout` (required).' })
+  type?: string | null;
 
-  @Field({ description: 'TypeScript source exporting `metadata()`, a `Props` type and a default render function.' })
-  content!: string;
+  @Field(() => String, { nullable: true, description: 'TypeScript source exporting `metadata()`, a `Props` type and a default render function (required).' })
+  content?: string | null;
 
   @Field(() => ID, { nullable: true, description: 'Parent collection; null is the root collection.' })
   collectionId?: string | null;

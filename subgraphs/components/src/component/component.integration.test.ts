@@ -66,7 +66,7 @@ describe.each(['postgres', 'pglite'] as const)('components and packages on %s', 
     expect(second.components.find((c: any) => c.name === 'Hero').version).toBe(2);
     const rolled = (await exec(op('rollbackComponent', ', input: { version: 1 }'), { id: hero.id })).data.rollbackComponent;
     expect(rolled).toMatchObject({ status: 'modified', version: null, lastPublishedVersion: 2, title: 'Hero' });
-    const versions = (await exec(`query($id: ID!) { componentVersions(organizationId: "o", projectId: "p", id: $id) { version status title } }`, { id: hero.id })).data.componentVersions;
+    const versions = (await exec(`query($id: ID!) { componentVersions(organizationId: "o", projectId: "p", id: $id) { data { version status title } } }`, { id: hero.id })).data.componentVersions.data;
     expect(versions).toEqual([{ version: 2, status: 'published', title: 'Hero v2' }, { version: 1, status: 'published', title: 'Hero' }]);
   });
 

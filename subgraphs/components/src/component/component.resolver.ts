@@ -1,5 +1,5 @@
 // GraphQL surface of components; REST routes are derived from these fields (see routes.ts).
-import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context, UserReference, userRef, VersionFieldsResolver } from '@cp/graphql';
+import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, VersionList, type Context, UserReference, userRef, VersionFieldsResolver, ExpectedRevisionArgs } from '@cp/graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ComponentVersion } from './component-version.entity';
 import { Component } from './component.entity';
@@ -8,6 +8,7 @@ import { ComponentService } from './component.service';
 import { getPublishedComponent, listPublishedComponents } from './published-components';
 
 const ComponentList = CursorList(Component, 'ComponentList');
+const ComponentVersionList = VersionList(ComponentVersion, 'ComponentVersionList');
 const idArg = { description: 'The component.' };
 
 @Resolver(() => Component)
@@ -26,10 +27,10 @@ export class ComponentResolver {
     return publishedOnly ? getPublishedComponent(ctx.em, scope, id) : this.service.get(ctx.em, scope, id);
   }
 
-  @Query(() => [ComponentVersion], { description: 'Published versions of a component, newest first.' })
+  @Query(() => ComponentVersionList, { description: 'Published versions of a component, newest first (D11: `{data}`).' })
   async componentVersions(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
     await authorizeProject(ctx, scope, 'components', 'read');
-    return this.service.versions(ctx.em, scope, id);
+    return { data: await this.service.versions(ctx.em, scope, id) };
   }
 
   @Mutation(() => Component, { description: 'Creates a `draft` component: compiles the source, runs `metadata()` in a sandbox, derives the props schema.' })
@@ -43,6 +44,7 @@ export class ComponentResolver {
     @Args() scope: ProjectScopeArgs,
     @Arg('id', () => ID, idArg) id: string,
     @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: UpdateComponentInput,
+    @Args() _revision: ExpectedRevisionArgs,
     @Ctx() ctx: Context,
   ) {
     const user = await authorizeProject(ctx, scope, 'components', 'update');
@@ -50,13 +52,13 @@ export class ComponentResolver {
   }
 
   @Mutation(() => Component, { description: 'Soft-deletes a component; COMPONENT_IN_USE when a package references it.' })
-  async deleteComponent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+  async deleteComponent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'components', 'delete');
     return this.service.delete(ctx.em, scope, id, user.userId);
   }
 
   @Mutation(() => Component, { description: 'Cancels the working copy of a `modified` component.' })
-  async discardComponent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+  async discardComponent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'components', 'update');
     return this.service.discard(ctx.em, scope, id, user.userId);
   }
@@ -66,6 +68,7 @@ export class ComponentResolver {
     @Args() scope: ProjectScopeArgs,
     @Arg('id', () => ID, idArg) id: string,
     @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: RollbackInput,
+    @Args() _revision: ExpectedRevisionArgs,
     @Ctx() ctx: Context,
   ) {
     const user = await authorizeProject(ctx, scope, 'components', 'update');
@@ -73,7 +76,7 @@ export class ComponentResolver {
   }
 
   @Mutation(() => Component, { description: 'Restores a deleted component as `modified` (or `draft` if never published).' })
-  async restoreComponent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+  async restoreComponent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'components', 'update');
     return this.service.restore(ctx.em, scope, id, user.userId);
   }

@@ -30,16 +30,18 @@ export class ComponentService {
     const name = input.name?.trim() ?? '';
     if (!name) problems.name = 'is required';
     else if (name.length > 255) problems.name = 'must be at most 255 characters';
-    if (!TYPES.includes(input.type as never)) problems.type = 'must be `view` or `layout`';
+    if (input.type === undefined || input.type === null) problems.type = 'is required';
+    else if (!TYPES.includes(input.type as never)) problems.type = 'must be `view` or `layout`';
     if (!input.content?.trim()) problems.content = 'is required';
     if (Object.keys(problems).length > 0) throw new BadRequestError('The component failed validation.', problems);
-    const built = await compileComponent(input.content);
+    const content = input.content!;
+    const built = await compileComponent(content);
     return this.write(em, name, async (tx) => {
       const component = tx.create(Component, {
         ...scope,
         name,
         type: input.type as 'view' | 'layout',
-        content: input.content,
+        content,
         ...built,
         collectionId: input.collectionId ?? null,
         metadata: { ...input.metadata, author: actorId },

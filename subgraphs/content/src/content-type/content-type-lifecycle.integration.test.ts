@@ -45,7 +45,7 @@ describe.each(['postgres', 'pglite'] as const)('content type lifecycle on %s', (
     const results = await Promise.all(Array.from({ length: 4 }, () => exec(op('publishContentType'), { id })));
     expect(results.filter((r) => r.data?.publishContentType).map((r) => r.data.publishContentType.version)).toEqual([2]);
     expect(results.filter((r) => r.error).every((r) => r.error!.code === 'INVALID_STATUS_TRANSITION')).toBe(true);
-    const versions = (await exec(`query($id: ID!) { contentTypeVersions(organizationId: "o", projectId: "p", id: $id) { version status content } }`, { id })).data.contentTypeVersions;
+    const versions = (await exec(`query($id: ID!) { contentTypeVersions(organizationId: "o", projectId: "p", id: $id) { data { version status content } } }`, { id })).data.contentTypeVersions.data;
     expect(versions.map((v: any) => v.version)).toEqual([2, 1]);
     expect(versions[1]).toMatchObject({ status: 'published', content: { name: 'Page' } });
   });

@@ -11,6 +11,10 @@ import { EntityStatus } from '@cp/graphql';
 @Unique({ properties: ['projectId', 'name'] })
 @Index({ properties: ['projectId', 'createdAt'] })
 export class ContentType extends ProjectScopedEntity {
+  @Field(() => Int, { description: 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.' })
+  @Property({ version: true, default: 1 })
+  revision!: number & Opt;
+
   @Field({ description: 'Display name, unique in the project.' })
   @Property()
   name!: string;

@@ -5,6 +5,7 @@ import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope, requireNa
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterEdit, assertTransition, restoredStatus, transitionEvent, type Transition } from '../lifecycle/lifecycle';
+import { cancelPendingSchedules } from '../schedule/cancel-schedules';
 import { latestPackageVersion } from '../shared/component-catalog';
 import { ContentTypeVersion, type ContentTypeSnapshot } from './content-type-version.entity';
 import { ContentType } from './content-type.entity';
@@ -105,8 +106,9 @@ export class ContentTypeService {
   }
 
   delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'delete', actorId, async (_tx, type) => {
+    return this.transition(em, scope, id, 'delete', actorId, async (tx, type) => {
       type.status = EntityStatus.deleted;
+      await cancelPendingSchedules(tx, 'content-types', type.id);
       return type.version;
     });
   }

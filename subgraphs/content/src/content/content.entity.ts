@@ -8,6 +8,10 @@ import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 @Directive('@key(fields: "id")')
 @Entity({ tableName: 'content' })
 export class Content extends ProjectScopedEntity {
+  @Field(() => Int, { description: 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.' })
+  @Property({ version: true, default: 1 })
+  revision!: number & Opt;
+
   @Field(() => ID, { description: 'The content type.' })
   @Property({ length: 64 })
   typeId!: string;

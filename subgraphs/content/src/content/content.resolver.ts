@@ -1,5 +1,5 @@
 // GraphQL surface of content entries; REST routes are derived from these fields (see routes.ts).
-import { authorizeClientRead, authorizeProject, CursorList, OffsetList, ProjectScopeArgs, type Context, UserReference, userRef, VersionFieldsResolver } from '@cp/graphql';
+import { authorizeClientRead, authorizeProject, CursorList, OffsetList, ProjectScopeArgs, VersionList, type Context, UserReference, userRef, VersionFieldsResolver, ExpectedRevisionArgs } from '@cp/graphql';
 import { Arg, Args, Ctx, Field, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { RollbackInput } from '../content-type/content-type.inputs';
@@ -9,6 +9,7 @@ import { ContentService } from './content.service';
 import { asPublished, getPublishedContent, PUBLISHED } from './published-content';
 
 const ContentList = CursorList(Content, 'ContentList');
+const ContentVersionList = VersionList(ContentVersion, 'ContentVersionList');
 const ContentSearchResult = OffsetList(Content, 'ContentSearchResult');
 const idArg = { description: 'The content entry.' };
 const body = { description: 'The request body (REST: the JSON body).' };
@@ -52,10 +53,10 @@ export class ContentResolver {
     return { ...entry, contentType };
   }
 
-  @Query(() => [ContentVersion], { description: 'Published versions of an entry, newest first.' })
+  @Query(() => ContentVersionList, { description: 'Published versions of an entry, newest first (D11: `{data}`).' })
   async contentVersions(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
     await authorizeProject(ctx, scope, 'content', 'read');
-    return this.service.versions(ctx.em, scope, id);
+    return { data: await this.service.versions(ctx.em, scope, id) };
   }
 
   @Mutation(() => Content, { description: 'Creates a `draft` entry on the latest published version of its type.' })
@@ -65,49 +66,49 @@ export class ContentResolver {
   }
 
   @Mutation(() => Content, { description: 'Changes the members given; a published entry becomes `modified`.' })
-  async updateContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: UpdateContentInput, @Ctx() ctx: Context) {
+  async updateContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: UpdateContentInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return this.service.update(ctx.em, scope, id, input, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Publishes the next consecutive version.' })
-  async publishContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+  async publishContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'content', 'publish');
     return this.service.publish(ctx.em, scope, id, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Withdraws a published entry from clients; its version is kept.' })
-  async unpublishContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+  async unpublishContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'content', 'publish');
     return this.service.unpublish(ctx.em, scope, id, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Cancels the working copy of a `modified` entry.' })
-  async discardContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+  async discardContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return this.service.discard(ctx.em, scope, id, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Makes a working copy from an earlier version of a `published` entry.' })
-  async rollbackContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: RollbackInput, @Ctx() ctx: Context) {
+  async rollbackContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: RollbackInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return this.service.rollback(ctx.em, scope, id, input.version, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Soft-deletes an entry; history is kept.' })
-  async deleteContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+  async deleteContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'content', 'delete');
     return this.service.delete(ctx.em, scope, id, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Restores a deleted entry as `modified` (or `draft` if never published).' })
-  async restoreContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+  async restoreContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return this.service.restore(ctx.em, scope, id, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Moves an entry to a newer version of its type (spec “Migrate rules”).' })
-  async migrateContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: MigrateInput, @Ctx() ctx: Context) {
+  async migrateContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: MigrateInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return this.service.migrate(ctx.em, scope, id, input.targetTypeVersion, user.userId);
   }

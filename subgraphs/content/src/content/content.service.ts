@@ -1,12 +1,13 @@
 // Content rules: create against the latest published type version, validate (D6), lifecycle (D3), migrate, find (D1, D2).
 import { recordEvent } from '@cp/db';
 import { AppError, BadRequestError, NotFoundError, ValidationFailedError } from '@cp/errors';
-import { EntityStatus, keysetPage, parseOffsetArgs, type ProjectScope, distinctNames, requireName } from '@cp/graphql';
+import { CursorPagination, decodeCursor, encodeCursor, EntityStatus, keysetPage, parseLimit, parseOffsetArgs, type ProjectScope, distinctNames, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { ContentType } from '../content-type/content-type.entity';
 import { afterEdit, assertTransition, restoredStatus, transitionEvent, type Transition } from '../lifecycle/lifecycle';
+import { cancelPendingSchedules } from '../schedule/cancel-schedules';
 import { compileContent } from './content-compile';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
@@ -114,8 +115,9 @@ export class ContentService {
   }
 
   delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'delete', actorId, async (_tx, entry) => {
+    return this.transition(em, scope, id, 'delete', actorId, async (tx, entry) => {
       entry.status = EntityStatus.deleted;
+      await cancelPendingSchedules(tx, 'content', entry.id);
       return entry.version;
     });
   }
@@ -162,13 +164,20 @@ export class ContentService {
 
   /**
    * GET …/content: cursor pages sorted by updatedAt (D1). With `query`, the best semantic matches instead, most
-   * relevant first, in one page (ranked results have no stable cursor).
+   * relevant first; their cursor is the last entry's (score, id), so pages never overlap while embeddings stay put.
    */
   async list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, extra: FilterQuery<Content>[] = []) {
     const where = [...listWhere(scope, args), ...extra];
     if (args.query && this.semantic) {
-      const ranked = await this.ranked(em, scope, args.query, where);
-      return { data: ranked.slice(0, parseOffsetArgs({ limit: args.limit }).limit), pagination: {} };
+      const limit = parseLimit(args.limit);
+      const raw = args.lastKey ?? args.afterKey;
+      const after = raw ? rankCursor(decodeCursor(raw, args.lastKey ? 'lastKey' : 'afterKey'), args.lastKey ? 'lastKey' : 'afterKey') : undefined;
+      const ranked = await this.ranked(em, scope, args.query, where, after, limit + 1);
+      const data = ranked.slice(0, limit);
+      const last = data.at(-1);
+      const pagination: CursorPagination = {};
+      if (ranked.length > limit && last) pagination.lastKey = encodeCursor({ value: String(last.score), id: last.entry.id });
+      return { data: data.map((r) => r.entry), pagination };
     }
     const text = args.query ? fullText(args.query) : undefined;
     return keysetPage(em, Content, { where: { $and: text ? [...where, text] : where } as FilterQuery<Content>, sortField: 'updatedAt', direction: parseSort(args.sort), args });
@@ -181,7 +190,7 @@ export class ContentService {
     const order = sortOrder(input.sort);
     if (input.query && this.semantic) {
       const ranked = await this.ranked(em, scope, input.query, where);
-      return { data: ranked.slice(offset, offset + limit), pagination: { page, limit, total: ranked.length } };
+      return { data: ranked.slice(offset, offset + limit).map((r) => r.entry), pagination: { page, limit, total: ranked.length } };
     }
     const text = input.query ? fullText(input.query) : undefined;
     const filter = { $and: text ? [...where, text] : where } as FilterQuery<Content>;
@@ -189,12 +198,28 @@ export class ContentService {
     return { data, pagination: { page, limit, total } };
   }
 
-  /** Entries matching `where`, ordered by semantic similarity to `query` (at most the 500 best). */
-  private async ranked(em: EntityManager, scope: ProjectScope, query: string, where: FilterQuery<Content>[]): Promise<Content[]> {
-    const ranking = (await this.semantic!.rank(em, scope, query)).slice(0, 500);
+  /**
+   * Entries matching `where`, ordered by semantic similarity to `query`: at most `max` (500 by default) of the best
+   * ranked after `after` — filters apply after ranking, so a page may hold fewer than `max` when many are filtered out.
+   */
+  private async ranked(
+    em: EntityManager,
+    scope: ProjectScope,
+    query: string,
+    where: FilterQuery<Content>[],
+    after?: { score: number; id: string },
+    max = 500,
+  ): Promise<{ entry: Content; score: number }[]> {
+    const all = await this.semantic!.rank(em, scope, query);
+    const past = after ? all.filter((r) => r.score < after.score || (r.score === after.score && r.id > after.id)) : all;
+    const ranking = past.slice(0, Math.max(max, 500));
+    const scores = new Map(ranking.map((r) => [r.id, r.score]));
     const position = new Map(ranking.map((r, i) => [r.id, i]));
     const rows = await em.find(Content, { $and: [...where, { id: { $in: [...position.keys()] } }] } as FilterQuery<Content>);
-    return rows.sort((a, b) => position.get(a.id)! - position.get(b.id)!);
+    return rows
+      .sort((a, b) => position.get(a.id)! - position.get(b.id)!)
+      .slice(0, max)
+      .map((entry) => ({ entry, score: scores.get(entry.id)! }));
   }
 
   private async latestTypeVersion(em: EntityManager, scope: ProjectScope, typeId: string): Promise<ContentTypeVersion> {
@@ -253,4 +278,11 @@ function sortOrder(sort: unknown): 'asc' | 'desc' {
     throw new BadRequestError('sort supports one entry: {field: "updatedAt", order: "asc" | "desc"}.', { parameter: 'sort' });
   }
   return first.order;
+}
+
+/** A ranked page's cursor carries the last entry's similarity score; anything else in it is a tampered cursor (D1). */
+function rankCursor(position: { value: string; id: string }, parameter: string): { score: number; id: string } {
+  const score = Number(position.value);
+  if (position.value === '' || !Number.isFinite(score)) throw new BadRequestError(`${parameter} is not a valid cursor.`, { parameter });
+  return { score, id: position.id };
 }

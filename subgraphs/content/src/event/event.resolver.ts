@@ -2,7 +2,7 @@
 import { eventFilterFor, EventRecord, listEvents } from '@cp/db';
 import { BadRequestError } from '@cp/errors';
 import { CursorArgs, CursorList, ProjectScopeArgs, type Context } from '@cp/graphql';
-import { Args, ArgsType, Ctx, Field, ID, Query, Resolver } from 'type-graphql';
+import { Arg, Args, ArgsType, Ctx, Field, ID, Query, Resolver, Root, Subscription } from 'type-graphql';
 
 const EventList = CursorList(EventRecord, 'EventList');
 
@@ -29,5 +29,26 @@ export class EventResolver {
     if (since && Number.isNaN(since.getTime())) throw new BadRequestError('since must be an ISO 8601 timestamp.', { parameter: 'since' });
     const filter = await eventFilterFor(ctx, { ...scope, resourceType: args.resourceType, resourceId: args.resourceId, type: args.type, since });
     return listEvents(ctx.em, filter, args);
+  }
+
+  /**
+   * Declared here so that the one gateway schema (D13) shows `Subscription.events` to every client; the gateway's
+   * graphql-ws server executes it against that schema (apps/gateway/src/events/subscriptions.ts). A subgraph never
+   * runs it: the gateway refuses subscriptions over HTTP before they get here.
+   */
+  @Subscription(() => EventRecord, {
+    name: 'events',
+    description: 'Changes in a project as they commit, over graphql-ws at /graphql; API keys receive published-state events only (D9).',
+    subscribe: () => {
+      throw new BadRequestError('Subscriptions are served over graphql-ws (WebSocket) at /graphql.');
+    },
+  })
+  liveEvents(
+    @Root() event: EventRecord,
+    @Arg('projectId', () => ID, { description: 'The project.' }) _projectId: string,
+    @Arg('resourceType', () => String, { nullable: true, description: 'Only events about this resource type.' }) _resourceType?: string,
+    @Arg('resourceId', () => ID, { nullable: true, description: 'Only events about this resource.' }) _resourceId?: string,
+  ): EventRecord {
+    return event;
   }
 }

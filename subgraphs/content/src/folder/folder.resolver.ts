@@ -1,7 +1,8 @@
 // GraphQL surface of folders (D12): a tree by `parentId`; deleting a non-empty folder needs `recursive`.
 import { AppError, ValidationFailedError } from '@cp/errors';
-import { authorizeProject, OffsetArgs, OffsetList, ProjectScopeArgs, type Context, type ProjectScope } from '@cp/graphql';
+import { authorizeProject, OffsetArgs, OffsetList, ProjectScopeArgs, type Context, type ProjectScope, ExpectedRevisionArgs } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw } from '@mikro-orm/core';
 import { Arg, Args, Ctx, Field, ID, InputType, Mutation, Query, Resolver } from 'type-graphql';
 import { Content } from '../content/content.entity';
 import { NamedResources } from '../shared/named-resources';
@@ -56,7 +57,7 @@ export class FolderResolver {
   }
 
   @Mutation(() => Folder, { description: 'Renames or moves a folder; paths below it follow.' })
-  async updateFolder(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: FolderInput, @Ctx() ctx: Context) {
+  async updateFolder(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: FolderInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return folders.update(ctx.em, scope, id, input.name, user.userId, async (tx, folder) => {
       const below = await subtree(tx, scope, folder);
@@ -77,6 +78,7 @@ export class FolderResolver {
     @Args() scope: ProjectScopeArgs,
     @Arg('id', () => ID, idArg) id: string,
     @Arg('recursive', () => Boolean, { nullable: true, description: 'Also delete sub-folders; their content becomes unfiled.' }) recursive: boolean | undefined,
+    @Args() _revision: ExpectedRevisionArgs,
     @Ctx() ctx: Context,
   ) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
@@ -87,7 +89,8 @@ export class FolderResolver {
       if (!recursive && (below.length > 1 || entries > 0)) {
         throw new AppError('FOLDER_NOT_EMPTY', 'The folder holds content or folders; pass recursive=true.', { contents: entries, folders: below.length - 1 });
       }
-      await tx.nativeUpdate(Content, { ...scope, folderId: { $in: ids } }, { folderId: null });
+      // Unfiling changes the entries: their revision grows (D16); nativeUpdate bypasses MikroORM's versioning.
+      await tx.nativeUpdate(Content, { ...scope, folderId: { $in: ids } }, { folderId: null, revision: raw('revision + 1') });
       for (const f of below) if (f !== folder) tx.remove(f);
     });
   }

@@ -1,5 +1,8 @@
 // Migrations of the content subgraph, in order.
 import type { MigrationObject } from '@mikro-orm/core';
+import { Migration20261124130006_name_trigram } from './Migration20261124130006_name_trigram';
+import { Migration20261124130005_schedule } from './Migration20261124130005_schedule';
+import { Migration20261124130002_revision } from './Migration20261124130002_revision';
 import { Migration20261122000200_content_type } from './Migration20261122000200_content_type';
 import { Migration20261122000800_webhooks } from './Migration20261122000800_webhooks';
 import { Migration20261122000900_versions } from './Migration20261122000900_versions';
@@ -14,4 +17,7 @@ export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261122001000_tags_folders_searches', class: Migration20261122001000_tags_folders_searches },
   { name: 'Migration20261122001100_content_embedding', class: Migration20261122001100_content_embedding },
   { name: 'Migration20261122001200_immutable_versions', class: Migration20261122001200_immutable_versions },
+  { name: 'Migration20261124130002_revision', class: Migration20261124130002_revision },
+  { name: 'Migration20261124130005_schedule', class: Migration20261124130005_schedule },
+  { name: 'Migration20261124130006_name_trigram', class: Migration20261124130006_name_trigram },
 ];

@@ -1,5 +1,5 @@
 // GraphQL surface of saved searches (D12): CRUD for admins; list, get and execute for API keys (published content only).
-import { authorizeClientRead, authorizeProject, OffsetList, OffsetArgs, ProjectScopeArgs, type Context, UserReference, userRef } from '@cp/graphql';
+import { authorizeClientRead, authorizeProject, OffsetList, OffsetArgs, ProjectScopeArgs, type Context, UserReference, userRef, ExpectedRevisionArgs } from '@cp/graphql';
 import { Arg, Args, Ctx, Field, FieldResolver, ID, InputType, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { JSONObjectScalar } from '@cp/graphql';
 import { searchWhere } from '../content/content-query';
@@ -67,7 +67,7 @@ export class SavedSearchResolver {
   }
 
   @Mutation(() => SavedSearch, { description: 'Changes the members given.' })
-  async updateSavedSearch(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: SavedSearchInput, @Ctx() ctx: Context) {
+  async updateSavedSearch(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: SavedSearchInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return searches.update(ctx.em, scope, id, input.name, user.userId, (_tx, saved) => {
       if (input.description !== undefined) saved.description = input.description;
@@ -76,7 +76,7 @@ export class SavedSearchResolver {
   }
 
   @Mutation(() => SavedSearch, { description: 'Deletes a saved search.' })
-  async deleteSavedSearch(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+  async deleteSavedSearch(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return searches.delete(ctx.em, scope, id, user.userId);
   }

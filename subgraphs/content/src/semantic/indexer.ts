@@ -31,6 +31,7 @@ export function textOf(entry: { name: string; description?: string | null; conte
 export class EmbeddingIndexer {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private stopping = false;
 
   constructor(
     private readonly orm: MikroORM,
@@ -46,6 +47,7 @@ export class EmbeddingIndexer {
   }
 
   kick(): void {
+    if (this.stopping) return;
     this.running ??= this.catchUp()
       .catch((err) => this.logger?.warn({ err }, 'embedding content failed; will retry'))
       .finally(() => (this.running = undefined));
@@ -57,14 +59,16 @@ export class EmbeddingIndexer {
     await this.catchUp();
   }
 
+  /** Finishes the batch being embedded; starts no other. */
   async stop(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.timer);
     await this.running;
   }
 
   private async catchUp(): Promise<void> {
     const conn = this.orm.em.fork().getConnection();
-    for (;;) {
+    while (!this.stopping) {
       const rows = await conn.execute<Pending[]>(
         `select c."id", c."organization_id", c."project_id", c."name", c."description", c."content", c."updated_at"
            from "content" c left join "content_embedding" e on e."content_id" = c."id"

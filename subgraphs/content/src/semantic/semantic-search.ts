@@ -24,7 +24,8 @@ export class SemanticSearch {
   async rank(em: EntityManager, scope: ProjectScope, query: string): Promise<{ id: string; score: number }[]> {
     const [vectors, [q]] = await Promise.all([this.vectors(em, scope), this.embedder.embed([query])]);
     const scored = vectors.ids.map((id, i) => ({ id, score: dot(q, vectors.vectors[i]) }));
-    return scored.filter((s) => s.score >= MIN_SIMILARITY).sort((a, b) => b.score - a.score);
+    // Ties broken by id: the order is total, so a (score, id) cursor resumes exactly where a page ended.
+    return scored.filter((s) => s.score >= MIN_SIMILARITY).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   private async vectors(em: EntityManager, scope: ProjectScope): Promise<ProjectVectors> {

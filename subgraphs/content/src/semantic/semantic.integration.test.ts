@@ -59,4 +59,28 @@ describe('semantic search (local MiniLM, real PostgreSQL)', () => {
     const soup = await exec(`query { contents(organizationId: "o", projectId: "p", query: "a warm bowl of bean stew") { data { id } } }`);
     expect(soup.data.contents.data[0].id).toBe(match.id);
   });
+
+  it('pages ranked results with a cursor: same order as one page, no overlap, a tampered cursor is 400', async () => {
+    const list = `query($q: String, $limit: Int, $lastKey: String) {
+      contents(organizationId: "o", projectId: "p", query: $q, limit: $limit, lastKey: $lastKey) { data { id } pagination { lastKey } } }`;
+    // The first query of these that matches several entries (the model decides; the set is fixed, so it is deterministic).
+    let q = '';
+    let whole: { data: { id: string }[]; pagination: { lastKey?: string } } = { data: [], pagination: {} };
+    for (q of ['baking bread and cooking soup at home', 'food', 'sports and money and plants', 'a guide']) {
+      whole = (await exec(list, { q, limit: 100 })).data.contents;
+      if (whole.data.length > 1) break;
+    }
+    expect(whole.pagination.lastKey ?? null).toBeNull();
+    expect(whole.data.length).toBeGreaterThan(1);
+    const walked: string[] = [];
+    let lastKey: string | undefined;
+    do {
+      const page = (await exec(list, { q, limit: 1, lastKey })).data.contents;
+      walked.push(...page.data.map((e: { id: string }) => e.id));
+      lastKey = page.pagination.lastKey ?? undefined;
+    } while (lastKey && walked.length <= whole.data.length);
+    expect(walked).toEqual(whole.data.map((e: { id: string }) => e.id));
+    const tampered = await exec(list, { q, limit: 1, lastKey: 'eyJ4IjoxfQ.abcdefghij' });
+    expect((tampered.errors?.[0] as { extensions?: { code?: string } }).extensions?.code).toBe('BAD_REQUEST');
+  });
 });

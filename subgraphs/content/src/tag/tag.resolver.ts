@@ -1,6 +1,5 @@
 // GraphQL surface of tags (D12): offset list with name search, CRUD; unknown names on entries create tags.
-import { authorizeClientRead, authorizeProject, OffsetArgs, OffsetList, ProjectScopeArgs, type Context } from '@cp/graphql';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { authorizeClientRead, authorizeProject, OffsetArgs, OffsetList, ProjectScopeArgs, type Context, ExpectedRevisionArgs } from '@cp/graphql';
 import { Arg, Args, Ctx, Field, ID, InputType, Mutation, Query, Resolver } from 'type-graphql';
 import { NamedResources } from '../shared/named-resources';
 import { Tag } from './tag.entity';
@@ -20,18 +19,8 @@ class TagInput {
 
 export const tags = new NamedResources(Tag, 'tags', 'Tag');
 
-/** Creates the tags an entry names that don't exist yet (D12), in the entry's transaction. */
-export async function ensureTags(em: EntityManager, scope: { organizationId: string; projectId: string }, names: string[]): Promise<void> {
-  if (names.length === 0) return;
-  await em.getConnection().execute(
-    `insert into "tag" ("id", "organization_id", "project_id", "name", "created_at", "updated_at")
-     select gen_random_uuid()::text, ?, ?, n, now(), now() from unnest(?::text[]) as n
-     on conflict ("project_id", "name") do nothing`,
-    [scope.organizationId, scope.projectId, `{${names.map((n) => JSON.stringify(n)).join(',')}}`],
-    'run',
-    em.getTransactionContext(),
-  );
-}
+/** Unknown names on entries and assets create tags (D12); shared with the assets subgraph. */
+export { ensureTags } from '@cp/db';
 
 @Resolver(() => Tag)
 export class TagResolver {
@@ -54,7 +43,7 @@ export class TagResolver {
   }
 
   @Mutation(() => Tag, { description: 'Renames or recolors a tag (entries keep the names they carry).' })
-  async updateTag(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: TagInput, @Ctx() ctx: Context) {
+  async updateTag(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: TagInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return tags.update(ctx.em, scope, id, input.name, user.userId, (_tx, tag) => {
       if (input.color !== undefined) tag.color = input.color;
@@ -62,7 +51,7 @@ export class TagResolver {
   }
 
   @Mutation(() => Tag, { description: 'Deletes a tag.' })
-  async deleteTag(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+  async deleteTag(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return tags.delete(ctx.em, scope, id, user.userId);
   }

@@ -1,5 +1,6 @@
 // Delivers webhooks from the database, so any number of replicas share the work and a crash loses nothing.
 import type { Logger } from '@cp/config';
+import { counter } from '@cp/metrics';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { SecretBox } from './secret-box';
 import { SIGNATURE_HEADER, sign } from './signature';
@@ -32,9 +33,12 @@ interface DueDelivery {
   secret_ciphertext: string;
 }
 
+const attemptFailures = counter('cp_webhook_attempt_failures_total', 'Webhook delivery attempts that failed (error or non-2xx).', ['outcome']);
+
 export class WebhookWorker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
+  private stopping = false;
 
   constructor(private readonly options: WebhookWorkerOptions) {}
 
@@ -45,19 +49,22 @@ export class WebhookWorker {
   }
 
   kick(): void {
+    if (this.stopping) return;
     this.running ??= this.tick()
       .catch((err) => this.options.logger?.warn({ err }, 'webhook delivery round failed'))
       .finally(() => (this.running = undefined));
   }
 
+  /** Lets the batch in flight finish (and record its outcome); claims nothing new. */
   async stop(): Promise<void> {
+    this.stopping = true;
     clearInterval(this.timer);
     await this.running;
   }
 
   private async tick(): Promise<void> {
     await this.scan();
-    for (;;) {
+    while (!this.stopping) {
       const due = await this.claim();
       if (due.length === 0) return;
       await Promise.all(due.map((d) => this.deliver(d)));
@@ -150,6 +157,7 @@ export class WebhookWorker {
       );
       return;
     }
+    attemptFailures.inc({ outcome: 'failed' });
     const backoff = Math.min(this.options.retryBaseMs * 2 ** (attempts - 1), MAX_BACKOFF_MS);
     const next = new Date(Date.now() + backoff);
     const giveUp = next.getTime() - new Date(delivery.created_at).getTime() > GIVE_UP_AFTER_MS;

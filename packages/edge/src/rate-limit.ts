@@ -1,11 +1,11 @@
-// Rate limits (D5): one budget per token or API key shared by REST and GraphQL and by every replica; sign-in per IP.
+// Rate limits (D5): one budget per caller (user or API key) shared by REST, GraphQL and every replica; sign-in per IP and per account.
 import type { Config, Logger } from '@cp/config';
 import { RateLimitedError } from '@cp/errors';
+import { counter } from '@cp/metrics';
 import type { Context } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import Redis from 'ioredis';
-import { createHash } from 'node:crypto';
 import {
   RateLimiterMemory,
   RateLimiterPostgres,
@@ -33,19 +33,26 @@ export interface RateLimiter {
   onAuthFailure(onError: (res: Response, err: unknown) => void): (res: Response, err: unknown) => Promise<void>;
   /**
    * For transports without an HTTP response (graphql-ws connections and subscriptions): spends one request of the
-   * caller's budget and answers whether it fitted. `credential` is the bearer header, `peer` the remote address.
+   * caller's budget and answers whether it fitted. `peer` is the remote address (the budget of anonymous callers).
    */
-  allow(principal: Context['principal'], credential: string | undefined, peer: string | undefined): Promise<boolean>;
+  allow(principal: Context['principal'], peer: string | undefined): Promise<boolean>;
+  /** Failed sign-ins per account, in the same shared store (issue 11.3); the access subgraph wraps it (`limiterSignInThrottle`). */
+  signInLimiter: RateLimiterAbstract;
   /** Which store holds the counters: `postgres`, `redis` or `memory`. */
   store: 'postgres' | 'redis' | 'memory';
   close(): Promise<void>;
 }
 
+/** UNLOGGED, created by the core migration `Migration20261124110000_rate_limit_unlogged`. */
 const TABLE = 'rate_limit';
 
-/** Redis when `REDIS_URL` is set, else the service's PostgreSQL, else (PGlite) memory. */
+/**
+ * Redis when `REDIS_URL` is set (both windows' commands go out in one pipelined round trip), else the service's
+ * PostgreSQL in an UNLOGGED table (a counter upsert writes no WAL and its commit waits for no disk flush: issue
+ * 12.5, see bench/RESULTS.md), else (PGlite, one process) memory.
+ */
 export async function createRateLimiter(options: RateLimitOptions): Promise<RateLimiter> {
-  const { perMinute, perHour, anonymousPerMinute } = options.config.rateLimit;
+  const { perMinute, perHour, anonymousPerMinute, signInFailures, signInWindowSeconds } = options.config.rateLimit;
   const windows: IRateLimiterOptions[] = [
     { keyPrefix: 'rl_min', points: perMinute, duration: 60 },
     { keyPrefix: 'rl_hour', points: perHour, duration: 3600 },
@@ -57,36 +64,41 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
   let make: (o: IRateLimiterOptions) => Promise<RateLimiterAbstract>;
   if (options.config.redisUrl) {
     store = 'redis';
-    redis = new Redis(options.config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+    redis = new Redis(options.config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true });
     const client = redis;
     make = async (o) => new RateLimiterRedis({ ...o, storeClient: client, insuranceLimiter: new RateLimiterMemory(o) });
   } else if (!options.embedded) {
     store = 'postgres';
     // MikroORM's knex instance: the limiter borrows connections from the service's own pool.
     const knex = options.orm.em.getConnection().getKnex();
-    make = (o) =>
-      new Promise((resolve, reject) => {
-        const limiter: RateLimiterPostgres = new RateLimiterPostgres(
-          { ...o, storeClient: knex, storeType: 'knex', tableName: TABLE, clearExpiredByTimeout: true, insuranceLimiter: new RateLimiterMemory(o) },
-          (err?: Error) => (err ? reject(err) : resolve(limiter)),
-        );
+    // The table exists (migration), so nothing is created here.
+    make = async (o) =>
+      new RateLimiterPostgres({
+        ...o,
+        storeClient: knex,
+        storeType: 'knex',
+        tableName: TABLE,
+        tableCreated: true,
+        clearExpiredByTimeout: true,
+        insuranceLimiter: new RateLimiterMemory(o),
       });
   } else {
     store = 'memory';
     make = async (o) => new RateLimiterMemory(o);
   }
-  // Created one after another: concurrent `create table if not exists` on one table can collide in PostgreSQL.
   const perToken: RateLimiterAbstract[] = [];
   for (const w of windows) perToken.push(await make(w));
   const anonymous = await make(anonymousWindow);
-  options.logger.info({ store, perMinute, perHour, anonymousPerMinute }, 'rate limits ready');
+  const signIn = await make({ keyPrefix: 'rl_signin', points: signInFailures, duration: signInWindowSeconds });
+  options.logger.info({ store, perMinute, perHour, anonymousPerMinute, signInFailures, signInWindowSeconds }, 'rate limits ready');
 
   return {
     store,
+    signInLimiter: signIn,
     middleware(onError) {
       return async (req, res, next) => {
         const principal = (res.locals.context as Context).principal;
-        const key = budgetKey(principal, req.header('authorization'), req.socket.remoteAddress);
+        const key = budgetKey(principal, req.socket.remoteAddress);
         const limiters = principal.kind === 'anonymous' ? [anonymous] : perToken;
         const outcomes = await Promise.all(limiters.map((l) => consume(l, key)));
         // The headers describe the tightest window: the one with the fewest requests left.
@@ -96,9 +108,9 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
         refuse(res, refused, onError);
       };
     },
-    async allow(principal, credential, peer) {
+    async allow(principal, peer) {
       const limiters = principal.kind === 'anonymous' ? [anonymous] : perToken;
-      const key = budgetKey(principal, credential, peer);
+      const key = budgetKey(principal, peer);
       const outcomes = await Promise.all(limiters.map((l) => consume(l, key)));
       return outcomes.every((o) => !o.refused);
     },
@@ -117,16 +129,14 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
 }
 
 /**
- * The budget belongs to what authenticated the request, never to a header the client can vary freely:
- * a user's token (its hash: the same user with two tokens has two budgets, as D5 counts per token), a key's
- * id, or — without a credential — the TCP peer address (`X-Forwarded-For` is ignored: anyone can set it).
+ * The budget belongs to who authenticated the request, never to a header the client can vary freely (issue 11.3):
+ * a user's id (every token of the user, including ones minted with `POST /app/v1/auth/tokens` and any spelling of
+ * the `Authorization` header, shares it: D5's "per token or key" means per caller identity), a key's id, or —
+ * without a credential — the TCP peer address (`X-Forwarded-For` is ignored: anyone can set it).
  */
-function budgetKey(principal: Context['principal'], authorization: string | undefined, peer: string | undefined): string {
+function budgetKey(principal: Context['principal'], peer: string | undefined): string {
   if (principal.kind === 'apiKey') return `key:${principal.keyId}`;
-  if (principal.kind === 'user') {
-    const token = createHash('sha256').update(authorization ?? '').digest('base64url').slice(0, 22);
-    return `user:${principal.userId}:${token}`;
-  }
+  if (principal.kind === 'user') return `user:${principal.organizationId}:${principal.userId}`;
   return `ip:${peer ?? 'unknown'}`;
 }
 
@@ -149,11 +159,16 @@ function refuse(res: Response, refused: Outcome[], onError: (res: Response, err:
   onError(res, new RateLimitedError(retryAfter));
 }
 
+const refusals = counter('cp_rate_limit_refusals_total', 'Requests refused by a rate-limit window (rl_min, rl_hour, rl_anon).', ['window']);
+
 async function consume(limiter: RateLimiterAbstract, key: string): Promise<Outcome> {
   try {
     return { res: await limiter.consume(key), refused: false, points: limiter.points };
   } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) return { res: rejection, refused: true, points: limiter.points };
+    if (rejection instanceof RateLimiterRes) {
+      refusals.inc({ window: limiter.keyPrefix });
+      return { res: rejection, refused: true, points: limiter.points };
+    }
     throw rejection;
   }
 }

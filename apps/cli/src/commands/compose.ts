@@ -1,0 +1,8 @@
+// `content-platform compose`: rewrites schema/<subgraph>.graphql and schema/supergraph.graphql from code (the gateway's compose).
+import { writeComposedSchemas } from '@cp/gateway';
+
+export async function compose(progress: { note(message: string): void }) {
+  const written = await writeComposedSchemas();
+  progress.note(`wrote ${written.subgraphs.length} subgraph schemas and supergraph.graphql to ${written.dir}`);
+  return written;
+}

@@ -1,0 +1,19 @@
+// Protective headers on API responses (issue 11): no sniffing, no framing, and no caching of admin or sign-in answers.
+import type { NextFunction, Request, Response } from 'express';
+
+/**
+ * Scoped to the API paths, not set globally: the CDN sets its own (D8) and the HTML docs/GraphiQL pages need their own
+ * CSP. `frame-ancestors` is the only CSP directive sent, so it restricts framing and nothing a page loads.
+ * `/api/v1` keeps its own caching (published reads are cacheable); `/app/v1` (which holds sign-in) and GraphQL with a
+ * bearer token are never stored by a browser or proxy.
+ */
+export function apiHeaders() {
+  return (req: Request, res: Response, next: NextFunction) => {
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('X-Frame-Options', 'DENY');
+    if (req.method !== 'GET' || req.accepts(['json', 'html']) !== 'html') res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+    const admin = req.baseUrl === '/app/v1' || (req.baseUrl === '/graphql' && req.headers.authorization !== undefined);
+    if (admin) res.setHeader('Cache-Control', 'no-store');
+    next();
+  };
+}

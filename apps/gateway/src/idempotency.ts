@@ -1,0 +1,181 @@
+// D17 idempotent retries at the edge: `Idempotency-Key` on /app/v1 POSTs and GraphQL mutations, answers kept in PostgreSQL.
+import type { Logger } from '@cp/config';
+import { AppError, BadRequestError } from '@cp/errors';
+import type { Context } from '@cp/graphql';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { NextFunction, Request, Response } from 'express';
+import { getOperationAST, parse } from 'graphql';
+import { createHash } from 'node:crypto';
+
+const TTL_HOURS = 24;
+/**
+ * A `running` claim older than this belongs to a request that died with its process (kill -9, crash): the key may be
+ * taken over. Longer than any request runs (component compilation has a few seconds' deadline, bodies are ≤ 1 MiB).
+ */
+const ABANDONED_AFTER_SECONDS = 120;
+const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
+/** Response headers a replay repeats; the others (request id, rate limits) describe the new request. */
+const REPLAYED_HEADERS = ['content-type', 'etag', 'location'];
+
+type Fingerprinted = Request & { rawBody?: Buffer };
+
+interface StoredKey {
+  fingerprint: string;
+  state: 'running' | 'done';
+  response_status: number | null;
+  response_headers: Record<string, string> | string | null;
+  response_body: string | null;
+  abandoned: boolean;
+}
+
+export interface IdempotencyOptions {
+  orm: MikroORM;
+  logger: Logger;
+  /** How the request body enters the fingerprint: `raw` reads it here (REST), `parsed` uses express.json's `req.body`, `none` skips it (multipart uploads). */
+  body: 'raw' | 'parsed' | 'none';
+  /** Only GraphQL mutations take part on /graphql; queries run as usual. */
+  graphql?: boolean;
+  maxBodyBytes: number;
+  /** Answers a refused key (400, 409, 422) in the route's own error shape. */
+  onError(res: Response, err: unknown): void;
+}
+
+/** Keys are per caller: the user behind the token (API keys cannot write; anonymous requests, i.e. sign-in, never take part). */
+function callerOf(context: Context | undefined): string | undefined {
+  const p = context?.principal;
+  if (p?.kind === 'user') return `user:${p.userId}`;
+  if (p?.kind === 'apiKey') return `key:${p.keyId}`;
+  return undefined;
+}
+
+export function idempotency(options: IdempotencyOptions) {
+  const connection = () => options.orm.em.getConnection();
+  const sql = async <T>(query: string, params: unknown[]) => (await connection().execute(query, params as never[], 'all')) as T;
+
+  return async (req: Fingerprinted, res: Response, next: NextFunction) => {
+    const key = req.header('idempotency-key');
+    if (key === undefined || req.method !== 'POST') return next();
+    try {
+      const caller = callerOf(res.locals.context as Context | undefined);
+      if (!caller) return next();
+      if (!VALID_KEY.test(key)) {
+        throw new BadRequestError('Idempotency-Key must be 1 to 255 printable ASCII characters.', { parameter: 'Idempotency-Key' });
+      }
+      if (options.graphql && !isMutation(req.body)) return next();
+      const fingerprint = await fingerprintOf(req, options);
+
+      const claimed = await sql<{ key: string }[]>(
+        `insert into "idempotency_key" ("caller", "key", "fingerprint", "state", "started_at", "expires_at")
+         values (?, ?, ?, 'running', now(), now() + interval '${TTL_HOURS} hours')
+         on conflict ("caller", "key") do update set "fingerprint" = excluded."fingerprint", "state" = 'running',
+           "response_status" = null, "response_headers" = null, "response_body" = null, "started_at" = now(), "expires_at" = excluded."expires_at"
+         where "idempotency_key"."expires_at" < now()
+            or ("idempotency_key"."state" = 'running' and "idempotency_key"."started_at" < now() - interval '${ABANDONED_AFTER_SECONDS} seconds'
+                and "idempotency_key"."fingerprint" = excluded."fingerprint")
+         returning "key"`,
+        [caller, key, fingerprint],
+      );
+      if (claimed.length === 0) {
+        const [stored] = await sql<StoredKey[]>(
+          `select "fingerprint", "state", "response_status", "response_headers", "response_body" from "idempotency_key" where "caller" = ? and "key" = ?`,
+          [caller, key],
+        );
+        if (!stored) throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'The request with this Idempotency-Key is being retried; try again.');
+        if (stored.fingerprint !== fingerprint) {
+          throw new AppError('IDEMPOTENCY_KEY_REUSED', undefined, { key });
+        }
+        if (stored.state !== 'done') throw new AppError('IDEMPOTENCY_KEY_IN_USE', undefined, { key });
+        return replay(res, stored);
+      }
+      record(res, async (status, headers, body) => {
+        // 5xx answers are not kept: a retry runs the request again (D17).
+        if (status >= 500) {
+          await sql(`delete from "idempotency_key" where "caller" = ? and "key" = ?`, [caller, key]);
+          return;
+        }
+        await sql(
+          `update "idempotency_key" set "state" = 'done', "response_status" = ?, "response_headers" = ?::jsonb, "response_body" = ? where "caller" = ? and "key" = ?`,
+          [status, JSON.stringify(headers), body, caller, key],
+        );
+      }, options.logger);
+      next();
+    } catch (err) {
+      options.onError(res, err);
+    }
+  };
+}
+
+function isMutation(body: unknown): boolean {
+  const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
+  if (typeof query !== 'string') return false;
+  try {
+    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === 'mutation';
+  } catch {
+    return false; // Apollo answers the syntax error.
+  }
+}
+
+/** sha256 over method, path with query string, and the body (raw bytes for REST, re-serialized JSON for GraphQL). */
+async function fingerprintOf(req: Fingerprinted, options: IdempotencyOptions): Promise<string> {
+  const hash = createHash('sha256').update(`${req.method} ${req.originalUrl}\n`);
+  if (options.body === 'parsed') hash.update(JSON.stringify(req.body ?? null));
+  if (options.body === 'none') hash.update(`${req.header('content-type')?.split(';')[0] ?? ''} ${req.header('content-length') ?? ''}`);
+  if (options.body === 'raw') {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size > options.maxBodyBytes) throw new AppError('PAYLOAD_TOO_LARGE', `The body exceeds ${options.maxBodyBytes} bytes.`, { limit: options.maxBodyBytes });
+      chunks.push(chunk as Buffer);
+    }
+    // The REST handler reads this instead of the (now consumed) stream.
+    req.rawBody = Buffer.concat(chunks);
+    hash.update(req.rawBody);
+  }
+  return hash.digest('hex');
+}
+
+function replay(res: Response, stored: StoredKey): void {
+  const headers = typeof stored.response_headers === 'string' ? JSON.parse(stored.response_headers) : (stored.response_headers ?? {});
+  for (const [name, value] of Object.entries(headers as Record<string, string>)) res.setHeader(name, value);
+  res.setHeader('Idempotent-Replayed', 'true');
+  res.status(stored.response_status ?? 200).send(stored.response_body ?? '');
+}
+
+/** Holds the end of the response until its status and body are stored, so a retry right after it sees them. */
+function record(res: Response, store: (status: number, headers: Record<string, string>, body: string) => Promise<void>, logger: Logger): void {
+  const chunks: Buffer[] = [];
+  const toBuffer = (chunk: unknown, encoding?: unknown) =>
+    Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
+  const end = res.end.bind(res) as (...args: unknown[]) => Response;
+  res.write = ((chunk: unknown, ...rest: unknown[]) => {
+    if (chunk !== undefined && chunk !== null) chunks.push(toBuffer(chunk, rest[0]));
+    return write(chunk, ...rest);
+  }) as Response['write'];
+  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
+    if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') chunks.push(toBuffer(chunk, rest[0]));
+    const headers: Record<string, string> = {};
+    for (const name of REPLAYED_HEADERS) {
+      const value = res.getHeader(name);
+      if (value !== undefined) headers[name] = String(value);
+    }
+    store(res.statusCode, headers, Buffer.concat(chunks).toString('utf8'))
+      .catch((err) => logger.error({ err }, 'storing an idempotent response failed'))
+      .finally(() => end(chunk, ...rest));
+    return res;
+  }) as Response['end'];
+}
+
+/** Removes expired keys now and then; every replica may run it (the delete is idempotent). */
+export function startIdempotencyCleanup(orm: MikroORM, logger: Logger, everyMs = 10 * 60_000) {
+  const sweep = () =>
+    orm.em
+      .getConnection()
+      .execute(`delete from "idempotency_key" where "expires_at" < now()`)
+      .catch((err) => logger.warn({ err }, 'idempotency key cleanup failed'));
+  const timer = setInterval(sweep, everyMs);
+  timer.unref();
+  void sweep();
+  return { stop: () => clearInterval(timer) };
+}

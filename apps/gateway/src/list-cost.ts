@@ -1,0 +1,82 @@
+// A list-aware cost estimate of a GraphQL operation: list arguments (`limit`, `first`) multiply what they select (issue 11.6).
+import {
+  getNamedType,
+  isCompositeType,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+  type ValueNode,
+} from 'graphql';
+
+/** D1: lists answer 20 items when no `limit` is given. */
+const DEFAULT_PAGE = 20;
+const LIST_ARGUMENTS = ['limit', 'first'];
+
+/**
+ * Every field instance costs 1, times the number of parents it is selected under: `contents(limit: 100) { data {
+ * id name } }` costs about 200. graphql-armor's cost limit counts each field once whatever the list sizes, so 15
+ * aliased `contents(limit: 100)` looked as cheap as one item. Lists without a size argument count once (their
+ * length is bounded by the data, not the caller). Stops counting once `stopAbove` is passed.
+ */
+export function listAwareCost(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  fragments: Record<string, FragmentDefinitionNode>,
+  variables: Record<string, unknown> | undefined,
+  stopAbove = Number.MAX_SAFE_INTEGER,
+): number {
+  const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  if (!root) return 0;
+  let total = 0;
+
+  const visit = (selectionSet: SelectionSetNode, parent: GraphQLCompositeType, multiplier: number, seen: Set<string>): void => {
+    for (const selection of selectionSet.selections) {
+      if (total > stopAbove) return;
+      if (selection.kind === Kind.FIELD) {
+        // Introspection is answered from the schema, not the database.
+        if (selection.name.value.startsWith('__')) continue;
+        const field = fieldOf(parent, selection.name.value);
+        if (!field) continue;
+        total += multiplier;
+        const type = getNamedType(field.type);
+        if (selection.selectionSet && isCompositeType(type)) {
+          visit(selection.selectionSet, type, multiplier * sizeOf(field, selection.arguments ?? [], variables), seen);
+        }
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
+        if (type && isCompositeType(type)) visit(selection.selectionSet, type, multiplier, seen);
+      } else {
+        const name = selection.name.value;
+        const fragment = fragments[name];
+        if (!fragment || seen.has(name)) continue;
+        const type = schema.getType(fragment.typeCondition.name.value);
+        if (type && isCompositeType(type)) visit(fragment.selectionSet, type, multiplier, new Set([...seen, name]));
+      }
+    }
+  };
+  visit(operation.selectionSet, root, 1, new Set());
+  return total;
+}
+
+function fieldOf(parent: GraphQLCompositeType, name: string): GraphQLField<unknown, unknown> | undefined {
+  return isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
+}
+
+/** The page size a field asks for: its `limit`/`first` argument (literal or variable), its default, or D1's 20. */
+function sizeOf(field: GraphQLField<unknown, unknown>, args: readonly { name: { value: string }; value: ValueNode }[], variables: Record<string, unknown> | undefined): number {
+  const definition = field.args.find((a) => LIST_ARGUMENTS.includes(a.name));
+  if (!definition) return 1;
+  const given = args.find((a) => a.name.value === definition.name)?.value;
+  let value: unknown = definition.defaultValue ?? DEFAULT_PAGE;
+  if (given?.kind === Kind.INT) value = Number(given.value);
+  else if (given?.kind === Kind.VARIABLE) value = variables?.[given.name.value] ?? value;
+  const size = typeof value === 'number' && Number.isFinite(value) ? Math.floor(value) : DEFAULT_PAGE;
+  // Out-of-range sizes are refused by the resolvers (400); here they only need to stay finite.
+  return Math.min(Math.max(size, 1), 10_000);
+}

@@ -1,0 +1,186 @@
+// Builds the OpenAPI 3.0 document of one REST family with sofa's generator, from the operations sofa routes, then adds
+// what sofa doesn't know: security schemes, the D4 error envelope, D1 bounds, our body flattening, and the plain routes.
+import type { RestRoutes } from '@cp/graphql';
+import { buildOperationNodeForField } from '@graphql-tools/utils';
+import { getNamedType, isInputObjectType, Kind, type DocumentNode, type GraphQLSchema, type OperationTypeNode } from 'graphql';
+import type { OpenAPIV3 } from 'openapi-types';
+import { OpenAPI } from 'sofa-api';
+import { PLAIN_ROUTES } from '../plain-routes';
+import { BASE_PATHS, compileRoutes, PUBLIC_FIELDS, restSchema, SOFA_IGNORE, SOFA_MODELS, type CompiledRoute, type RouteFamily } from '../rest';
+import { COMMON_HEADERS, ERROR_RESPONSES, ERROR_SCHEMAS, errorResponses, successHeaders } from './errors';
+import { withPaginationBounds } from './parameters';
+import { plainOperation } from './plain-operations';
+
+export interface OpenApiOptions {
+  family: RouteFamily;
+  /** The gateway's API schema (the one sofa derives routes from). */
+  schema: GraphQLSchema;
+  routes: RestRoutes;
+  version: string;
+  publicUrl: string;
+}
+
+const CUSTOM_SCALARS: Record<string, OpenAPIV3.SchemaObject> = {
+  DateTimeISO: { type: 'string', format: 'date-time' },
+  JSON: { description: 'Any JSON value.' },
+  JSONObject: { type: 'object', additionalProperties: true },
+};
+
+const SECURITY: Record<RouteFamily, Record<string, OpenAPIV3.SecuritySchemeObject>> = {
+  app: {
+    bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token from `POST /app/v1/auth/login` (D5).' },
+  },
+  api: {
+    apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A project API key (`cpk_live_…`), read-only, published state only.' },
+  },
+};
+
+const INFO: Record<RouteFamily, { title: string; description: string }> = {
+  app: {
+    title: 'Content Platform admin API',
+    description: 'Management API at `/app/v1` (bearer JWT). Every error is `{error: {code, message, details?}}` (D4).',
+  },
+  api: {
+    title: 'Content Platform client API',
+    description: 'Read-only delivery API at `/api/v1` (`x-api-key`), plus the public CDN routes. Every error is `{error: {code, message, details?}}` (D4).',
+  },
+};
+
+export type OpenApiDocument = OpenAPIV3.Document;
+
+export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
+  const { family } = options;
+  const basePath = BASE_PATHS[family];
+  const routes = compileRoutes(options.schema, options.routes, family);
+  const schema = restSchema(options.schema, routes);
+  const generator = OpenAPI({ schema, info: { ...INFO[family], version: options.version }, customScalars: CUSTOM_SCALARS });
+  for (const route of routes) {
+    generator.addRoute({ document: operationFor(schema, route), path: route.path, method: route.method, tags: [tagOf(route.path)] }, { basePath });
+  }
+  const doc = generator.get() as OpenAPIV3.Document;
+  const schemas = doc.components!.schemas as Record<string, OpenAPIV3.SchemaObject>;
+  const has = (name: string) => Boolean(schemas[name]);
+
+  for (const route of routes) {
+    const operation = doc.paths[basePath + openApiPath(route.path)]![lower(route.method)] as OpenAPIV3.OperationObject;
+    refineOperation(operation, route, schema, family);
+  }
+  for (const route of PLAIN_ROUTES.filter((r) => r.family === family)) {
+    const path = openApiPath(route.path);
+    const item = (doc.paths[path] ??= {});
+    const operation = plainOperation(route, has);
+    operation.parameters = [...pathParameters(path, operation.parameters ?? []), ...(operation.parameters ?? [])];
+    item[lower(route.method)] = operation;
+  }
+  userReferencesAsIds(schemas);
+
+  doc.servers = [{ url: '/', description: 'This service' }, ...(options.publicUrl ? [{ url: options.publicUrl, description: 'PUBLIC_URL' }] : [])];
+  doc.security = [Object.fromEntries(Object.keys(SECURITY[family]).map((name) => [name, []]))];
+  doc.components = {
+    ...doc.components,
+    schemas: { ...schemas, ...ERROR_SCHEMAS },
+    securitySchemes: SECURITY[family],
+    responses: ERROR_RESPONSES,
+    headers: COMMON_HEADERS,
+  };
+  doc.tags = [...new Set(Object.values(doc.paths).flatMap((item) => Object.values(item!).flatMap((op) => (op as OpenAPIV3.OperationObject).tags ?? [])))]
+    .sort()
+    .map((name) => ({ name }));
+  doc.paths = Object.fromEntries(Object.entries(doc.paths).sort(([a], [b]) => a.localeCompare(b)));
+  return doc;
+}
+
+/** The operation sofa builds for the field (same builder, models, ignore list and depth). */
+function operationFor(schema: GraphQLSchema, route: CompiledRoute): DocumentNode {
+  const [root, field] = route.field.split('.');
+  const kind = (root === 'Query' ? 'query' : 'mutation') as OperationTypeNode;
+  const node = buildOperationNodeForField({ kind, schema, field, models: SOFA_MODELS, ignore: SOFA_IGNORE, circularReferenceDepth: 1 });
+  return { kind: Kind.DOCUMENT, definitions: [node] };
+}
+
+function refineOperation(operation: OpenAPIV3.OperationObject, route: CompiledRoute, schema: GraphQLSchema, family: RouteFamily): void {
+  const isPublic = PUBLIC_FIELDS.has(route.field);
+  const [root, field] = route.field.split('.');
+  operation.operationId = field;
+  if (!operation.description) delete operation.description;
+  if (isPublic) operation.security = [];
+  if (route.alias) {
+    operation.description = `With a body that has none of \`typeId\`, \`name\`, \`content\`, this route is \`searchContent\` (D2).`;
+  }
+  const params = (operation.parameters ?? []) as OpenAPIV3.ParameterObject[];
+  operation.parameters = params.map((p) => (p.in === 'path' ? { ...p, required: true } : withPaginationBounds(p)));
+  const body = operation.requestBody as OpenAPIV3.RequestBodyObject | undefined;
+  if (body) {
+    const fieldDef = (root === 'Query' ? schema.getQueryType() : schema.getMutationType())!.getFields()[field];
+    const input = fieldDef.args.find((a) => a.name === 'input' && isInputObjectType(getNamedType(a.type)));
+    const json = body.content['application/json'].schema as OpenAPIV3.SchemaObject;
+    if (input) {
+      // rest.ts hands the flat body to both the `input` argument and the other arguments (the spec's flat bodies).
+      const { input: _input, ...others } = json.properties ?? {};
+      const inputRef = { $ref: `#/components/schemas/${getNamedType(input.type).name}` };
+      body.content['application/json'].schema = Object.keys(others).length
+        ? { allOf: [inputRef, { type: 'object', properties: others }] }
+        : inputRef;
+    }
+    body.required = Boolean(input && input.type.toString().endsWith('!')) || Boolean(json.required?.length);
+    if (!Object.keys(json.properties ?? {}).length && !input) delete operation.requestBody;
+  }
+  const success = operation.responses['200'] as OpenAPIV3.ResponseObject;
+  success.description ||= 'Success.';
+  success.headers = successHeaders(!isPublic);
+  const status = String(route.responseStatus ?? 200);
+  if (status !== '200') {
+    delete operation.responses['200'];
+    operation.responses[status] = success;
+  }
+  if (route.method !== 'GET') operation.parameters.push(...writeHeaders(route, family));
+  Object.assign(
+    operation.responses,
+    errorResponses({ authenticated: !isPublic, write: root === 'Mutation', body: Boolean(operation.requestBody) }),
+  );
+}
+
+/** D16 `If-Match` and D17 `Idempotency-Key` on admin writes. */
+function writeHeaders(route: CompiledRoute, family: RouteFamily): OpenAPIV3.ParameterObject[] {
+  if (family !== 'app' || !route.field.startsWith('Mutation.')) return [];
+  const headers: OpenAPIV3.ParameterObject[] = [
+    { in: 'header', name: 'If-Match', required: false, schema: { type: 'string' }, description: 'Expected revision, e.g. `"3"` (D16).' },
+  ];
+  if (route.method === 'POST') {
+    headers.push({ in: 'header', name: 'Idempotency-Key', required: false, schema: { type: 'string', maxLength: 255 }, description: 'Retry safely (D17).' });
+  }
+  return headers;
+}
+
+/** REST sends nested users as their id (rest.ts `toRestShape`), except the ignored fields. */
+function userReferencesAsIds(schemas: Record<string, OpenAPIV3.SchemaObject>): void {
+  const isUserRef = (s: unknown) => (s as OpenAPIV3.ReferenceObject)?.$ref === '#/components/schemas/User';
+  const asId = { type: 'string' as const, description: 'User id.' };
+  for (const [typeName, schema] of Object.entries(schemas)) {
+    for (const [name, prop] of Object.entries(schema.properties ?? {})) {
+      if (SOFA_IGNORE.includes(`${typeName}.${name}`)) continue;
+      if (isUserRef(prop)) schema.properties![name] = asId;
+      const items = (prop as OpenAPIV3.ArraySchemaObject).items;
+      if (items && isUserRef(items)) schema.properties![name] = { type: 'array', items: asId };
+    }
+  }
+}
+
+function pathParameters(path: string, existing: (OpenAPIV3.ParameterObject | OpenAPIV3.ReferenceObject)[]): OpenAPIV3.ParameterObject[] {
+  const named = new Set(existing.map((p) => ('name' in p ? p.name : '')));
+  return [...path.matchAll(/\{([^}]+)\}/g)]
+    .map((m) => m[1])
+    .filter((name) => !named.has(name))
+    .map((name) => ({ in: 'path' as const, name, required: true, schema: { type: 'string' as const } }));
+}
+
+export const openApiPath = (path: string) => path.replace(/:([A-Za-z]+)/g, '{$1}');
+const lower = (method: string) => method.toLowerCase() as OpenAPIV3.HttpMethods;
+
+/** The tag is the resource segment after the project (or organization) path. */
+function tagOf(path: string): string {
+  const segments = path.split('/').filter((s) => s && !s.startsWith(':'));
+  const skip = new Set(['organizations', 'projects']);
+  const rest = segments.filter((s) => !skip.has(s));
+  return rest[0] ?? (segments.includes('projects') ? 'projects' : 'organizations');
+}

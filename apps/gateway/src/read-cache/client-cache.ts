@@ -1,0 +1,106 @@
+// Express middleware in front of client reads (/api/v1 GETs, API-key GraphQL queries): answer from the cache or fill it.
+import type { Context } from '@cp/graphql';
+import type { NextFunction, Request, Response } from 'express';
+import { edgeContext } from '../request-scope';
+import { graphqlRequestKey } from './graphql-key';
+import { applyCachingHeaders, etagOf, notModified, sendCached, surrogateKeys } from './http-caching';
+import type { CachedResponse, FillTicket, ReadCache } from './read-cache';
+
+export interface ClientCacheOptions {
+  /** Undefined when `CACHE=off`: HTTP validators still apply, nothing is kept in memory. */
+  cache?: ReadCache;
+  cdnMaxAge: number;
+}
+
+type Middleware = (req: Request, res: Response, next: NextFunction) => void;
+
+/**
+ * Runs after authentication and rate limiting (they stay per request, so a revoked key or an exhausted budget is
+ * refused even when the answer is cached) and before sofa/Apollo. Only API-key principals are served: JWT callers
+ * may see drafts and per-user data, so their answers are never cached.
+ */
+export function clientReadCache(options: ClientCacheOptions): { rest: Middleware; graphql: Middleware } {
+  const serve = (req: Request, res: Response, next: NextFunction, projectId: string, key: string, tags: string, validate: (body: Buffer) => boolean) => {
+    const fullKey = `${projectId}\0${edgeContext().lang}\0${key}`;
+    const hit = options.cache?.get(fullKey);
+    if (hit) return sendCached(req, res, hit, options.cdnMaxAge);
+    const ticket = options.cache?.ticket(projectId);
+    capture(req, res, (body) => {
+      if (!validate(body)) {
+        res.setHeader('Cache-Control', 'no-store');
+        return false;
+      }
+      const response: CachedResponse = {
+        contentType: String(res.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+        body,
+        etag: etagOf(body),
+        surrogateKeys: tags,
+      };
+      const stored = ticket ? options.cache!.store(ticket as FillTicket, fullKey, response) : false;
+      applyCachingHeaders(res, response, options.cdnMaxAge, options.cache ? 'MISS' : 'BYPASS');
+      if (!stored && options.cache) res.setHeader('X-Cache', 'BYPASS');
+      return notModified(req, response.etag);
+    });
+    next();
+  };
+
+  return {
+    rest(req, res, next) {
+      const principal = (res.locals.context as Context | undefined)?.principal;
+      if (req.method !== 'GET' || principal?.kind !== 'apiKey') return next();
+      // /organizations/{org}/projects/{proj}/<family>/<id>/…: tags name the family and the resource.
+      const segments = req.path.split('/').filter(Boolean);
+      const resourcePath = segments[0] === 'organizations' && segments[2] === 'projects' ? segments.slice(4) : segments;
+      serve(req, res, next, principal.projectId, `rest\0${req.originalUrl}`, surrogateKeys(principal.projectId, resourcePath), () => true);
+    },
+    graphql(req, res, next) {
+      const principal = (res.locals.context as Context | undefined)?.principal;
+      if ((req.method !== 'GET' && req.method !== 'POST') || principal?.kind !== 'apiKey') return next();
+      const source = (req.method === 'GET' ? req.query : req.body) as Record<string, unknown> | undefined;
+      const key = graphqlRequestKey(source);
+      if (!key) return next();
+      serve(req, res, next, principal.projectId, `${key}\0${req.headers.accept ?? ''}`, surrogateKeys(principal.projectId, ['graphql']), isCleanGraphQLResult);
+    },
+  };
+}
+
+/** Only complete answers are kept: a result with `errors` (even partial data) is answered but never cached. */
+function isCleanGraphQLResult(body: Buffer): boolean {
+  try {
+    const result = JSON.parse(body.toString('utf8')) as { data?: unknown; errors?: unknown };
+    return result.errors === undefined && result.data !== null && typeof result.data === 'object';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Sees the response body as it is ended (sofa and Apollo both send complete bodies with one `end`), while headers
+ * can still change. `onBody` decides: headers set, and true when the client's copy is current (→ 304, no body).
+ * Streamed bodies (`write` before `end`) and anything but 200 are passed through and marked `no-store`.
+ */
+function capture(req: Request, res: Response, onBody: (body: Buffer) => boolean): void {
+  const originalEnd = res.end.bind(res) as (...args: unknown[]) => Response;
+  const originalWrite = res.write.bind(res) as (...args: unknown[]) => boolean;
+  let streamed = false;
+  res.write = ((...args: unknown[]) => {
+    streamed = true;
+    return originalWrite(...args);
+  }) as Response['write'];
+  res.end = ((...args: unknown[]) => {
+    res.end = originalEnd as Response['end'];
+    const [chunk, encoding] = args;
+    const body = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : chunk instanceof Uint8Array ? Buffer.from(chunk) : undefined;
+    if (!res.headersSent) {
+      if (res.statusCode === 200 && !streamed && body && req.method !== 'HEAD' && onBody(body)) {
+        res.statusCode = 304;
+        res.removeHeader('Content-Length');
+        res.removeHeader('Content-Type');
+        const callback = args.find((a) => typeof a === 'function');
+        return callback ? originalEnd(callback) : originalEnd();
+      }
+      if (res.statusCode !== 200 && res.statusCode !== 304) res.setHeader('Cache-Control', 'no-store');
+    }
+    return originalEnd(...args);
+  }) as Response['end'];
+}

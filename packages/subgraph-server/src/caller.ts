@@ -1,0 +1,96 @@
+// Who is calling a standalone subgraph service: our gateway (signed principal header) or any federation gateway
+// forwarding the client's own `Authorization: Bearer` / `x-api-key` (issue 14.8, 11.10).
+import type { RateLimiter } from '@cp/edge';
+import { toErrorEnvelope, UnauthorizedError } from '@cp/errors';
+import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from '@cp/graphql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { NextFunction, Request, Response } from 'express';
+import { Kind, parse, type OperationDefinitionNode } from 'graphql';
+
+/** The access subgraph's `AuthService` satisfies this; subgraph services get it injected (see `main`). */
+export interface Authenticator {
+  authenticate(em: EntityManager, headers: { authorization?: string; apiKey?: string }): Promise<Principal>;
+}
+
+export interface Caller {
+  principal: Principal;
+  /** `gateway`: our gateway vouched (and already applied limits); `credentials`: authenticated here; `anonymous`. */
+  via: 'gateway' | 'credentials' | 'anonymous';
+}
+
+/**
+ * A signed principal header wins (our gateway authenticated and rate-limited already); otherwise the client's own
+ * credentials, with the same rules as at our gateway. A header or credential that is present but bad is 401.
+ */
+export async function identifyCaller(req: Request, em: EntityManager, secret: Uint8Array, auth: Authenticator): Promise<Caller> {
+  const signed = req.header(PRINCIPAL_HEADER);
+  if (signed !== undefined) return { principal: await verifyPrincipal(signed, secret), via: 'gateway' };
+  const authorization = req.header('authorization');
+  const apiKey = req.header('x-api-key');
+  if (authorization === undefined && apiKey === undefined) return { principal: ANONYMOUS, via: 'anonymous' };
+  return { principal: await auth.authenticate(em, { authorization, apiKey }), via: 'credentials' };
+}
+
+/**
+ * What an anonymous caller may send straight to a subgraph: `_service { sdl }` (what a gateway needs to compose;
+ * the SDL is committed in `schema/` anyway) and the `login` mutation (sign-in has no credential yet; it spends the
+ * anonymous budget of the caller's address). Everything else, introspection included, is 401.
+ */
+const ANONYMOUS_FIELDS: Record<string, Set<string>> = { query: new Set(['_service', '__typename']), mutation: new Set(['login', '__typename']) };
+
+export function anonymousAllowed(body: unknown): boolean {
+  const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
+  if (typeof query !== 'string') return false;
+  let operations: OperationDefinitionNode[];
+  try {
+    operations = parse(query).definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  } catch {
+    return false;
+  }
+  const operation = typeof operationName === 'string' ? operations.find((o) => o.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
+  const allowed = operation && ANONYMOUS_FIELDS[operation.operation];
+  if (!operation || !allowed) return false;
+  return operation.selectionSet.selections.every((s) => s.kind === Kind.FIELD && allowed.has(s.name.value));
+}
+
+/** Refusals before execution as GraphQL `errors[]` with the D4 status (401, 429): a gateway never mistakes them for data. */
+export function sendGraphQLError(res: Response, err: unknown): void {
+  const { status, body } = toErrorEnvelope(err, { requestId: String(res.getHeader('x-request-id') ?? 'subgraph'), lang: 'en', variablesFrom: 'body' });
+  const { code, message, details } = body.error;
+  res.status(status).json({ errors: [{ message, extensions: details ? { code, details } : { code } }] });
+}
+
+/**
+ * Express middleware before Apollo: identifies the caller into `res.locals.caller`, refuses anonymous documents
+ * beyond `anonymousAllowed`, and spends the caller's rate-limit budget unless our gateway already did.
+ */
+export function callerMiddleware(options: {
+  fork: () => EntityManager;
+  secret: Uint8Array;
+  auth: Authenticator;
+  limiter: RateLimiter;
+  onError: (res: Response, err: unknown) => void;
+  /** Plain HTTP routes check the body-less request only (no GraphQL document to inspect). */
+  graphql: boolean;
+}) {
+  const limited = options.limiter.middleware(options.onError);
+  const onAuthFailure = options.limiter.onAuthFailure(options.onError);
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const em = options.fork();
+    let caller: Caller;
+    try {
+      caller = await identifyCaller(req, em, options.secret, options.auth);
+    } catch (err) {
+      return onAuthFailure(res, err);
+    }
+    if (caller.via === 'anonymous' && !(options.graphql && anonymousAllowed(req.body))) {
+      return onAuthFailure(res, new UnauthorizedError('Send a bearer token or an API key (or come through a gateway that does).'));
+    }
+    res.locals.caller = caller;
+    res.locals.em = em;
+    // `res.locals.context` is what the shared limiter reads.
+    res.locals.context = { principal: caller.principal };
+    if (caller.via === 'gateway') return next();
+    await limited(req, res, next);
+  };
+}

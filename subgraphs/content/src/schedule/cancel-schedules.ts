@@ -1,0 +1,7 @@
+// Deleting a resource cancels its pending schedules (D15), inside the delete's transaction.
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Schedule, ScheduleStatus, type ScheduleResourceType } from './schedule.entity';
+
+export async function cancelPendingSchedules(tx: EntityManager, resourceType: ScheduleResourceType, resourceId: string): Promise<void> {
+  await tx.nativeUpdate(Schedule, { resourceType, resourceId, status: ScheduleStatus.pending }, { status: ScheduleStatus.cancelled, updatedAt: new Date() });
+}

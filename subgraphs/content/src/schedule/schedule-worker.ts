@@ -1,0 +1,67 @@
+// Runs due schedules (D15): any number of replicas poll; a row is claimed with FOR UPDATE SKIP LOCKED inside the
+// transaction that runs its action, so each runs exactly once, and a replica that dies mid-way (kill -9) releases it.
+import type { Logger } from '@cp/config';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { Schedule } from './schedule.entity';
+import { ScheduleService } from './schedule.service';
+
+export interface ScheduleWorkerOptions {
+  orm: MikroORM;
+  logger?: Logger;
+  /** Polling interval; D15 promises the action within 5 s of `at`. */
+  pollMs?: number;
+  /** Claim loops per replica: each holds one schedule (and one connection) at a time. */
+  concurrency?: number;
+}
+
+export class ScheduleWorker {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private readonly service = new ScheduleService();
+
+  constructor(private readonly options: ScheduleWorkerOptions) {}
+
+  start(): this {
+    this.timer = setInterval(() => this.kick(), this.options.pollMs ?? 1000);
+    this.timer.unref();
+    return this;
+  }
+
+  kick(): void {
+    this.running ??= this.tick()
+      .catch((err) => this.options.logger?.warn({ err }, 'schedule round failed'))
+      .finally(() => (this.running = undefined));
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+  }
+
+  private async tick(): Promise<void> {
+    const loops = Array.from({ length: this.options.concurrency ?? 3 }, async () => {
+      while (await this.runOne());
+    });
+    await Promise.all(loops);
+  }
+
+  /** Claims the soonest due schedule no other transaction holds, runs it and records the outcome; false when none is due. */
+  private runOne(): Promise<boolean> {
+    return this.options.orm.em.fork().transactional(async (tx) => {
+      const [row] = await tx
+        .getConnection()
+        .execute<{ id: string }[]>(
+          `select "id" from "schedule" where "status" = 'pending' and "at" <= now() order by "at", "id" limit 1 for update skip locked`,
+          [],
+          'all',
+          tx.getTransactionContext(),
+        );
+      if (!row) return false;
+      const schedule = await tx.findOneOrFail(Schedule, { id: row.id });
+      const unexpected = await this.service.run(tx, schedule);
+      if (unexpected) this.options.logger?.error({ err: unexpected, scheduleId: schedule.id }, 'scheduled action failed');
+      this.options.logger?.info({ scheduleId: schedule.id, status: schedule.status, action: schedule.action, resourceId: schedule.resourceId }, 'schedule ran');
+      return true;
+    });
+  }
+}

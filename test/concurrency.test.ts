@@ -1,0 +1,87 @@
+// Black-box: optimistic concurrency (D16) — `revision`, `ETag`, `If-Match` → 412 PRECONDITION_FAILED, GraphQL `expectedRevision`.
+import { describe, expect, it } from 'vitest';
+import { PROJECT } from './support/client';
+import { useService } from './support/setup';
+
+const base = `/app/v1${PROJECT}`;
+
+describe('optimistic concurrency (D16)', () => {
+  const fx = useService();
+  const call = (method: string, path: string, body?: unknown, ifMatch?: string) =>
+    fx.api.call(method, path, { token: fx.token, body, headers: ifMatch ? { 'if-match': ifMatch } : {} });
+
+  it('lets exactly one of two editors holding revision 3 win; lifecycle POSTs and DELETE honour If-Match too', async () => {
+    const created = await call('POST', `${base}/content-types`, { name: 'Race', schema: { type: 'object' } });
+    expect(created.status).toBe(201);
+    expect(created.body.revision).toBe(1);
+    expect(created.headers.get('etag')).toBe('"1"');
+    const id = created.body.id;
+    await call('PUT', `${base}/content-types/${id}`, { description: 'two' });
+    await call('PUT', `${base}/content-types/${id}`, { description: 'three' });
+    const read = await call('GET', `${base}/content-types/${id}`);
+    expect(read.body.revision).toBe(3);
+    expect(read.headers.get('etag')).toBe('"3"');
+
+    const [a, b] = await Promise.all([
+      call('PUT', `${base}/content-types/${id}`, { description: 'editor A' }, read.headers.get('etag')!),
+      call('PUT', `${base}/content-types/${id}`, { description: 'editor B' }, read.headers.get('etag')!),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([200, 412]);
+    const [winner, loser] = a.status === 200 ? [a, b] : [b, a];
+    expect(winner.body.revision).toBe(4);
+    expect(winner.headers.get('etag')).toBe('"4"');
+    expect(loser.body.error).toMatchObject({ code: 'PRECONDITION_FAILED', details: { currentRevision: 4 } });
+    const after = await call('GET', `${base}/content-types/${id}`);
+    expect(after.body).toMatchObject({ revision: 4, description: winner.body.description });
+
+    // Lifecycle: a stale revision changes nothing (no version, no event), the current one goes through.
+    const stale = await call('POST', `${base}/content-types/${id}/publish`, undefined, '"3"');
+    expect(stale.status).toBe(412);
+    expect(stale.body.error.details.currentRevision).toBe(4);
+    expect((await call('GET', `${base}/content-types/${id}/versions`)).body.data).toEqual([]);
+    const published = await call('POST', `${base}/content-types/${id}/publish`, undefined, '"4"');
+    expect(published.status).toBe(200);
+    expect(published.body).toMatchObject({ status: 'published', revision: 5 });
+
+    const staleDelete = await call('DELETE', `${base}/content-types/${id}`, undefined, 'W/"4"');
+    expect(staleDelete.status).toBe(412);
+    expect((await call('GET', `${base}/content-types/${id}`)).body.status).toBe('published');
+    const garbage = await call('DELETE', `${base}/content-types/${id}`, undefined, 'not-a-revision');
+    expect(garbage.status).toBe(412);
+    const deleted = await call('DELETE', `${base}/content-types/${id}`, undefined, '"5"');
+    expect(deleted.body).toMatchObject({ status: 'deleted', revision: 6 });
+    // Without If-Match, writes behave as before.
+    expect((await call('POST', `${base}/content-types/${id}/restore`)).status).toBe(200);
+  });
+
+  it('refuses a stale If-Match on tags, roles and API keys even when the write would change nothing', async () => {
+    const tag = await call('POST', `${base}/tags`, { name: 'race', color: '#fff' });
+    expect(tag.body.revision).toBe(1);
+    const recolored = await call('PUT', `${base}/tags/${tag.body.id}`, { color: '#000' }, '"1"');
+    expect(recolored.body.revision).toBe(2);
+    const same = await call('PUT', `${base}/tags/${tag.body.id}`, { color: '#000' }, '"1"');
+    expect(same.status).toBe(412);
+    const staleDelete = await call('DELETE', `${base}/tags/${tag.body.id}`, undefined, '"1"');
+    expect(staleDelete.status).toBe(412);
+    expect((await call('GET', `${base}/tags/${tag.body.id}`)).status).toBe(200);
+
+    const key = await call('POST', `${base}/api-keys`, { name: 'revision key' });
+    const revoke = await call('POST', `${base}/api-keys/${key.body.id}/revoke`, undefined, '"7"');
+    expect(revoke.status).toBe(412);
+    expect((await call('GET', `${base}/api-keys/${key.body.id}`)).body.status).toBe('active');
+
+    const role = await call('POST', '/app/v1/organizations/default/roles', { name: 'Racer', permissions: {} });
+    expect(role.status).toBe(201);
+    const renamed = await call('PUT', `/app/v1/organizations/default/roles/${role.body.id}`, { name: 'Racer 2' }, `"${role.body.revision}"`);
+    expect(renamed.headers.get('etag')).toBe(`"${role.body.revision + 1}"`);
+  });
+
+  it('takes expectedRevision on GraphQL mutations', async () => {
+    const created = await call('POST', `${base}/content-types`, { name: 'GraphRace', schema: { type: 'object' } });
+    const mutation = `mutation($id: ID!, $rev: Int) { updateContentType(organizationId: "default", projectId: "default", id: $id, input: { description: "x" }, expectedRevision: $rev) { revision } }`;
+    const stale = await fx.api.graphql(mutation, { id: created.body.id, rev: 9 }, { token: fx.token });
+    expect(stale.body.errors?.[0].extensions).toMatchObject({ code: 'PRECONDITION_FAILED', details: { currentRevision: 1 } });
+    const ok = await fx.api.graphql(mutation, { id: created.body.id, rev: 1 }, { token: fx.token });
+    expect(ok.body.data?.updateContentType).toEqual({ revision: 2 });
+  });
+});

@@ -1,0 +1,126 @@
+// Black-box: Hive Gateway (a third-party federation gateway) in front of the four standalone subgraph services, on the
+// committed supergraph, forwarding the client's own credentials: same data as our gateway; anonymous and forged refused.
+import { createPostgresDatabase } from '@cp/db/testing';
+import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, PROJECT } from './support/client';
+import { freePort, JWT_SECRET, ROOT, spawnNode, startService, type Process, type TestService } from './support/service';
+
+const NAMES = ['access', 'content', 'components', 'assets'] as const;
+const DEFAULT_PORTS = { access: 4101, content: 4102, components: 4103, assets: 4104 };
+const SCOPE = 'organizationId: "default", projectId: "default"';
+
+describe('Hive Gateway in front of the standalone subgraph services', () => {
+  const services: Partial<Record<(typeof NAMES)[number], Process>> = {};
+  let ours: TestService;
+  let hive: ReturnType<typeof createGatewayRuntime>;
+  let drop: () => Promise<void>;
+  let token: string;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    const db = await createPostgresDatabase();
+    drop = db.drop;
+    // Our gateway first: it migrates the database and creates the admin.
+    ours = await startService({ databaseUrl: db.url, env: { EMBEDDINGS: 'off' } });
+    let supergraph = readFileSync(join(ROOT, 'schema/supergraph.graphql'), 'utf8');
+    for (const name of NAMES) {
+      const port = await freePort();
+      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_PORT: String(port), EMBEDDINGS: 'off' };
+      const proc = await spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
+      services[name] = proc;
+      supergraph = supergraph.replace(`http://127.0.0.1:${DEFAULT_PORTS[name]}/graphql`, proc.url);
+    }
+    // Header propagation as an operator would configure it: the client's credentials go to every subgraph. The
+    // principal header is propagated too (a careless configuration) so the test shows a forged one is refused.
+    hive = createGatewayRuntime({
+      supergraph,
+      logging: false,
+      maskedErrors: false,
+      propagateHeaders: {
+        fromClientToSubgraphs: ({ request }) => ({
+          authorization: request.headers.get('authorization'),
+          'x-api-key': request.headers.get('x-api-key'),
+          'x-cp-principal': request.headers.get('x-cp-principal'),
+        }),
+      },
+    });
+
+    const api = new Client(ours.url);
+    token = await api.login();
+    const type = await api.call('POST', `/app/v1${PROJECT}/content-types`, { token, body: { name: 'Hive', schema: { type: 'object' } } });
+    expect(type.status).toBe(201);
+    expect((await api.call('POST', `/app/v1${PROJECT}/content-types/${type.body.id}/publish`, { token })).status).toBe(200);
+    const key = await api.call('POST', `/app/v1${PROJECT}/api-keys`, { token, body: { name: 'hive' } });
+    expect(key.status).toBe(201);
+    apiKey = key.body.key;
+  }, 240_000);
+
+  afterAll(async () => {
+    await hive?.dispose();
+    await Promise.all(Object.values(services).map((s) => s!.stop()));
+    await ours?.destroy();
+    await drop?.();
+  });
+
+  const viaHive = async (query: string, headers: Record<string, string>) => {
+    const res = await hive.fetch('http://hive.local/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+      body: JSON.stringify({ query }),
+    });
+    return { status: res.status, body: (await res.json()) as { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: { code?: string } }[] } };
+  };
+  const viaOurs = async (query: string, headers: Record<string, string>) => {
+    const res = await fetch(`${ours.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
+    return (await res.json()) as { data?: unknown };
+  };
+
+  it('answers a JWT query spanning content and access (an entity join) with the same data as our gateway', async () => {
+    const query = `{ contentTypes(${SCOPE}) { data { name status createdBy { id email } } } organizations { data { id } } }`;
+    const headers = { authorization: `Bearer ${token}` };
+    const theirs = await viaHive(query, headers);
+    expect(theirs.body.errors, JSON.stringify(theirs.body.errors)).toBeUndefined();
+    expect(theirs.body.data).toEqual((await viaOurs(query, headers)).data);
+    expect(JSON.stringify(theirs.body.data)).toContain('admin@example.com');
+  });
+
+  it('answers an API-key query spanning content and components with the same data as our gateway', async () => {
+    const query = `{ contentTypes(${SCOPE}) { data { name version } } components(${SCOPE}) { data { id } } }`;
+    const headers = { 'x-api-key': apiKey };
+    const theirs = await viaHive(query, headers);
+    expect(theirs.body.errors, JSON.stringify(theirs.body.errors)).toBeUndefined();
+    expect(theirs.body.data).toEqual((await viaOurs(query, headers)).data);
+    expect(theirs.body.data).toMatchObject({ contentTypes: { data: [{ name: 'Hive' }] } });
+  });
+
+  it('refuses a forged principal header, anonymous queries and bad credentials — through Hive and at each subgraph', async () => {
+    const query = `{ contentTypes(${SCOPE}) { data { name } } }`;
+    for (const headers of [{ 'x-cp-principal': 'forged' }, {}, { authorization: 'Bearer nope' }, { 'x-api-key': 'cpk_live_nope' }] as Record<string, string>[]) {
+      const theirs = await viaHive(query, headers);
+      expect(theirs.body.data?.contentTypes ?? null).toBeNull();
+      expect(JSON.stringify(theirs.body)).not.toContain('Hive');
+    }
+    const content = services.content!.url;
+    const post = (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(content, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    for (const headers of [{ 'x-cp-principal': 'forged' }, {}, { authorization: 'Bearer nope' }] as Record<string, string>[]) {
+      const res = await post({ query }, headers);
+      expect(res.status).toBe(401);
+      expect((await res.json()).errors[0].extensions.code).toBe('UNAUTHORIZED');
+    }
+    // Introspection is not for anonymous callers either; composition (`_service { sdl }`) stays open.
+    expect((await post({ query: '{ __schema { types { name } } }' })).status).toBe(401);
+    const sdl = await post({ query: '{ _service { sdl } }' });
+    expect(sdl.status).toBe(200);
+    expect((await sdl.json()).data._service.sdl).toContain('type ContentType');
+  });
+
+  it('lets a client sign in through Hive (anonymous login is the one open mutation, on the anonymous budget)', async () => {
+    const res = await viaHive('mutation { login(input: { email: "admin@example.com", password: "correct horse battery staple" }) { token } }', {});
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data).toMatchObject({ login: { token: expect.any(String) } });
+  });
+});
