@@ -25,17 +25,24 @@ function wsClient(headers) {
   return clients.get(key);
 }
 
-function isSubscription(params) {
+/**
+ * The operation to run. GraphiQL derives `operationName` from the editor after a debounce, so right after an edit it may
+ * still name an operation the document no longer holds; a document with a single operation then runs that one.
+ */
+function operationOf(params) {
   try {
-    return getOperationAST(parse(params.query), params.operationName ?? undefined)?.operation === 'subscription';
+    const document = parse(params.query);
+    return getOperationAST(document, params.operationName ?? undefined) ?? getOperationAST(document);
   } catch {
-    return false;
+    return null;
   }
 }
 
 function fetcher(params, options) {
-  if (!isSubscription(params)) return http(params, options);
-  return wsClient(options?.headers).iterate({ query: params.query, variables: params.variables ?? undefined, operationName: params.operationName ?? undefined });
+  const operation = operationOf(params);
+  const request = operation ? { ...params, operationName: operation.name?.value ?? null } : params;
+  if (operation?.operation !== 'subscription') return http(request, options);
+  return wsClient(options?.headers).iterate({ query: request.query, variables: request.variables ?? undefined, operationName: request.operationName ?? undefined });
 }
 
 const defaultQuery = `# Content Platform GraphQL IDE.
