@@ -18,6 +18,14 @@ function validSignature(secret: string, received: Received): boolean {
   return createHmac('sha256', secret).update(`${parts.t}.${received.body}`).digest('hex') === parts.v1;
 }
 
+async function until(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${check}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 describe('webhooks', () => {
   const fx = useService({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_RETRY_BASE_MS: '200' } });
   const received: Received[] = [];
@@ -78,6 +86,77 @@ describe('webhooks', () => {
     await waitFor(3);
     expect(received[2].headers['x-cp-delivery']).toBe(log.body.data[0].id);
     expect(received.map((r) => JSON.parse(r.body).event.type)).not.toContain('content-types.updated');
+  });
+
+  it("keeps one target's hanging receiver from delaying another project's delivery (issue 11)", async () => {
+    // Project A's receiver never answers; project B's answers at once.
+    const hanging: Array<() => void> = [];
+    const slow = createServer((req, res) => {
+      hanging.push(() => res.end());
+      req.resume();
+    });
+    const fast: string[] = [];
+    const quick = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        fast.push(body);
+        res.end();
+      });
+    });
+    const listen = async (server: Server) => {
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      return `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`;
+    };
+    const [slowUrl, quickUrl] = [await listen(slow), await listen(quick)];
+    try {
+      const other = (await fx.api.call('POST', '/app/v1/organizations/default/projects', { token: fx.token, body: { name: 'Other tenant' } })).body;
+      const appB = `/app/v1/organizations/default/projects/${other.id}`;
+      expect((await fx.api.call('POST', `${app}/webhooks`, { token: fx.token, body: { url: slowUrl, eventTypes: ['tags.created'] } })).status).toBe(201);
+      expect((await fx.api.call('POST', `${appB}/webhooks`, { token: fx.token, body: { url: quickUrl, eventTypes: ['tags.created'] } })).status).toBe(201);
+
+      await fx.api.call('POST', `${app}/tags`, { token: fx.token, body: { name: 'slow-1' } });
+      await fx.api.call('POST', `${app}/tags`, { token: fx.token, body: { name: 'slow-2' } });
+      await until(() => hanging.length === 1);
+      await fx.api.call('POST', `${appB}/tags`, { token: fx.token, body: { name: 'quick' } });
+      await until(() => fast.length === 1);
+      // B arrived while A's first attempt is still open, and A's queue waits behind its own attempt (one in flight per target).
+      expect(hanging).toHaveLength(1);
+      expect(JSON.parse(fast[0]).event).toMatchObject({ type: 'tags.created', projectId: other.id });
+    } finally {
+      for (const release of hanging) release();
+      slow.closeAllConnections();
+      await new Promise((r) => slow.close(r));
+      await new Promise((r) => quick.close(r));
+    }
+  });
+
+  it('cancels what a deactivated webhook had queued and stops retrying it (issue 11)', async () => {
+    let calls = 0;
+    const failing = createServer((req, res) => {
+      calls++;
+      req.resume();
+      res.statusCode = 503;
+      res.end();
+    });
+    await new Promise<void>((r) => failing.listen(0, '127.0.0.1', r));
+    try {
+      const target = `http://127.0.0.1:${(failing.address() as { port: number }).port}/hook`;
+      const hook = (await fx.api.call('POST', `${app}/webhooks`, { token: fx.token, body: { url: target, eventTypes: ['folders.created'] } })).body;
+      await fx.api.call('POST', `${app}/folders`, { token: fx.token, body: { name: `retry-${Date.now()}` } });
+      await until(() => calls >= 2); // failed, then retried (base 200 ms)
+      const off = await fx.api.call('PUT', `${app}/webhooks/${hook.id}`, { token: fx.token, body: { active: false } });
+      expect(off.body.active).toBe(false);
+      const log = async () => (await fx.api.call('GET', `${app}/webhooks/${hook.id}/deliveries`, { token: fx.token })).body.data[0];
+      await until(async () => (await log()).status === 'cancelled');
+      const seen = calls;
+      // Several retry periods (200, 400, 800 ms…) pass without another attempt.
+      await new Promise((r) => setTimeout(r, 2500));
+      expect(calls).toBe(seen);
+      expect(await log()).toMatchObject({ status: 'cancelled', error: 'webhook deactivated' });
+    } finally {
+      await new Promise((r) => failing.close(r));
+    }
   });
 
   it('refuses URLs that are not http(s) with 422', async () => {

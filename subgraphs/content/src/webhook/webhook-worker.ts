@@ -18,13 +18,18 @@ export interface WebhookWorkerOptions {
 
 const GIVE_UP_AFTER_MS = 24 * 3600 * 1000;
 const MAX_BACKOFF_MS = 3600 * 1000;
+/** Per attempt; a slow receiver only holds its own queue this long (issue 11). */
 const TIMEOUT_MS = 10_000;
-const BATCH = 20;
+/** Attempts in flight per process, all targets together: bounds sockets when many receivers hang at once. */
+const MAX_IN_FLIGHT = 32;
+/** A `sending` row is leased this long; past it (its worker died) the delivery is due again. */
+const LEASE_SECONDS = Math.ceil((TIMEOUT_MS * 3) / 1000);
 // Only one replica at a time turns new events into deliveries.
 const SCAN_LOCK = 7_240_115;
 
 interface DueDelivery {
   id: string;
+  webhook_id: string;
   event_id: string;
   event_type: string;
   attempts: number;
@@ -35,10 +40,17 @@ interface DueDelivery {
 
 const attemptFailures = counter('cp_webhook_attempt_failures_total', 'Webhook delivery attempts that failed (error or non-2xx).', ['outcome']);
 
+/**
+ * Each webhook is its own queue: at most one attempt in flight per target, so a slow or hanging receiver delays only
+ * its own deliveries (issue 11). Rounds (scan the event log, claim due deliveries) run every poll and whenever an
+ * attempt ends; attempts are not awaited by the round, so new events keep flowing while others are in flight.
+ */
 export class WebhookWorker {
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+  private round: Promise<void> | undefined;
+  private again = false;
   private stopping = false;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(private readonly options: WebhookWorkerOptions) {}
 
@@ -50,24 +62,41 @@ export class WebhookWorker {
 
   kick(): void {
     if (this.stopping) return;
-    this.running ??= this.tick()
+    if (this.round) {
+      this.again = true;
+      return;
+    }
+    this.round = this.runRound()
       .catch((err) => this.options.logger?.warn({ err }, 'webhook delivery round failed'))
-      .finally(() => (this.running = undefined));
+      .finally(() => {
+        this.round = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
   }
 
-  /** Lets the batch in flight finish (and record its outcome); claims nothing new. */
+  /** Lets the attempts in flight finish (and record their outcome); claims nothing new. */
   async stop(): Promise<void> {
     this.stopping = true;
     clearInterval(this.timer);
-    await this.running;
+    await this.round;
+    await Promise.all(this.inFlight);
   }
 
-  private async tick(): Promise<void> {
+  private async runRound(): Promise<void> {
     await this.scan();
-    while (!this.stopping) {
-      const due = await this.claim();
-      if (due.length === 0) return;
-      await Promise.all(due.map((d) => this.deliver(d)));
+    const room = MAX_IN_FLIGHT - this.inFlight.size;
+    if (this.stopping || room <= 0) return;
+    for (const delivery of await this.claim(room)) {
+      const attempt: Promise<void> = this.deliver(delivery)
+        .catch((err) => this.options.logger?.warn({ err, deliveryId: delivery.id }, 'webhook delivery failed to record'))
+        .finally(() => {
+          this.inFlight.delete(attempt);
+          this.kick();
+        });
+      this.inFlight.add(attempt);
     }
   }
 
@@ -95,16 +124,26 @@ export class WebhookWorker {
     });
   }
 
-  /** Due deliveries, locked for this worker; a `sending` row whose worker died is due again after the timeout. */
-  private async claim(): Promise<DueDelivery[]> {
+  /**
+   * Claims the oldest due delivery of up to `limit` active webhooks that have no attempt in flight (here or on another
+   * replica; a `sending` row past its lease no longer counts), locked so replicas never claim the same row.
+   */
+  private async claim(limit: number): Promise<DueDelivery[]> {
     return this.options.orm.em.fork().getConnection().execute<DueDelivery[]>(
-      `update "webhook_delivery" d set "status" = 'sending', "next_attempt_at" = now() + interval '${Math.ceil((TIMEOUT_MS * 3) / 1000)} seconds'
+      `with heads as (
+         select distinct on (d."webhook_id") d."id", d."next_attempt_at"
+           from "webhook_delivery" d join "webhook" w on w."id" = d."webhook_id"
+          where d."status" in ('pending', 'retrying', 'sending') and d."next_attempt_at" <= now() and w."active"
+            and not exists (select 1 from "webhook_delivery" s
+                             where s."webhook_id" = d."webhook_id" and s."status" = 'sending' and s."next_attempt_at" > now())
+          order by d."webhook_id", d."next_attempt_at", d."id"),
+       picked as (
+         select d."id" from "webhook_delivery" d join heads h on h."id" = d."id"
+          order by h."next_attempt_at" limit ${limit} for update of d skip locked)
+       update "webhook_delivery" d set "status" = 'sending', "next_attempt_at" = now() + interval '${LEASE_SECONDS} seconds'
          from "webhook" w
-        where d."id" in (select "id" from "webhook_delivery"
-                          where "status" in ('pending', 'retrying', 'sending') and "next_attempt_at" <= now()
-                          order by "next_attempt_at" limit ${BATCH} for update skip locked)
-          and w."id" = d."webhook_id"
-        returning d."id", d."event_id", d."event_type", d."attempts", d."created_at", w."url", w."secret_ciphertext"`,
+        where d."id" in (select "id" from picked) and w."id" = d."webhook_id"
+        returning d."id", d."webhook_id", d."event_id", d."event_type", d."attempts", d."created_at", w."url", w."secret_ciphertext"`,
     );
   }
 
@@ -162,7 +201,8 @@ export class WebhookWorker {
     const next = new Date(Date.now() + backoff);
     const giveUp = next.getTime() - new Date(delivery.created_at).getTime() > GIVE_UP_AFTER_MS;
     await conn.execute(
-      `update "webhook_delivery" set "status" = ?, "attempts" = ?, "response_code" = ?, "duration_ms" = ?, "error" = ?, "next_attempt_at" = ? where "id" = ?`,
+      // Conditional: a delivery cancelled meanwhile (its webhook was deactivated) stays cancelled.
+      `update "webhook_delivery" set "status" = ?, "attempts" = ?, "response_code" = ?, "duration_ms" = ?, "error" = ?, "next_attempt_at" = ? where "id" = ? and "status" = 'sending'`,
       [giveUp ? 'failed' : 'retrying', attempts, code, duration, error.slice(0, 500), next, delivery.id],
     );
   }

@@ -52,7 +52,7 @@ export class WebhookDelivery {
   @Property()
   eventType!: string;
 
-  @Field(() => String, { description: '`pending`, `sending`, `retrying`, `delivered` or `failed` (gave up after 24 h).' })
+  @Field(() => String, { description: '`pending`, `sending`, `retrying`, `delivered`, `failed` (gave up after 24 h) or `cancelled` (its webhook was deactivated).' })
   @Property({ length: 16 })
   status: string & Opt = 'pending';
 

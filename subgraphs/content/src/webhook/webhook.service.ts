@@ -51,8 +51,19 @@ export class WebhookService {
     if (input.url !== undefined) webhook.url = input.url;
     if (input.eventTypes !== undefined) webhook.eventTypes = distinctNames(input.eventTypes);
     if (input.description !== undefined) webhook.description = input.description;
+    const deactivated = input.active === false && webhook.active;
     if (input.active !== undefined) webhook.active = input.active;
-    await em.flush();
+    await em.transactional(async (tx) => {
+      tx.persist(webhook);
+      // Issue 11: a deactivated webhook stops retrying; what it had queued is cancelled, visibly, in its delivery log.
+      if (deactivated) {
+        await tx.nativeUpdate(
+          WebhookDelivery,
+          { webhookId: id, status: { $in: ['pending', 'retrying', 'sending'] } },
+          { status: 'cancelled', error: 'webhook deactivated' },
+        );
+      }
+    });
     return webhook;
   }
 
