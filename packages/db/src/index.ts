@@ -16,3 +16,4 @@ export * from './immutable-rows';
 export * from './latest-versions';
 export * from './transfer/transfer';
 export * from './tag-records';
+export * from './project-references';

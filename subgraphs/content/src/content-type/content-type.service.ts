@@ -1,5 +1,5 @@
 // Content type rules: tenancy-scoped reads, creation, partial update and the lifecycle (D3), each write with its event.
-import { isUniqueViolation, recordEvent } from '@cp/db';
+import { assertProjectReferences, isUniqueViolation, recordEvent } from '@cp/db';
 import { AppError, NameTakenError, NotFoundError, ValidationFailedError } from '@cp/errors';
 import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
@@ -38,6 +38,7 @@ export class ContentTypeService {
     assertValidJsonSchema(input.schema);
     if (input.componentIdsAllowList !== undefined) await assertValidAllowList(em, scope, input.componentIdsAllowList);
     return this.write(em, name, async (tx) => {
+      await assertTypeReferences(tx, scope, input);
       const type = tx.create(ContentType, {
         ...scope,
         name,
@@ -63,6 +64,7 @@ export class ContentTypeService {
     return this.write(em, name ?? '', async (tx) => {
       const type = await this.get(tx, scope, id, true);
       assertTransition(type.status, 'update');
+      await assertTypeReferences(tx, scope, input);
       const changes = Object.fromEntries(Object.entries({ ...input, name }).filter(([, v]) => v !== undefined));
       tx.assign(type, changes);
       afterEdit(type);
@@ -181,4 +183,17 @@ export class ContentTypeService {
 function snapshot(type: ContentType): ContentTypeSnapshot {
   const { name, description, schema, layoutComponentId, componentIdsAllowList, templateContentIds, permissions, metadata } = type;
   return { name, description, schema, layoutComponentId, componentIdsAllowList, templateContentIds, permissions, metadata };
+}
+
+/** The layout must be a layout component of the project, templates entries of it (issue 11: 422 otherwise). */
+function assertTypeReferences(em: EntityManager, scope: ProjectScope, input: { layoutComponentId?: string | null; templateContentIds?: string[] }) {
+  return assertProjectReferences(em, scope, [
+    {
+      table: 'component',
+      path: '/layoutComponentId',
+      ids: input.layoutComponentId ? [input.layoutComponentId] : [],
+      where: { sql: `"type" = 'layout'`, message: 'must be a layout component' },
+    },
+    { table: 'content', path: '/templateContentIds/', ids: input.templateContentIds ?? [] },
+  ]);
 }

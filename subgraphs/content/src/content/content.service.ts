@@ -1,5 +1,5 @@
 // Content rules: create against the latest published type version, validate (D6), lifecycle (D3), migrate, find (D1, D2).
-import { recordEvent } from '@cp/db';
+import { assertProjectReferences, recordEvent } from '@cp/db';
 import { AppError, BadRequestError, NotFoundError, ValidationFailedError } from '@cp/errors';
 import { CursorPagination, decodeCursor, encodeCursor, EntityStatus, keysetPage, parseLimit, parseOffsetArgs, type ProjectScope, distinctNames, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
@@ -32,6 +32,7 @@ export class ContentService {
     const typeVersion = await this.latestTypeVersion(em, scope, input.typeId);
     await this.validate(em, scope, input.content, typeVersion);
     return em.transactional(async (tx) => {
+      await assertFolder(tx, scope, input.folderId);
       const entry = tx.create(Content, {
         ...scope,
         typeId: input.typeId,
@@ -44,7 +45,7 @@ export class ContentService {
         compiled: '',
         tags: distinctNames(input.tags),
         folderId: input.folderId ?? null,
-        metadata: { ...input.metadata, author: actorId },
+        metadata: clientMetadata(input.metadata, { author: actorId }),
         createdById: actorId,
       });
       entry.compiled = await compileContent(tx, scope, entry, typeVersion.content.layoutComponentId);
@@ -68,8 +69,11 @@ export class ContentService {
         entry.tags = distinctNames(input.tags);
         await ensureTags(tx, scope, entry.tags);
       }
-      if (input.folderId !== undefined) entry.folderId = input.folderId;
-      if (input.metadata !== undefined) entry.metadata = { ...input.metadata, author: entry.metadata.author };
+      if (input.folderId !== undefined) {
+        await assertFolder(tx, scope, input.folderId);
+        entry.folderId = input.folderId;
+      }
+      if (input.metadata !== undefined) entry.metadata = clientMetadata(input.metadata, entry.metadata);
       afterEdit(entry);
       entry.compiled = await compileContent(tx, scope, entry, typeVersion.content.layoutComponentId);
       recordEvent(tx, { resourceType: 'content', action: 'updated', resourceId: id, ...scope, actorId });
@@ -285,4 +289,21 @@ function rankCursor(position: { value: string; id: string }, parameter: string):
   const score = Number(position.value);
   if (position.value === '' || !Number.isFinite(score)) throw new BadRequestError(`${parameter} is not a valid cursor.`, { parameter });
   return { score, id: position.id };
+}
+
+/** Metadata members only the server writes (issue 11): the creating user and the last publish. */
+const SERVER_OWNED = ['author', 'publishedAt', 'publishedBy'] as const;
+
+/** The client's metadata with the server-owned members taken from `current` (a client's values for them are ignored). */
+function clientMetadata(input: Record<string, unknown> | undefined, current: Record<string, unknown>): Record<string, unknown> {
+  const metadata: Record<string, unknown> = { ...input };
+  for (const key of SERVER_OWNED) {
+    if (current[key] === undefined) delete metadata[key];
+    else metadata[key] = current[key];
+  }
+  return metadata;
+}
+
+function assertFolder(em: EntityManager, scope: ProjectScope, folderId: string | null | undefined) {
+  return assertProjectReferences(em, scope, [{ table: 'folder', path: '/folderId', ids: folderId ? [folderId] : [] }]);
 }

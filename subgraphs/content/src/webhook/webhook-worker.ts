@@ -4,6 +4,7 @@ import { counter } from '@cp/metrics';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { SecretBox } from './secret-box';
 import { SIGNATURE_HEADER, sign } from './signature';
+import { pinnedPost } from './pinned-post';
 import { assertDeliverable } from './target-guard';
 
 export interface WebhookWorkerOptions {
@@ -167,23 +168,16 @@ export class WebhookWorker {
     let code: number | null = null;
     let error: string | null = null;
     try {
-      await assertDeliverable(delivery.url, this.options.allowPrivateTargets);
-      const res = await fetch(delivery.url, {
-        method: 'POST',
-        redirect: 'manual',
-        signal: AbortSignal.timeout(TIMEOUT_MS),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'content-platform-webhooks/1',
-          [SIGNATURE_HEADER]: sign(this.options.box.open(delivery.secret_ciphertext), body),
-          'x-cp-event': delivery.event_type,
-          'x-cp-delivery': delivery.id,
-        },
-        body,
-      });
-      code = res.status;
-      await res.body?.cancel();
-      if (!res.ok) error = `HTTP ${res.status}`;
+      const target = await assertDeliverable(delivery.url, this.options.allowPrivateTargets);
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'content-platform-webhooks/1',
+        [SIGNATURE_HEADER]: sign(this.options.box.open(delivery.secret_ciphertext), body),
+        'x-cp-event': delivery.event_type,
+        'x-cp-delivery': delivery.id,
+      };
+      code = await pinnedPost(target, headers, body, TIMEOUT_MS);
+      if (code < 200 || code > 299) error = `HTTP ${code}`;
     } catch (e) {
       error = (e as Error).message;
     }

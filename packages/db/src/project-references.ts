@@ -1,0 +1,43 @@
+// Issue 11: ids a record points at (folders, layout components, template entries) must name records of its own project.
+import { ValidationFailedError, type FieldError } from '@cp/errors';
+import type { EntityManager } from '@mikro-orm/postgresql';
+
+/** A reference to check: the table that owns the target, the JSON pointer of the input member, and the ids given. */
+export interface ProjectReference {
+  table: 'folder' | 'component' | 'content';
+  path: string;
+  ids: readonly string[];
+  /** Extra condition on the target row, e.g. `"type" = 'layout'`, with what to tell the caller when it fails. */
+  where?: { sql: string; message: string };
+}
+
+/**
+ * Refuses (422, one error per bad id) references to records that don't exist in the project or are deleted. Raw SQL
+ * because the tables belong to other subgraphs in a split deployment; all of them live in the one database.
+ */
+export async function assertProjectReferences(
+  em: EntityManager,
+  scope: { organizationId: string; projectId: string },
+  references: ProjectReference[],
+): Promise<void> {
+  const errors: FieldError[] = [];
+  for (const ref of references) {
+    const ids = [...new Set(ref.ids)];
+    if (ids.length === 0) continue;
+    const live = ref.table === 'folder' ? '' : ` and "status" <> 'deleted'`;
+    const found = await em.getConnection().execute<{ id: string; fits: boolean }[]>(
+      `select "id", ${ref.where?.sql ?? 'true'} as fits from "${ref.table}"
+        where "organization_id" = ? and "project_id" = ? and "id" = any(?::text[])${live}`,
+      [scope.organizationId, scope.projectId, `{${ids.map((id) => JSON.stringify(id)).join(',')}}`],
+      'all',
+      em.getTransactionContext(),
+    );
+    const byId = new Map(found.map((row) => [row.id, row.fits]));
+    ref.ids.forEach((id, index) => {
+      const path = ref.path.endsWith('/') ? `${ref.path}${index}` : ref.path;
+      if (!byId.has(id)) errors.push({ path, message: `no such ${ref.table} in this project: ${JSON.stringify(id)}` });
+      else if (!byId.get(id)) errors.push({ path, message: ref.where!.message });
+    });
+  }
+  if (errors.length > 0) throw new ValidationFailedError(errors, 'The request refers to records that are not in this project.');
+}
