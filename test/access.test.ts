@@ -43,9 +43,9 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     const role = await api.call('POST', `${ORG}/roles`, { token, body: { name: `r-${randomUUID()}`, permissions } });
     expect(role.status).toBe(201);
     const email = `${randomUUID()}@example.com`;
-    const user = await api.call('POST', `${ORG}/users`, { token, body: { email, name: 'U', password: 'password-1', roleId: role.body.id } });
+    const user = await api.call('POST', `${ORG}/users`, { token, body: { email, name: 'U', password: 'grey-otter-kettle-41', roleId: role.body.id } });
     expect(user.status).toBe(201);
-    return { token: await api.login(email, 'password-1'), userId: user.body.id as string, roleId: role.body.id as string, email };
+    return { token: await api.login(email, 'grey-otter-kettle-41'), userId: user.body.id as string, roleId: role.body.id as string, email };
   }
 
   beforeAll(async () => {
@@ -157,7 +157,7 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       expect(gql.status).toBe(403);
       expect(gql.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', details: { resource: 'users', action: 'read' } });
       for (const [method, path, body] of [
-        ['POST', `${ORG}/users`, { email: 'a@b.example', name: 'A', password: 'password-1', roleId: reader.roleId }],
+        ['POST', `${ORG}/users`, { email: 'a@b.example', name: 'A', password: 'grey-otter-kettle-41', roleId: reader.roleId }],
         ['POST', `${ORG}/roles`, { name: 'x', permissions: {} }],
         ['POST', KEYS, { name: 'x' }],
         ['PUT', ORG, { name: 'x' }],
@@ -194,12 +194,12 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       expect(widenOwn.status).toBe(403);
       const asOwner = await api.call('POST', `${ORG}/users`, {
         token: manager.token,
-        body: { email: 'x@escalate.example', name: 'X', password: 'password-1', roleId: owner.id },
+        body: { email: 'x@escalate.example', name: 'X', password: 'grey-otter-kettle-41', roleId: owner.id },
       });
       expect(asOwner.status).toBe(403);
       const promoteSelf = await api.call('PUT', `${ORG}/users/${manager.userId}`, { token: manager.token, body: { roleId: owner.id } });
       expect(promoteSelf.status).toBe(403);
-      const takeOver = await api.call('PUT', `${ORG}/users/${admin.body.id}`, { token: manager.token, body: { password: 'hijacked-1' } });
+      const takeOver = await api.call('PUT', `${ORG}/users/${admin.body.id}`, { token: manager.token, body: { password: 'stolen-walrus-ticket-9' } });
       expect(takeOver.status).toBe(403);
       const gql = await api.graphql(`mutation($id: ID!) { updateRole(organizationId: "default", id: $id, input: {permissions: {content: {delete: true}}}) { id } }`, { id: manager.roleId }, { token: manager.token });
       expect(gql.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
@@ -233,14 +233,14 @@ describe('access control over HTTP (real PostgreSQL)', () => {
   describe('token revocation and scoped tokens', () => {
     it('revokes every older token on a password change and on removal of the user', async () => {
       const user = await userWith({ contentTypes: { read: true } });
-      const second = await api.login(user.email, 'password-1');
-      const changed = await api.call('PUT', `${ORG}/users/${user.userId}`, { token, body: { password: 'password-2' } });
+      const second = await api.login(user.email, 'grey-otter-kettle-41');
+      const changed = await api.call('PUT', `${ORG}/users/${user.userId}`, { token, body: { password: 'amber-finch-lantern-72' } });
       expect(changed.status).toBe(200);
       for (const old of [user.token, second]) {
         expect((await api.call('GET', '/app/v1/auth/me', { token: old })).status).toBe(401);
         expect((await api.graphql('{ me { id } }', {}, { token: old })).status).toBe(401);
       }
-      const fresh = await api.login(user.email, 'password-2');
+      const fresh = await api.login(user.email, 'amber-finch-lantern-72');
       expect((await api.call('GET', '/app/v1/auth/me', { token: fresh })).status).toBe(200);
       expect((await api.call('DELETE', `${ORG}/users/${user.userId}`, { token })).status).toBe(200);
       expect((await api.call('GET', '/app/v1/auth/me', { token: fresh })).status).toBe(401);
@@ -256,7 +256,7 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       const created = await api.call('POST', `${ORG}/projects`, { token, body: { name: 'Second' } });
       expect((await api.call('GET', `${ORG}/projects/${created.body.id}/content-types`, { token: scoped })).status).toBe(404);
       expect((await api.call('GET', `${ORG}/projects/${created.body.id}`, { token: scoped })).status).toBe(404);
-      expect((await api.call('POST', `${ORG}/users`, { token: scoped, body: { email: 'q@q.example', name: 'Q', password: 'password-1', roleId: 'x' } })).status).toBe(403);
+      expect((await api.call('POST', `${ORG}/users`, { token: scoped, body: { email: 'q@q.example', name: 'Q', password: 'grey-otter-kettle-41', roleId: 'x' } })).status).toBe(403);
       // Not wider: neither another project nor a longer life than the caller's token.
       expect((await api.call('POST', '/app/v1/auth/tokens', { token: scoped, body: { projectId: created.body.id } })).status).toBe(404);
       const longer = await api.call('POST', '/app/v1/auth/tokens', { token: scoped, body: { expiresIn: 3600 } });

@@ -28,7 +28,7 @@ describe.each(['postgres', 'pglite'] as const)('users and roles on %s', (kind) =
       details: { resource: 'content', action: 'publish' },
     });
     const ownerRole = await db.orm.em.fork().findOneOrFail(Role, { name: 'Owner' });
-    await expect(users.create(db.orm.em.fork(), limited, { email: 'e@x.example', name: 'E', password: 'password-1', roleId: ownerRole.id })).rejects.toMatchObject({ code: 'FORBIDDEN' });
+    await expect(users.create(db.orm.em.fork(), limited, { email: 'e@x.example', name: 'E', password: 'grey-otter-kettle-41', roleId: ownerRole.id })).rejects.toMatchObject({ code: 'FORBIDDEN' });
     await expect(users.update(db.orm.em.fork(), limited, owner.userId, { name: 'Taken over' })).rejects.toMatchObject({ code: 'FORBIDDEN' });
   });
 
@@ -37,10 +37,30 @@ describe.each(['postgres', 'pglite'] as const)('users and roles on %s', (kind) =
     const reader = await roles.create(db.orm.em.fork(), owner, { name: 'Reader', permissions: { content: { read: true } } });
     await expect(users.update(db.orm.em.fork(), owner, owner.userId, { roleId: reader.id })).rejects.toMatchObject({ code: 'CONFLICT' });
     const before = Date.now();
-    await users.update(db.orm.em.fork(), owner, owner.userId, { password: 'another-password' });
+    await users.update(db.orm.em.fork(), owner, owner.userId, { password: 'another-quiet-harbour-5' });
     const admin = await db.orm.em.fork().findOneOrFail(User, { id: owner.userId });
     expect(admin.tokensValidAfter.getTime()).toBeGreaterThanOrEqual(before);
     const rows: { type: string }[] = await db.orm.em.getConnection().execute('select type from event where resource_id = ?', [owner.userId]);
     expect(rows.map((r) => r.type)).toContain('users.updated');
+  });
+
+  it('refuses short, breached, patterned and self-describing passwords with 422 on /password (issue 11)', async () => {
+    const ownerRole = await db.orm.em.fork().findOneOrFail(Role, { name: 'Owner' });
+    const create = (email: string, password: string) => users.create(db.orm.em.fork(), owner, { email, name: 'Policy', password, roleId: ownerRole.id });
+    for (const [password, reason] of [
+      ['short-pw-1', 'at least 12 characters'],
+      ['password1234', 'too easy to guess'],
+      ['iloveyou2024', 'too easy to guess'],
+      ['qwertyuiop12', 'too easy to guess'],
+      ['aaaaaaaaaaaaaaaa', 'too easy to guess'],
+      ['policy.tester@example.com', 'too easy to guess'],
+    ]) {
+      await expect(create('policy.tester@example.com', password), password).rejects.toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: { errors: [{ path: '/password', message: expect.stringContaining(reason) }] },
+      });
+    }
+    await expect(users.update(db.orm.em.fork(), owner, owner.userId, { password: 'password1234' })).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
+    await expect(create('policy.tester@example.com', 'velvet-quarry-moss-83')).resolves.toMatchObject({ email: 'policy.tester@example.com' });
   });
 });

@@ -1,5 +1,5 @@
 // User rules: no privilege escalation, tokens revoked on password change or removal, the Owner role never left empty.
-import { AppError, NotFoundError, ValidationFailedError, type FieldError } from '@cp/errors';
+import { AppError, NotFoundError, ValidationFailedError } from '@cp/errors';
 import { isUniqueViolation, recordEvent } from '@cp/db';
 import { offsetPage, type OffsetArgs, type UserPrincipal, requireName } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -8,9 +8,9 @@ import { OWNER_ROLE, Role } from '../role/role.entity';
 import { assertWithinCaller } from '../shared/authorize-admin';
 import { User } from './user.entity';
 import type { CreateUserInput, UpdateUserInput } from './user.inputs';
+import { assertAcceptablePassword } from './password-policy';
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const MIN_PASSWORD = 8;
 
 export class UserService {
   list(em: EntityManager, organizationId: string, page: OffsetArgs) {
@@ -26,7 +26,7 @@ export class UserService {
   async create(em: EntityManager, caller: UserPrincipal, input: CreateUserInput): Promise<User> {
     const email = checkEmail(input.email);
     const name = requireName(input.name);
-    checkPassword(input.password);
+    await assertAcceptablePassword(input.password, [email, name]);
     const passwordHash = await hashPassword(input.password);
     return this.write(em, email, async (tx) => {
       await this.grantableRole(tx, caller, input.roleId);
@@ -39,7 +39,7 @@ export class UserService {
   async update(em: EntityManager, caller: UserPrincipal, id: string, input: UpdateUserInput): Promise<User> {
     const email = input.email == null ? undefined : checkEmail(input.email);
     const name = input.name == null ? undefined : requireName(input.name);
-    if (input.password != null) checkPassword(input.password);
+    if (input.password != null) await assertAcceptablePassword(input.password, [email ?? '', name ?? '']);
     const passwordHash = input.password == null ? undefined : await hashPassword(input.password);
     return this.write(em, email ?? '', async (tx) => {
       const user = await this.actOn(tx, caller, id);
@@ -113,7 +113,3 @@ function checkEmail(value: string): string {
   return email;
 }
 
-function checkPassword(password: string): void {
-  const errors: FieldError[] = password.length < MIN_PASSWORD ? [{ path: '/password', message: `must be at least ${MIN_PASSWORD} characters` }] : [];
-  if (errors.length) throw new ValidationFailedError(errors);
-}
