@@ -65,17 +65,22 @@ try {
   const gql = (url, query) => ({ url: `${url}/graphql`, method: 'POST', headers, body: JSON.stringify({ query }) });
 
   const base = await load('bare node:http (baseline)', { url: baseline.url });
-  // Alternating off/on twice per query: the second pair shows how much of a difference is this machine's noise.
+  // Alternating off/on, three pairs per query: the spread between pairs is this machine's noise; the median is the result.
+  const ROUNDS = 3;
   const pairs = [];
+  const medians = [];
   for (const [label, query] of [
     ['{ __typename } (no database)', '{ __typename }'],
     ['list of 20 + createdBy (2 subgraphs, in-process, database)', LIST_QUERY],
   ]) {
-    for (let round = 1; round <= 2; round++) {
+    const ratios = [];
+    for (let round = 1; round <= ROUNDS; round++) {
       const a = await load(`${label}, tracing off #${round}`, gql(off.url, query));
       const b = await load(`${label}, tracing on #${round}`, gql(on.url, query));
       pairs.push([a, b]);
+      ratios.push(b.rps / a.rps);
     }
+    medians.push([label, ratios.sort((x, y) => x - y)[Math.floor(ROUNDS / 2)]]);
   }
   const rss = { off: rssMb(off.pid), on: rssMb(on.pid) };
   const micros = disabledWorkMicros();
@@ -88,6 +93,7 @@ try {
     console.log(`| ${a.name} | ${a.rps.toFixed(0)} | ${a.p50} | ${a.p99} | ${(a.rps / base.rps).toFixed(3)} | |`);
     console.log(`| ${b.name} | ${b.rps.toFixed(0)} | ${b.p50} | ${b.p99} | ${(b.rps / base.rps).toFixed(3)} | ${(b.rps / a.rps).toFixed(3)} |`);
   }
+  for (const [label, ratio] of medians) console.log(`\nMedian on ÷ off, ${label}: **${ratio.toFixed(3)}**`);
   console.log(`\nGateway RSS after the runs: off ${rss.off.toFixed(0)} MB, on ${rss.on.toFixed(0)} MB.`);
   console.log(`OTLP sink received ${sink.stats.requests} export requests, ${(sink.stats.bytes / 1e6).toFixed(1)} MB.`);
   console.log(`Disabled path per remote subgraph fetch (no-op span + inject): ${micros.toFixed(3)} µs.`);

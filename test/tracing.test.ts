@@ -86,6 +86,12 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     }
     // @apollo/gateway's own spans (plan, fetch) join the same trace.
     expect(spans.some((s) => s.service === 'gateway' && s.name === 'gateway.plan'), describeSpans()).toBe(true);
+
+    // Start-up (schema parsing) and background loops open no traces of their own: every exported trace is a request's.
+    const withoutRequest = [...new Set(receiver.spans.map((s) => s.traceId))].filter(
+      (id) => !receiver.spans.some((s) => s.traceId === id && s.kind === SPAN_KIND.SERVER),
+    );
+    expect(receiver.spans.filter((s) => withoutRequest.includes(s.traceId)).map((s) => `${s.service} ${s.name}`)).toEqual([]);
   });
 
   it('loads no OpenTelemetry SDK when OTEL_EXPORTER_OTLP_ENDPOINT is unset', () => {

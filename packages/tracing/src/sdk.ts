@@ -1,5 +1,5 @@
 // The OpenTelemetry SDK: node tracer provider, OTLP/HTTP exporter, and the http, graphql and pg instrumentations.
-import { diag, DiagLogLevel } from '@opentelemetry/api';
+import { diag, DiagLogLevel, SpanKind } from '@opentelemetry/api';
 import type { Logger } from '@cp/config';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
@@ -7,13 +7,22 @@ import { GraphQLInstrumentation } from '@opentelemetry/instrumentation-graphql';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, ParentBasedSampler, SamplingDecision, type Sampler } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import type { Tracing } from './index';
 
 /** Probes and scrapes would be most spans and tell nothing. */
 const UNTRACED_PATHS = new Set(['/health', '/ready', '/metrics']);
+
+/**
+ * A trace starts only at an incoming request (a server span); below it everything is kept. Start-up work (schema
+ * parsing), background loops and library internals would otherwise each open a trace of their own.
+ */
+const requestsOnly: Sampler = {
+  shouldSample: (_context, _traceId, _name, kind) => ({ decision: kind === SpanKind.SERVER ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD }),
+  toString: () => 'RequestsOnly',
+};
 
 export interface SdkOptions {
   /** The collector's base URL; spans go to `<endpoint>/v1/traces`. */
@@ -38,6 +47,8 @@ export function start(options: SdkOptions): Tracing {
   const exporter = new OTLPTraceExporter({ url: `${options.endpoint}/v1/traces` });
   const provider = new NodeTracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: options.serviceName }),
+    // An incoming `traceparent` decides for its request (sampled upstream → kept), as W3C trace context intends.
+    sampler: new ParentBasedSampler({ root: requestsOnly }),
     spanProcessors: [new BatchSpanProcessor(exporter)],
   });
   // Global provider, AsyncLocalStorage context and the W3C `traceparent`/`tracestate` (+ baggage) propagator.
