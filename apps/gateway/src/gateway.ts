@@ -2,6 +2,7 @@
 import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
 import type { SubgraphName } from '@cp/config';
 import { PRINCIPAL_HEADER, signPrincipal, type Context } from '@cp/graphql';
+import { context as otelContext, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { GraphQLSchema } from 'graphql';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,8 +23,14 @@ export interface GatewayOptions {
   secret: Uint8Array;
 }
 
+// A no-op until `@cp/tracing` registers a provider (only with OTEL_EXPORTER_OTLP_ENDPOINT set).
+const tracer = trace.getTracer('@cp/gateway');
+
+type ProcessOptions = Parameters<RemoteGraphQLDataSource<Context>['process']>[0];
+
 class ForwardingDataSource extends RemoteGraphQLDataSource<Context> {
   constructor(
+    private readonly name: string,
     url: string,
     private readonly secret: Uint8Array,
   ) {
@@ -31,9 +38,30 @@ class ForwardingDataSource extends RemoteGraphQLDataSource<Context> {
     super({ url, fetcher: fetch as never });
   }
 
+  /** One client span per subgraph request, under @apollo/gateway's own `gateway.fetch` span. */
+  override process(options: ProcessOptions) {
+    const attributes = { 'cp.subgraph': this.name, 'url.full': this.url, 'http.request.method': 'POST', 'graphql.operation.name': options.request.operationName ?? '' };
+    return tracer.startActiveSpan(`subgraph ${this.name}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
+      try {
+        const response = await super.process(options);
+        if (response.errors?.length) span.setAttribute('graphql.error.count', response.errors.length);
+        return response;
+      } catch (err) {
+        span.recordException(err as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (err as Error).message });
+        throw err;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
   override async willSendRequest({ request, context }: Parameters<NonNullable<RemoteGraphQLDataSource<Context>['willSendRequest']>>[0]) {
     const headers = request.http?.headers;
-    if (!headers || !context.principal) return;
+    if (!headers) return;
+    // W3C `traceparent`/`tracestate` of the span above: the subgraph service's server span continues this trace.
+    propagation.inject(otelContext.active(), headers, { set: (carrier, key, value) => carrier.set(key, value) });
+    if (!context.principal) return;
     headers.set(PRINCIPAL_HEADER, await signPrincipal(context.principal, this.secret));
     headers.set('x-request-id', context.requestId);
     headers.set('accept-language', context.lang);
@@ -48,7 +76,7 @@ export function createGateway(options: GatewayOptions): ApolloGateway {
       if (local) return new CachedLocalDataSource(local);
       const remote = options.remote[name as SubgraphName] ?? url;
       if (!remote) throw new Error(`Subgraph ${name} has neither a local schema nor a URL.`);
-      return new ForwardingDataSource(remote, options.secret);
+      return new ForwardingDataSource(name, remote, options.secret);
     },
   });
 }

@@ -1,8 +1,7 @@
-// `npm start`: reads the configuration, starts the service, drains and stops on SIGINT/SIGTERM (exit 0).
+// `npm start`: reads the configuration, starts tracing when configured, then the service; drains and stops on SIGINT/SIGTERM (exit 0).
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@cp/config';
-import { exitGracefullyOnSignals } from '@cp/edge';
-import { startService } from './app';
+import { startTracing } from '@cp/tracing';
 
 async function main() {
   let config;
@@ -15,8 +14,16 @@ async function main() {
     }
     throw err;
   }
+  // Tracing before the service's modules are required: OpenTelemetry patches http, graphql and pg as they load.
+  const tracing = startTracing('gateway', config);
+  const { exitGracefullyOnSignals } = require('@cp/edge') as typeof import('@cp/edge');
+  const { startService } = require('./app') as typeof import('./app');
   const service = await startService(config);
-  exitGracefullyOnSignals((timeoutMs) => service.close(timeoutMs), { timeoutMs: config.shutdown.timeoutMs, logger: service.logger });
+  const close = async (timeoutMs: number) => {
+    await service.close(timeoutMs);
+    await tracing.shutdown();
+  };
+  exitGracefullyOnSignals(close, { timeoutMs: config.shutdown.timeoutMs, logger: service.logger });
 }
 
 main().catch((err) => {

@@ -23,6 +23,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ GRAPHQL_IDE: 'off' }).graphqlIde).toBe(false);
   });
 
+  it('enables tracing only with OTEL_EXPORTER_OTLP_ENDPOINT, a URL', () => {
+    expect(loadConfig({}).tracing).toEqual({ endpoint: undefined, serviceName: undefined });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: '' }).tracing.endpoint).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_SERVICE_NAME: 'cms' }).tracing).toEqual({
+      endpoint: 'http://collector:4318',
+      serviceName: 'cms',
+    });
+    expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
+  });
+
   it('reports every invalid variable at once', () => {
     try {
       loadConfig({ PORT: 'abc', JWT_SECRET: 'short', SUBGRAPH_URLS: 'nope=http://x' });

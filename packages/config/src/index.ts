@@ -59,6 +59,8 @@ const envSchema = z.object({
   METRICS_PORT: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(0).max(65535).optional()),
   METRICS_HOST: z.string().default('127.0.0.1'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url().optional()),
+  OTEL_SERVICE_NAME: optionalString,
 });
 
 export interface Config {
@@ -100,6 +102,11 @@ export interface Config {
   /** `/metrics`: bearer `token` on the service port, and/or a separate listener on `host:port` (loopback). */
   metrics: { token?: string; port?: number; host: string };
   logLevel: string;
+  /**
+   * OpenTelemetry: spans are exported over OTLP/HTTP to `endpoint` (the collector's base URL, `/v1/traces` is
+   * appended) when it is set; unset, no OpenTelemetry SDK is loaded at all. `serviceName` overrides each process's own name.
+   */
+  tracing: { endpoint?: string; serviceName?: string };
 }
 
 export class ConfigError extends Error {
@@ -141,6 +148,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdown: { timeoutMs: e.SHUTDOWN_TIMEOUT_MS },
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT, host: e.METRICS_HOST },
     logLevel: e.LOG_LEVEL,
+    tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/$/, ''), serviceName: e.OTEL_SERVICE_NAME },
   };
 }
 export * from './logger';

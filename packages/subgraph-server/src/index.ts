@@ -7,6 +7,7 @@ import { createBroker, EventDispatcher, onEventsCommitted, openDatabase, sqlProj
 import { createRateLimiter, drainDeadline, exitGracefullyOnSignals, HttpDrain, Readiness, registerRuntimeMetrics, requestMetrics, serveMetrics } from '@cp/edge';
 import { formatGraphQLError, isInternal, negotiateLanguage, toErrorEnvelope } from '@cp/errors';
 import type { Context } from '@cp/graphql';
+import type { Tracing } from '@cp/tracing';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -120,12 +121,19 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
   };
 }
 
-/** Entry point helper for `subgraphs/<name>/src/main.ts`. */
-export function main(module: SubgraphModule, options: ServiceOptions): void {
+/**
+ * Entry point helper for `subgraphs/<name>/src/main.ts`, which starts `tracing` (`@cp/tracing`) before requiring this
+ * package; its last spans are exported after the service stopped.
+ */
+export function main(module: SubgraphModule, options: ServiceOptions & { tracing?: Tracing }): void {
   runSubgraphService(module, options).then(
     ({ stop }) => {
       const config = loadConfig();
-      exitGracefullyOnSignals(stop, { timeoutMs: config.shutdown.timeoutMs, logger: createLogger(config, `subgraph-${module.name}`) });
+      const close = async (timeoutMs: number) => {
+        await stop(timeoutMs);
+        await options.tracing?.shutdown();
+      };
+      exitGracefullyOnSignals(close, { timeoutMs: config.shutdown.timeoutMs, logger: createLogger(config, `subgraph-${module.name}`) });
     },
     (err) => {
       console.error(err);

@@ -1,7 +1,11 @@
 // Standalone components subgraph service (`npm start -w subgraphs/components`).
-import { main } from '@cp/subgraph-server';
-import { createAuthService } from '@cp/subgraph-access';
-import { componentsModule } from './subgraph';
+import { startTracing } from '@cp/tracing';
+
+// Tracing before the service's modules are required: OpenTelemetry patches http, graphql and pg as they load.
+const tracing = startTracing('subgraph-components');
+const { main } = require('@cp/subgraph-server') as typeof import('@cp/subgraph-server');
+const { createAuthService } = require('@cp/subgraph-access') as typeof import('@cp/subgraph-access');
+const { componentsModule } = require('./subgraph') as typeof import('./subgraph');
 
 // Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
-main(componentsModule, { authenticator: ({ config, secret }) => createAuthService(config, secret) });
+main(componentsModule, { authenticator: ({ config, secret }) => createAuthService(config, secret), tracing });

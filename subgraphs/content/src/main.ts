@@ -1,7 +1,11 @@
 // Standalone content subgraph service (`npm start -w subgraphs/content`); it runs the webhook worker and indexer too.
-import { main } from '@cp/subgraph-server';
-import { createAuthService } from '@cp/subgraph-access';
-import { contentModule } from './subgraph';
+import { startTracing } from '@cp/tracing';
+
+// Tracing before the service's modules are required: OpenTelemetry patches http, graphql and pg as they load.
+const tracing = startTracing('subgraph-content');
+const { main } = require('@cp/subgraph-server') as typeof import('@cp/subgraph-server');
+const { createAuthService } = require('@cp/subgraph-access') as typeof import('@cp/subgraph-access');
+const { contentModule } = require('./subgraph') as typeof import('./subgraph');
 
 // Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
-main(contentModule, { authenticator: ({ config, secret }) => createAuthService(config, secret) });
+main(contentModule, { authenticator: ({ config, secret }) => createAuthService(config, secret), tracing });
