@@ -69,6 +69,9 @@ class ForwardingDataSource extends RemoteGraphQLDataSource<Context> {
 }
 
 export function createGateway(options: GatewayOptions): ApolloGateway {
+  // @apollo/gateway sends anonymous usage data to Apollo unless this is set, and reads it only from the environment, at
+  // construction. A self-hosted service doesn't phone home by default; an operator opts in with `=false`.
+  process.env.APOLLO_TELEMETRY_DISABLED ??= 'true';
   return new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     buildService({ name, url }): GraphQLDataSource {
