@@ -1,6 +1,7 @@
 // Issue 12 benchmark: client reads (W1 list, W2 resolved entry, W3 key-holder GraphQL) cache hit vs miss, admin list,
 // on PostgreSQL and on the embedded database, as ratios to a node:http baseline; plus idle RSS and cold start.
-// Standalone: `node bench/client-reads.mjs` after `npm run build` (BENCH_SECONDS, BENCH_PASSES, BENCH_DATABASES=postgres,embedded).
+// Standalone: `node bench/client-reads.mjs` after `npm run build` (BENCH_SECONDS, BENCH_PASSES, BENCH_DATABASES=postgres,embedded;
+// BENCH_CACHES=on,off and BENCH_ONLY=W1,W2,W3,admin narrow it; BENCH_PROFILE=<dir> writes the service's CPU profiles there).
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,12 +15,15 @@ const CONNECTIONS = 50;
 const DATABASES = (process.env.BENCH_DATABASES ?? 'postgres,embedded').split(',');
 const PROJECT = '/organizations/default/projects/default';
 const ENTRIES = 20;
+const CACHES = (process.env.BENCH_CACHES ?? 'on,off').split(',');
+const ONLY = process.env.BENCH_ONLY?.split(',');
+const PROFILE = process.env.BENCH_PROFILE;
 
 /** Starts the gateway; resolves once `/health` answers 200, with the time since spawn (cold start). */
 async function start(env) {
   const port = await freePort();
   const began = performance.now();
-  const child = spawn(process.execPath, [join(ROOT, 'apps/gateway/dist/main.js')], {
+  const child = spawn(process.execPath, [...(PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []), join(ROOT, 'apps/gateway/dist/main.js')], {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: String(port), ADMIN_EMAIL: ADMIN.email,
@@ -104,7 +108,7 @@ try {
     try {
       const rows = [];
       const facts = {};
-      for (const cache of ['on', 'off']) {
+      for (const cache of CACHES) {
         const service = await start({ ...env, CACHE: cache });
         try {
           const seeded = facts.seeded ?? (facts.seeded = await seed(service.url));
@@ -114,7 +118,7 @@ try {
           for (let pass = 1; pass <= PASSES; pass++) {
             const base = await load('node:http baseline', { url: baseline.url });
             for (const [name, options] of workloads(service.url, seeded)) {
-              if (cache === 'off' || !name.startsWith('admin')) {
+              if ((cache === 'off' || !name.startsWith('admin')) && (!ONLY || ONLY.includes(name.split(' ')[0]))) {
                 const r = await load(name, options);
                 rows.push({ ...r, name: `${r.name} — ${name.startsWith('admin') ? 'no cache' : cache === 'on' ? 'hit' : 'miss (CACHE=off)'}`, pass, ratio: r.rps / base.rps, base: base.rps });
               }
@@ -129,8 +133,10 @@ try {
       lines.push('| scenario | pass | req/s | p50 ms | p99 ms | baseline req/s | ratio to baseline |', '|---|---:|---:|---:|---:|---:|---:|');
       for (const r of rows) lines.push(`| ${r.name} | ${r.pass} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.base.toFixed(0)} | ${r.ratio.toFixed(4)} |`);
       lines.push('');
-      lines.push(`Cold start to healthy (spawn → first 200 on /health): ${facts.cold_on.toFixed(0)} ms (first start, empty database), ${facts.cold_off.toFixed(0)} ms (second start).`);
-      lines.push(`RSS idle after start + seed: ${facts.rss_on.toFixed(0)} MB (cache on), ${facts.rss_off.toFixed(0)} MB (cache off); after the loads: ${facts.rss_after_on.toFixed(0)} MB / ${facts.rss_after_off.toFixed(0)} MB.`, '');
+      const mb = (v) => (v === undefined ? '–' : `${v.toFixed(0)} MB`);
+      const ms = (v) => (v === undefined ? '–' : `${v.toFixed(0)} ms`);
+      lines.push(`Cold start to healthy (spawn → first 200 on /health): ${ms(facts.cold_on)} (cache on), ${ms(facts.cold_off)} (cache off; the second start when both run).`);
+      lines.push(`RSS idle after start (+ seed on the first): ${mb(facts.rss_on)} (cache on), ${mb(facts.rss_off)} (cache off); after the loads: ${mb(facts.rss_after_on)} / ${mb(facts.rss_after_off)}.`, '');
     } finally {
       await pg?.drop();
       rmSync(dataDir, { recursive: true, force: true });

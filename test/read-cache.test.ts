@@ -157,3 +157,28 @@ describe('published-read cache switched off (CACHE=off)', () => {
     expect((await client.call('GET', `${api}/content-types`, { apiKey: key, headers: { 'if-none-match': first.headers.get('etag')! } })).status).toBe(304);
   });
 });
+
+describe('published-read cache hits and the rate limit', () => {
+  const fx = useService({ env: { RATE_LIMIT_PER_MINUTE: '6' } });
+
+  it('spends the key’s budget on every hit, answers 429 once it is spent, and keeps the API headers on hits', async () => {
+    const call = (method: string, path: string, body?: unknown) => fx.api.call(method, path, { token: fx.token, body });
+    const typeId = (await call('POST', `${app}/content-types`, { name: 'Limited', schema: { type: 'object' } })).body.id;
+    await call('POST', `${app}/content-types/${typeId}/publish`);
+    const key = (await call('POST', `${app}/api-keys`, { name: 'budgeted' })).body.key;
+    const read = () => fx.api.call('GET', `${api}/content?limit=3`, { apiKey: key, headers: { 'x-request-id': 'budget-check' } });
+    const answers = [];
+    for (let i = 0; i < 7; i++) answers.push(await read());
+    expect(answers.map((a) => a.headers.get('x-cache'))).toEqual(['MISS', 'HIT', 'HIT', 'HIT', 'HIT', 'HIT', null]);
+    expect(answers.slice(0, 6).map((a) => Number(a.headers.get('ratelimit-remaining')))).toEqual([5, 4, 3, 2, 1, 0]);
+    for (const hit of answers.slice(1, 6)) {
+      expect(hit.headers.get('x-request-id')).toBe('budget-check');
+      expect(hit.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(hit.headers.get('content-language')).toBe('en');
+    }
+    const refused = answers[6];
+    expect(refused.status).toBe(429);
+    expect(refused.body.error.code).toBe('RATE_LIMITED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});

@@ -21,6 +21,7 @@ import { contextMiddleware } from './context';
 import { createGateway, readSupergraph } from './gateway';
 import { healthHandler, SERVICE_VERSION } from './health';
 import { idempotency, startIdempotencyCleanup } from './idempotency';
+import { fastCachedReads } from './read-cache/fast-hits';
 import { mountDocs } from './docs/mount';
 import { eventRoutes } from './plain-routes';
 import { assertJsonDepth, graphqlInputGuard, inputGuard } from './input-guard';
@@ -116,6 +117,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   app.use(requestScope(logger));
   app.use(inputGuard());
   app.use(['/app/v1', '/api/v1', '/graphql'], apiHeaders());
+  app.use(fastCachedReads({ cache, apiKeys: auth.apiKeys, em: db.orm.em, limiter, cdnMaxAge: config.cache.cdnMaxAge, onError: sendError }));
   app.get('/health', healthHandler(db));
   app.get('/ready', readiness.handler(() => db.ping()));
   const metricsServer = await serveMetrics(app, config, logger);

@@ -27,6 +27,11 @@ export interface RateLimiter {
   /** Express middleware; runs after authentication (it reads `res.locals.context`). */
   middleware(onError: (res: Response, err: unknown) => void): (req: Request, res: Response, next: NextFunction) => Promise<void>;
   /**
+   * What the middleware does, for a caller that authenticated without it (the cache-hit fast path): spends one request
+   * of the principal's budget, sets the `RateLimit-*` headers, and answers false after sending the 429.
+   */
+  admit(principal: Context['principal'], res: Response, onError: (res: Response, err: unknown) => void): Promise<boolean>;
+  /**
    * Wraps the answer to a failed authentication: the failure counts against the caller's address on the anonymous
    * budget, so guessing tokens or keys is throttled like guessing passwords (429 once it is spent).
    */
@@ -92,20 +97,25 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
   const signIn = await make({ keyPrefix: 'rl_signin', points: signInFailures, duration: signInWindowSeconds });
   options.logger.info({ store, perMinute, perHour, anonymousPerMinute, signInFailures, signInWindowSeconds }, 'rate limits ready');
 
+  const admit: RateLimiter['admit'] = async (principal, res, onError) => {
+    const key = budgetKey(principal, res.req.socket.remoteAddress);
+    const limiters = principal.kind === 'anonymous' ? [anonymous] : perToken;
+    const outcomes = await Promise.all(limiters.map((l) => consume(l, key)));
+    // The headers describe the tightest window: the one with the fewest requests left.
+    setHeaders(res, outcomes.reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a)));
+    const refused = outcomes.filter((o) => o.refused);
+    if (refused.length === 0) return true;
+    refuse(res, refused, onError);
+    return false;
+  };
+
   return {
     store,
     signInLimiter: signIn,
+    admit,
     middleware(onError) {
-      return async (req, res, next) => {
-        const principal = (res.locals.context as Context).principal;
-        const key = budgetKey(principal, req.socket.remoteAddress);
-        const limiters = principal.kind === 'anonymous' ? [anonymous] : perToken;
-        const outcomes = await Promise.all(limiters.map((l) => consume(l, key)));
-        // The headers describe the tightest window: the one with the fewest requests left.
-        setHeaders(res, outcomes.reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a)));
-        const refused = outcomes.filter((o) => o.refused);
-        if (refused.length === 0) return next();
-        refuse(res, refused, onError);
+      return async (_req, res, next) => {
+        if (await admit((res.locals.context as Context).principal, res, onError)) next();
       };
     },
     async allow(principal, peer) {

@@ -21,7 +21,7 @@ type Middleware = (req: Request, res: Response, next: NextFunction) => void;
  */
 export function clientReadCache(options: ClientCacheOptions): { rest: Middleware; graphql: Middleware } {
   const serve = (req: Request, res: Response, next: NextFunction, projectId: string, key: string, tags: string, validate: (body: Buffer) => boolean) => {
-    const fullKey = `${projectId}\0${edgeContext().lang}\0${key}`;
+    const fullKey = cacheKey(projectId, edgeContext().lang, key);
     const hit = options.cache?.get(fullKey);
     if (hit) return sendCached(req, res, hit, options.cdnMaxAge);
     const ticket = options.cache?.ticket(projectId);
@@ -51,7 +51,7 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
       // /organizations/{org}/projects/{proj}/<family>/<id>/…: tags name the family and the resource.
       const segments = req.path.split('/').filter(Boolean);
       const resourcePath = segments[0] === 'organizations' && segments[2] === 'projects' ? segments.slice(4) : segments;
-      serve(req, res, next, principal.projectId, `rest\0${req.originalUrl}`, surrogateKeys(principal.projectId, resourcePath), () => true);
+      serve(req, res, next, principal.projectId, restKey(req.originalUrl), surrogateKeys(principal.projectId, resourcePath), () => true);
     },
     graphql(req, res, next) {
       const principal = (res.locals.context as Context | undefined)?.principal;
@@ -63,6 +63,11 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
     },
   };
 }
+
+/** Everything that can change an answer: the key's project, the negotiated language, and the request (D10). */
+export const cacheKey = (projectId: string, lang: string, request: string) => `${projectId}\0${lang}\0${request}`;
+/** A REST read is identified by its whole URL, query string included. */
+export const restKey = (originalUrl: string) => `rest\0${originalUrl}`;
 
 /** Only complete answers are kept: a result with `errors` (even partial data) is answered but never cached. */
 function isCleanGraphQLResult(body: Buffer): boolean {

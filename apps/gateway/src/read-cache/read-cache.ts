@@ -102,6 +102,14 @@ export class ReadCache {
     return entry;
   }
 
+  /** Like `get`, but a miss isn't counted: the fast path peeks, and the full path that follows a miss counts it. */
+  peek(key: string): CachedResponse | undefined {
+    if (!this.current()) return undefined;
+    const entry = this.lru.get(key);
+    if (entry) this.counters.hits++;
+    return entry;
+  }
+
   ticket(projectId: string): FillTicket {
     return { projectId, generation: this.generations.get(projectId) ?? 0, epoch: this.epoch };
   }

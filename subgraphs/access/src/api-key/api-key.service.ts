@@ -61,6 +61,18 @@ export class ApiKeyService {
    * A cache hit needs no database round trip; the cache entry is dropped on every replica when the key changes
    * (revocation records an `api-keys` event, which the gateway turns into an invalidation: issue 12.4).
    */
+  /**
+   * The principal of a key already in the principal cache, synchronously (the client-read fast path); undefined
+   * otherwise, and the caller falls back to `authenticate`. `em` only lends its connection to the batched `lastUsed`.
+   */
+  cachedPrincipal(em: EntityManager, presented: string): ApiKeyPrincipal | undefined {
+    const trimmed = presented.trim();
+    if (!looksLikeKey(trimmed)) return undefined;
+    const cached = this.cache.getKey(hashKey(trimmed));
+    if (cached) this.lastUsed.record(em, cached.keyId);
+    return cached;
+  }
+
   async authenticate(em: EntityManager, presented: string): Promise<ApiKeyPrincipal> {
     if (!looksLikeKey(presented)) throw new UnauthorizedError('The API key is invalid or revoked.');
     const hash = hashKey(presented);
