@@ -6,6 +6,7 @@ import type { Context } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import Redis from 'ioredis';
+import { directBudget, leasedBudget, type Budget } from './rate-lease';
 import {
   RateLimiterMemory,
   RateLimiterPostgres,
@@ -91,9 +92,11 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
     store = 'memory';
     make = async (o) => new RateLimiterMemory(o);
   }
-  const perToken: RateLimiterAbstract[] = [];
-  for (const w of windows) perToken.push(await make(w));
-  const anonymous = await make(anonymousWindow);
+  // Callers' budgets are leased from a shared store (one round trip per 1 % of a budget, rate-lease.ts); anonymous
+  // budgets are small and stay exact.
+  const perToken: Budget[] = [];
+  for (const w of windows) perToken.push(store === 'memory' ? directBudget(await make(w)) : leasedBudget(await make(w)));
+  const anonymous = directBudget(await make(anonymousWindow));
   const signIn = await make({ keyPrefix: 'rl_signin', points: signInFailures, duration: signInWindowSeconds });
   options.logger.info({ store, perMinute, perHour, anonymousPerMinute, signInFailures, signInWindowSeconds }, 'rate limits ready');
 
@@ -171,14 +174,8 @@ function refuse(res: Response, refused: Outcome[], onError: (res: Response, err:
 
 const refusals = counter('cp_rate_limit_refusals_total', 'Requests refused by a rate-limit window (rl_min, rl_hour, rl_anon).', ['window']);
 
-async function consume(limiter: RateLimiterAbstract, key: string): Promise<Outcome> {
-  try {
-    return { res: await limiter.consume(key), refused: false, points: limiter.points };
-  } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) {
-      refusals.inc({ window: limiter.keyPrefix });
-      return { res: rejection, refused: true, points: limiter.points };
-    }
-    throw rejection;
-  }
+async function consume(budget: Budget, key: string): Promise<Outcome> {
+  const { res, refused } = await budget.take(key);
+  if (refused) refusals.inc({ window: budget.keyPrefix });
+  return { res, refused, points: budget.points };
 }
