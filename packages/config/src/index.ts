@@ -48,6 +48,7 @@ const envSchema = z.object({
   MAX_RESPONSE_BYTES: int(8 * 1024 * 1024),
   EMBEDDINGS: z.enum(['local', 'off']).default('local'),
   EMBEDDINGS_API_KEY: optionalString,
+  EMBEDDINGS_IDLE_SECONDS: z.coerce.number().int().min(0).default(120),
   WEBHOOK_ALLOW_PRIVATE_TARGETS: z.preprocess((v) => v === '1' || v === 'true', z.boolean()),
   WEBHOOK_RETRY_BASE_MS: int(30_000),
   CACHE: z.enum(['on', 'off']).default('on'),
@@ -87,7 +88,8 @@ export interface Config {
   };
   uploads: { maxBytes: number };
   /** Semantic search: the local MiniLM model, a hosted OpenAI-compatible API (key), or off. */
-  embeddings: { enabled: boolean; apiKey?: string };
+  /** `idleSeconds`: the local model's thread is stopped after this long without work (0: never), freeing its memory. */
+  embeddings: { enabled: boolean; apiKey?: string; idleSeconds: number };
   /** Outbound webhooks: private/loopback targets refused unless allowed (SSRF); first retry delay, doubling after. */
   webhooks: { allowPrivateTargets: boolean; retryBaseMs: number };
   /**
@@ -141,7 +143,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       signInWindowSeconds: e.SIGN_IN_FAILURE_WINDOW_SECONDS,
     },
     uploads: { maxBytes: e.MAX_UPLOAD_BYTES },
-    embeddings: { enabled: e.EMBEDDINGS === 'local' || Boolean(e.EMBEDDINGS_API_KEY), apiKey: e.EMBEDDINGS_API_KEY },
+    embeddings: { enabled: e.EMBEDDINGS === 'local' || Boolean(e.EMBEDDINGS_API_KEY), apiKey: e.EMBEDDINGS_API_KEY, idleSeconds: e.EMBEDDINGS_IDLE_SECONDS },
     webhooks: { allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS },
     cache: { enabled: e.CACHE === 'on', maxBytes: e.CACHE_MAX_BYTES, cdnMaxAge: e.CACHE_CDN_MAX_AGE },
     graphqlIde: (e.GRAPHQL_IDE ?? (e.NODE_ENV === 'production' ? 'off' : 'on')) === 'on',

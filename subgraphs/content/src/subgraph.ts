@@ -45,7 +45,7 @@ let embedder: Embedder | undefined;
 /** One embedding model per process, loaded on first use, shared by queries and the indexer. */
 function sharedEmbedder(config: ContentConfig): Embedder | undefined {
   if (!config.embeddings.enabled) return undefined;
-  return (embedder ??= createEmbedder({ apiKey: config.embeddings.apiKey }));
+  return (embedder ??= createEmbedder({ apiKey: config.embeddings.apiKey, idleMs: config.embeddings.idleSeconds * 1000 }));
 }
 
 export function buildContentSubgraph(config: ContentConfig): Promise<BuiltSubgraph> {

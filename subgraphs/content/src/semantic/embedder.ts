@@ -4,18 +4,37 @@ import { Worker } from 'node:worker_threads';
 
 export interface Embedder {
   embed(texts: string[]): Promise<number[][]>;
+  /** Whether the model's thread is running (it stops when idle). */
+  readonly loaded: boolean;
   close(): Promise<void>;
 }
 
 // Tests run the TypeScript sources; the worker is always the built JavaScript (turbo builds before tests).
 const WORKER_FILE = __filename.endsWith('.ts') ? resolve(__dirname, '../../dist/semantic/embedder-worker.js') : join(__dirname, 'embedder-worker.js');
 
-/** The model loads on first use, in its own thread, so start-up and requests never wait for it. */
-export function createEmbedder(options: { apiKey?: string } = {}): Embedder {
+/**
+ * The model loads on first use, in its own thread, so start-up and requests never wait for it. After `idleMs`
+ * without work the thread stops and its memory (~250 MB for the local model) goes back (issue 12.7); the next
+ * embedding loads it again (about a second, in the background indexer or the first semantic query).
+ */
+export function createEmbedder(options: { apiKey?: string; idleMs?: number } = {}): Embedder {
   let worker: Worker | undefined;
+  let idleTimer: NodeJS.Timeout | undefined;
   let nextId = 1;
   const pending = new Map<number, { resolve(v: number[][]): void; reject(e: Error): void }>();
+  const stop = () => {
+    clearTimeout(idleTimer);
+    const stopping = worker;
+    worker = undefined;
+    return stopping?.terminate();
+  };
+  const whenIdle = () => {
+    if (pending.size > 0 || !options.idleMs) return;
+    clearTimeout(idleTimer);
+    idleTimer = setTimeout(() => void stop(), options.idleMs).unref();
+  };
   const ensure = () => {
+    clearTimeout(idleTimer);
     if (worker) return worker;
     worker = new Worker(WORKER_FILE, { workerData: { apiKey: options.apiKey } });
     worker.unref();
@@ -24,15 +43,20 @@ export function createEmbedder(options: { apiKey?: string } = {}): Embedder {
       pending.delete(msg.id);
       if (msg.error !== undefined) p?.reject(new Error(msg.error));
       else p?.resolve(msg.vectors!);
+      whenIdle();
     });
-    worker.on('error', (err) => {
+    const current = worker;
+    current.on('error', (err) => {
       for (const p of pending.values()) p.reject(err);
       pending.clear();
-      worker = undefined;
+      if (worker === current) worker = undefined;
     });
-    return worker;
+    return current;
   };
   return {
+    get loaded() {
+      return worker !== undefined;
+    },
     embed(texts) {
       if (texts.length === 0) return Promise.resolve([]);
       const id = nextId++;
@@ -42,8 +66,7 @@ export function createEmbedder(options: { apiKey?: string } = {}): Embedder {
       });
     },
     async close() {
-      await worker?.terminate();
-      worker = undefined;
+      await stop();
     },
   };
 }
