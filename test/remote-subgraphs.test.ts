@@ -2,7 +2,7 @@
 import { createPostgresDatabase } from '@cp/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { freePort, JWT_SECRET, spawnNode, startService, type Process, type TestService } from './support/service';
+import { ADMIN, freePort, JWT_SECRET, spawnNode, startService, type Process, type TestService } from './support/service';
 
 describe('remote subgraphs (SUBGRAPH_URLS)', () => {
   const services: Process[] = [];
@@ -15,12 +15,12 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
     const urls: string[] = [];
     for (const name of ['access', 'content', 'components', 'assets']) {
       const port = await freePort();
-      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_PORT: String(port) };
+      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_PORT: String(port), SIGN_IN_FAILURES_PER_ACCOUNT: '3' };
       const proc = await spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
       services.push(proc);
       urls.push(`${name}=${proc.url}`);
     }
-    gateway = await startService({ databaseUrl: db.url, env: { SUBGRAPH_URLS: urls.join(',') } });
+    gateway = await startService({ databaseUrl: db.url, env: { SUBGRAPH_URLS: urls.join(','), SIGN_IN_FAILURES_PER_ACCOUNT: '3' } });
   });
   afterAll(async () => {
     await gateway?.destroy();
@@ -58,5 +58,24 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
     const body = await res.json();
     expect(JSON.stringify(body)).toMatch(/UNAUTHORIZED/);
     expect(JSON.stringify(body)).not.toMatch(/"name"/);
+  });
+
+  // Last: it locks the admin account for the rest of the window.
+  it('counts failed sign-ins per account across the gateway and the standalone access service (shared store)', async () => {
+    const api = new Client(gateway.url);
+    const wrong = { email: 'admin@example.com', password: 'not-the-password-at-all' };
+    for (let i = 0; i < 2; i++) expect((await api.call('POST', '/app/v1/auth/login', { body: wrong })).status).toBe(401);
+    const login = (password: string) =>
+      fetch(services[0].url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'mutation($i: LoginInput!) { login(input: $i) { token } }', variables: { i: { email: wrong.email, password } } }),
+      }).then((r) => r.json());
+    expect(JSON.stringify(await login(wrong.password))).toMatch(/UNAUTHORIZED/);
+    // The third failure happened at the access service: the account is now refused there and at the gateway.
+    const refused = await login(ADMIN.password);
+    expect(JSON.stringify(refused)).toMatch(/RATE_LIMITED/);
+    expect(refused.data?.login?.token).toBeUndefined();
+    expect((await api.call('POST', '/app/v1/auth/login', { body: { email: wrong.email, password: ADMIN.password } })).status).toBe(429);
   });
 });

@@ -4,7 +4,7 @@ import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadConfig, loadJwtSecret } from '@cp/config';
 import { createBroker, EventDispatcher, onEventsCommitted, openDatabase, sqlProjectDirectory } from '@cp/db';
-import { createRateLimiter, drainDeadline, exitGracefullyOnSignals, HttpDrain, Readiness, registerRuntimeMetrics, requestMetrics, serveMetrics } from '@cp/edge';
+import { createRateLimiter, type RateLimiter, drainDeadline, exitGracefullyOnSignals, HttpDrain, Readiness, registerRuntimeMetrics, requestMetrics, serveMetrics } from '@cp/edge';
 import { formatGraphQLError, isInternal, negotiateLanguage, toErrorEnvelope } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import type { Tracing } from '@cp/tracing';
@@ -20,7 +20,8 @@ export * from './caller';
 
 export interface ServiceOptions {
   /** Authenticates forwarded client credentials: the access subgraph's `createAuthService` (injected: no package cycle). */
-  authenticator(deps: SubgraphDeps): Authenticator;
+  /** `signInLimiter`: failed sign-ins per account in the shared rate-limit store (the access service's sign-in). */
+  authenticator(deps: SubgraphDeps & { signInLimiter: RateLimiter['signInLimiter'] }): Authenticator;
 }
 
 /** Starts the module on `SUBGRAPH_PORT` (or its default port) with its HTTP routes and workers; returns its URL. */
@@ -41,7 +42,9 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
   const dispatcher = new EventDispatcher(db.orm, broker, logger).start();
   onEventsCommitted(db.orm.em, () => dispatcher.kick());
   const base: SubgraphDeps = { config, logger, orm: db.orm, secret };
-  const auth = options.authenticator(base);
+  // The same limiter as the gateway (same store, same budgets): callers that bring their own credentials spend it here.
+  const limiter = await createRateLimiter({ config, orm: db.orm, embedded: db.embedded, logger });
+  const auth = options.authenticator({ ...base, signInLimiter: limiter.signInLimiter });
   const deps: SubgraphDeps = { ...base, auth };
   const workers = startWorkers([module], deps, {
     onCommit: (listener) => onEventsCommitted(db.orm.em, listener),
@@ -60,8 +63,6 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
   });
   await apollo.start();
 
-  // The same limiter as the gateway (same store, same budgets): callers that bring their own credentials spend it here.
-  const limiter = await createRateLimiter({ config, orm: db.orm, embedded: db.embedded, logger });
   const callers = (graphql: boolean, onError: (res: Response, err: unknown) => void) =>
     callerMiddleware({ fork: () => db.orm.em.fork(), secret, auth, limiter, onError, graphql });
   const contextOf = (req: Request, res: Response): Context => ({

@@ -7,4 +7,4 @@ const { main } = require('@cp/subgraph-server') as typeof import('@cp/subgraph-s
 const { accessModule, createAuthService } = require('./subgraph') as typeof import('./subgraph');
 
 // Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
-main(accessModule, { authenticator: ({ config, secret }) => createAuthService(config, secret), tracing });
+main(accessModule, { authenticator: ({ config, secret, signInLimiter }) => createAuthService(config, secret, { signInLimiter }), tracing });

@@ -10,7 +10,8 @@ import { AuthResolver } from './auth/auth.resolver';
 import { AuthService } from './auth/auth.service';
 import { TokenService } from './auth/tokens';
 import { PrincipalCache } from './auth/principal-cache';
-import { memorySignInThrottle } from './auth/sign-in-throttle';
+import { limiterSignInThrottle, memorySignInThrottle } from './auth/sign-in-throttle';
+import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { accessMigrations } from './migrations';
 import { Organization } from './organization/organization.entity';
 import { OrganizationResolver } from './organization/organization.resolver';
@@ -35,10 +36,12 @@ export const accessDatabase: DatabaseModule = {
 export function createAuthService(
   config: { auth: Pick<Config['auth'], 'tokenTtlSeconds'>; rateLimit?: Config['rateLimit'] },
   secret: Uint8Array,
-  options: { cacheTtlSeconds?: number } = {},
+  options: { cacheTtlSeconds?: number; signInLimiter?: RateLimiterAbstract } = {},
 ): AuthService {
   const auth = new AuthService(new TokenService(secret), config.auth.tokenTtlSeconds, new PrincipalCache((options.cacheTtlSeconds ?? 0) * 1000));
-  if (config.rateLimit) auth.signInThrottle = memorySignInThrottle(config.rateLimit.signInFailures, config.rateLimit.signInWindowSeconds);
+  // The shared store (Redis or PostgreSQL) when the host has one, so failures count across every process (issue 11.3).
+  if (options.signInLimiter) auth.signInThrottle = limiterSignInThrottle(options.signInLimiter);
+  else if (config.rateLimit) auth.signInThrottle = memorySignInThrottle(config.rateLimit.signInFailures, config.rateLimit.signInWindowSeconds);
   return auth;
 }
 

@@ -8,4 +8,4 @@ const { createAuthService } = require('@cp/subgraph-access') as typeof import('@
 const { assetsModule } = require('./subgraph') as typeof import('./subgraph');
 
 // Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
-main(assetsModule, { authenticator: ({ config, secret }) => createAuthService(config, secret), tracing });
+main(assetsModule, { authenticator: ({ config, secret, signInLimiter }) => createAuthService(config, secret, { signInLimiter }), tracing });

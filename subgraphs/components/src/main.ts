@@ -8,4 +8,4 @@ const { createAuthService } = require('@cp/subgraph-access') as typeof import('@
 const { componentsModule } = require('./subgraph') as typeof import('./subgraph');
 
 // Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
-main(componentsModule, { authenticator: ({ config, secret }) => createAuthService(config, secret), tracing });
+main(componentsModule, { authenticator: ({ config, secret, signInLimiter }) => createAuthService(config, secret, { signInLimiter }), tracing });
