@@ -117,7 +117,10 @@ export async function startService(config: Config, logger: Logger = createLogger
   app.use(requestScope(logger));
   app.use(inputGuard());
   app.use(['/app/v1', '/api/v1', '/graphql'], apiHeaders());
-  app.use(fastCachedReads({ cache, apiKeys: auth.apiKeys, em: db.orm.em, limiter, cdnMaxAge: config.cache.cdnMaxAge, onError: sendError }));
+  const fastHits = fastCachedReads({
+    cache, apiKeys: auth.apiKeys, em: db.orm.em, limiter, cdnMaxAge: config.cache.cdnMaxAge, onError: { rest: sendError, graphql: sendGraphQLError },
+  });
+  app.use(fastHits.rest);
   app.get('/health', healthHandler(db));
   app.get('/ready', readiness.handler(() => db.ping()));
   const metricsServer = await serveMetrics(app, config, logger);
@@ -128,6 +131,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     '/graphql',
     express.json({ limit: JSON_LIMIT_BYTES, verify: (_req, _res, buf) => assertJsonDepth(buf.toString('utf8')) }),
     graphqlInputGuard(sendGraphQLError),
+    fastHits.graphql,
     contextMiddleware(contextDeps, limiter.onAuthFailure(sendGraphQLError)),
     limiter.middleware(sendGraphQLError),
     documentSizeLimit(sendGraphQLError),

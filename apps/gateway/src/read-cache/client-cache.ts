@@ -56,10 +56,9 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
     graphql(req, res, next) {
       const principal = (res.locals.context as Context | undefined)?.principal;
       if ((req.method !== 'GET' && req.method !== 'POST') || principal?.kind !== 'apiKey') return next();
-      const source = (req.method === 'GET' ? req.query : req.body) as Record<string, unknown> | undefined;
-      const key = graphqlRequestKey(source);
+      const key = graphqlKey(req);
       if (!key) return next();
-      serve(req, res, next, principal.projectId, `${key}\0${req.headers.accept ?? ''}`, surrogateKeys(principal.projectId, ['graphql']), isCleanGraphQLResult);
+      serve(req, res, next, principal.projectId, key, surrogateKeys(principal.projectId, ['graphql']), isCleanGraphQLResult);
     },
   };
 }
@@ -68,6 +67,13 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
 export const cacheKey = (projectId: string, lang: string, request: string) => `${projectId}\0${lang}\0${request}`;
 /** A REST read is identified by its whole URL, query string included. */
 export const restKey = (originalUrl: string) => `rest\0${originalUrl}`;
+
+/** A GraphQL read by its normalised request (graphql-key.ts) and `Accept`; undefined when it is not cacheable. */
+export function graphqlKey(req: Request): string | undefined {
+  const source = (req.method === 'GET' ? req.query : req.body) as Record<string, unknown> | undefined;
+  const key = graphqlRequestKey(source);
+  return key && `${key}\0${req.headers.accept ?? ''}`;
+}
 
 /** Only complete answers are kept: a result with `errors` (even partial data) is answered but never cached. */
 function isCleanGraphQLResult(body: Buffer): boolean {
