@@ -27,7 +27,9 @@ async function start(env) {
     cwd: ROOT,
     env: {
       PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: String(port), ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password, JWT_SECRET, RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_HOUR: '100000000', ...env,
+      ADMIN_PASSWORD: ADMIN.password, JWT_SECRET, RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_HOUR: '100000000',
+      // The embeddings indexer would load its model and embed the seeded entries while the first scenario runs.
+      EMBEDDINGS: 'off', ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
