@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pgLib from 'pg';
 import { ADMIN, JWT_SECRET, ROOT, createDatabase, freePort, startBaseline } from './lib.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
@@ -77,6 +78,21 @@ function scenario(name, url, { key, token, id }) {
   }[name];
 }
 
+/** The embedder worker indexes the seeded entries for a while after seeding: wait, so it doesn't share the load's CPU. */
+async function embeddingsSettled(url) {
+  const client = new pgLib.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (let i = 0; i < 240; i++) {
+      const { rows } = await client.query('select count(*)::int as n from content_embedding e join content c on c.id = e.content_id where e.source_updated_at >= c.updated_at');
+      if (rows[0].n >= 20) return;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 const run = (options) => autocannon({ connections: 50, duration: SECONDS, ...options });
 const pg = await createDatabase();
 const dataDir = mkdtempSync(join(tmpdir(), 'cp-bench-miss-'));
@@ -84,6 +100,7 @@ const baseline = await startBaseline();
 const service = await start({ DATA_DIR: dataDir, DATABASE_URL: pg.url, CACHE: 'off' });
 try {
   const seeded = await seed(service.url);
+  await embeddingsSettled(pg.url);
   if (process.env.DUMP) for (const name of SCENARIOS) {
     const o = scenario(name, service.url, seeded);
     const res = await fetch(o.url, { method: o.method ?? 'GET', headers: o.headers, body: o.body });

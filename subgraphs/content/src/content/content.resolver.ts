@@ -112,8 +112,8 @@ export class ContentResolver {
   }
 
   @FieldResolver(() => UserReference, { description: 'The user who created the entry.' })
-  createdBy(@Root() entry: Content): UserReference {
-    return userRef(entry.createdById);
+  createdBy(@Root('createdById') createdById: string): UserReference {
+    return userRef(createdById);
   }
 }
 
