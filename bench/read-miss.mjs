@@ -1,9 +1,10 @@
 // Issue 12.6 helper: one client-read miss scenario (CACHE=off) against a seeded gateway, as a ratio to a node:http
 // baseline from the same run; with PROFILE_DIR set the gateway runs under --cpu-prof and the profile lands there.
-// `node bench/read-miss.mjs [W1|W2|W3|admin ...]` after `npm run build` (BENCH_SECONDS, BENCH_PASSES, PROFILE_DIR).
+// `node bench/read-miss.mjs [W1|W2|W3|admin ...]` after `npm run build` (BENCH_SECONDS, BENCH_PASSES, PROFILE_DIR,
+// GATEWAY_ROOT). Besides req/s it prints the gateway's CPU time per request, steadier on a shared machine.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pgLib from 'pg';
@@ -17,8 +18,10 @@ const SCENARIOS = process.argv.slice(2).length ? process.argv.slice(2) : ['W1', 
 async function start(env) {
   const port = await freePort();
   const profile = process.env.PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${process.env.PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profile, join(ROOT, 'apps/gateway/dist/main.js')], {
-    cwd: ROOT,
+  // GATEWAY_ROOT: another checkout's build (e.g. the code before a change) on the same machine, same data.
+  const root = process.env.GATEWAY_ROOT ?? ROOT;
+  const child = spawn(process.execPath, [...profile, join(root, 'apps/gateway/dist/main.js')], {
+    cwd: root,
     env: {
       PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: String(port), ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password, JWT_SECRET, RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_HOUR: '100000000', ...env,
@@ -35,7 +38,12 @@ async function start(env) {
     if (await fetch(`${url}/health`).then((r) => r.status === 200, () => false)) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { url, stop: () => new Promise((r) => (exited ? r() : (child.once('exit', r), child.kill('SIGTERM')))) };
+  /** CPU seconds (user + system, all threads) the gateway process has used: steadier than req/s on a shared machine. */
+  const cpu = () => {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  };
+  return { url, cpu, stop: () => new Promise((r) => (exited ? r() : (child.once('exit', r), child.kill('SIGTERM')))) };
 }
 
 async function json(url, path, { method = 'GET', token, body } = {}) {
@@ -109,9 +117,11 @@ try {
   for (let pass = 1; pass <= PASSES; pass++) {
     const base = await run({ url: baseline.url });
     for (const name of SCENARIOS) {
+      const cpuBefore = service.cpu();
       const r = await run(scenario(name, service.url, seeded));
+      const cpuMs = ((service.cpu() - cpuBefore) * 1000) / r.requests.total;
       const failed = r.non2xx + r.errors + r.timeouts;
-      console.log(`${name} pass ${pass}: ${r.requests.average.toFixed(0)} req/s (${r.requests.total} requests${failed ? `, ${failed} failed` : ''}), baseline ${base.requests.average.toFixed(0)}, ratio ${(r.requests.average / base.requests.average).toFixed(4)}`);
+      console.log(`${name} pass ${pass}: ${r.requests.average.toFixed(0)} req/s (${r.requests.total} requests${failed ? `, ${failed} failed` : ''}), baseline ${base.requests.average.toFixed(0)}, ratio ${(r.requests.average / base.requests.average).toFixed(4)}, gateway CPU ${cpuMs.toFixed(2)} ms/request`);
     }
   }
 } finally {

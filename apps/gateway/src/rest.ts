@@ -230,11 +230,15 @@ function toRestShape(value: unknown, top = false): unknown {
   if (typeof source.toJSON === 'function') return toRestShape(source.toJSON(), top);
   const keys = Object.keys(source);
   if (!top && keys.length === 1 && keys[0] === 'id') return source.id;
-  // No prototype: a `__proto__` member of a JSON document stays an ordinary member.
-  const shaped: Record<string, unknown> = Object.create(null);
+  // A plain `{}` (not `Object.create(null)`, which V8 keeps in slow dictionary mode and stringifies far slower).
+  const shaped: Record<string, unknown> = {};
   for (const k of keys) {
     const v = source[k];
-    if (v !== undefined) shaped[k] = k === 'pagination' && v && typeof v === 'object' ? withoutNulls(v) : toRestShape(v);
+    if (v === undefined) continue;
+    const out = k === 'pagination' && v && typeof v === 'object' ? withoutNulls(v) : toRestShape(v);
+    // A `__proto__` member of a JSON document stays an ordinary member, as JSON.parse makes it.
+    if (k === '__proto__') Object.defineProperty(shaped, k, { value: out, enumerable: true, writable: true, configurable: true });
+    else shaped[k] = out;
   }
   return shaped;
 }
