@@ -55,6 +55,9 @@ function printed(document: DocumentNode): string {
   return text;
 }
 
+/** Successful results of REST operations, by request context, from sofa's `execute` to the handler that sends them. */
+const results = new WeakMap<Context, Record<string, unknown>>();
+
 export function createRestHandler(options: RestOptions) {
   const basePath = BASE_PATHS[options.family];
   const routes = compileRoutes(options.schema, options.routes, options.family);
@@ -70,7 +73,11 @@ export function createRestHandler(options: RestOptions) {
         { contextValue: contextValue as Context },
       );
       if (response.body.kind !== 'single') throw new Error('Incremental delivery is not supported over REST.');
-      return response.body.singleResult as ExecutionResult;
+      const result = response.body.singleResult as ExecutionResult;
+      if (result.errors || !result.data) return result;
+      // sofa would serialise the data into a Response for the handler to parse back: the handler takes it from here.
+      results.set(contextValue as Context, result.data);
+      return { data: Object.fromEntries(Object.keys(result.data).map((key) => [key, 0])) };
     },
     errorHandler(errors) {
       const edge = edgeContext();
@@ -113,11 +120,20 @@ export function createRestHandler(options: RestOptions) {
       });
       const response = await sofa.fetch(request, { cp: context });
       if (!response) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
-      const text = await response.text();
-      if (route.bodyErrors === 'fieldMap' && response.status === 422) return sendFieldMapError(res, text);
-      res.status(response.status).type('application/json');
-      if (!response.ok || !text) return void res.send(text);
-      const shaped = toRestShape(JSON.parse(text), true) as { revision?: unknown } | null;
+      const data = results.get(context);
+      results.delete(context);
+      let value: unknown;
+      if (data && response.ok) {
+        value = data[route.field.slice(route.field.indexOf('.') + 1)];
+        res.status(response.status).type('application/json');
+      } else {
+        const text = await response.text();
+        if (route.bodyErrors === 'fieldMap' && response.status === 422) return sendFieldMapError(res, text);
+        res.status(response.status).type('application/json');
+        if (!response.ok || !text) return void res.send(text);
+        value = JSON.parse(text);
+      }
+      const shaped = toRestShape(value, true) as { revision?: unknown } | null;
       // D16: one resource with a revision carries it as a strong ETag (admin responses).
       if (options.family === 'app' && typeof shaped?.revision === 'number') res.setHeader('ETag', `"${shaped.revision}"`);
       res.send(JSON.stringify(shaped));
@@ -204,16 +220,27 @@ async function readJsonBody(req: ExpressRequest, maxBytes: number): Promise<Reco
 
 /**
  * GraphQL result → REST body: `{id}`-only objects are references sofa selected for models, sent as the id
- * (e.g. `createdBy`); `pagination` omits absent members (D1: `lastKey` only when another page exists).
+ * (e.g. `createdBy`); `pagination` omits absent members (D1: `lastKey` only when another page exists). The result is
+ * taken as executed, not re-parsed from JSON, so what a JSON round trip would do happens here (`toJSON`, `undefined`).
  */
 function toRestShape(value: unknown, top = false): unknown {
-  if (Array.isArray(value)) return value.map((v) => toRestShape(v));
+  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : toRestShape(v)));
   if (value === null || typeof value !== 'object') return value;
-  const entries = Object.entries(value);
-  if (!top && entries.length === 1 && entries[0][0] === 'id') return entries[0][1];
-  return Object.fromEntries(
-    entries.map(([k, v]) => [k, k === 'pagination' && v && typeof v === 'object' ? withoutNulls(v) : toRestShape(v)]),
-  );
+  const source = value as Record<string, unknown>;
+  if (typeof source.toJSON === 'function') return toRestShape(source.toJSON(), top);
+  const keys = Object.keys(source);
+  if (!top && keys.length === 1 && keys[0] === 'id') return source.id;
+  // A plain `{}` (not `Object.create(null)`, which V8 keeps in slow dictionary mode and stringifies far slower).
+  const shaped: Record<string, unknown> = {};
+  for (const k of keys) {
+    const v = source[k];
+    if (v === undefined) continue;
+    const out = k === 'pagination' && v && typeof v === 'object' ? withoutNulls(v) : toRestShape(v);
+    // A `__proto__` member of a JSON document stays an ordinary member, as JSON.parse makes it.
+    if (k === '__proto__') Object.defineProperty(shaped, k, { value: out, enumerable: true, writable: true, configurable: true });
+    else shaped[k] = out;
+  }
+  return shaped;
 }
 
 const withoutNulls = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null));

@@ -132,6 +132,11 @@ export interface KeysetOptions<T> {
   direction: 'asc' | 'desc';
   args: CursorArgs;
   populate?: string[];
+  /**
+   * Reads the rows instead of `em.find` (e.g. plain rows in one query for a read-only list, without entities or the
+   * identity map); gets the page's conditions, order and `limit + 1`.
+   */
+  rows?: (where: FilterQuery<T>, orderBy: Record<string, 'asc' | 'desc'>, limit: number) => Promise<T[]>;
 }
 
 /** One page of a keyset-paginated query: stable under concurrent inserts, `limit + 1` rows read to detect more. */
@@ -151,11 +156,10 @@ export async function keysetPage<T extends { id: string }>(
     const past = { $or: [{ [options.sortField]: { [op]: at } }, { [options.sortField]: at, id: { [op]: after.id } }] };
     where = { $and: [options.where, past] } as FilterQuery<T>;
   }
-  const rows = await em.find(entity, where, {
-    orderBy: { [options.sortField]: options.direction, id: options.direction } as never,
-    limit: limit + 1,
-    populate: options.populate as never,
-  });
+  const orderBy = { [options.sortField]: options.direction, id: options.direction } as Record<string, 'asc' | 'desc'>;
+  const rows = options.rows
+    ? await options.rows(where, orderBy, limit + 1)
+    : await em.find(entity, where, { orderBy: orderBy as never, limit: limit + 1, populate: options.populate as never });
   const data = rows.slice(0, limit);
   const last = data.at(-1);
   const pagination: CursorPagination = {};

@@ -8,4 +8,9 @@ export class UserReference {
   id!: string;
 }
 
+/**
+ * Field resolvers take `@Root('createdById') createdById: string`, not `@Root() row: Entity`: type-graphql turns a root
+ * that is not an instance of the declared class into one (a new entity per list item, MikroORM's property setters and
+ * all), which plain rows and published views always are.
+ */
 export const userRef = (id: string): UserReference => ({ id });

@@ -12,8 +12,8 @@ export function VersionFieldsResolver<T extends { createdById: string }>(type: C
     }
 
     @FieldResolver(() => UserReference, { description: 'The user who published this version.' })
-    createdBy(@Root() version: T): UserReference {
-      return userRef(version.createdById);
+    createdBy(@Root('createdById') createdById: string): UserReference {
+      return userRef(createdById);
     }
   }
   return VersionFields;

@@ -50,7 +50,7 @@ export class AssetResolver {
   }
 
   @FieldResolver(() => UserReference, { description: 'The user who uploaded the asset.' })
-  createdBy(@Root() asset: Asset): UserReference {
-    return userRef(asset.createdById);
+  createdBy(@Root('createdById') createdById: string): UserReference {
+    return userRef(createdById);
   }
 }

@@ -82,8 +82,8 @@ export class ComponentResolver {
   }
 
   @FieldResolver(() => UserReference, { description: 'The user who created the component.' })
-  createdBy(@Root() component: Component): UserReference {
-    return userRef(component.createdById);
+  createdBy(@Root('createdById') createdById: string): UserReference {
+    return userRef(createdById);
   }
 }
 

@@ -37,15 +37,15 @@ export class PackageResolver {
   }
 
   @FieldResolver(() => UserReference, { description: 'The user who published the package.' })
-  createdBy(@Root() pkg: Package): UserReference {
-    return userRef(pkg.createdById);
+  createdBy(@Root('createdById') createdById: string): UserReference {
+    return userRef(createdById);
   }
 }
 
 @Resolver(() => ResolvedPackage)
 export class ResolvedPackageResolver {
   @FieldResolver(() => UserReference, { description: 'The user who published the package.' })
-  createdBy(@Root() pkg: ResolvedPackage): UserReference {
-    return userRef(pkg.createdById);
+  createdBy(@Root('createdById') createdById: string): UserReference {
+    return userRef(createdById);
   }
 }

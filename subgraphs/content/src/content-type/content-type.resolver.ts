@@ -90,8 +90,8 @@ export class ContentTypeResolver {
   }
 
   @FieldResolver(() => UserReference, { description: 'The user who created the type.' })
-  createdBy(@Root() type: ContentType): UserReference {
-    return userRef(type.createdById);
+  createdBy(@Root('createdById') createdById: string): UserReference {
+    return userRef(createdById);
   }
 }
 

@@ -27,9 +27,7 @@ export class ContentResolver {
   @Query(() => ContentList, { description: 'Entries of a project by `updatedAt` (cursor pagination, D1); API keys see published versions only.' })
   async contents(@Args() scope: ProjectScopeArgs, @Args() args: ContentListArgs, @Ctx() ctx: Context) {
     const { publishedOnly } = await authorizeClientRead(ctx, scope, 'content');
-    if (!publishedOnly) return this.service.list(ctx.em, scope, args);
-    const page = await this.service.list(ctx.em, scope, args, PUBLISHED);
-    return { ...page, data: await asPublished(ctx.em, page.data) };
+    return this.service.list(ctx.em, scope, args, publishedOnly);
   }
 
   @Query(() => ContentSearchResult, { description: 'Advanced search (D2): filter operators, sort, offset pages with the total.' })
@@ -114,8 +112,8 @@ export class ContentResolver {
   }
 
   @FieldResolver(() => UserReference, { description: 'The user who created the entry.' })
-  createdBy(@Root() entry: Content): UserReference {
-    return userRef(entry.createdById);
+  createdBy(@Root('createdById') createdById: string): UserReference {
+    return userRef(createdById);
   }
 }
 

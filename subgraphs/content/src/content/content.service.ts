@@ -12,6 +12,8 @@ import { compileContent } from './content-compile';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
 import { fullText, listWhere, parseSort, searchWhere } from './content-query';
+import { readContentRows } from './content-rows';
+import { asPublished, PUBLISHED } from './published-content';
 import type { SemanticSearch } from '../semantic/semantic-search';
 import { allowedComponents, validateDocument } from './content-validation';
 import { ensureTags } from '../tag/tag.resolver';
@@ -167,11 +169,11 @@ export class ContentService {
   }
 
   /**
-   * GET …/content: cursor pages sorted by updatedAt (D1). With `query`, the best semantic matches instead, most
+   * GET …/content: cursor pages sorted by updatedAt (D1); `publishedOnly` gives API keys the published view (D9). With `query`, the best semantic matches instead, most
    * relevant first; their cursor is the last entry's (score, id), so pages never overlap while embeddings stay put.
    */
-  async list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, extra: FilterQuery<Content>[] = []) {
-    const where = [...listWhere(scope, args), ...extra];
+  async list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, publishedOnly = false) {
+    const where = [...listWhere(scope, args), ...(publishedOnly ? PUBLISHED : [])];
     if (args.query && this.semantic) {
       const limit = parseLimit(args.limit);
       const raw = args.lastKey ?? args.afterKey;
@@ -181,10 +183,18 @@ export class ContentService {
       const last = data.at(-1);
       const pagination: CursorPagination = {};
       if (ranked.length > limit && last) pagination.lastKey = encodeCursor({ value: String(last.score), id: last.entry.id });
-      return { data: data.map((r) => r.entry), pagination };
+      const entries = data.map((r) => r.entry);
+      return { data: publishedOnly ? await asPublished(em, entries) : entries, pagination };
     }
     const text = args.query ? fullText(args.query) : undefined;
-    return keysetPage(em, Content, { where: { $and: text ? [...where, text] : where } as FilterQuery<Content>, sortField: 'updatedAt', direction: parseSort(args.sort), args });
+    return keysetPage(em, Content, {
+      where: { $and: text ? [...where, text] : where } as FilterQuery<Content>,
+      sortField: 'updatedAt',
+      direction: parseSort(args.sort),
+      args,
+      // Read-only: plain rows in one query (the published view joined in), no entities.
+      rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, publishedOnly),
+    });
   }
 
   /** POST …/content as a search (D2): filter operators, sort, offset pages with the total; `query` ranks by meaning. */

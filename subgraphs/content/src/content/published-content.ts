@@ -4,6 +4,7 @@ import { NotFoundError } from '@cp/errors';
 import { EntityStatus, type ProjectScope } from '@cp/graphql';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { Content, ContentVersion } from './content.entity';
+import { readContentRows } from './content-rows';
 
 /** Entries with a published version that is still live: published, or modified over a published version. */
 export const PUBLISHED: FilterQuery<Content>[] = [{ lastPublishedVersion: { $ne: null } }, { status: { $in: [EntityStatus.published, EntityStatus.modified] } }];
@@ -17,8 +18,8 @@ export async function asPublished(em: EntityManager, entries: Content[]): Promis
 }
 
 export async function getPublishedContent(em: EntityManager, scope: ProjectScope, id: string): Promise<Content> {
-  const entry = await em.findOne(Content, { $and: [{ id, organizationId: scope.organizationId, projectId: scope.projectId }, ...PUBLISHED] });
-  const [view] = entry ? await asPublished(em, [entry]) : [];
+  const where = { $and: [{ id, organizationId: scope.organizationId, projectId: scope.projectId }, ...PUBLISHED] };
+  const [view] = await readContentRows(em, where, {}, 1, true);
   if (!view) throw new NotFoundError('Content', id);
   return view;
 }

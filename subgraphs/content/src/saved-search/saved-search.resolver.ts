@@ -96,7 +96,7 @@ export class SavedSearchResolver {
   }
 
   @FieldResolver(() => UserReference, { description: 'The user who saved the search.' })
-  createdBy(@Root() saved: SavedSearch): UserReference {
-    return userRef(saved.createdById);
+  createdBy(@Root('createdById') createdById: string): UserReference {
+    return userRef(createdById);
   }
 }

@@ -42,7 +42,7 @@ export class ScheduleResolver {
   }
 
   @FieldResolver(() => UserReference, { description: 'The user who created the schedule; the action runs with this user’s rights.' })
-  createdBy(@Root() schedule: Schedule): UserReference {
-    return userRef(schedule.createdById);
+  createdBy(@Root('createdById') createdById: string): UserReference {
+    return userRef(createdById);
   }
 }
