@@ -1,4 +1,4 @@
-// Issue 12: a REST client read that is already cached, for an API key already authenticated, answered before the router.
+// Issue 12: a client read (REST or GraphQL) already cached, for an API key already authenticated, answered early.
 import type { RateLimiter } from '@cp/edge';
 import type { ApiKeyService } from '@cp/subgraph-access';
 import type { EntityManager } from '@mikro-orm/postgresql';
