@@ -1,5 +1,6 @@
 // Protective headers on API responses (issue 11): no sniffing, no framing, and no caching of admin or sign-in answers.
 import type { NextFunction, Request, Response } from 'express';
+import type { ServerResponse } from 'node:http';
 
 /**
  * Scoped to the API paths, not set globally: the CDN sets its own (D8) and the HTML docs/GraphiQL pages need their own
@@ -9,11 +10,16 @@ import type { NextFunction, Request, Response } from 'express';
  */
 export function apiHeaders() {
   return (req: Request, res: Response, next: NextFunction) => {
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    res.setHeader('X-Frame-Options', 'DENY');
-    if (req.method !== 'GET' || req.accepts(['json', 'html']) !== 'html') res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+    setApiHeaders(res, req.method !== 'GET' || req.accepts(['json', 'html']) !== 'html');
     const admin = req.baseUrl === '/app/v1' || (req.baseUrl === '/graphql' && req.headers.authorization !== undefined);
     if (admin) res.setHeader('Cache-Control', 'no-store');
     next();
   };
+}
+
+/** No sniffing and no framing; `frameAncestors` unless a browser asked for an HTML page (which sets its own CSP). */
+export function setApiHeaders(res: ServerResponse, frameAncestors: boolean): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('X-Frame-Options', 'DENY');
+  if (frameAncestors) res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
 }

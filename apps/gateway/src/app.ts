@@ -95,10 +95,14 @@ export async function startService(config: Config, logger: Logger = createLogger
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate(({ apiSchema: schema }) => (apiSchema = schema));
 
+  const limiter = await createRateLimiter({ config, orm: db.orm, embedded: db.embedded, logger });
+  auth.signInThrottle = limiterSignInThrottle(limiter.signInLimiter);
+  const fastHits = fastCachedReads({ cache, apiKeys: auth.apiKeys, em: db.orm.em, limiter, cdnMaxAge: config.cache.cdnMaxAge, onGraphQLError: sendGraphQLError, logger });
   const app = express();
   app.disable('x-powered-by');
   const drain = new HttpDrain();
-  const server = createHttpServer(drain.listener(app));
+  // REST hits of the published-read cache are answered in front of Express (read-cache/fast-hits.ts).
+  const server = createHttpServer(drain.listener(fastHits.rest(app)));
   drain.attach(server);
   const readiness = new Readiness();
   const streams = new LiveStreams();
@@ -107,8 +111,6 @@ export async function startService(config: Config, logger: Logger = createLogger
   if (!apiSchema) throw new Error('The gateway did not load the supergraph.');
 
   const contextDeps = { orm: db.orm, auth, projects };
-  const limiter = await createRateLimiter({ config, orm: db.orm, embedded: db.embedded, logger });
-  auth.signInThrottle = limiterSignInThrottle(limiter.signInLimiter);
   const idempotent = (body: 'raw' | 'parsed' | 'none', onError: (res: Response, err: unknown) => void) =>
     idempotency({ orm: db.orm, logger, body, graphql: body === 'parsed', maxBodyBytes: JSON_LIMIT_BYTES, onError });
   const idempotencyCleanup = startIdempotencyCleanup(db.orm, logger);
@@ -117,10 +119,6 @@ export async function startService(config: Config, logger: Logger = createLogger
   app.use(requestScope(logger));
   app.use(inputGuard());
   app.use(['/app/v1', '/api/v1', '/graphql'], apiHeaders());
-  const fastHits = fastCachedReads({
-    cache, apiKeys: auth.apiKeys, em: db.orm.em, limiter, cdnMaxAge: config.cache.cdnMaxAge, onError: { rest: sendError, graphql: sendGraphQLError },
-  });
-  app.use(fastHits.rest);
   app.get('/health', healthHandler(db));
   app.get('/ready', readiness.handler(() => db.ping()));
   const metricsServer = await serveMetrics(app, config, logger);

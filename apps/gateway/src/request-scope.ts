@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from '@cp/config';
 import { negotiateLanguage, type EdgeContext } from '@cp/errors';
 import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface RequestScope extends EdgeContext {
   logger: Logger;
@@ -21,14 +22,21 @@ export function edgeContext(): EdgeContext {
   return scope ?? { requestId: 'unknown', lang: 'en', variablesFrom: 'body' };
 }
 
-/** Echoes a sane `X-Request-ID` or generates one, and answers in the client's language (D4, D10). */
+/** Echoes a sane `X-Request-ID` or generates one, and answers in the client's language (D4, D10); sets both headers. */
+export function requestFacts(req: IncomingMessage, res: ServerResponse): { requestId: string; lang: string } {
+  const sent = req.headers['x-request-id'];
+  const requestId = typeof sent === 'string' && VALID_REQUEST_ID.test(sent) ? sent : randomUUID();
+  const header = req.headers['accept-language'];
+  const lang = negotiateLanguage(typeof header === 'string' ? header : undefined);
+  res.setHeader('X-Request-ID', requestId);
+  res.setHeader('Content-Language', lang);
+  return { requestId, lang };
+}
+
+/** The request's facts, reachable through `edgeContext()`/`currentScope()` for the rest of its handling. */
 export function requestScope(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const sent = req.header('x-request-id');
-    const requestId = sent && VALID_REQUEST_ID.test(sent) ? sent : randomUUID();
-    const lang = negotiateLanguage(req.header('accept-language'));
-    res.setHeader('X-Request-ID', requestId);
-    res.setHeader('Content-Language', lang);
+    const { requestId, lang } = requestFacts(req, res);
     const scope: RequestScope = {
       requestId,
       lang,
