@@ -8,6 +8,15 @@ const app = `/app/v1${PROJECT}`;
 const api = `/api/v1${PROJECT}`;
 const CONTENTS = 'query Contents($limit: Int) { contents(organizationId: "default", projectId: "default", limit: $limit) { data { id name version content } } }';
 
+/** Waits until this replica has applied the events announced so far: the cache stops answering BYPASS. */
+async function settled(read: () => Promise<{ headers: Headers }>): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if ((await read()).headers.get('x-cache') !== 'BYPASS') return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('the read cache stayed in BYPASS');
+}
+
 describe('published-read cache', () => {
   const fx = useService();
   let typeId: string;
@@ -22,6 +31,7 @@ describe('published-read cache', () => {
     entryId = (await call('POST', `${app}/content`, { typeId, name: 'Home', content: { title: 'v1' } })).body.id;
     await call('POST', `${app}/content/${entryId}/publish`);
     key = (await call('POST', `${app}/api-keys`, { name: 'reader' })).body.key;
+    await settled(() => read('/content-types?limit=1'));
   });
 
   it('answers a repeated client read from the cache with the same bytes, a strong ETag and CDN headers', async () => {
@@ -73,7 +83,8 @@ describe('published-read cache', () => {
     await call('PUT', `${app}/content/${entryId}`, { content: { title: 'v2' } });
     await call('POST', `${app}/content/${entryId}/publish`);
     const after = await read(`/content/${entryId}/resolved`);
-    expect(after.headers.get('x-cache')).toBe('MISS');
+    // BYPASS while this replica is still applying the publish's event (read from the database, not stored); never HIT.
+    expect(['MISS', 'BYPASS']).toContain(after.headers.get('x-cache'));
     expect(after.body).toMatchObject({ version: 2, content: { title: 'v2' } });
   });
 
@@ -168,15 +179,19 @@ describe('published-read cache hits and the rate limit', () => {
     const key = (await call('POST', `${app}/api-keys`, { name: 'budgeted' })).body.key;
     const read = () => fx.api.call('GET', `${api}/content?limit=3`, { apiKey: key, headers: { 'x-request-id': 'budget-check' } });
     const answers = [];
-    for (let i = 0; i < 7; i++) answers.push(await read());
-    expect(answers.map((a) => a.headers.get('x-cache'))).toEqual(['MISS', 'HIT', 'HIT', 'HIT', 'HIT', 'HIT', null]);
-    expect(answers.slice(0, 6).map((a) => Number(a.headers.get('ratelimit-remaining')))).toEqual([5, 4, 3, 2, 1, 0]);
-    for (const hit of answers.slice(1, 6)) {
+    // Until refused: the first reads may be BYPASS while the key's creation event is applied here.
+    for (let i = 0; i < 12 && answers.at(-1)?.status !== 429; i++) answers.push(await read());
+    const admitted = answers.slice(0, -1);
+    expect(admitted.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    expect(admitted.map((a) => Number(a.headers.get('ratelimit-remaining')))).toEqual([5, 4, 3, 2, 1, 0]);
+    const hits = admitted.filter((a) => a.headers.get('x-cache') === 'HIT');
+    expect(hits.length).toBeGreaterThanOrEqual(3);
+    for (const hit of hits) {
       expect(hit.headers.get('x-request-id')).toBe('budget-check');
       expect(hit.headers.get('x-content-type-options')).toBe('nosniff');
       expect(hit.headers.get('content-language')).toBe('en');
     }
-    const refused = answers[6];
+    const refused = answers.at(-1)!;
     expect(refused.status).toBe(429);
     expect(refused.body.error.code).toBe('RATE_LIMITED');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
