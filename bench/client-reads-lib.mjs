@@ -1,0 +1,91 @@
+// Shared by bench/client-reads.mjs and bench/read-miss.mjs: the gateway as a child process, the issue 12 seed, the workloads.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ADMIN, JWT_SECRET, ROOT, freePort } from './lib.mjs';
+
+export const PROJECT = '/organizations/default/projects/default';
+const ENTRIES = 20;
+
+/**
+ * Starts the built gateway and resolves once `/health` answers 200. `profileDir`: run under `--cpu-prof`; `root`:
+ * another checkout's build (e.g. the code before a change) on the same machine.
+ */
+export async function startReadGateway(env, { profileDir, root = ROOT } = {}) {
+  const port = await freePort();
+  const began = performance.now();
+  const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawn(process.execPath, [...profile, join(root, 'apps/gateway/dist/main.js')], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: String(port), ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password, JWT_SECRET, RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_HOUR: '100000000',
+      // The embeddings indexer would load its model and embed the seeded entries while the first scenario runs.
+      EMBEDDINGS: 'off', ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr.on('data', (c) => (err += c));
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (exited) throw new Error(`service exited:\n${err}`);
+    if (await fetch(`${url}/health`).then((r) => r.status === 200, () => false)) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return {
+    url,
+    /** Spawn → first 200 on /health. */
+    coldStartMs: performance.now() - began,
+    rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024,
+    /** CPU seconds (user + system, all threads) the gateway has used: steadier than req/s on a shared machine. */
+    cpu: () => {
+      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / 100;
+    },
+    stop: () => new Promise((r) => (exited ? r() : (child.once('exit', r), child.kill('SIGTERM')))),
+  };
+}
+
+async function json(url, path, { method = 'GET', token, body } = {}) {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+/** A content type, 20 published entries of about 2.5 KB each, an API key. */
+export async function seedPublished(url) {
+  const { token } = await json(url, '/app/v1/auth/login', { method: 'POST', body: ADMIN });
+  const app = `/app/v1${PROJECT}`;
+  const schema = { type: 'object', properties: { title: { type: 'string' }, body: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } } };
+  const type = await json(url, `${app}/content-types`, { method: 'POST', token, body: { name: 'Article', schema } });
+  await json(url, `${app}/content-types/${type.id}/publish`, { method: 'POST', token });
+  const ids = [];
+  for (let i = 0; i < ENTRIES; i++) {
+    const content = { title: `Article ${i}`, body: `Paragraph ${i}. `.repeat(180).slice(0, 2300), tags: ['news', `t${i % 5}`] };
+    const entry = await json(url, `${app}/content`, { method: 'POST', token, body: { typeId: type.id, name: `Article ${i}`, content } });
+    await json(url, `${app}/content/${entry.id}/publish`, { method: 'POST', token });
+    ids.push(entry.id);
+  }
+  const { key } = await json(url, `${app}/api-keys`, { method: 'POST', token, body: { name: 'bench' } });
+  return { token, key, id: ids[0] };
+}
+
+const W3 = JSON.stringify({ query: `{ contents(organizationId: "default", projectId: "default", limit: 20) { data { id name version content createdAt updatedAt } } }` });
+
+/** The issue's workloads as `[short name, title, autocannon options]`. */
+export function workloads(url, { key, token, id }) {
+  const client = { 'x-api-key': key };
+  return [
+    ['W1', 'W1 GET /api/v1/…/content?limit=20', { url: `${url}/api/v1${PROJECT}/content?limit=20`, headers: client }],
+    ['W2', 'W2 GET /api/v1/…/content/{id}/resolved', { url: `${url}/api/v1${PROJECT}/content/${id}/resolved`, headers: client }],
+    ['W3', 'W3 GraphQL contents(limit: 20), API key', { url: `${url}/graphql`, method: 'POST', headers: { ...client, 'content-type': 'application/json' }, body: W3 }],
+    ['admin', 'admin GET /app/v1/…/content?limit=20 (JWT)', { url: `${url}/app/v1${PROJECT}/content?limit=20`, headers: { authorization: `Bearer ${token}` } }],
+  ];
+}
