@@ -23,14 +23,18 @@ export function edgeContext(): EdgeContext {
 }
 
 /** Echoes a sane `X-Request-ID` or generates one, and answers in the client's language (D4, D10); sets both headers. */
-export function requestFacts(req: IncomingMessage, res: ServerResponse): { requestId: string; lang: string } {
+export function requestFacts(req: IncomingMessage, res: ServerResponse, lang = requestLanguage(req)): { requestId: string; lang: string } {
   const sent = req.headers['x-request-id'];
   const requestId = typeof sent === 'string' && VALID_REQUEST_ID.test(sent) ? sent : randomUUID();
-  const header = req.headers['accept-language'];
-  const lang = negotiateLanguage(typeof header === 'string' ? header : undefined);
   res.setHeader('X-Request-ID', requestId);
   res.setHeader('Content-Language', lang);
   return { requestId, lang };
+}
+
+/** The language answers and error messages use (D10). */
+export function requestLanguage(req: IncomingMessage): string {
+  const header = req.headers['accept-language'];
+  return negotiateLanguage(typeof header === 'string' ? header : undefined);
 }
 
 /** The request's facts, reachable through `edgeContext()`/`currentScope()` for the rest of its handling. */

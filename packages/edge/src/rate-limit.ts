@@ -100,10 +100,14 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
   const signIn = await make({ keyPrefix: 'rl_signin', points: signInFailures, duration: signInWindowSeconds });
   options.logger.info({ store, perMinute, perHour, anonymousPerMinute, signInFailures, signInWindowSeconds }, 'rate limits ready');
 
+  /** One request from every window of the caller's budget. */
+  const spend = (principal: Context['principal'], peer: string | undefined) => {
+    const key = budgetKey(principal, peer);
+    return Promise.all((principal.kind === 'anonymous' ? [anonymous] : perToken).map((budget) => consume(budget, key)));
+  };
+
   const admit: RateLimiter['admit'] = async (principal, res, onError) => {
-    const key = budgetKey(principal, res.req.socket.remoteAddress);
-    const limiters = principal.kind === 'anonymous' ? [anonymous] : perToken;
-    const outcomes = await Promise.all(limiters.map((l) => consume(l, key)));
+    const outcomes = await spend(principal, res.req.socket.remoteAddress);
     // The headers describe the tightest window: the one with the fewest requests left.
     setHeaders(res, outcomes.reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a)));
     const refused = outcomes.filter((o) => o.refused);
@@ -122,10 +126,7 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
       };
     },
     async allow(principal, peer) {
-      const limiters = principal.kind === 'anonymous' ? [anonymous] : perToken;
-      const key = budgetKey(principal, peer);
-      const outcomes = await Promise.all(limiters.map((l) => consume(l, key)));
-      return outcomes.every((o) => !o.refused);
+      return (await spend(principal, peer)).every((o) => !o.refused);
     },
     onAuthFailure(onError) {
       return async (res, err) => {

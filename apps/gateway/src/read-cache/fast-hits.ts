@@ -9,7 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { setApiHeaders } from '../api-headers';
-import { edgeContext, requestFacts } from '../request-scope';
+import { edgeContext, requestFacts, requestLanguage } from '../request-scope';
 import { cacheKey, graphqlKey, restKey } from './client-cache';
 import { sendCached } from './http-caching';
 import type { CachedResponse, ReadCache } from './read-cache';
@@ -64,10 +64,10 @@ export function fastCachedReads(options: FastHitOptions): { rest(app: RequestLis
         const accept = req.headers.accept;
         const principal = req.method === 'GET' && url.startsWith('/api/v1/') && !accept?.includes('html') ? principalOf(req) : undefined;
         if (!principal) return app(req, res);
-        // requestFacts sets X-Request-ID and Content-Language: harmless if Express ends up answering (it sets them again).
-        const facts = requestFacts(req, res);
-        const hit = cache!.peek(cacheKey(principal.projectId, facts.lang, restKey(url)));
+        const lang = requestLanguage(req);
+        const hit = cache!.peek(cacheKey(principal.projectId, lang, restKey(url)));
         if (!hit) return app(req, res);
+        const facts = requestFacts(req, res, lang);
         observeRequest(req, res);
         setApiHeaders(res, true);
         const refuse: Answer = (response, err) => {

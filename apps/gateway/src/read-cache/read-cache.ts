@@ -96,15 +96,17 @@ export class ReadCache {
       this.counters.bypasses++;
       return undefined;
     }
-    const entry = this.lru.get(key);
-    if (entry) this.counters.hits++;
-    else this.counters.misses++;
+    const entry = this.hit(key);
+    if (!entry) this.counters.misses++;
     return entry;
   }
 
   /** Like `get`, but a miss isn't counted: the fast path peeks, and the full path that follows a miss counts it. */
   peek(key: string): CachedResponse | undefined {
-    if (!this.current()) return undefined;
+    return this.current() ? this.hit(key) : undefined;
+  }
+
+  private hit(key: string): CachedResponse | undefined {
     const entry = this.lru.get(key);
     if (entry) this.counters.hits++;
     return entry;

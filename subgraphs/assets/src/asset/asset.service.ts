@@ -1,5 +1,5 @@
 // Asset rules: upload (bytes first, then the row and its event in one transaction), reads with filters, update, delete.
-import { assertProjectReferences, ensureTags, recordEvent } from '@cp/db';
+import { assertProjectFolder, ensureTags, recordEvent } from '@cp/db';
 import { NotFoundError, ValidationFailedError } from '@cp/errors';
 import { keysetPage, type ProjectScope, distinctNames } from '@cp/graphql';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
@@ -21,7 +21,7 @@ export class AssetService {
     const upload = await receiveUpload(req, this.storage, key, this.maxBytes);
     try {
       return await em.transactional(async (tx) => {
-        await assertFolder(tx, scope, upload.folderId);
+        await assertProjectFolder(tx, scope, upload.folderId);
         const asset = tx.create(Asset, {
           id,
           ...scope,
@@ -77,7 +77,7 @@ export class AssetService {
         await ensureTags(tx, scope, asset.tags);
       }
       if (input.folderId !== undefined) {
-        await assertFolder(tx, scope, input.folderId);
+        await assertProjectFolder(tx, scope, input.folderId);
         asset.folderId = input.folderId;
       }
       if (input.metadata !== undefined) asset.metadata = input.metadata;
@@ -95,8 +95,4 @@ export class AssetService {
       return asset;
     });
   }
-}
-
-function assertFolder(em: EntityManager, scope: ProjectScope, folderId: string | null | undefined) {
-  return assertProjectReferences(em, scope, [{ table: 'folder', path: '/folderId', ids: folderId ? [folderId] : [] }]);
 }

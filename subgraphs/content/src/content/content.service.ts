@@ -1,5 +1,5 @@
 // Content rules: create against the latest published type version, validate (D6), lifecycle (D3), migrate, find (D1, D2).
-import { assertProjectReferences, recordEvent } from '@cp/db';
+import { assertProjectFolder, recordEvent } from '@cp/db';
 import { AppError, BadRequestError, NotFoundError, ValidationFailedError } from '@cp/errors';
 import { CursorPagination, decodeCursor, encodeCursor, EntityStatus, keysetPage, parseLimit, parseOffsetArgs, type ProjectScope, distinctNames, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
@@ -34,7 +34,7 @@ export class ContentService {
     const typeVersion = await this.latestTypeVersion(em, scope, input.typeId);
     await this.validate(em, scope, input.content, typeVersion);
     return em.transactional(async (tx) => {
-      await assertFolder(tx, scope, input.folderId);
+      await assertProjectFolder(tx, scope, input.folderId);
       const entry = tx.create(Content, {
         ...scope,
         typeId: input.typeId,
@@ -72,7 +72,7 @@ export class ContentService {
         await ensureTags(tx, scope, entry.tags);
       }
       if (input.folderId !== undefined) {
-        await assertFolder(tx, scope, input.folderId);
+        await assertProjectFolder(tx, scope, input.folderId);
         entry.folderId = input.folderId;
       }
       if (input.metadata !== undefined) entry.metadata = clientMetadata(input.metadata, entry.metadata);
@@ -312,8 +312,4 @@ function clientMetadata(input: Record<string, unknown> | undefined, current: Rec
     else metadata[key] = current[key];
   }
   return metadata;
-}
-
-function assertFolder(em: EntityManager, scope: ProjectScope, folderId: string | null | undefined) {
-  return assertProjectReferences(em, scope, [{ table: 'folder', path: '/folderId', ids: folderId ? [folderId] : [] }]);
 }
