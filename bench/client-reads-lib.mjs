@@ -15,7 +15,8 @@ export async function startReadGateway(env, { profileDir, root = ROOT } = {}) {
   const port = await freePort();
   const began = performance.now();
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawn(process.execPath, [...profile, join(root, 'apps/gateway/dist/main.js')], {
+  const flags = process.env.GATEWAY_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...flags, ...profile, join(root, 'apps/gateway/dist/main.js')], {
     cwd: root,
     env: {
       PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: String(port), ADMIN_EMAIL: ADMIN.email,

@@ -103,10 +103,16 @@ describe('content', () => {
 
   it('migrates to a newer type version under the spec rules', async () => {
     const id = (await call('POST', `${app}/content`, { typeId, name: 'Migrating', content: { title: 't' } })).body.id;
+    await call('POST', `${app}/content/${id}/publish`);
     await call('PUT', `${app}/content-types/${typeId}`, { schema: { type: 'object', properties: { title: { type: 'string' }, sub: { type: 'string' } }, required: ['title'] } });
     await call('POST', `${app}/content-types/${typeId}/publish`);
     const migrated = await call('POST', `${app}/content/${id}/migrate`, { targetTypeVersion: 2 });
     expect(migrated.body).toMatchObject({ typeVersion: 2, packageVersion: '1.0.0' });
+    // Clients keep the published version and the type version it was published on until the next publish.
+    const resolved = async () => (await fx.api.call('GET', `${api}/content/${id}/resolved`, { apiKey: key })).body;
+    expect(await resolved()).toMatchObject({ version: 1, typeVersion: 1, contentType: { version: 1 } });
+    await call('POST', `${app}/content/${id}/publish`);
+    expect(await resolved()).toMatchObject({ version: 2, typeVersion: 2, contentType: { version: 2, content: { schema: { required: ['title'] } } } });
     expect((await call('POST', `${app}/content/${id}/migrate`, { targetTypeVersion: 1 })).body.error).toMatchObject({ code: 'INVALID_MIGRATION', details: { currentVersion: 2, targetVersion: 1 } });
     expect((await call('POST', `${app}/content/${id}/migrate`, { targetTypeVersion: 9 })).body.error.code).toBe('TYPE_VERSION_NOT_FOUND');
     expect((await call('POST', `${app}/content/${id}/migrate`, {})).status).toBe(422);

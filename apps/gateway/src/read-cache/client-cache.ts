@@ -1,5 +1,6 @@
 // Express middleware in front of client reads (/api/v1 GETs, API-key GraphQL queries): answer from the cache or fill it.
 import type { Context } from '@cp/graphql';
+import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { edgeContext } from '../request-scope';
 import { graphqlRequestKey } from './graphql-key';
@@ -25,6 +26,8 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
     const hit = options.cache?.get(fullKey);
     if (hit) return sendCached(req, res, hit, options.cdnMaxAge);
     const ticket = options.cache?.ticket(projectId);
+    // A placeholder tells Express not to hash the body for a weak ETag: the strong one below replaces it (issue 12.6).
+    res.setHeader('ETag', PENDING_ETAG);
     capture(req, res, (body) => {
       if (!validate(body)) {
         res.setHeader('Cache-Control', 'no-store');
@@ -85,6 +88,13 @@ function isCleanGraphQLResult(body: Buffer): boolean {
   }
 }
 
+/** Unguessable, so no client's `If-None-Match` can make Express answer 304 against the placeholder. */
+const PENDING_ETAG = `"pending-${randomUUID()}"`;
+/** Whatever isn't answered as a cacheable 200 leaves without the placeholder. */
+function dropPendingETag(res: Response): void {
+  if (res.getHeader('ETag') === PENDING_ETAG) res.removeHeader('ETag');
+}
+
 /**
  * Sees the response body as it is ended (sofa and Apollo both send complete bodies with one `end`), while headers
  * can still change. `onBody` decides: headers set, and true when the client's copy is current (→ 304, no body).
@@ -95,14 +105,20 @@ function capture(req: Request, res: Response, onBody: (body: Buffer) => boolean)
   const originalWrite = res.write.bind(res) as (...args: unknown[]) => boolean;
   let streamed = false;
   res.write = ((...args: unknown[]) => {
+    if (!res.headersSent) dropPendingETag(res);
     streamed = true;
     return originalWrite(...args);
   }) as Response['write'];
   res.end = ((...args: unknown[]) => {
     res.end = originalEnd as Response['end'];
     const [chunk, encoding] = args;
-    const body = typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8') : chunk instanceof Uint8Array ? Buffer.from(chunk) : undefined;
+    const body =
+      typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+      : Buffer.isBuffer(chunk) ? chunk
+      : chunk instanceof Uint8Array ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+      : undefined;
     if (!res.headersSent) {
+      dropPendingETag(res);
       if (res.statusCode === 200 && !streamed && body && req.method !== 'HEAD' && onBody(body)) {
         res.statusCode = 304;
         res.removeHeader('Content-Length');

@@ -1,6 +1,7 @@
 // Read-only content pages in one query as plain rows: no entities, no identity map, no change-tracking snapshots.
 import { EntityStatus } from '@cp/graphql';
 import type { EntityManager, FilterQuery, QBFilterQuery } from '@mikro-orm/postgresql';
+import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { Content } from './content.entity';
 
 /** What the published view takes from the version row instead of the entry (D9): see `ContentService.publish`. */
@@ -17,17 +18,34 @@ function contentColumns(em: EntityManager) {
   return columns;
 }
 
+/** `content_type_version`'s columns, as `t__<column>` aliases, resolved once. */
+let typeVersionColumns: string[] | undefined;
+function typeVersionSelect(em: EntityManager): string[] {
+  typeVersionColumns ??= em
+    .getMetadata()
+    .get(ContentTypeVersion.name)
+    .props.flatMap((p) => p.fieldNames ?? [])
+    .map((column) => `t.${column} as t__${column}`);
+  return typeVersionColumns;
+}
+
+export interface ContentRowsOptions {
+  /** Each entry as its last published version (D9), joined in the same query rather than read by a second one. */
+  published?: boolean;
+  /** With `published`: also the content type version that version follows, as `contentType` (the resolved view). */
+  typeVersion?: boolean;
+}
+
 /**
  * A page of entries as plain objects. List responses only read these values, so hydrating entities (identity map,
- * snapshots of every JSON column for change tracking) was most of a list read's cost. With `published`, each entry is
- * its last published version (D9), joined in the same query rather than read by a second one.
+ * snapshots of every JSON column for change tracking) was most of a list read's cost.
  */
 export async function readContentRows(
   em: EntityManager,
   where: FilterQuery<Content>,
   orderBy: Record<string, 'asc' | 'desc'>,
   limit: number,
-  published = false,
+  { published = false, typeVersion = false }: ContentRowsOptions = {},
 ): Promise<Content[]> {
   const { all, published: entryColumns } = contentColumns(em);
   const qb = em
@@ -41,15 +59,33 @@ export async function readContentRows(
     query
       .join('content_version as v', (on) => on.on('v.content_id', '=', 'c.id').andOn('v.version', '=', 'c.last_published_version'))
       .select('v.content as v__snapshot', 'v.compiled as v__compiled', 'v.version as v__version');
+    if (typeVersion) {
+      // The version's own type version (a later migration of the working copy doesn't move it).
+      query
+        .join('content_type_version as t', (on) => on.on('t.content_type_id', '=', 'c.type_id').andOn(em.getKnex().raw(`t.version = (v.content->>'typeVersion')::int`)))
+        .select(typeVersionSelect(em));
+    }
   }
   const rows: Record<string, unknown>[] = await em.getConnection().execute(query, [], 'all');
   const driver = em.getDriver();
   const meta = em.getMetadata().get(Content.name);
+  const typeMeta = typeVersion ? em.getMetadata().get(ContentTypeVersion.name) : undefined;
   return rows.map((row) => {
+    let contentType: unknown;
+    if (typeMeta) {
+      const typeRow: Record<string, unknown> = {};
+      for (const key of Object.keys(row)) {
+        if (!key.startsWith('t__')) continue;
+        typeRow[key.slice(3)] = row[key];
+        delete row[key];
+      }
+      contentType = driver.mapResult(typeRow, typeMeta);
+    }
     const entry = driver.mapResult(row, meta) as Record<string, unknown>;
     if (!published) return entry as unknown as Content;
     const { v__snapshot, v__compiled, v__version, ...rest } = entry;
     // The same view as `asPublished`: the entry, overlaid with what its last published version froze.
-    return { ...rest, ...(v__snapshot as object), compiled: v__compiled, status: EntityStatus.published, version: v__version } as unknown as Content;
+    const view = { ...rest, ...(v__snapshot as object), compiled: v__compiled, status: EntityStatus.published, version: v__version };
+    return (typeMeta ? { ...view, contentType } : view) as unknown as Content;
   });
 }

@@ -6,7 +6,7 @@ import { RollbackInput } from '../content-type/content-type.inputs';
 import { Content, ContentVersion } from './content.entity';
 import { ContentListArgs, CreateContentInput, MigrateInput, SearchContentInput, UpdateContentInput } from './content.inputs';
 import { ContentService } from './content.service';
-import { asPublished, getPublishedContent, PUBLISHED } from './published-content';
+import { asPublished, getPublishedContent, getResolvedContent, PUBLISHED } from './published-content';
 
 const ContentList = CursorList(Content, 'ContentList');
 const ContentVersionList = VersionList(ContentVersion, 'ContentVersionList');
@@ -46,9 +46,7 @@ export class ContentResolver {
   @Query(() => ResolvedContent, { description: 'The published entry with its compiled module and its content type version.' })
   async resolvedContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
     await authorizeClientRead(ctx, scope, 'content');
-    const entry = await getPublishedContent(ctx.em, scope, id);
-    const contentType = await ctx.em.findOneOrFail(ContentTypeVersion, { contentTypeId: entry.typeId, version: entry.typeVersion });
-    return { ...entry, contentType };
+    return getResolvedContent(ctx.em, scope, id);
   }
 
   @Query(() => ContentVersionList, { description: 'Published versions of an entry, newest first (D11: `{data}`).' })

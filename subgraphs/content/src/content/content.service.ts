@@ -193,7 +193,7 @@ export class ContentService {
       direction: parseSort(args.sort),
       args,
       // Read-only: plain rows in one query (the published view joined in), no entities.
-      rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, publishedOnly),
+      rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, { published: publishedOnly }),
     });
   }
 

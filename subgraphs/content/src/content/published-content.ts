@@ -3,6 +3,7 @@ import { lastPublishedVersions } from '@cp/db';
 import { NotFoundError } from '@cp/errors';
 import { EntityStatus, type ProjectScope } from '@cp/graphql';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import type { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { Content, ContentVersion } from './content.entity';
 import { readContentRows } from './content-rows';
 
@@ -18,8 +19,17 @@ export async function asPublished(em: EntityManager, entries: Content[]): Promis
 }
 
 export async function getPublishedContent(em: EntityManager, scope: ProjectScope, id: string): Promise<Content> {
+  return onePublished(em, scope, id, {});
+}
+
+/** The published entry with the content type version it follows (`contentType`), in one query. */
+export async function getResolvedContent(em: EntityManager, scope: ProjectScope, id: string): Promise<Content & { contentType: ContentTypeVersion }> {
+  return onePublished(em, scope, id, { typeVersion: true }) as Promise<Content & { contentType: ContentTypeVersion }>;
+}
+
+async function onePublished(em: EntityManager, scope: ProjectScope, id: string, options: { typeVersion?: boolean }): Promise<Content> {
   const where = { $and: [{ id, organizationId: scope.organizationId, projectId: scope.projectId }, ...PUBLISHED] };
-  const [view] = await readContentRows(em, where, {}, 1, true);
+  const [view] = await readContentRows(em, where, {}, 1, { published: true, ...options });
   if (!view) throw new NotFoundError('Content', id);
   return view;
 }

@@ -39,6 +39,11 @@ export class ScheduleWorker {
   }
 
   private async tick(): Promise<void> {
+    // One plain read when nothing is due (almost every second): claim loops only start when there is work.
+    const due = await this.options.orm.em
+      .getConnection()
+      .execute(`select 1 from "schedule" where "status" = 'pending' and "at" <= now() limit 1`, [], 'all');
+    if (due.length === 0) return;
     const loops = Array.from({ length: this.options.concurrency ?? 3 }, async () => {
       while (await this.runOne());
     });
