@@ -4,7 +4,7 @@ import { AppError, BadRequestError, toErrorEnvelope, UnauthorizedError, Validati
 import type { Context, RestRoute, RestRoutes } from '@cp/graphql';
 import { filterSchema } from '@graphql-tools/utils';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
-import { print, type DocumentNode, type ExecutionResult, type GraphQLArgument, type GraphQLSchema } from 'graphql';
+import { Kind, print, visit, type DocumentNode, type ExecutionResult, type GraphQLArgument, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { assertJsonDepth, assertSafeJsonValue } from './input-guard';
 import { assertQueryParameters } from './query-parameters';
@@ -46,13 +46,36 @@ export function restSchema(schema: GraphQLSchema, routes: CompiledRoute[]): Grap
 
 /**
  * sofa hands the same DocumentNode per route on every request; Apollo would print it to a string each time (then
- * hash the string to find its parsed and validated copy). Printing once per route takes that off every request.
+ * hash the string to find its parsed and validated copy). Printing once per route, without the selections the route
+ * omits (`RestRoute.omit`), takes that off every request.
  */
 const printedDocuments = new WeakMap<DocumentNode, string>();
-function printed(document: DocumentNode): string {
+function printed(document: DocumentNode, omitted: ReadonlyMap<string, readonly string[]>): string {
   let text = printedDocuments.get(document);
-  if (text === undefined) printedDocuments.set(document, (text = print(document)));
+  if (text === undefined) printedDocuments.set(document, (text = print(withoutOmitted(document, omitted))));
   return text;
+}
+
+/** sofa's operation for a route (one root field) minus that route's `omit` paths. */
+function withoutOmitted(document: DocumentNode, omitted: ReadonlyMap<string, readonly string[]>): DocumentNode {
+  return visit(document, {
+    OperationDefinition(operation) {
+      const [root] = operation.selectionSet.selections;
+      if (root?.kind !== Kind.FIELD) return undefined;
+      const paths = omitted.get(`${operation.operation === 'query' ? 'Query' : 'Mutation'}.${root.name.value}`) ?? [];
+      const selectionSet = paths.reduce((set, path) => withoutPath(set, [root.name.value, ...path.split('.')]), operation.selectionSet);
+      return { ...operation, selectionSet };
+    },
+  });
+}
+
+function withoutPath(set: SelectionSetNode, path: readonly string[]): SelectionSetNode {
+  const selections = set.selections.flatMap((s) => {
+    if (s.kind !== Kind.FIELD || s.name.value !== path[0]) return [s];
+    if (path.length === 1) return [];
+    return [s.selectionSet ? { ...s, selectionSet: withoutPath(s.selectionSet, path.slice(1)) } : s];
+  });
+  return { ...set, selections };
 }
 
 /** Successful results of REST operations, by request context, from sofa's `execute` to the handler that sends them. */
@@ -62,6 +85,7 @@ export function createRestHandler(options: RestOptions) {
   const basePath = BASE_PATHS[options.family];
   const routes = compileRoutes(options.schema, options.routes, options.family);
   const schema = restSchema(options.schema, routes);
+  const omitted = new Map(routes.flatMap((r) => (r.omit ? [[r.field, r.omit] as const] : [])));
   const config = createSofa({
     schema,
     basePath,
@@ -69,7 +93,7 @@ export function createRestHandler(options: RestOptions) {
     context: ({ cp }: { cp: Context }) => cp,
     async execute({ document, variableValues, contextValue, operationName }) {
       const response = await options.apollo.executeOperation(
-        { query: printed(document as DocumentNode), variables: variableValues as Record<string, unknown>, operationName: operationName ?? undefined },
+        { query: printed(document as DocumentNode, omitted), variables: variableValues as Record<string, unknown>, operationName: operationName ?? undefined },
         { contextValue: contextValue as Context },
       );
       if (response.body.kind !== 'single') throw new Error('Incremental delivery is not supported over REST.');

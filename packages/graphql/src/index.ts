@@ -14,3 +14,4 @@ export * from './lifecycle';
 export * from './version-fields';
 export * from './names';
 export * from './revision';
+export * from './selection';

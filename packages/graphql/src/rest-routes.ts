@@ -14,6 +14,11 @@ export interface RestRoute {
    * instead of 422 with `details.errors[]` (D4's one exception: component creation).
    */
   bodyErrors?: 'fieldMap';
+  /**
+   * Selections REST leaves out of the field's result, as dotted paths under it (`data.compiled`): what a route doesn't
+   * return, the resolver doesn't read. GraphQL callers still select them as they like.
+   */
+  omit?: readonly string[];
 }
 
 /** `Query.field` / `Mutation.field` → its route under `/app/v1` (admin) and/or `/api/v1` (client). */

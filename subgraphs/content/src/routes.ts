@@ -24,6 +24,11 @@ function crud(segment: string, singular: string, plural: string, client: boolean
 const isSearchBody = (body: Record<string, unknown> | undefined) =>
   !body || (!('typeId' in body) && !('name' in body) && !('content' in body));
 const post = (path: string) => ({ app: { method: 'POST' as const, path } });
+/**
+ * Content lists leave out each entry's `compiled` module: the spec returns it on create and migrate, it is half a
+ * list page's bytes, and a client renders one entry from `…/content/:id/resolved` (issue 12.6).
+ */
+const omit = ['data.compiled'];
 
 export const contentRoutes: RestRoutes = {
   'Query.contentTypes': { app: { method: 'GET', path: types }, api: { method: 'GET', path: types } },
@@ -45,11 +50,11 @@ export const contentRoutes: RestRoutes = {
   'Mutation.updateWebhook': { app: { method: 'PUT', path: `${webhooks}/:id` } },
   'Mutation.deleteWebhook': { app: { method: 'DELETE', path: `${webhooks}/:id` } },
   'Mutation.redeliverWebhook': { app: { method: 'POST', path: `${webhooks}/:id/deliveries/:deliveryId/redeliver` } },
-  'Query.contents': { app: { method: 'GET', path: content }, api: { method: 'GET', path: content } },
+  'Query.contents': { app: { method: 'GET', path: content, omit }, api: { method: 'GET', path: content, omit } },
   'Mutation.createContent': { app: { method: 'POST', path: content, responseStatus: 201 } },
   'Query.searchContent': {
-    app: { method: 'POST', path: `${content}/search`, alias: { path: content, when: isSearchBody } },
-    api: { method: 'POST', path: `${content}/search` },
+    app: { method: 'POST', path: `${content}/search`, alias: { path: content, when: isSearchBody }, omit },
+    api: { method: 'POST', path: `${content}/search`, omit },
   },
   'Query.content': { app: { method: 'GET', path: `${content}/:id` } },
   'Query.resolvedContent': { app: { method: 'GET', path: `${content}/:id/resolved` }, api: { method: 'GET', path: `${content}/:id/resolved` } },
@@ -70,7 +75,7 @@ export const contentRoutes: RestRoutes = {
   'Mutation.createSchedule': { app: { method: 'POST', path: schedules, responseStatus: 201 } },
   'Mutation.cancelSchedule': { app: { method: 'DELETE', path: `${schedules}/:id` } },
   'Query.executeSavedSearch': {
-    app: { method: 'POST', path: `${PROJECT_PATH}/saved-searches/:id/execute` },
-    api: { method: 'POST', path: `${PROJECT_PATH}/saved-searches/:id/execute` },
+    app: { method: 'POST', path: `${PROJECT_PATH}/saved-searches/:id/execute`, omit },
+    api: { method: 'POST', path: `${PROJECT_PATH}/saved-searches/:id/execute`, omit },
   },
 };

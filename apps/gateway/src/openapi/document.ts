@@ -107,6 +107,10 @@ function refineOperation(operation: OpenAPIV3.OperationObject, route: CompiledRo
   if (route.alias) {
     operation.description = `With a body that has none of \`typeId\`, \`name\`, \`content\`, this route is \`searchContent\` (D2).`;
   }
+  if (route.omit) {
+    const notes = [operation.description, `The response leaves out ${route.omit.map((p) => `\`${p}\``).join(', ')} (what a route doesn't return, it doesn't read).`];
+    operation.description = notes.filter(Boolean).join(' ');
+  }
   const params = (operation.parameters ?? []) as OpenAPIV3.ParameterObject[];
   operation.parameters = params.map((p) => (p.in === 'path' ? { ...p, required: true } : withPaginationBounds(p)));
   const body = operation.requestBody as OpenAPIV3.RequestBodyObject | undefined;

@@ -8,12 +8,12 @@ import { Content } from './content.entity';
 const FROM_VERSION = new Set(['content', 'compiled']);
 
 /** The mapped columns of `content` (not the generated `search_vector`), resolved once. */
-let columns: { all: string[]; published: string[] } | undefined;
+let columns: { all: string[]; published: string[]; withoutCompiled: string[] } | undefined;
 function contentColumns(em: EntityManager) {
   if (!columns) {
     const props = em.getMetadata().get(Content.name).props.filter((p) => p.fieldNames?.length && p.persist !== false);
     const all = props.map((p) => p.name);
-    columns = { all, published: all.filter((name) => !FROM_VERSION.has(name)) };
+    columns = { all, published: all.filter((name) => !FROM_VERSION.has(name)), withoutCompiled: all.filter((name) => name !== 'compiled') };
   }
   return columns;
 }
@@ -34,6 +34,8 @@ export interface ContentRowsOptions {
   published?: boolean;
   /** With `published`: also the content type version that version follows, as `contentType` (the resolved view). */
   typeVersion?: boolean;
+  /** False when the caller didn't select `compiled`: the largest column of a list page stays in the database. */
+  compiled?: boolean;
 }
 
 /**
@@ -45,12 +47,12 @@ export async function readContentRows(
   where: FilterQuery<Content>,
   orderBy: Record<string, 'asc' | 'desc'>,
   limit: number,
-  { published = false, typeVersion = false }: ContentRowsOptions = {},
+  { published = false, typeVersion = false, compiled = true }: ContentRowsOptions = {},
 ): Promise<Content[]> {
-  const { all, published: entryColumns } = contentColumns(em);
+  const { all, published: entryColumns, withoutCompiled } = contentColumns(em);
   const qb = em
     .createQueryBuilder(Content, 'c')
-    .select(published ? entryColumns : all)
+    .select(published ? entryColumns : compiled ? all : withoutCompiled)
     .where(where as QBFilterQuery<Content>)
     .orderBy(orderBy)
     .limit(limit);
@@ -58,7 +60,7 @@ export async function readContentRows(
   if (published) {
     query
       .join('content_version as v', (on) => on.on('v.content_id', '=', 'c.id').andOn('v.version', '=', 'c.last_published_version'))
-      .select('v.content as v__snapshot', 'v.compiled as v__compiled', 'v.version as v__version');
+      .select('v.content as v__snapshot', 'v.version as v__version', ...(compiled ? ['v.compiled as v__compiled'] : []));
     if (typeVersion) {
       // The version's own type version (a later migration of the working copy doesn't move it).
       query
@@ -85,7 +87,7 @@ export async function readContentRows(
     if (!published) return entry as unknown as Content;
     const { v__snapshot, v__compiled, v__version, ...rest } = entry;
     // The same view as `asPublished`: the entry, overlaid with what its last published version froze.
-    const view = { ...rest, ...(v__snapshot as object), compiled: v__compiled, status: EntityStatus.published, version: v__version };
+    const view = { ...rest, ...(v__snapshot as object), ...(compiled ? { compiled: v__compiled } : {}), status: EntityStatus.published, version: v__version };
     return (typeMeta ? { ...view, contentType } : view) as unknown as Content;
   });
 }

@@ -1,6 +1,7 @@
 // GraphQL surface of content entries; REST routes are derived from these fields (see routes.ts).
-import { authorizeClientRead, authorizeProject, CursorList, OffsetList, ProjectScopeArgs, VersionList, type Context, UserReference, userRef, VersionFieldsResolver, ExpectedRevisionArgs } from '@cp/graphql';
-import { Arg, Args, Ctx, Field, FieldResolver, ID, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { authorizeClientRead, authorizeProject, CursorList, OffsetList, ProjectScopeArgs, selects, VersionList, type Context, UserReference, userRef, VersionFieldsResolver, ExpectedRevisionArgs } from '@cp/graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, Ctx, Field, FieldResolver, ID, Info, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { RollbackInput } from '../content-type/content-type.inputs';
 import { Content, ContentVersion } from './content.entity';
@@ -25,9 +26,9 @@ export class ContentResolver {
   constructor(private readonly service: ContentService) {}
 
   @Query(() => ContentList, { description: 'Entries of a project by `updatedAt` (cursor pagination, D1); API keys see published versions only.' })
-  async contents(@Args() scope: ProjectScopeArgs, @Args() args: ContentListArgs, @Ctx() ctx: Context) {
+  async contents(@Args() scope: ProjectScopeArgs, @Args() args: ContentListArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
     const { publishedOnly } = await authorizeClientRead(ctx, scope, 'content');
-    return this.service.list(ctx.em, scope, args, publishedOnly);
+    return this.service.list(ctx.em, scope, args, { publishedOnly, compiled: selects(info, ['data', 'compiled']) });
   }
 
   @Query(() => ContentSearchResult, { description: 'Advanced search (D2): filter operators, sort, offset pages with the total.' })

@@ -171,8 +171,9 @@ export class ContentService {
   /**
    * GET …/content: cursor pages sorted by updatedAt (D1); `publishedOnly` gives API keys the published view (D9). With `query`, the best semantic matches instead, most
    * relevant first; their cursor is the last entry's (score, id), so pages never overlap while embeddings stay put.
+   * `compiled: false` (the caller didn't select it) leaves the entries' modules in the database.
    */
-  async list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, publishedOnly = false) {
+  async list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, { publishedOnly = false, compiled = true } = {}) {
     const where = [...listWhere(scope, args), ...(publishedOnly ? PUBLISHED : [])];
     if (args.query && this.semantic) {
       const limit = parseLimit(args.limit);
@@ -193,7 +194,7 @@ export class ContentService {
       direction: parseSort(args.sort),
       args,
       // Read-only: plain rows in one query (the published view joined in), no entities.
-      rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, { published: publishedOnly }),
+      rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, { published: publishedOnly, compiled }),
     });
   }
 
