@@ -17,3 +17,4 @@ export * from './latest-versions';
 export * from './transfer/transfer';
 export * from './tag-records';
 export * from './project-references';
+export * from './query-shapes';

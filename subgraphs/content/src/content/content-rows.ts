@@ -1,4 +1,5 @@
 // Read-only content pages in one query as plain rows: no entities, no identity map, no change-tracking snapshots.
+import { QueryShapes } from '@cp/db';
 import { EntityStatus } from '@cp/graphql';
 import type { EntityManager, FilterQuery, QBFilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
@@ -29,6 +30,9 @@ function typeVersionSelect(em: EntityManager): string[] {
   return typeVersionColumns;
 }
 
+/** Content reads are a handful of filter shapes: their SQL is built once each (issue 12.6). */
+const shapes = new QueryShapes<FilterQuery<Content>>();
+
 export interface ContentRowsOptions {
   /** Each entry as its last published version (D9), joined in the same query rather than read by a second one. */
   published?: boolean;
@@ -49,26 +53,31 @@ export async function readContentRows(
   limit: number,
   { published = false, typeVersion = false, compiled = true }: ContentRowsOptions = {},
 ): Promise<Content[]> {
-  const { all, published: entryColumns, withoutCompiled } = contentColumns(em);
-  const qb = em
-    .createQueryBuilder(Content, 'c')
-    .select(published ? entryColumns : compiled ? all : withoutCompiled)
-    .where(where as QBFilterQuery<Content>)
-    .orderBy(orderBy)
-    .limit(limit);
-  const query = qb.getKnexQuery();
-  if (published) {
-    query
-      .join('content_version as v', (on) => on.on('v.content_id', '=', 'c.id').andOn('v.version', '=', 'c.last_published_version'))
-      .select('v.content as v__snapshot', 'v.version as v__version', ...(compiled ? ['v.compiled as v__compiled'] : []));
-    if (typeVersion) {
-      // The version's own type version (a later migration of the working copy doesn't move it).
+  const build = (filter: FilterQuery<Content>) => {
+    const { all, published: entryColumns, withoutCompiled } = contentColumns(em);
+    const query = em
+      .createQueryBuilder(Content, 'c')
+      .select(published ? entryColumns : compiled ? all : withoutCompiled)
+      .where(filter as QBFilterQuery<Content>)
+      .orderBy(orderBy)
+      .limit(limit)
+      .getKnexQuery();
+    if (published) {
       query
-        .join('content_type_version as t', (on) => on.on('t.content_type_id', '=', 'c.type_id').andOn(em.getKnex().raw(`t.version = (v.content->>'typeVersion')::int`)))
-        .select(typeVersionSelect(em));
+        .join('content_version as v', (on) => on.on('v.content_id', '=', 'c.id').andOn('v.version', '=', 'c.last_published_version'))
+        .select('v.content as v__snapshot', 'v.version as v__version', ...(compiled ? ['v.compiled as v__compiled'] : []));
+      if (typeVersion) {
+        // The version's own type version (a later migration of the working copy doesn't move it).
+        query
+          .join('content_type_version as t', (on) => on.on('t.content_type_id', '=', 'c.type_id').andOn(em.getKnex().raw(`t.version = (v.content->>'typeVersion')::int`)))
+          .select(typeVersionSelect(em));
+      }
     }
-  }
-  const rows: Record<string, unknown>[] = await em.getConnection().execute(query, [], 'all');
+    return query;
+  };
+  const key = `${published}|${typeVersion}|${compiled}|${JSON.stringify(orderBy)}|${limit}`;
+  const { sql, bindings } = shapes.compile(key, where, build);
+  const rows: Record<string, unknown>[] = await em.getConnection().execute(sql, bindings, 'all', em.getTransactionContext());
   const driver = em.getDriver();
   const meta = em.getMetadata().get(Content.name);
   const typeMeta = typeVersion ? em.getMetadata().get(ContentTypeVersion.name) : undefined;
