@@ -4,10 +4,11 @@ import { AppError, BadRequestError, toErrorEnvelope, UnauthorizedError, Validati
 import type { Context, RestRoute, RestRoutes } from '@cp/graphql';
 import { filterSchema } from '@graphql-tools/utils';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
-import { Kind, print, visit, type DocumentNode, type ExecutionResult, type GraphQLArgument, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import { Kind, print, visit, type DocumentNode, type OperationDefinitionNode, type ExecutionResult, type GraphQLArgument, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { assertJsonDepth, assertSafeJsonValue } from './input-guard';
 import { assertQueryParameters } from './query-parameters';
+import { getVariables, operationFor, pathParameters, SOFA_IGNORE, SOFA_MODELS } from './rest-operations';
 import { currentScope, edgeContext } from './request-scope';
 import { sendError } from './send-error';
 
@@ -33,10 +34,6 @@ export interface RestOptions {
 /** Routes anyone may call without a credential. */
 export const PUBLIC_FIELDS = new Set(['Mutation.login']);
 
-/** Nested users are references: sofa selects `createdBy` as `{id}` and REST sends the id string. */
-export const SOFA_MODELS = ['User'];
-/** `LoginResult.user` is the signed-in user itself, and `UserList.data` the listed users: not references. */
-export const SOFA_IGNORE = ['LoginResult.user', 'UserList.data'];
 
 /** The gateway schema cut down to the root fields a family routes (what sofa derives its operations from). */
 export function restSchema(schema: GraphQLSchema, routes: CompiledRoute[]): GraphQLSchema {
@@ -78,6 +75,9 @@ function withoutPath(set: SelectionSetNode, path: readonly string[]): SelectionS
   return { ...set, selections };
 }
 
+/** What the handler reads of an operation's answer: sofa's Response, or the outcome of a GET run without it. */
+type RestOutcome = Pick<Response, 'ok' | 'status' | 'text'>;
+
 /** Successful results of REST operations, by request context, from sofa's `execute` to the handler that sends them. */
 const results = new WeakMap<Context, Record<string, unknown>>();
 
@@ -115,6 +115,23 @@ export function createRestHandler(options: RestOptions) {
     },
   });
   const sofa = createSofaRouter({ ...config, models: SOFA_MODELS, ignore: SOFA_IGNORE });
+  /**
+   * GET routes skip sofa's router (URLPattern matching over every route, a fetch Request, the query string parsed once
+   * per variable): the route is already known here, and its operation and variables are sofa's, reproduced.
+   */
+  const gets = new Map(
+    routes.filter((r) => r.method === 'GET').map((r) => {
+      const document = operationFor(schema, r.field);
+      const name = (document.definitions[0] as OperationDefinitionNode).name?.value;
+      return [r, { document, name, pattern: pathParameters(r.path) }] as const;
+    }),
+  );
+  const runGet = async (route: CompiledRoute, path: string, search: string, context: Context): Promise<RestOutcome> => {
+    const get = gets.get(route)!;
+    const variableValues = getVariables(get.document, schema, get.pattern, path, search);
+    const result = await config.execute({ schema, document: get.document, variableValues, contextValue: context, operationName: get.name });
+    return result.errors ? config.errorHandler!(result.errors) : { ok: true, status: route.responseStatus ?? 200, text: async () => 'null' };
+  };
 
   return async (req: ExpressRequest, res: ExpressResponse) => {
     try {
@@ -136,13 +153,16 @@ export function createRestHandler(options: RestOptions) {
         const revision = revisionFromIfMatch(ifMatch);
         if (revision !== undefined) url.searchParams.set('expectedRevision', String(revision));
       }
-      const request = new Request(url, {
-        method: req.method,
-        headers: { 'content-type': 'application/json' },
-        // Flat bodies (the spec's) reach both flat arguments and a single `input` argument.
-        body: body === undefined ? undefined : JSON.stringify({ ...body, input: body }),
-      });
-      const response = await sofa.fetch(request, { cp: context });
+      const request = () =>
+        new Request(url, {
+          method: req.method,
+          headers: { 'content-type': 'application/json' },
+          // Flat bodies (the spec's) reach both flat arguments and a single `input` argument.
+          body: body === undefined ? undefined : JSON.stringify({ ...body, input: body }),
+        });
+      const response: RestOutcome | undefined = gets.has(route)
+        ? await runGet(route, url.pathname.slice(basePath.length), url.search, context)
+        : await sofa.fetch(request(), { cp: context });
       if (!response) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
       const data = results.get(context);
       results.delete(context);

@@ -1,12 +1,12 @@
 // Builds the OpenAPI 3.0 document of one REST family with sofa's generator, from the operations sofa routes, then adds
 // what sofa doesn't know: security schemes, the D4 error envelope, D1 bounds, our body flattening, and the plain routes.
 import type { RestRoutes } from '@cp/graphql';
-import { buildOperationNodeForField } from '@graphql-tools/utils';
-import { getNamedType, isInputObjectType, Kind, type DocumentNode, type GraphQLSchema, type OperationTypeNode } from 'graphql';
+import { getNamedType, isInputObjectType, type GraphQLSchema } from 'graphql';
 import type { OpenAPIV3 } from 'openapi-types';
 import { OpenAPI } from 'sofa-api';
 import { PLAIN_ROUTES } from '../plain-routes';
-import { BASE_PATHS, compileRoutes, PUBLIC_FIELDS, restSchema, SOFA_IGNORE, SOFA_MODELS, type CompiledRoute, type RouteFamily } from '../rest';
+import { BASE_PATHS, compileRoutes, PUBLIC_FIELDS, restSchema, type CompiledRoute, type RouteFamily } from '../rest';
+import { operationFor, SOFA_IGNORE } from '../rest-operations';
 import { COMMON_HEADERS, ERROR_RESPONSES, ERROR_SCHEMAS, errorResponses, successHeaders } from './errors';
 import { withPaginationBounds } from './parameters';
 import { plainOperation } from './plain-operations';
@@ -55,7 +55,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   const schema = restSchema(options.schema, routes);
   const generator = OpenAPI({ schema, info: { ...INFO[family], version: options.version }, customScalars: CUSTOM_SCALARS });
   for (const route of routes) {
-    generator.addRoute({ document: operationFor(schema, route), path: route.path, method: route.method, tags: [tagOf(route.path)] }, { basePath });
+    generator.addRoute({ document: operationFor(schema, route.field), path: route.path, method: route.method, tags: [tagOf(route.path)] }, { basePath });
   }
   const doc = generator.get() as OpenAPIV3.Document;
   const schemas = doc.components!.schemas as Record<string, OpenAPIV3.SchemaObject>;
@@ -88,14 +88,6 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     .map((name) => ({ name }));
   doc.paths = Object.fromEntries(Object.entries(doc.paths).sort(([a], [b]) => a.localeCompare(b)));
   return doc;
-}
-
-/** The operation sofa builds for the field (same builder, models, ignore list and depth). */
-function operationFor(schema: GraphQLSchema, route: CompiledRoute): DocumentNode {
-  const [root, field] = route.field.split('.');
-  const kind = (root === 'Query' ? 'query' : 'mutation') as OperationTypeNode;
-  const node = buildOperationNodeForField({ kind, schema, field, models: SOFA_MODELS, ignore: SOFA_IGNORE, circularReferenceDepth: 1 });
-  return { kind: Kind.DOCUMENT, definitions: [node] };
 }
 
 function refineOperation(operation: OpenAPIV3.OperationObject, route: CompiledRoute, schema: GraphQLSchema, family: RouteFamily): void {

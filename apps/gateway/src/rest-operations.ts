@@ -1,0 +1,66 @@
+// sofa's operations and variables for REST routes, reproduced so GET routes can run without sofa's router (issue 12.6).
+import { BadRequestError } from '@cp/errors';
+import { buildOperationNodeForField } from '@graphql-tools/utils';
+import {
+  isEqualType, isInputObjectType, isScalarType, GraphQLBoolean, Kind,
+  type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type OperationTypeNode, type TypeNode,
+} from 'graphql';
+import { parse as parseQuery } from 'qs';
+
+/** Nested users are references: sofa selects `createdBy` as `{id}` and REST sends the id string. */
+export const SOFA_MODELS = ['User'];
+/** `LoginResult.user` is the signed-in user itself, and `UserList.data` the listed users: not references. */
+export const SOFA_IGNORE = ['LoginResult.user', 'UserList.data'];
+
+/** The operation sofa builds for a `Query.x`/`Mutation.x` field (same builder, models, ignore list and depth). */
+export function operationFor(schema: GraphQLSchema, field: string): DocumentNode {
+  const [root, name] = field.split('.');
+  const kind = (root === 'Query' ? 'query' : 'mutation') as OperationTypeNode;
+  const node = buildOperationNodeForField({ kind, schema, field: name, models: SOFA_MODELS, ignore: SOFA_IGNORE, circularReferenceDepth: 1 });
+  return { kind: Kind.DOCUMENT, definitions: [node] };
+}
+
+/** A route path (`/…/:id`) as a pattern whose named groups are its parameters. */
+export function pathParameters(path: string): RegExp {
+  return new RegExp(`^${path.replace(/:([A-Za-z]+)/g, '(?<$1>[^/]+)')}/?$`);
+}
+
+/**
+ * The variables sofa would pass for a GET: each operation variable from the path parameter of its name (decoded), else
+ * the query string (parsed with qs, as sofa does, but once instead of once per variable), coerced by `resolveVariable`.
+ */
+export function getVariables(document: DocumentNode, schema: GraphQLSchema, pattern: RegExp, path: string, search: string): Record<string, unknown> {
+  const groups = pattern.exec(path)?.groups ?? {};
+  const query = search.length > 1 ? parseQuery(search.slice(1)) : {};
+  const variables: Record<string, unknown> = {};
+  for (const definition of (document.definitions[0] as OperationDefinitionNode).variableDefinitions ?? []) {
+    const name = definition.variable.name.value;
+    const raw = name in groups ? decoded(groups[name]) : query[name] || undefined;
+    if (raw === undefined || raw === null) continue;
+    const value = resolveVariable(raw, definition.type, schema);
+    if (value !== undefined) variables[name] = value;
+  }
+  return variables;
+}
+
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new BadRequestError('The path is not valid percent-encoding.', { segment });
+  }
+}
+
+/** sofa's own coercion (its `parseVariable`, which it doesn't export): scalars serialised, input objects as JSON. */
+function resolveVariable(value: unknown, type: TypeNode, schema: GraphQLSchema): unknown {
+  if (type.kind === Kind.NON_NULL_TYPE) return resolveVariable(value, type.type, schema);
+  if (type.kind === Kind.LIST_TYPE) return (Array.isArray(value) ? value : [value]).map((v) => resolveVariable(v, type.type, schema));
+  const named = schema.getType(type.name.value);
+  try {
+    if (isScalarType(named)) return named.serialize(isEqualType(GraphQLBoolean, named) ? value === 'true' || value === true : value);
+    if (isInputObjectType(named)) return value && typeof value === 'object' ? value : JSON.parse(String(value));
+  } catch (err) {
+    throw new BadRequestError((err as Error).message);
+  }
+  return value;
+}
