@@ -30,8 +30,13 @@ function typeVersionSelect(em: EntityManager): string[] {
   return typeVersionColumns;
 }
 
-/** Content reads are a handful of filter shapes: their SQL is built once each (issue 12.6). */
-const shapes = new QueryShapes<FilterQuery<Content>>();
+/** Content reads are a handful of filter shapes: their SQL is built once each (issue 12.6), per ORM (schema, naming). */
+const shapesByOrm = new WeakMap<object, QueryShapes<FilterQuery<Content>>>();
+function shapesOf(em: EntityManager): QueryShapes<FilterQuery<Content>> {
+  let shapes = shapesByOrm.get(em.config);
+  if (!shapes) shapesByOrm.set(em.config, (shapes = new QueryShapes()));
+  return shapes;
+}
 
 export interface ContentRowsOptions {
   /** Each entry as its last published version (D9), joined in the same query rather than read by a second one. */
@@ -76,7 +81,7 @@ export async function readContentRows(
     return query;
   };
   const key = `${published}|${typeVersion}|${compiled}|${JSON.stringify(orderBy)}|${limit}`;
-  const { sql, bindings } = shapes.compile(key, where, build);
+  const { sql, bindings } = shapesOf(em).compile(key, where, build);
   const rows: Record<string, unknown>[] = await em.getConnection().execute(sql, bindings, 'all', em.getTransactionContext());
   const driver = em.getDriver();
   const meta = em.getMetadata().get(Content.name);
