@@ -60,6 +60,65 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
     expect(JSON.stringify(body)).not.toMatch(/"name"/);
   });
 
+  // Issue 12.6: an in-process gateway runs REST reads on the one subgraph that answers them (direct-reads.ts); this one
+  // plans and shapes every read through @apollo/gateway. Both must answer every GET route byte for byte alike.
+  it('answers every REST read exactly as a gateway with in-process subgraphs does (direct reads)', async () => {
+    const METRICS_TOKEN = 'metrics-token-0123456789';
+    const inProcess = await startService({ databaseUrl: gateway.databaseUrl, env: { METRICS_TOKEN } });
+    try {
+      const api = new Client(gateway.url);
+      const token = await api.login();
+      const call = (method: string, path: string, body?: unknown) => api.call(method, `/app/v1${PROJECT}${path}`, { token, body });
+      const type = await call('POST', '/content-types', { name: 'Direct', schema: { type: 'object', properties: { title: { type: 'string' } } } });
+      await call('POST', `/content-types/${type.body.id}/publish`);
+      const entry = await call('POST', '/content', { typeId: type.body.id, name: 'Direct entry', content: { title: 'one' }, tags: ['direct'] });
+      await call('POST', `/content/${entry.body.id}/publish`);
+      await call('PUT', `/content/${entry.body.id}`, { content: { title: 'two' } });
+      const folder = await call('POST', '/folders', { name: 'Direct folder' });
+      const saved = await call('POST', '/saved-searches', { name: 'direct', query: { filter: { name: { like: 'Direct' } } } });
+      const schedule = await call('POST', '/schedules', { resourceType: 'content', resourceId: entry.body.id, action: 'publish', at: new Date(Date.now() + 86_400_000).toISOString() });
+      const key = await call('POST', '/api-keys', { name: 'direct reader' });
+      const tags = await call('GET', '/tags');
+      for (const created of [type, entry, folder, saved, schedule, key, tags]) expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
+      const ids: Record<string, string> = {
+        'content-types': type.body.id,
+        content: entry.body.id,
+        folders: folder.body.id,
+        'saved-searches': saved.body.id,
+        schedules: schedule.body.id,
+        'api-keys': key.body.id,
+        tags: tags.body.data[0].id,
+      };
+
+      const paths = async (family: 'app' | 'api') => {
+        const document = await (await fetch(`${gateway.url}/${family}/v1/openapi.json`)).json();
+        return Object.entries(document.paths as Record<string, { get?: unknown }>)
+          .filter(([path, item]) => item.get && !path.includes('events') && !path.startsWith('/cdn'))
+          .map(([path]) => path.replace(/\/([^/{]+)\/\{(?:id|componentId|version)\}/g, (_, resource: string) => `/${resource}/${ids[resource] ?? 'unknown-id'}`))
+          .map((path) => path.replace('{organizationId}', 'default').replace('{projectId}', 'default'));
+      };
+      const walk = async (family: 'app' | 'api', credential: { token?: string; apiKey?: string }) => {
+        const routes = await paths(family);
+        expect(routes.length).toBeGreaterThan(family === 'app' ? 30 : 10);
+        for (const path of routes) {
+          for (const query of ['', '?limit=1', '?limit=abc']) {
+            const [viaGateway, direct] = await Promise.all([api, new Client(inProcess.url)].map((c) => c.call('GET', path + query, credential)));
+            expect({ path: path + query, status: direct.status, body: direct.body }).toEqual({ path: path + query, status: viaGateway.status, body: viaGateway.body });
+          }
+        }
+      };
+      // Admin reads first: the key's `lastUsed` changes once it has been used.
+      await walk('app', { token });
+      await walk('api', { apiKey: key.body.key });
+      // The in-process gateway really took the direct path (a `limit=abc` goes through Apollo for its error).
+      const metrics = await (await fetch(`${inProcess.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
+      const reads = (path: string) => Number(new RegExp(`^cp_rest_reads_total\\{path="${path}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
+      expect(reads('direct')).toBeGreaterThan(80);
+    } finally {
+      await inProcess.destroy();
+    }
+  });
+
   // Last: it locks the admin account for the rest of the window.
   it('counts failed sign-ins per account across the gateway and the standalone access service (shared store)', async () => {
     const api = new Client(gateway.url);

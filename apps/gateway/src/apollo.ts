@@ -5,6 +5,7 @@ import type { ApolloGateway } from '@apollo/gateway';
 import { BadRequestError, formatGraphQLError, isErrorCode, isInternal, statusOf } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { counter } from '@cp/metrics';
+import type { GraphQLFormattedError } from 'graphql';
 import { graphqlArmor } from './armor';
 import { currentScope, edgeContext } from './request-scope';
 
@@ -56,19 +57,31 @@ function operationLabel(name: string | null | undefined): string {
   return name;
 }
 
-/** `success`, `partial` (data and errors) or `error` (no data). */
+/** Counts an answered operation: `success`, `partial` (data and errors) or `error` (no data). */
+export function countOperation(operationName: string | null | undefined, { data, errors }: { data?: Record<string, unknown> | null; errors?: readonly unknown[] }) {
+  const outcome = !errors?.length ? 'success' : data && Object.values(data).some((v) => v !== null) ? 'partial' : 'error';
+  operations.inc({ operation: operationLabel(operationName), outcome });
+}
+
 const operationMetrics: ApolloServerPlugin<Context> = {
   async requestDidStart() {
     return {
       async willSendResponse({ operationName, response }) {
-        if (response.body.kind !== 'single') return;
-        const { data, errors } = response.body.singleResult;
-        const outcome = !errors?.length ? 'success' : data && Object.values(data).some((v) => v !== null) ? 'partial' : 'error';
-        operations.inc({ operation: operationLabel(operationName), outcome });
+        if (response.body.kind === 'single') countOperation(operationName, response.body.singleResult);
       },
     };
   },
 };
+
+/** Every error of an answer leaves with its D4 code and no internals; unexpected ones are logged here, once. */
+export function formatOperationError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
+  // Automatic persisted queries: clients (Apollo Link, CDNs' APQ support) react to these two codes by name.
+  const code = formatted.extensions?.code;
+  if (code === 'PERSISTED_QUERY_NOT_FOUND' || code === 'PERSISTED_QUERY_NOT_SUPPORTED') return { message: formatted.message, extensions: { code } };
+  const result = formatGraphQLError(formatted, error, edgeContext());
+  if (isInternal(result)) currentScope()?.logger.error({ err: error }, 'unexpected error');
+  return result;
+}
 
 export function createApollo(gateway: ApolloGateway, plugins: ApolloServerPlugin<Context>[] = []) {
   const armor = graphqlArmor();
@@ -83,14 +96,7 @@ export function createApollo(gateway: ApolloGateway, plugins: ApolloServerPlugin
     gateway,
     includeStacktraceInErrorResponses: false,
     introspection: true,
-    formatError(formatted, error) {
-      // Automatic persisted queries: clients (Apollo Link, CDNs' APQ support) react to these two codes by name.
-      const code = formatted.extensions?.code;
-      if (code === 'PERSISTED_QUERY_NOT_FOUND' || code === 'PERSISTED_QUERY_NOT_SUPPORTED') return { message: formatted.message, extensions: { code } };
-      const result = formatGraphQLError(formatted, error, edgeContext());
-      if (isInternal(result)) currentScope()?.logger.error({ err: error }, 'unexpected error');
-      return result;
-    },
+    formatError: formatOperationError,
     // Apollo's landing page loads from a CDN: disabled; our GraphiQL (docs/mount.ts) answers browsers instead.
     plugins: [ApolloServerPluginLandingPageDisabled(), statusFromErrors, noSubscriptionsOverHttp, operationMetrics, ...armor.plugins, ...plugins],
   });

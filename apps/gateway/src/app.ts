@@ -13,6 +13,7 @@ import type { GraphQLSchema } from 'graphql';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApollo } from './apollo';
+import { DirectReads } from './direct-reads';
 import { eventRoutesHandler } from './events/event-routes';
 import { buildSubscriptionSchema, refuseHttpSubscriptions, startSubscriptionServer } from './events/subscriptions';
 import { documentSizeLimit, responseSizeLimit } from './armor';
@@ -91,7 +92,9 @@ export async function startService(config: Config, logger: Logger = createLogger
   // In-process access shares the gateway's AuthService (`deps.auth`): one principal cache, and sign-in failures counted
   // in the rate limiter's shared store (issue 11.3) rather than per process.
   for (const subgraph of inProcess) local[subgraph.name] = (await subgraph.build(deps)).schema;
-  const gateway = createGateway({ supergraphSdl: readSupergraph(), local, remote: config.subgraphUrls, secret });
+  const supergraphSdl = readSupergraph();
+  const gateway = createGateway({ supergraphSdl, local, remote: config.subgraphUrls, secret });
+  const direct = new DirectReads(supergraphSdl, local);
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate(({ apiSchema: schema }) => (apiSchema = schema));
 
@@ -158,7 +161,7 @@ export async function startService(config: Config, logger: Logger = createLogger
       ...authenticated(family),
       eventRoutesHandler(feed, access, streams),
     );
-    const rest = createRestHandler({ family, schema: apiSchema, apollo, routes: allRoutes(), maxBodyBytes: JSON_LIMIT_BYTES });
+    const rest = createRestHandler({ family, schema: apiSchema, apollo, direct, routes: allRoutes(), maxBodyBytes: JSON_LIMIT_BYTES });
     // Client reads come from the published-read cache (issue 12); admin POSTs honour Idempotency-Key (D17).
     const familyMiddleware = family === 'api' ? [clientCache.rest] : [idempotent('raw', sendError)];
     app.use(`/${family}/v1`, contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)), limiter.middleware(sendError), ...familyMiddleware, responseSizeLimit(sendError, config.http.maxResponseBytes), rest);

@@ -4,7 +4,7 @@ import { BadRequestError } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { NextFunction, Request, Response } from 'express';
-import { Kind, type FragmentDefinitionNode, type GraphQLError, type ValidationContext } from 'graphql';
+import { Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode, type ValidationContext } from 'graphql';
 import { listAwareCost } from './list-cost';
 
 /**
@@ -78,21 +78,24 @@ const listCostLimit: ApolloServerPlugin<Context> = {
   async requestDidStart() {
     return {
       async didResolveOperation({ document, operation, request, schema }) {
-        if (!operation) return;
-        const fragments: Record<string, FragmentDefinitionNode> = {};
-        for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
-        const max = GRAPHQL_LIMITS.maxListCost;
-        const cost = listAwareCost(schema, operation, fragments, request.variables, max);
-        if (cost > max) {
-          throw new BadRequestError(`The operation could return too much: its cost counting list sizes exceeds ${max}. Ask for fewer items or fields.`, {
-            limit: 'cost',
-            max,
-          });
-        }
+        if (operation) assertListCost(schema, document, operation, request.variables);
       },
     };
   },
 };
+
+/** BAD_REQUEST when an operation's list-aware cost (list-cost.ts) exceeds `maxListCost`. */
+export function assertListCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): void {
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+  const max = GRAPHQL_LIMITS.maxListCost;
+  if (listAwareCost(schema, operation, fragments, variables, max) > max) {
+    throw new BadRequestError(`The operation could return too much: its cost counting list sizes exceeds ${max}. Ask for fewer items or fields.`, {
+      limit: 'cost',
+      max,
+    });
+  }
+}
 
 /**
  * A backstop behind the cost limit: a response body beyond `max` (`MAX_RESPONSE_BYTES`) is not sent; the caller gets a

@@ -43,7 +43,7 @@ export class CachedLocalDataSource implements GraphQLDataSource {
 }
 
 /** `toJSON` drops `originalError`: a database's refusal of a client value must keep its 400 code across (see inputErrorOf). */
-function withInputCode(error: GraphQLError): GraphQLError {
+export function withInputCode(error: GraphQLError): GraphQLError {
   const input = inputErrorOf(error);
   return input ? new GraphQLError(input.message, { nodes: error.nodes, path: error.path, extensions: input.extensions }) : error;
 }

@@ -2,10 +2,12 @@
 import type { ApolloServer } from '@apollo/server';
 import { AppError, BadRequestError, toErrorEnvelope, UnauthorizedError, ValidationFailedError, primaryError } from '@cp/errors';
 import type { Context, RestRoute, RestRoutes } from '@cp/graphql';
+import { counter } from '@cp/metrics';
 import { filterSchema } from '@graphql-tools/utils';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
 import { Kind, print, visit, type DocumentNode, type OperationDefinitionNode, type ExecutionResult, type GraphQLArgument, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { createSofa, createSofaRouter } from 'sofa-api';
+import { coercible, executeDirect, type DirectReads } from './direct-reads';
 import { assertJsonDepth, assertSafeJsonValue } from './input-guard';
 import { assertQueryParameters } from './query-parameters';
 import { getVariables, operationFor, pathParameters, SOFA_IGNORE, SOFA_MODELS } from './rest-operations';
@@ -27,6 +29,8 @@ export interface RestOptions {
   family: RouteFamily;
   schema: GraphQLSchema;
   apollo: ApolloServer<Context>;
+  /** Reads one in-process subgraph answers alone skip the gateway (issue 12.6); without it every route goes through Apollo. */
+  direct?: DirectReads;
   routes: RestRoutes;
   maxBodyBytes: number;
 }
@@ -75,8 +79,15 @@ function withoutPath(set: SelectionSetNode, path: readonly string[]): SelectionS
   return { ...set, selections };
 }
 
+interface LocalRead {
+  subgraph: GraphQLSchema;
+  document: DocumentNode;
+}
+
 /** What the handler reads of an operation's answer: sofa's Response, or the outcome of a GET run without it. */
 type RestOutcome = Pick<Response, 'ok' | 'status' | 'text'>;
+
+const restReads = counter('cp_rest_reads_total', 'REST GET operations by how they ran: on the one in-process subgraph answering them, or through the gateway.', ['path']);
 
 /** Successful results of REST operations, by request context, from sofa's `execute` to the handler that sends them. */
 const results = new WeakMap<Context, Record<string, unknown>>();
@@ -123,13 +134,35 @@ export function createRestHandler(options: RestOptions) {
     routes.filter((r) => r.method === 'GET').map((r) => {
       const document = operationFor(schema, r.field);
       const name = (document.definitions[0] as OperationDefinitionNode).name?.value;
-      return [r, { document, name, pattern: pathParameters(r.path) }] as const;
+      const get: { document: DocumentNode; name?: string; pattern: RegExp; local?: LocalRead | null } = { document, name, pattern: pathParameters(r.path) };
+      return [r, get] as const;
     }),
   );
+  /** The route's operation as sent (`omit` applied) and the in-process subgraph answering it alone (direct-reads.ts). */
+  const localRead = (document: DocumentNode): LocalRead | null => {
+    const sent = withoutOmitted(document, omitted);
+    try {
+      const subgraph = options.direct?.schemaFor(sent);
+      return subgraph ? { subgraph, document: sent } : null;
+    } catch (err) {
+      // A document the planner can't take stays on the gateway, which answers it (or its error) as for GraphQL.
+      currentScope()?.logger.warn({ err }, 'REST read not planned for direct execution');
+      return null;
+    }
+  };
   const runGet = async (route: CompiledRoute, path: string, search: string, context: Context): Promise<RestOutcome> => {
     const get = gets.get(route)!;
     const variableValues = getVariables(get.document, schema, get.pattern, path, search);
-    const result = await config.execute({ schema, document: get.document, variableValues, contextValue: context, operationName: get.name });
+    const local = (get.local ??= localRead(get.document));
+    let result: ExecutionResult;
+    if (local && coercible(local.subgraph, local.document, variableValues)) {
+      restReads.inc({ path: 'direct' });
+      result = await executeDirect(options.schema, local.subgraph, local.document, variableValues, context);
+      if (result.data && !result.errors) results.set(context, result.data);
+    } else {
+      restReads.inc({ path: 'gateway' });
+      result = await config.execute({ schema, document: get.document, variableValues, contextValue: context, operationName: get.name });
+    }
     return result.errors ? config.errorHandler!(result.errors) : { ok: true, status: route.responseStatus ?? 200, text: async () => 'null' };
   };
 
