@@ -52,7 +52,12 @@ export async function executeDirect(
   contextValue: Context,
 ): Promise<ExecutionResult> {
   const operation = document.definitions[0] as OperationDefinitionNode;
-  assertListCost(apiSchema, document, operation, variableValues);
+  try {
+    assertListCost(apiSchema, document, operation, variableValues);
+  } catch (err) {
+    countOperation(operation.name?.value, { errors: [err] });
+    throw err;
+  }
   const result = await execute({ schema: subgraph, document, variableValues, contextValue });
   countOperation(operation.name?.value, result);
   if (!result.errors) return result;
