@@ -1,7 +1,7 @@
 // Apollo Server at /graphql: error formatting (D4 codes, no internals) and HTTP status for request-level failures.
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import type { ApolloGateway } from '@apollo/gateway';
+import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import { BadRequestError, formatGraphQLError, isErrorCode, isInternal, statusOf } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { counter } from '@cp/metrics';
@@ -83,7 +83,7 @@ export function formatOperationError(formatted: GraphQLFormattedError, error: un
   return result;
 }
 
-export function createApollo(gateway: ApolloGateway, plugins: ApolloServerPlugin<Context>[] = []) {
+export function createApollo(gateway: GatewayInterface, plugins: ApolloServerPlugin<Context>[] = []) {
   const armor = graphqlArmor();
   return new ApolloServer<Context>({
     validationRules: armor.validationRules,

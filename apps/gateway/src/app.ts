@@ -92,9 +92,8 @@ export async function startService(config: Config, logger: Logger = createLogger
   // In-process access shares the gateway's AuthService (`deps.auth`): one principal cache, and sign-in failures counted
   // in the rate limiter's shared store (issue 11.3) rather than per process.
   for (const subgraph of inProcess) local[subgraph.name] = (await subgraph.build(deps)).schema;
-  const supergraphSdl = readSupergraph();
-  const gateway = createGateway({ supergraphSdl, local, remote: config.subgraphUrls, secret });
-  const direct = new DirectReads(supergraphSdl, local);
+  const direct = new DirectReads(local);
+  const gateway = createGateway({ supergraphSdl: readSupergraph(), local, remote: config.subgraphUrls, secret, didResolveQueryPlan: direct.didResolveQueryPlan });
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate(({ apiSchema: schema }) => (apiSchema = schema));
 
@@ -109,7 +108,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   drain.attach(server);
   const readiness = new Readiness();
   const streams = new LiveStreams();
-  const apollo = createApollo(gateway, [announceWritesBeforeAnswering(dispatcher)]);
+  const apollo = createApollo(direct.wrap(gateway), [announceWritesBeforeAnswering(dispatcher)]);
   await apollo.start();
   if (!apiSchema) throw new Error('The gateway did not load the supergraph.');
 

@@ -1,26 +1,60 @@
 import { loadConfig, type SubgraphName } from '@cp/config';
-import { parse, type GraphQLSchema } from 'graphql';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { DirectReads } from './direct-reads';
-import { readSupergraph } from './gateway';
+import type { GraphQLSchema } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApollo } from './apollo';
+import { DirectReads, queryHashOf } from './direct-reads';
+import { createGateway, readSupergraph } from './gateway';
 import { SUBGRAPHS } from './subgraphs';
 
+// The decision only: which operations the gateway's own plans prove local. No database, so resolvers fail; the plan is
+// made before execution. Answers are compared with the gateway's in test/remote-subgraphs.test.ts.
 describe('DirectReads', () => {
   const local: Partial<Record<SubgraphName, GraphQLSchema>> = {};
+  let direct: DirectReads;
+  let apollo: ReturnType<typeof createApollo>;
   beforeAll(async () => {
     const config = loadConfig({ JWT_SECRET: 'x'.repeat(32) });
     for (const s of SUBGRAPHS) local[s.name] = (await s.build({ config, secret: new Uint8Array(32) })).schema;
+    direct = new DirectReads(local);
+    const gateway = createGateway({ supergraphSdl: readSupergraph(), local, remote: {}, secret: new Uint8Array(32), didResolveQueryPlan: direct.didResolveQueryPlan });
+    apollo = createApollo(direct.wrap(gateway));
+    await apollo.start();
   });
-  const list = parse('query L($limit: Int) { contents(organizationId: "default", projectId: "default", limit: $limit) { data { id name createdBy { id } } } }');
+  afterAll(() => apollo?.stop());
 
-  it('runs a read one in-process subgraph answers alone on that subgraph', () => {
-    expect(new DirectReads(readSupergraph(), local).schemaFor(list)).toBe(local.content);
+  const planned = async (query: string, operationName?: string) => {
+    await apollo.executeOperation({ query, operationName }, { contextValue: {} as never });
+    return direct.schemaFor(queryHashOf(query), operationName);
+  };
+
+  it('runs a query one in-process subgraph answers alone on that subgraph, once the gateway has planned it', async () => {
+    const list = 'query L { contents(organizationId: "default", projectId: "default") { data { id name createdBy { id } } } }';
+    expect(direct.schemaFor(queryHashOf(list), 'L')).toBeUndefined();
+    expect(await planned(list, 'L')).toBe(local.content);
+    expect(await planned('{ organizations { data { id name } } }')).toBe(local.access);
   });
 
-  it('leaves reads that need another subgraph, or a remote one, to the gateway', () => {
-    const crossing = parse('{ contentType(organizationId: "default", projectId: "default", id: "x") { name createdBy { email } } }');
-    expect(new DirectReads(readSupergraph(), local).schemaFor(crossing)).toBeUndefined();
+  it('leaves the gateway what needs another subgraph, introspection and mutations; plans are per operation', async () => {
+    expect(await planned('{ contentType(organizationId: "default", projectId: "default", id: "x") { name createdBy { email } } }')).toBeUndefined();
+    expect(await planned('{ tags(organizationId: "default", projectId: "default") { data { id } } __schema { queryType { name } } }')).toBeUndefined();
+    expect(await planned('mutation { logout }')).toBeUndefined();
+    // The whole document is validated against the subgraph: another operation reading elsewhere keeps it all there.
+    const two = 'query A { tags(organizationId: "default", projectId: "default") { data { id } } } query B { users(organizationId: "default") { data { email } } }';
+    expect(await planned(two, 'A')).toBeUndefined();
+    const same = 'query A { tags(organizationId: "default", projectId: "default") { data { id } } } query B { folders(organizationId: "default", projectId: "default") { data { id } } }';
+    expect(await planned(same, 'A')).toBe(local.content);
+    expect(direct.schemaFor(queryHashOf(same), 'B')).toBeUndefined();
+  });
+
+  it('keeps remote subgraphs on the gateway', async () => {
     const { content: _remote, ...others } = local;
-    expect(new DirectReads(readSupergraph(), others).schemaFor(list)).toBeUndefined();
+    const remote = new DirectReads(others);
+    const gateway = createGateway({ supergraphSdl: readSupergraph(), local: others, remote: { content: 'http://127.0.0.1:9/graphql' }, secret: new Uint8Array(32), didResolveQueryPlan: remote.didResolveQueryPlan });
+    const server = createApollo(remote.wrap(gateway));
+    await server.start();
+    const query = '{ tags(organizationId: "default", projectId: "default") { data { id } } }';
+    await server.executeOperation({ query }, { contextValue: {} as never });
+    expect(remote.schemaFor(queryHashOf(query), undefined)).toBeUndefined();
+    await server.stop();
   });
 });

@@ -1,48 +1,114 @@
-// REST reads that one in-process subgraph answers alone run on that subgraph's schema, without the gateway (issue 12.6).
-import { operationFromDocument, Supergraph } from '@apollo/federation-internals';
-import { QueryPlanner } from '@apollo/query-planner';
+// Queries that one in-process subgraph answers alone run on that subgraph's schema, without the gateway (issue 12.6).
+import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
+import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
 import type { SubgraphName } from '@cp/config';
 import type { Context } from '@cp/graphql';
-import { execute, getVariableValues, validate, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { counter } from '@cp/metrics';
+import {
+  BREAK, execute, getVariableValues, GraphQLError, validate, visit,
+  type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode,
+} from 'graphql';
+import { createHash } from 'node:crypto';
 import { countOperation, formatOperationError } from './apollo';
 import { assertListCost } from './armor';
 import { withInputCode } from './local-data-source';
 
+const directRuns = counter('cp_direct_executions_total', 'Operations run on the one in-process subgraph answering them, without the gateway (REST reads and GraphQL queries).', ['api']);
+
+/** Operations remembered (a full table is reset rather than tracked for recency, as the gateway's documents). */
+const MAX_PLANS = 1000;
+
 /**
- * The gateway plans such an operation as one fetch of the same fields from that subgraph, then copies the answer into
- * the operation's shape (`updateOutputValue`, about a seventh of an admin list's CPU). Executing the operation on the
- * subgraph's schema gives the same data and the same errors without the copy. Only what the planner itself proves
- * local qualifies: one `Fetch` node, to a subgraph served in this process, with no `requires` and no rewrites (a
- * field resolved elsewhere, `@requires`, `@fromContext` or a `@defer` keep the gateway). Remote subgraphs keep it too.
+ * @apollo/gateway plans such a query as one fetch of the same fields from that subgraph, executes it there, then
+ * copies the answer into the operation's shape (`updateOutputValue`); for REST, Apollo's request pipeline runs around
+ * it too. Executing the operation on the subgraph's schema gives the same data and errors for a fraction of the CPU
+ * (bench/RESULTS.md). Only what the gateway's own plan proves local qualifies: a query whose plan is one `Fetch` node,
+ * to a subgraph served in this process, with no `requires`, rewrites or `@defer`; no introspection (the subgraph's
+ * schema is not the client's); valid against the subgraph schema. Everything else, and the first request of each
+ * operation (which makes the plan), goes through the gateway. Remote subgraphs always do.
  */
 export class DirectReads {
-  private planner?: { supergraph: Supergraph; planner: QueryPlanner };
+  private readonly plans = new Map<string, GraphQLSchema | null>();
 
-  constructor(
-    private readonly supergraphSdl: string,
-    private readonly local: Partial<Record<SubgraphName, GraphQLSchema>>,
-  ) {}
+  constructor(private readonly local: Partial<Record<SubgraphName, GraphQLSchema>>) {}
 
-  /** The in-process subgraph schema that answers `document` on its own, if there is one. Plans once per document. */
-  schemaFor(document: DocumentNode): GraphQLSchema | undefined {
-    // Built on first use (the gateway's own planner is private): start-up doesn't pay for a second query graph.
-    this.planner ??= (() => {
-      const supergraph = Supergraph.build(this.supergraphSdl);
-      return { supergraph, planner: new QueryPlanner(supergraph) };
-    })();
-    const operation = operationFromDocument(this.planner.supergraph.apiSchema(), document);
-    const node = this.planner.planner.buildQueryPlan(operation).node;
-    if (node?.kind !== 'Fetch' || node.requires || node.hasDefers) return undefined;
-    if (node.inputRewrites?.length || node.outputRewrites?.length || node.contextRewrites?.length) return undefined;
-    const schema = this.local[node.serviceName as SubgraphName];
-    return schema && validate(schema, document).length === 0 ? schema : undefined;
+  /** For `experimental_didResolveQueryPlan`: called with every plan the gateway uses (fresh or cached). */
+  readonly didResolveQueryPlan: Experimental_DidResolveQueryPlanCallback = ({ queryPlan, requestContext }) => {
+    const key = planKey(requestContext.queryHash, requestContext.operationName);
+    if (this.plans.has(key)) return;
+    if (this.plans.size >= MAX_PLANS) this.plans.clear();
+    const node = queryPlan.node;
+    const single =
+      requestContext.operation.operation === 'query' &&
+      node?.kind === 'Fetch' &&
+      !node.requires &&
+      !node.hasDefers &&
+      !node.inputRewrites?.length &&
+      !node.outputRewrites?.length &&
+      !node.contextRewrites?.length;
+    const subgraph = single ? this.local[node.serviceName as SubgraphName] : undefined;
+    const direct = subgraph && !introspects(requestContext.document) && validate(subgraph, requestContext.document).length === 0;
+    this.plans.set(key, direct ? subgraph : null);
+  };
+
+  /** The subgraph schema that answers this operation alone, once the gateway has planned it. */
+  schemaFor(queryHash: string, operationName: string | null | undefined): GraphQLSchema | undefined {
+    return this.plans.get(planKey(queryHash, operationName)) ?? undefined;
+  }
+
+  /** The gateway as Apollo Server sees it: its executor, except for the operations above. */
+  wrap(gateway: GatewayInterface): GatewayInterface {
+    return {
+      onSchemaLoadOrUpdate: (callback) => gateway.onSchemaLoadOrUpdate(callback),
+      stop: () => gateway.stop(),
+      load: async (options) => {
+        const { executor } = await gateway.load(options);
+        return { executor: executor && this.executor(executor) };
+      },
+    };
+  }
+
+  private executor(gateway: GatewayExecutor): GatewayExecutor {
+    return async (requestContext) => {
+      const subgraph = this.schemaFor(requestContext.queryHash, requestContext.operationName);
+      const variableValues = requestContext.request.variables ?? {};
+      if (!subgraph || !coercible(subgraph, requestContext.operation, variableValues)) return gateway(requestContext);
+      const { document, operationName, context: contextValue } = requestContext;
+      directRuns.inc({ api: 'graphql' });
+      const result = await execute({ schema: subgraph, document, variableValues, operationName, contextValue });
+      return result.errors ? { ...result, errors: result.errors.map(asGatewayError) } : result;
+    };
   }
 }
 
+/** As the gateway passes a subgraph's error on: its `locations` were in the subgraph's document, so it has none. */
+function asGatewayError(error: GraphQLError): GraphQLError {
+  const { message, path, originalError, extensions } = withInputCode(error);
+  return new GraphQLError(message, { path, originalError, extensions });
+}
+
+/** Apollo's `queryHash` of a document text (sha256, hex): REST computes it once per route to find the route's plan. */
+export function queryHashOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+const planKey = (queryHash: string, operationName: string | null | undefined) => `${queryHash}:${operationName ?? ''}`;
+
+function introspects(document: DocumentNode): boolean {
+  let found = false;
+  visit(document, {
+    Field(field) {
+      if (field.name.value === '__schema' || field.name.value === '__type') return ((found = true), BREAK);
+      return undefined;
+    },
+  });
+  return found;
+}
+
 /**
- * What Apollo's request pipeline adds to a plain execution on this path: the list-cost limit (checked against the
- * gateway's `apiSchema`, as for GraphQL), D4 error formatting and the operation counter. Depth and alias limits can't
- * bind: the documents are the service's own.
+ * A REST read without Apollo's request pipeline: what that pipeline adds to a plain execution here is the list-cost
+ * limit (checked against the gateway's `apiSchema`, as for GraphQL), D4 error formatting and the operation counter.
+ * Depth and alias limits can't bind: the documents are the service's own.
  */
 export async function executeDirect(
   apiSchema: GraphQLSchema,
@@ -58,6 +124,7 @@ export async function executeDirect(
     countOperation(operation.name?.value, { errors: [err] });
     throw err;
   }
+  directRuns.inc({ api: 'rest' });
   const result = await execute({ schema: subgraph, document, variableValues, contextValue });
   countOperation(operation.name?.value, result);
   if (!result.errors) return result;
@@ -68,7 +135,6 @@ export async function executeDirect(
  * Variables the subgraph would refuse: the gateway coerces them first and answers with its own error, so such a
  * request goes through it rather than getting graphql-js's code-less one here.
  */
-export function coercible(schema: GraphQLSchema, document: DocumentNode, variables: Record<string, unknown>): boolean {
-  const operation = document.definitions[0] as OperationDefinitionNode;
+export function coercible(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown>): boolean {
   return !('errors' in getVariableValues(schema, operation.variableDefinitions ?? [], variables, { maxErrors: 1 }));
 }

@@ -1,5 +1,5 @@
 // @apollo/gateway over the committed supergraph: subgraphs in-process by default, remote over keep-alive HTTP when configured.
-import { ApolloGateway, RemoteGraphQLDataSource, type GraphQLDataSource } from '@apollo/gateway';
+import { ApolloGateway, RemoteGraphQLDataSource, type Experimental_DidResolveQueryPlanCallback, type GraphQLDataSource } from '@apollo/gateway';
 import type { SubgraphName } from '@cp/config';
 import { PRINCIPAL_HEADER, signPrincipal, type Context } from '@cp/graphql';
 import { context as otelContext, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
@@ -21,6 +21,8 @@ export interface GatewayOptions {
   remote: Partial<Record<SubgraphName, string>>;
   /** Signs the principal forwarded to remote subgraphs. */
   secret: Uint8Array;
+  /** Sees every query plan the gateway uses (direct-reads.ts). */
+  didResolveQueryPlan?: Experimental_DidResolveQueryPlanCallback;
 }
 
 // A no-op until `@cp/tracing` registers a provider (only with OTEL_EXPORTER_OTLP_ENDPOINT set).
@@ -74,6 +76,7 @@ export function createGateway(options: GatewayOptions): ApolloGateway {
   process.env.APOLLO_TELEMETRY_DISABLED ??= 'true';
   return new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
+    experimental_didResolveQueryPlan: options.didResolveQueryPlan,
     buildService({ name, url }): GraphQLDataSource {
       const local = options.local[name as SubgraphName];
       if (local) return new CachedLocalDataSource(local);

@@ -2,12 +2,11 @@
 import type { ApolloServer } from '@apollo/server';
 import { AppError, BadRequestError, toErrorEnvelope, UnauthorizedError, ValidationFailedError, primaryError } from '@cp/errors';
 import type { Context, RestRoute, RestRoutes } from '@cp/graphql';
-import { counter } from '@cp/metrics';
 import { filterSchema } from '@graphql-tools/utils';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
 import { Kind, print, visit, type DocumentNode, type OperationDefinitionNode, type ExecutionResult, type GraphQLArgument, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { createSofa, createSofaRouter } from 'sofa-api';
-import { coercible, executeDirect, type DirectReads } from './direct-reads';
+import { coercible, executeDirect, queryHashOf, type DirectReads } from './direct-reads';
 import { assertJsonDepth, assertSafeJsonValue } from './input-guard';
 import { assertQueryParameters } from './query-parameters';
 import { getVariables, operationFor, pathParameters, SOFA_IGNORE, SOFA_MODELS } from './rest-operations';
@@ -79,15 +78,8 @@ function withoutPath(set: SelectionSetNode, path: readonly string[]): SelectionS
   return { ...set, selections };
 }
 
-interface LocalRead {
-  subgraph: GraphQLSchema;
-  document: DocumentNode;
-}
-
 /** What the handler reads of an operation's answer: sofa's Response, or the outcome of a GET run without it. */
 type RestOutcome = Pick<Response, 'ok' | 'status' | 'text'>;
-
-const restReads = counter('cp_rest_reads_total', 'REST GET operations by how they ran: on the one in-process subgraph answering them, or through the gateway.', ['path']);
 
 /** Successful results of REST operations, by request context, from sofa's `execute` to the handler that sends them. */
 const results = new WeakMap<Context, Record<string, unknown>>();
@@ -134,33 +126,21 @@ export function createRestHandler(options: RestOptions) {
     routes.filter((r) => r.method === 'GET').map((r) => {
       const document = operationFor(schema, r.field);
       const name = (document.definitions[0] as OperationDefinitionNode).name?.value;
-      const get: { document: DocumentNode; name?: string; pattern: RegExp; local?: LocalRead | null } = { document, name, pattern: pathParameters(r.path) };
-      return [r, get] as const;
+      // What Apollo is sent for this route (`omit` applied), and its hash: the key of the gateway's plan for it.
+      const sent = withoutOmitted(document, omitted);
+      return [r, { document, name, pattern: pathParameters(r.path), sent, hash: queryHashOf(printed(document, omitted)) }] as const;
     }),
   );
-  /** The route's operation as sent (`omit` applied) and the in-process subgraph answering it alone (direct-reads.ts). */
-  const localRead = (document: DocumentNode): LocalRead | null => {
-    const sent = withoutOmitted(document, omitted);
-    try {
-      const subgraph = options.direct?.schemaFor(sent);
-      return subgraph ? { subgraph, document: sent } : null;
-    } catch (err) {
-      // A document the planner can't take stays on the gateway, which answers it (or its error) as for GraphQL.
-      currentScope()?.logger.warn({ err }, 'REST read not planned for direct execution');
-      return null;
-    }
-  };
   const runGet = async (route: CompiledRoute, path: string, search: string, context: Context): Promise<RestOutcome> => {
     const get = gets.get(route)!;
     const variableValues = getVariables(get.document, schema, get.pattern, path, search);
-    const local = (get.local ??= localRead(get.document));
+    // Once the gateway has planned the route's operation as one in-process subgraph's (direct-reads.ts), it runs there.
+    const subgraph = options.direct?.schemaFor(get.hash, get.name);
     let result: ExecutionResult;
-    if (local && coercible(local.subgraph, local.document, variableValues)) {
-      restReads.inc({ path: 'direct' });
-      result = await executeDirect(options.schema, local.subgraph, local.document, variableValues, context);
+    if (subgraph && coercible(subgraph, get.sent.definitions[0] as OperationDefinitionNode, variableValues)) {
+      result = await executeDirect(options.schema, subgraph, get.sent, variableValues, context);
       if (result.data && !result.errors) results.set(context, result.data);
     } else {
-      restReads.inc({ path: 'gateway' });
       result = await config.execute({ schema, document: get.document, variableValues, contextValue: context, operationName: get.name });
     }
     return result.errors ? config.errorHandler!(result.errors) : { ok: true, status: route.responseStatus ?? 200, text: async () => 'null' };
