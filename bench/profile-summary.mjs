@@ -1,5 +1,6 @@
 // Summarises a V8 .cpuprofile by self time: top functions and totals per package (node_modules/<pkg>) or project file.
-// `node bench/profile-summary.mjs <file.cpuprofile> [requests] [lastSeconds]` — with a request count, also µs per request.
+// `node bench/profile-summary.mjs <file.cpuprofile> [requests] [lastSeconds[:skipSeconds]]` — with a request count, also
+// µs per request; `20:10` counts the 10 s that end 10 s before the profile does.
 import { readFileSync } from 'node:fs';
 
 const [file, requests, lastSeconds] = process.argv.slice(2);
@@ -7,11 +8,13 @@ const profile = JSON.parse(readFileSync(file, 'utf8'));
 const self = new Map(profile.nodes.map((n) => [n.id, 0]));
 const dts = profile.timeDeltas;
 // With `lastSeconds`, only samples in the final window count (the load, not start-up and seeding).
-const from = lastSeconds ? profile.endTime - Number(lastSeconds) * 1e6 : -Infinity;
+const [last, skip = 0] = (lastSeconds ?? '').split(':').map(Number);
+const from = last ? profile.endTime - last * 1e6 : -Infinity;
+const to = profile.endTime - skip * 1e6;
 let at = profile.startTime;
 for (let i = 0; i < profile.samples.length; i++) {
   at += dts[i] ?? 0;
-  if (at >= from) self.set(profile.samples[i], self.get(profile.samples[i]) + (dts[i] ?? 0));
+  if (at >= from && at <= to) self.set(profile.samples[i], self.get(profile.samples[i]) + (dts[i] ?? 0));
 }
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 

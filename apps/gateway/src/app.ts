@@ -32,7 +32,7 @@ import { clientReadCache } from './read-cache/client-cache';
 import { ReadCache } from './read-cache/read-cache';
 import { announceWritesBeforeAnswering } from './read-cache/announce-writes';
 import { assertFamilyPrincipal, createRestHandler } from './rest';
-import { sendError } from './send-error';
+import { graphqlErrorBody, sendError } from './send-error';
 import { allRoutes, SUBGRAPHS } from './subgraphs';
 
 export interface RunningService {
@@ -104,7 +104,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   app.disable('x-powered-by');
   const drain = new HttpDrain();
   // REST hits of the published-read cache are answered in front of Express (read-cache/fast-hits.ts).
-  const server = createHttpServer(drain.listener(fastHits.rest(app)));
+  const server = createHttpServer(drain.listener(fastHits.listener(app)));
   drain.attach(server);
   const readiness = new Readiness();
   const streams = new LiveStreams();
@@ -129,6 +129,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   mountDocs(app, { config, schema: apiSchema, routes: allRoutes(), version: SERVICE_VERSION });
   app.use(
     '/graphql',
+    fastHits.parsedBody,
     express.json({ limit: JSON_LIMIT_BYTES, verify: (_req, _res, buf) => assertJsonDepth(buf.toString('utf8')) }),
     graphqlInputGuard(sendGraphQLError),
     fastHits.graphql,
@@ -204,8 +205,7 @@ export async function startService(config: Config, logger: Logger = createLogger
 /** GraphQL clients read `errors[]`; the status still follows D4. */
 function sendGraphQLError(res: Response, err: unknown): void {
   const { status, body } = toErrorEnvelope(err, edgeContext());
-  const { code, message, details } = body.error;
-  res.status(status).json({ errors: [{ message, extensions: details ? { code, details } : { code } }] });
+  res.status(status).json(graphqlErrorBody(body));
 }
 
 /** express.json() failures: malformed JSON is 400, an oversized body 413; anything else stays internal. */

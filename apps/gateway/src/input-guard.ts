@@ -105,15 +105,18 @@ export function assertSafeJsonValue(value: unknown, path = ''): void {
 const GRAPHQL_NUL_ESCAPE = /\\u(0000|\{0+\})/i;
 
 /** /graphql: the parsed body (or GET parameters) get the same checks as REST bodies, plus NUL escapes in the document. */
+export function assertSafeGraphQLPayload(payload: unknown): void {
+  assertSafeJsonValue(payload);
+  const query = (payload as { query?: unknown } | undefined)?.query;
+  if (typeof query === 'string' && GRAPHQL_NUL_ESCAPE.test(query)) {
+    throw new BadRequestError('A string in the document holds a NUL byte.', { path: '/query' });
+  }
+}
+
 export function graphqlInputGuard(send: (res: Response, err: unknown) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
     try {
-      const payload = req.method === 'GET' ? req.query : req.body;
-      assertSafeJsonValue(payload);
-      const query = (payload as { query?: unknown } | undefined)?.query;
-      if (typeof query === 'string' && GRAPHQL_NUL_ESCAPE.test(query)) {
-        throw new BadRequestError('A string in the document holds a NUL byte.', { path: '/query' });
-      }
+      assertSafeGraphQLPayload(req.method === 'GET' ? req.query : req.body);
     } catch (err) {
       return send(res, err);
     }

@@ -1,7 +1,12 @@
 // Writes the D4 error envelope for errors raised outside GraphQL execution (auth, routing, body parsing).
-import { RateLimitedError, toErrorEnvelope } from '@cp/errors';
+import { RateLimitedError, toErrorEnvelope, type ErrorEnvelope } from '@cp/errors';
 import type { Response } from 'express';
 import { currentScope, edgeContext } from './request-scope';
+
+/** The GraphQL shape of an envelope: clients read `errors[]`, and the HTTP status still follows D4. */
+export function graphqlErrorBody({ error: { code, message, details } }: ErrorEnvelope) {
+  return { errors: [{ message, extensions: details ? { code, details } : { code } }] };
+}
 
 export function sendError(res: Response, err: unknown): void {
   const { status, body } = toErrorEnvelope(err, edgeContext());

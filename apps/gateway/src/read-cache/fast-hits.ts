@@ -9,8 +9,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { setApiHeaders } from '../api-headers';
+import { assertJsonDepth, assertSafeGraphQLPayload } from '../input-guard';
+import { graphqlErrorBody } from '../send-error';
 import { edgeContext, requestFacts, requestLanguage } from '../request-scope';
 import { cacheKey, graphqlKey, restKey } from './client-cache';
+import { graphqlRequestKey } from './graphql-key';
 import { sendCached } from './http-caching';
 import type { CachedResponse, ReadCache } from './read-cache';
 
@@ -28,6 +31,36 @@ export interface FastHitOptions {
 
 type Answer = (res: Response, err: unknown) => void;
 
+/** Early-read GraphQL bodies are small (a document and its variables); larger ones take the usual parser. */
+const MAX_EARLY_BODY = 64 * 1024;
+const PLAIN_JSON = /^application\/json\s*(;\s*charset="?utf-8"?\s*)?$/i;
+const BODY_ERROR = Symbol('body error');
+type PreRead = IncomingMessage & { body?: unknown; [BODY_ERROR]?: unknown };
+
+/** `express.json()` (strict, with our depth check as its `verify`): objects and arrays only; its error types. */
+function strictJson(raw: string): unknown {
+  // body-parser decodes with iconv-lite, which drops a byte order mark.
+  const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
+  assertJsonDepth(text);
+  const first = /\S/.exec(text)?.[0];
+  if (first !== '{' && first !== '[') throw Object.assign(new SyntaxError('Unexpected token in JSON'), { status: 400, type: 'entity.parse.failed' });
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw Object.assign(err as Error, { status: 400, type: 'entity.parse.failed' });
+  }
+}
+
+/** What `graphqlInputGuard` checks; a body it would refuse goes to Express for that refusal. */
+function safeGraphQLBody(body: unknown): boolean {
+  try {
+    assertSafeGraphQLPayload(body);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * The same answer the full chain gives on a hit (same principal, same budget spent, same cache entry, same headers),
  * minus what a hit doesn't need. Anything else (no key, a key not in the principal cache, a miss) goes down the full
@@ -39,7 +72,7 @@ type Answer = (res: Response, err: unknown) => void;
  * - `graphql` is mounted after the JSON body parser and the GraphQL input guard, and skips the context, the limits'
  *   document checks a cached document already passed, and Apollo.
  */
-export function fastCachedReads(options: FastHitOptions): { rest(app: RequestListener): RequestListener; graphql: RequestHandler } {
+export function fastCachedReads(options: FastHitOptions): { listener(app: RequestListener): RequestListener; graphql: RequestHandler; parsedBody: RequestHandler } {
   const { cache } = options;
   const principalOf = (req: IncomingMessage): ApiKeyPrincipal | undefined => {
     const presented = req.headers['x-api-key'];
@@ -57,28 +90,69 @@ export function fastCachedReads(options: FastHitOptions): { rest(app: RequestLis
       .catch(onFailure);
   };
 
+  /** What the middleware a hit skips would have done for it (metrics, request id and language, API headers), then the answer. */
+  const answerEarly = (req: IncomingMessage, res: ServerResponse, principal: ApiKeyPrincipal, hit: CachedResponse, lang: string, shape: 'rest' | 'graphql') => {
+    const facts = requestFacts(req, res, lang);
+    observeRequest(req, res);
+    setApiHeaders(res, true);
+    const refuse: Answer = (response, err) => {
+      const { status, body } = toErrorEnvelope(err, { ...facts, variablesFrom: shape === 'rest' ? 'query' : 'body' });
+      if (status >= 500) options.logger.error({ err, requestId: facts.requestId }, 'unexpected error');
+      response.statusCode = status;
+      response.setHeader('Content-Type', 'application/json; charset=utf-8');
+      response.end(JSON.stringify(shape === 'rest' ? body : graphqlErrorBody(body)));
+    };
+    answer(req, res, principal, hit, refuse, (err) => refuse(res as Response, err));
+  };
+
+  /**
+   * A GraphQL POST with a known key and a small plain JSON body: the body is read here, so that a hit skips Express
+   * entirely, as a REST hit does. Express gets every other outcome with `req.body` already set to what
+   * `express.json()` would have made of it (strict JSON, the same depth check) or, for a body it would have refused,
+   * the error it would have raised (`parsedBody` passes it on); body-parser leaves a finished request alone.
+   */
+  const graphqlPost = (req: IncomingMessage, res: ServerResponse, app: RequestListener) => {
+    const principal = principalOf(req);
+    const length = Number(req.headers['content-length']);
+    const plain = PLAIN_JSON.test(req.headers['content-type'] ?? '') && req.headers['content-encoding'] === undefined;
+    if (!principal || !plain || !(length > 0 && length <= MAX_EARLY_BODY)) return app(req, res);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // An aborted upload: the connection is gone, nobody to answer.
+    req.once('error', () => req.destroy());
+    req.once('end', () => {
+      const pre = req as PreRead;
+      try {
+        pre.body = strictJson(Buffer.concat(chunks).toString('utf8'));
+      } catch (err) {
+        pre.body = undefined;
+        pre[BODY_ERROR] = err;
+        return app(req, res);
+      }
+      const lang = requestLanguage(req);
+      const key = graphqlRequestKey(pre.body as Record<string, unknown>);
+      const hit = key && safeGraphQLBody(pre.body) && cache!.peek(cacheKey(principal.projectId, lang, `${key}\0${req.headers.accept ?? ''}`));
+      if (!hit) return app(req, res);
+      answerEarly(req, res, principal, hit, lang, 'graphql');
+    });
+  };
+
   return {
-    rest(app) {
+    listener(app) {
       return (req, res) => {
         const url = req.url ?? '';
-        const accept = req.headers.accept;
-        const principal = req.method === 'GET' && url.startsWith('/api/v1/') && !accept?.includes('html') ? principalOf(req) : undefined;
+        if (req.method === 'POST' && url === '/graphql') return graphqlPost(req, res, app);
+        const principal = req.method === 'GET' && url.startsWith('/api/v1/') && !req.headers.accept?.includes('html') ? principalOf(req) : undefined;
         if (!principal) return app(req, res);
         const lang = requestLanguage(req);
         const hit = cache!.peek(cacheKey(principal.projectId, lang, restKey(url)));
         if (!hit) return app(req, res);
-        const facts = requestFacts(req, res, lang);
-        observeRequest(req, res);
-        setApiHeaders(res, true);
-        const refuse: Answer = (response, err) => {
-          const { status, body } = toErrorEnvelope(err, { ...facts, variablesFrom: 'query' });
-          if (status >= 500) options.logger.error({ err, requestId: facts.requestId }, 'unexpected error');
-          response.statusCode = status;
-          response.setHeader('Content-Type', 'application/json; charset=utf-8');
-          response.end(JSON.stringify(body));
-        };
-        answer(req, res, principal, hit, refuse, (err) => refuse(res as Response, err));
+        answerEarly(req, res, principal, hit, lang, 'rest');
       };
+    },
+    /** First on /graphql: a body refused while it was read early reaches Express's error handler as the parser's error. */
+    parsedBody(req, _res, next) {
+      next((req as PreRead)[BODY_ERROR]);
     },
     graphql(req, res, next) {
       if (req.method !== 'GET' && req.method !== 'POST') return next();
