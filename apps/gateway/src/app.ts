@@ -103,7 +103,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   const app = express();
   app.disable('x-powered-by');
   const drain = new HttpDrain();
-  // REST hits of the published-read cache are answered in front of Express (read-cache/fast-hits.ts).
+  // REST and GraphQL POST hits of the published-read cache are answered in front of Express (read-cache/fast-hits.ts).
   const server = createHttpServer(drain.listener(fastHits.listener(app)));
   drain.attach(server);
   const readiness = new Readiness();

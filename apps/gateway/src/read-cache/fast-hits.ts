@@ -65,12 +65,13 @@ function safeGraphQLBody(body: unknown): boolean {
  * The same answer the full chain gives on a hit (same principal, same budget spent, same cache entry, same headers),
  * minus what a hit doesn't need. Anything else (no key, a key not in the principal cache, a miss) goes down the full
  * chain, which counts the miss and fills the cache.
- * - `rest` wraps the whole Express app: a REST hit never enters Express (its router walk over every route and its
- *   request/response setup were a quarter of a hit's JavaScript). It does what the skipped middleware would have done
- *   for it: request metrics, request id and language, API headers; the input guard had passed this very URL when
- *   its answer was cached. A browser asking for HTML goes through Express (the docs pages negotiate there).
- * - `graphql` is mounted after the JSON body parser and the GraphQL input guard, and skips the context, the limits'
- *   document checks a cached document already passed, and Apollo.
+ * - `listener` wraps the whole Express app: a REST GET hit, or a GraphQL POST hit (`graphqlPost`), never enters
+ *   Express (its router walk over every route and its request/response setup were a quarter of a hit's JavaScript).
+ *   It does what the skipped middleware would have done for it: request metrics, request id and language, API
+ *   headers; the input guard had passed this very URL when its answer was cached. A browser asking for HTML goes
+ *   through Express (the docs pages negotiate there).
+ * - `graphql` (GET, and POST bodies not read early) is mounted after the JSON body parser and the GraphQL input
+ *   guard, and skips the context, the limits' document checks a cached document already passed, and Apollo.
  */
 export function fastCachedReads(options: FastHitOptions): { listener(app: RequestListener): RequestListener; graphql: RequestHandler; parsedBody: RequestHandler } {
   const { cache } = options;
