@@ -96,6 +96,16 @@ describe('hardening', () => {
     expect(failures).toEqual([]);
   });
 
+  it('never shows the gateway’s query plan, whatever header asks for it', async () => {
+    const query = `{ contents(organizationId: "default", projectId: "default") { data { id } } }`;
+    for (let i = 0; i < 2; i++) {
+      // The second request runs on the subgraph directly (direct-reads.ts): neither may carry the plan.
+      const res = await fx.api.graphql(query, {}, { token: fx.token, headers: { 'apollo-query-plan-experimental': '1' } });
+      expect(res.status).toBe(200);
+      expect(res.body.extensions).toBeUndefined();
+    }
+  });
+
   it('answers a Range beyond the file with 416, the envelope and Content-Range: bytes */size', async () => {
     const body = new FormData();
     body.append('file', new Blob([Buffer.from('hello range')]), 'r.txt');

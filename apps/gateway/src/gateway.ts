@@ -77,6 +77,9 @@ export function createGateway(options: GatewayOptions): ApolloGateway {
   return new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     experimental_didResolveQueryPlan: options.didResolveQueryPlan,
+    // Outside NODE_ENV=production the gateway would add its query plan to any answer whose request asks for it
+    // (`Apollo-Query-Plan-Experimental`): internals for any caller, and answers the read cache could keep.
+    __exposeQueryPlanExperimental: false,
     buildService({ name, url }): GraphQLDataSource {
       const local = options.local[name as SubgraphName];
       if (local) return new CachedLocalDataSource(local);

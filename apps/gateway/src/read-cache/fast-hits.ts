@@ -96,14 +96,15 @@ export function fastCachedReads(options: FastHitOptions): { listener(app: Reques
     const facts = requestFacts(req, res, lang);
     observeRequest(req, res);
     setApiHeaders(res, true);
-    const refuse: Answer = (response, err) => {
+    const send = (response: ServerResponse, err: unknown, inGraphQLShape: boolean) => {
       const { status, body } = toErrorEnvelope(err, { ...facts, variablesFrom: shape === 'rest' ? 'query' : 'body' });
       if (status >= 500) options.logger.error({ err, requestId: facts.requestId }, 'unexpected error');
       response.statusCode = status;
       response.setHeader('Content-Type', 'application/json; charset=utf-8');
-      response.end(JSON.stringify(shape === 'rest' ? body : graphqlErrorBody(body)));
+      response.end(JSON.stringify(inGraphQLShape ? graphqlErrorBody(body) : body));
     };
-    answer(req, res, principal, hit, refuse, (err) => refuse(res as Response, err));
+    // A refusal (429) in the caller's shape; an unexpected failure as the edge's envelope, as Express's handler sends it.
+    answer(req, res, principal, hit, (response, err) => send(response, err, shape === 'graphql'), (err) => send(res, err, false));
   };
 
   /**
