@@ -2,6 +2,7 @@
 import type { Context } from '@cp/graphql';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { edgeContext } from '../request-scope';
 import { graphqlRequestKey } from './graphql-key';
 import { applyCachingHeaders, etagOf, notModified, sendCached, surrogateKeys } from './http-caching';
@@ -71,8 +72,11 @@ export const cacheKey = (projectId: string, lang: string, request: string) => `$
 /** A REST read is identified by its whole URL, query string included. */
 export const restKey = (originalUrl: string) => `rest\0${originalUrl}`;
 
-/** A GraphQL read by its normalised request (graphql-key.ts) and `Accept`; undefined when it is not cacheable. */
-export function graphqlKey(req: Request): string | undefined {
+/**
+ * A GraphQL read by its normalised request (graphql-key.ts) and `Accept`; undefined when it is not cacheable. Takes
+ * Express's request, or a raw one whose body was read before Express (fast-hits.ts).
+ */
+export function graphqlKey(req: Pick<IncomingMessage, 'method' | 'headers'> & { query?: unknown; body?: unknown }): string | undefined {
   const source = (req.method === 'GET' ? req.query : req.body) as Record<string, unknown> | undefined;
   const key = graphqlRequestKey(source);
   return key && `${key}\0${req.headers.accept ?? ''}`;

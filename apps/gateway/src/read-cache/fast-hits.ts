@@ -13,7 +13,6 @@ import { assertJsonDepth, assertSafeGraphQLPayload } from '../input-guard';
 import { graphqlErrorBody } from '../send-error';
 import { edgeContext, requestFacts, requestLanguage } from '../request-scope';
 import { cacheKey, graphqlKey, restKey } from './client-cache';
-import { graphqlRequestKey } from './graphql-key';
 import { sendCached } from './http-caching';
 import type { CachedResponse, ReadCache } from './read-cache';
 
@@ -132,8 +131,8 @@ export function fastCachedReads(options: FastHitOptions): { listener(app: Reques
         return app(req, res);
       }
       const lang = requestLanguage(req);
-      const key = graphqlRequestKey(pre.body as Record<string, unknown>);
-      const hit = key && safeGraphQLBody(pre.body) && cache!.peek(cacheKey(principal.projectId, lang, `${key}\0${req.headers.accept ?? ''}`));
+      const key = graphqlKey(pre);
+      const hit = key && safeGraphQLBody(pre.body) && cache!.peek(cacheKey(principal.projectId, lang, key));
       if (!hit) return app(req, res);
       answerEarly(req, res, principal, hit, lang, 'graphql');
     });
