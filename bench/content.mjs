@@ -31,25 +31,25 @@ try {
   await client.end();
 
   const base = await load('bare node:http, 1 KB JSON (baseline)', { url: baseline.url });
+  const search = (name, filter) =>
+    load(`POST content search (${name} + total)`, {
+      url: `${gateway.url}/app/v1${PROJECT}/content`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ filter, limit: 20 }),
+    });
   const rows = [
     await load(`GET content (page of 20 of ${N})`, { url: `${gateway.url}/app/v1${PROJECT}/content`, headers }),
     await load('GET content?tags=t7&status=published', { url: `${gateway.url}/app/v1${PROJECT}/content?tags=t7&status=published`, headers }),
     await load('GET content?search=topic', { url: `${gateway.url}/app/v1${PROJECT}/content?search=topic`, headers }),
     await load('GET content/{id}', { url: `${gateway.url}/app/v1${PROJECT}/content/${sample.id}`, headers }),
-    await load('POST content search (filter + total)', {
-      url: `${gateway.url}/app/v1${PROJECT}/content`,
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ filter: { status: { eq: 'published' }, name: { like: 'Entry 1' } }, limit: 20 }),
-    }),
-    // 'Entry 1' matches 10× more rows at 10× the entries (its exact total counts them all); a selective pattern shows
-    // what the trigram index itself does as the table grows (1 match at 10k, 11 at 100k).
-    await load('POST content search (selective like "Entry 4242" + total)', {
-      url: `${gateway.url}/app/v1${PROJECT}/content`,
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ filter: { name: { like: 'Entry 4242' } }, limit: 20 }),
-    }),
+    // 'Entry 1' matches 10× more rows at 10× the entries and the exact total counts them all; "Entry 4242" matches 1 at
+    // 10k and 11 at 100k; "Sample" and the suffix "%Entry 4242" match one entry at every size, so they show what the
+    // trigram index itself does as the table grows.
+    await search('broad like "Entry 1" + status', { status: { eq: 'published' }, name: { like: 'Entry 1' } }),
+    await search('selective like "Entry 4242"', { name: { like: 'Entry 4242' } }),
+    await search('one-match like "Sample"', { name: { like: 'Sample' } }),
+    await search('one-match suffix like "%Entry 4242"', { name: { like: '%Entry 4242' } }),
   ];
   report(`Content at ${N} entries`, base, rows);
 } finally {

@@ -106,6 +106,18 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
             expect({ path: path + query, status: direct.status, body: direct.body }).toEqual({ path: path + query, status: viaGateway.status, body: viaGateway.body });
           }
         }
+        // The POST reads (D2 searches, saved-search execution) take their variables from the body.
+        const searches = ['/content/search', `/saved-searches/${saved.body.id}/execute`, ...(family === 'app' ? ['/content'] : [])];
+        const bodies = [{}, { filter: { name: { like: 'Direct' } }, limit: 1 }, { page: 2, limit: 1 }, { limit: 'abc' }, { limit: 1000000 }, { page: 0 }, { filter: { color: { eq: 1 } } }, { sort: 'nope' }];
+        for (const path of searches) {
+          for (const body of bodies) {
+            const [viaGateway, direct] = await Promise.all(
+              [api, new Client(inProcess.url)].map((c) => c.call('POST', `/${family}/v1${PROJECT}${path}`, { ...credential, body })),
+            );
+            const label = `POST ${path} ${JSON.stringify(body)}`;
+            expect({ label, status: direct.status, body: direct.body }).toEqual({ label, status: viaGateway.status, body: viaGateway.body });
+          }
+        }
       };
       // Admin reads first: the key's `lastUsed` changes once it has been used.
       await walk('app', { token });

@@ -1,4 +1,4 @@
-// sofa's operations and variables for REST routes, reproduced so GET routes can run without sofa's router (issue 12.6).
+// sofa's operations and variables for REST routes, reproduced so read routes (GETs and the POST searches) can run without sofa's router (issue 12.6).
 import { BadRequestError } from '@cp/errors';
 import { buildOperationNodeForField } from '@graphql-tools/utils';
 import {
@@ -26,16 +26,24 @@ export function pathParameters(path: string): RegExp {
 }
 
 /**
- * The variables sofa would pass for a GET: each operation variable from the path parameter of its name (decoded), else
- * the query string (parsed with qs, as sofa does, but once instead of once per variable), coerced by `resolveVariable`.
+ * The variables sofa would pass (its `pickParam`): each operation variable from the path parameter of its name
+ * (decoded), else the query string (parsed with qs, as sofa does, but once instead of once per variable), else the
+ * body's member of that name, coerced by `resolveVariable`.
  */
-export function getVariables(document: DocumentNode, schema: GraphQLSchema, pattern: RegExp, path: string, search: string): Record<string, unknown> {
+export function getVariables(
+  document: DocumentNode,
+  schema: GraphQLSchema,
+  pattern: RegExp,
+  path: string,
+  search: string,
+  body: Record<string, unknown> = {},
+): Record<string, unknown> {
   const groups = pattern.exec(path)?.groups ?? {};
   const query = search.length > 1 ? parseQuery(search.slice(1)) : {};
   const variables: Record<string, unknown> = {};
   for (const definition of (document.definitions[0] as OperationDefinitionNode).variableDefinitions ?? []) {
     const name = definition.variable.name.value;
-    const raw = name in groups ? decoded(groups[name]) : query[name] || undefined;
+    const raw = name in groups ? decoded(groups[name]) : query[name] || body[name];
     if (raw === undefined || raw === null) continue;
     const value = resolveVariable(raw, definition.type, schema);
     if (value !== undefined) variables[name] = value;

@@ -119,11 +119,12 @@ export function createRestHandler(options: RestOptions) {
   });
   const sofa = createSofaRouter({ ...config, models: SOFA_MODELS, ignore: SOFA_IGNORE });
   /**
-   * GET routes skip sofa's router (URLPattern matching over every route, a fetch Request, the query string parsed once
-   * per variable): the route is already known here, and its operation and variables are sofa's, reproduced.
+   * Read routes (every `Query` field: GETs, and the POST searches) skip sofa's router (URLPattern matching over every
+   * route, a fetch Request, the query string parsed once per variable): the route is already known here, and its
+   * operation and variables are sofa's, reproduced.
    */
-  const gets = new Map(
-    routes.filter((r) => r.method === 'GET').map((r) => {
+  const reads = new Map(
+    routes.filter((r) => r.field.startsWith('Query.')).map((r) => {
       const document = operationFor(schema, r.field);
       const name = (document.definitions[0] as OperationDefinitionNode).name?.value;
       // What Apollo is sent for this route (`omit` applied), and its hash: the key of the gateway's plan for it.
@@ -131,17 +132,17 @@ export function createRestHandler(options: RestOptions) {
       return [r, { document, name, pattern: pathParameters(r.path), sent, hash: queryHashOf(printed(document, omitted)) }] as const;
     }),
   );
-  const runGet = async (route: CompiledRoute, path: string, search: string, context: Context): Promise<RestOutcome> => {
-    const get = gets.get(route)!;
-    const variableValues = getVariables(get.document, schema, get.pattern, path, search);
+  const runRead = async (route: CompiledRoute, url: URL, body: Record<string, unknown> | undefined, context: Context): Promise<RestOutcome> => {
+    const read = reads.get(route)!;
+    const variableValues = getVariables(read.document, schema, read.pattern, url.pathname.slice(basePath.length), url.search, body);
     // Once the gateway has planned the route's operation as one in-process subgraph's (direct-reads.ts), it runs there.
-    const subgraph = options.direct?.schemaFor(get.hash, get.name);
+    const subgraph = options.direct?.schemaFor(read.hash, read.name);
     let result: ExecutionResult;
-    if (subgraph && coercible(subgraph, get.sent.definitions[0] as OperationDefinitionNode, variableValues)) {
-      result = await executeDirect(options.schema, subgraph, get.sent, variableValues, context);
+    if (subgraph && coercible(subgraph, read.sent.definitions[0] as OperationDefinitionNode, variableValues)) {
+      result = await executeDirect(options.schema, subgraph, read.sent, variableValues, context);
       if (result.data && !result.errors) results.set(context, result.data);
     } else {
-      result = await config.execute({ schema, document: get.document, variableValues, contextValue: context, operationName: get.name });
+      result = await config.execute({ schema, document: read.document, variableValues, contextValue: context, operationName: read.name });
     }
     return result.errors ? config.errorHandler!(result.errors) : { ok: true, status: route.responseStatus ?? 200, text: async () => 'null' };
   };
@@ -166,16 +167,11 @@ export function createRestHandler(options: RestOptions) {
         const revision = revisionFromIfMatch(ifMatch);
         if (revision !== undefined) url.searchParams.set('expectedRevision', String(revision));
       }
-      const request = () =>
-        new Request(url, {
-          method: req.method,
-          headers: { 'content-type': 'application/json' },
-          // Flat bodies (the spec's) reach both flat arguments and a single `input` argument.
-          body: body === undefined ? undefined : JSON.stringify({ ...body, input: body }),
-        });
-      const response: RestOutcome | undefined = gets.has(route)
-        ? await runGet(route, url.pathname.slice(basePath.length), url.search, context)
-        : await sofa.fetch(request(), { cp: context });
+      // Flat bodies (the spec's) reach both flat arguments and a single `input` argument.
+      const variables = body === undefined ? undefined : { ...body, input: body };
+      const response: RestOutcome | undefined = reads.has(route)
+        ? await runRead(route, url, variables, context)
+        : await sofa.fetch(new Request(url, { method: req.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(variables) }), { cp: context });
       if (!response) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
       const data = results.get(context);
       results.delete(context);

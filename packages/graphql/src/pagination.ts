@@ -170,16 +170,23 @@ export async function keysetPage<T extends { id: string }>(
   return { data, pagination };
 }
 
-/** One page of an offset-paginated query, with the total (D1 offset lists). */
+/**
+ * One page of an offset-paginated query, with its exact total (D1 offset lists, D2 searches). A page that isn't full
+ * already tells the total, so only a full page, or one past the end, pays for counting every match.
+ */
 export async function offsetPage<T extends object>(
   em: EntityManager,
   entity: EntityName<T>,
   where: FilterQuery<T>,
   args: OffsetArgs,
   orderBy: Record<string, 'asc' | 'desc'> = { createdAt: 'asc', id: 'asc' },
+  /** Reads the page another way than `em.find` (e.g. plain rows); the default hydrates entities. */
+  rows?: (where: FilterQuery<T>, orderBy: Record<string, 'asc' | 'desc'>, limit: number, offset: number) => Promise<T[]>,
 ): Promise<ListPage<T, OffsetPagination>> {
   const { page, limit, offset } = parseOffsetArgs(args);
-  const [data, total] = await em.findAndCount(entity, where, { orderBy: orderBy as never, limit, offset });
+  const data = rows ? await rows(where, orderBy, limit, offset) : await em.find(entity, where, { orderBy: orderBy as never, limit, offset });
+  const counted = data.length < limit && (data.length > 0 || offset === 0);
+  const total = counted ? offset + data.length : await em.count(entity, where);
   return { data, pagination: { page, limit, total } };
 }
 

@@ -45,6 +45,8 @@ export interface ContentRowsOptions {
   typeVersion?: boolean;
   /** False when the caller didn't select `compiled`: the largest column of a list page stays in the database. */
   compiled?: boolean;
+  /** Rows to skip (D2's offset pages). */
+  offset?: number;
 }
 
 /**
@@ -56,7 +58,7 @@ export async function readContentRows(
   where: FilterQuery<Content>,
   orderBy: Record<string, 'asc' | 'desc'>,
   limit: number,
-  { published = false, typeVersion = false, compiled = true }: ContentRowsOptions = {},
+  { published = false, typeVersion = false, compiled = true, offset = 0 }: ContentRowsOptions = {},
 ): Promise<Content[]> {
   const build = (filter: FilterQuery<Content>) => {
     const { all, published: entryColumns, withoutCompiled } = contentColumns(em);
@@ -66,6 +68,7 @@ export async function readContentRows(
       .where(filter as QBFilterQuery<Content>)
       .orderBy(orderBy)
       .limit(limit)
+      .offset(offset)
       .getKnexQuery();
     if (published) {
       query
@@ -81,8 +84,9 @@ export async function readContentRows(
     return query;
   };
   const key = `${published}|${typeVersion}|${compiled}|${JSON.stringify(orderBy)}|${limit}`;
-  const { sql, bindings } = shapesOf(em).compile(key, where, build);
-  const rows: Record<string, unknown>[] = await em.getConnection().execute(sql, bindings, 'all', em.getTransactionContext());
+  // First pages (lists, most searches) are a handful of shapes; a later page is built as is rather than learnt per page.
+  const { sql, bindings } = offset > 0 ? build(where).toSQL() : shapesOf(em).compile(key, where, build);
+  const rows: Record<string, unknown>[] = await em.getConnection().execute(sql, [...bindings], 'all', em.getTransactionContext());
   const driver = em.getDriver();
   const meta = em.getMetadata().get(Content.name);
   const typeMeta = typeVersion ? em.getMetadata().get(ContentTypeVersion.name) : undefined;

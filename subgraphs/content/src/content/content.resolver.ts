@@ -32,10 +32,14 @@ export class ContentResolver {
   }
 
   @Query(() => ContentSearchResult, { description: 'Advanced search (D2): filter operators, sort, offset pages with the total.' })
-  async searchContent(@Args() scope: ProjectScopeArgs, @Arg('input', () => SearchContentInput, { nullable: true, ...body }) input: SearchContentInput | undefined, @Ctx() ctx: Context) {
+  async searchContent(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('input', () => SearchContentInput, { nullable: true, ...body }) input: SearchContentInput | undefined,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     const { publishedOnly } = await authorizeClientRead(ctx, scope, 'content');
-    const result = await this.service.search(ctx.em, scope, input ?? {}, publishedOnly ? PUBLISHED : []);
-    return publishedOnly ? { ...result, data: await asPublished(ctx.em, result.data) } : result;
+    return this.service.search(ctx.em, scope, input ?? {}, { publishedOnly, compiled: selects(info, ['data', 'compiled']) });
   }
 
   @Query(() => Content, { description: 'One entry.' })

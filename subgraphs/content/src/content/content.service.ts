@@ -1,7 +1,7 @@
 // Content rules: create against the latest published type version, validate (D6), lifecycle (D3), migrate, find (D1, D2).
 import { assertProjectFolder, recordEvent } from '@cp/db';
 import { AppError, BadRequestError, NotFoundError, ValidationFailedError } from '@cp/errors';
-import { CursorPagination, decodeCursor, encodeCursor, EntityStatus, keysetPage, parseLimit, parseOffsetArgs, type ProjectScope, distinctNames, requireName } from '@cp/graphql';
+import { CursorPagination, decodeCursor, encodeCursor, EntityStatus, keysetPage, offsetPage, parseLimit, parseOffsetArgs, type ProjectScope, distinctNames, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
@@ -198,19 +198,24 @@ export class ContentService {
     });
   }
 
-  /** POST …/content as a search (D2): filter operators, sort, offset pages with the total; `query` ranks by meaning. */
-  async search(em: EntityManager, scope: ProjectScope, input: SearchContentInput, extra: FilterQuery<Content>[] = []) {
+  /**
+   * POST …/content as a search (D2): filter operators, sort, offset pages with the total; `query` ranks by meaning.
+   * `publishedOnly` and `compiled` as for `list`: filters apply to the working copy, API keys get the published view.
+   */
+  async search(em: EntityManager, scope: ProjectScope, input: SearchContentInput, { publishedOnly = false, compiled = true } = {}) {
     const { page, limit, offset } = parseOffsetArgs(input);
-    const where = [...listWhere(scope, { search: input.search }), ...searchWhere(input.filter), ...extra];
+    const where = [...listWhere(scope, { search: input.search }), ...searchWhere(input.filter), ...(publishedOnly ? PUBLISHED : [])];
     const order = sortOrder(input.sort);
     if (input.query && this.semantic) {
       const ranked = await this.ranked(em, scope, input.query, where);
-      return { data: ranked.slice(offset, offset + limit).map((r) => r.entry), pagination: { page, limit, total: ranked.length } };
+      const entries = ranked.slice(offset, offset + limit).map((r) => r.entry);
+      return { data: publishedOnly ? await asPublished(em, entries) : entries, pagination: { page, limit, total: ranked.length } };
     }
     const text = input.query ? fullText(input.query) : undefined;
     const filter = { $and: text ? [...where, text] : where } as FilterQuery<Content>;
-    const [data, total] = await em.findAndCount(Content, filter, { orderBy: { updatedAt: order, id: 'asc' }, limit, offset });
-    return { data, pagination: { page, limit, total } };
+    return offsetPage(em, Content, filter, input, { updatedAt: order, id: 'asc' }, (page, orderBy, limit, offset) =>
+      readContentRows(em, page, orderBy, limit, { published: publishedOnly, compiled, offset }),
+    );
   }
 
   /**

@@ -1,6 +1,7 @@
 // Migrations of the content subgraph, in order.
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261124130006_name_trigram } from './Migration20261124130006_name_trigram';
+import { Migration20261124190000_name_trigram_no_pending } from './Migration20261124190000_name_trigram_no_pending';
 import { Migration20261124130005_schedule } from './Migration20261124130005_schedule';
 import { Migration20261124130002_revision } from './Migration20261124130002_revision';
 import { Migration20261122000200_content_type } from './Migration20261122000200_content_type';
@@ -20,4 +21,5 @@ export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261124130002_revision', class: Migration20261124130002_revision },
   { name: 'Migration20261124130005_schedule', class: Migration20261124130005_schedule },
   { name: 'Migration20261124130006_name_trigram', class: Migration20261124130006_name_trigram },
+  { name: 'Migration20261124190000_name_trigram_no_pending', class: Migration20261124190000_name_trigram_no_pending },
 ];

@@ -1,11 +1,11 @@
 // GraphQL surface of saved searches (D12): CRUD for admins; list, get and execute for API keys (published content only).
-import { authorizeClientRead, authorizeProject, OffsetList, OffsetArgs, ProjectScopeArgs, type Context, UserReference, userRef, ExpectedRevisionArgs } from '@cp/graphql';
-import { Arg, Args, Ctx, Field, FieldResolver, ID, InputType, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { authorizeClientRead, authorizeProject, OffsetList, OffsetArgs, ProjectScopeArgs, selects, type Context, UserReference, userRef, ExpectedRevisionArgs } from '@cp/graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Args, Ctx, Field, FieldResolver, ID, Info, InputType, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { JSONObjectScalar } from '@cp/graphql';
 import { searchWhere } from '../content/content-query';
 import { Content } from '../content/content.entity';
 import { ContentService } from '../content/content.service';
-import { asPublished, PUBLISHED } from '../content/published-content';
 import { NamedResources } from '../shared/named-resources';
 import { SavedSearch } from './saved-search.entity';
 
@@ -87,12 +87,12 @@ export class SavedSearchResolver {
     @Arg('id', () => ID, idArg) id: string,
     @Arg('input', () => ExecuteInput, { nullable: true, ...body }) input: ExecuteInput | undefined,
     @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
   ) {
     const { publishedOnly } = await authorizeClientRead(ctx, scope, 'content');
     const saved = await searches.get(ctx.em, scope, id);
     const query = { ...saved.query, page: input?.page ?? 1, limit: input?.limit ?? (saved.query.limit as number | undefined) };
-    const result = await this.content.search(ctx.em, scope, query, publishedOnly ? PUBLISHED : []);
-    return publishedOnly ? { ...result, data: await asPublished(ctx.em, result.data) } : result;
+    return this.content.search(ctx.em, scope, query, { publishedOnly, compiled: selects(info, ['data', 'compiled']) });
   }
 
   @FieldResolver(() => UserReference, { description: 'The user who saved the search.' })
