@@ -165,6 +165,11 @@ describe('content', () => {
       expect({ page, size: res.body.data.length, pagination: res.body.pagination }).toEqual({ page, size, pagination: { page, limit: 3, total: 7 } });
     }
     expect((await search({ limit: 7 })).body.pagination.total).toBe(7);
+    // Full-text `search` is a raw condition: the count after a full page must still see it.
+    for (const page of [1, 3, 4]) {
+      const text = await call('POST', `${app}/content`, { search: 'totals', page, limit: 3 });
+      expect([page, text.status, text.body.pagination?.total]).toEqual([page, 200, 7]);
+    }
     expect((await search({ filter: { name: { like: 'Totals 7' } } })).body.pagination).toEqual({ page: 1, limit: 20, total: 1 });
     expect((await search({ filter: { name: { like: 'No such name' } } })).body).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0 } });
     const gql = await fx.api.graphql(

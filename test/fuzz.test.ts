@@ -89,6 +89,40 @@ function jsonObject(r: Rng, depth = 0): Record<string, unknown> {
   return out;
 }
 
+const FILTER_FIELDS = ['type', 'typeId', 'tags', 'status', 'name', 'createdAt', 'updatedAt', 'metadata.author', 'x', 'constructor', 'toString'];
+const FILTER_OPERATORS = ['eq', 'neq', 'in', 'all', 'any', 'gte', 'lte', 'gt', 'lt', 'like', '$ne', '$or', 'regex', 'constructor'];
+const FILTER_VALUES = ['published', 'toString', '2026-01-01T00:00:00Z', '2026-13-45', '%', '\\', '_%\\', 'x', '', '%x%', '50%\\'];
+
+/** D2 search bodies: the real filter fields and operators with any JSON as values (generic bodies rarely reach them). */
+function searchBody(r: Rng): Record<string, unknown> {
+  const filter: Record<string, unknown> = {};
+  for (let i = 1 + r.int(3); i > 0; i--) {
+    const ops: Record<string, unknown> = {};
+    for (let j = 1 + r.int(2); j > 0; j--) {
+      const value = r.chance(0.4) ? r.pick(FILTER_VALUES) : jsonValue(r);
+      ops[r.pick(FILTER_OPERATORS)] = r.chance(0.2) ? [value, r.pick(FILTER_VALUES)] : r.chance(0.1) ? { $ne: value } : value;
+    }
+    filter[r.pick(FILTER_FIELDS)] = r.chance(0.9) ? ops : jsonValue(r);
+  }
+  const out: Record<string, unknown> = { filter };
+  if (r.chance(0.3)) out.sort = r.chance(0.5) ? [{ field: 'updatedAt', order: r.pick(['asc', 'desc', 'x']) }] : jsonValue(r);
+  if (r.chance(0.3)) out.page = r.pick([1, 2, 0, -1, 2 ** 31 - 1, 2 ** 31, 1.5, 'x']);
+  if (r.chance(0.3)) out.limit = r.pick([1, 20, 100, 101, 0, 'x']);
+  if (r.chance(0.2)) out.search = jsonString(r);
+  return out;
+}
+
+function searchRequest(r: Rng, admin: Record<string, string>, key: Record<string, string>): FuzzRequest {
+  const json = { 'content-type': 'application/json' };
+  const input = searchBody(r);
+  const k = r.int(5);
+  if (k === 0) return { method: 'POST', path: `/app/v1${PROJECT}/content`, headers: { ...admin, ...json }, body: JSON.stringify(input) };
+  if (k === 1) return { method: 'POST', path: `/api/v1${PROJECT}/content/search`, headers: { ...key, ...json }, body: JSON.stringify(input) };
+  if (k === 2) return { method: 'POST', path: `/app/v1${PROJECT}/saved-searches`, headers: { ...admin, ...json }, body: JSON.stringify({ name: `fuzz ${r.int(1e9)}`, query: input }) };
+  const query = 'query($input: SearchContentInput) { searchContent(organizationId: "default", projectId: "default", input: $input) { data { id } pagination { total } } }';
+  return { method: 'POST', path: '/graphql', headers: { ...(k === 3 ? admin : key), ...json }, body: JSON.stringify({ query, variables: { input } }) };
+}
+
 interface FuzzRequest {
   method: string;
   path: string;
@@ -201,6 +235,7 @@ function generateRequest(r: Rng, ctx: FuzzContext): FuzzRequest {
   const admin = { authorization: `Bearer ${ctx.token}` };
   const key = { 'x-api-key': ctx.apiKey };
   const family = r.int(100);
+  if (family < 8) return { ...searchRequest(r, admin, key), family: 'search' };
   if (family < 40) {
     const { family: f, route } = r.pick(ctx.routes);
     const auth = f === 'app' ? admin : key;

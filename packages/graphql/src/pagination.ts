@@ -1,7 +1,7 @@
 // D1 pagination: cursor lists (limit + opaque lastKey/afterKey) and offset lists (page + limit + total).
 import { createHash } from 'node:crypto';
 import { BadRequestError } from '@cp/errors';
-import type { EntityManager, EntityName, FilterQuery } from '@mikro-orm/postgresql';
+import { RawQueryFragment, type EntityManager, type EntityName, type FilterQuery } from '@mikro-orm/postgresql';
 import { ArgsType, Directive, Field, Int, ObjectType, type ClassType } from 'type-graphql';
 
 export const DEFAULT_LIMIT = 20;
@@ -184,10 +184,14 @@ export async function offsetPage<T extends object>(
   rows?: (where: FilterQuery<T>, orderBy: Record<string, 'asc' | 'desc'>, limit: number, offset: number) => Promise<T[]>,
 ): Promise<ListPage<T, OffsetPagination>> {
   const { page, limit, offset } = parseOffsetArgs(args);
-  const data = rows ? await rows(where, orderBy, limit, offset) : await em.find(entity, where, { orderBy: orderBy as never, limit, offset });
-  const counted = data.length < limit && (data.length > 0 || offset === 0);
-  const total = counted ? offset + data.length : await em.count(entity, where);
-  return { data, pagination: { page, limit, total } };
+  // A `raw()` condition (full-text search) is consumed by the first query that renders it; inside `run` it stays
+  // known for the count too (as in `em.findAndCount`).
+  return RawQueryFragment.run(async () => {
+    const data = rows ? await rows(where, orderBy, limit, offset) : await em.find(entity, where, { orderBy: orderBy as never, limit, offset });
+    const counted = data.length < limit && (data.length > 0 || offset === 0);
+    const total = counted ? offset + data.length : await em.count(entity, where);
+    return { data, pagination: { page, limit, total } };
+  });
 }
 
 /** A `{data}` object type for a version list, newest first (D11: version lists answer `{data}` without pagination). */

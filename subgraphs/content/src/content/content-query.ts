@@ -33,65 +33,83 @@ export function parseSort(sort: string | undefined): 'asc' | 'desc' {
   throw new BadRequestError('sort must be `updatedAt:asc` or `updatedAt:desc`.', { parameter: 'sort', value: sort });
 }
 
-const FIELDS: Record<string, string> = {
-  type: 'typeId',
-  typeId: 'typeId',
-  tags: 'tags',
-  status: 'status',
-  name: 'name',
-  createdAt: 'createdAt',
-  updatedAt: 'updatedAt',
-  'metadata.author': 'metadata.author',
+/** What a filterable field holds decides its operators and the values they take. */
+type FieldKind = 'text' | 'status' | 'date' | 'tags';
+const FIELDS: Record<string, { column: string; kind: FieldKind }> = {
+  type: { column: 'typeId', kind: 'text' },
+  typeId: { column: 'typeId', kind: 'text' },
+  tags: { column: 'tags', kind: 'tags' },
+  status: { column: 'status', kind: 'status' },
+  name: { column: 'name', kind: 'text' },
+  createdAt: { column: 'createdAt', kind: 'date' },
+  updatedAt: { column: 'updatedAt', kind: 'date' },
+  'metadata.author': { column: 'metadata.author', kind: 'text' },
 };
-const OPERATORS = ['eq', 'neq', 'in', 'all', 'any', 'gte', 'lte', 'gt', 'lt', 'like'];
-const DATES = new Set(['createdAt', 'updatedAt']);
+/** The specification's operators (`all`/`any` on tags, comparisons on dates, `like` on names), plus what is plainly meaningful. */
+const OPERATORS: Record<FieldKind, string[]> = {
+  text: ['eq', 'neq', 'in', 'gte', 'lte', 'gt', 'lt', 'like'],
+  status: ['eq', 'neq', 'in'],
+  date: ['eq', 'neq', 'in', 'gte', 'lte', 'gt', 'lt'],
+  tags: ['eq', 'neq', 'in', 'all', 'any'],
+};
+const ALL_OPERATORS = [...new Set(Object.values(OPERATORS).flat())];
 
-/** D2 filter → MikroORM conditions; unknown fields or operators are 400 naming them. */
+/** D2 filter → MikroORM conditions; unknown fields, operators or ill-typed values are 400 naming them. */
 export function searchWhere(filter: Record<string, unknown> | undefined): FilterQuery<Content>[] {
   return Object.entries(filter ?? {}).flatMap(([field, ops]) => {
-    const column = FIELDS[field];
-    if (!column) throw new BadRequestError(`Unknown filter field "${field}".`, { field, allowed: Object.keys(FIELDS) });
+    const spec = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
+    if (!spec) throw new BadRequestError(`Unknown filter field "${field}".`, { field, allowed: Object.keys(FIELDS) });
     if (typeof ops !== 'object' || ops === null || Array.isArray(ops)) {
-      throw new BadRequestError(`Filter "${field}" must be an object of operators.`, { field, allowed: OPERATORS });
+      throw new BadRequestError(`Filter "${field}" must be an object of operators.`, { field, allowed: OPERATORS[spec.kind] });
     }
-    return Object.entries(ops).map(([op, value]) => condition(field, column, op, value));
+    return Object.entries(ops).map(([op, value]) => condition(field, spec.column, spec.kind, op, value));
   });
 }
 
-function condition(field: string, column: string, op: string, value: unknown): FilterQuery<Content> {
-  const v = DATES.has(column) && typeof value === 'string' ? new Date(value) : value;
-  if (v instanceof Date && Number.isNaN(v.getTime())) throw new BadRequestError(`Filter "${field}" needs an ISO 8601 date.`, { field, operator: op });
-  if (field === 'status' && typeof value === 'string' && !(value in EntityStatus)) {
-    throw new BadRequestError(`Unknown status "${value}".`, { field, value });
+function condition(field: string, column: string, kind: FieldKind, op: string, value: unknown): FilterQuery<Content> {
+  if (!OPERATORS[kind].includes(op)) {
+    const known = ALL_OPERATORS.includes(op);
+    throw new BadRequestError(known ? `Operator "${op}" does not apply to "${field}".` : `Unknown operator "${op}" on "${field}".`, { field, operator: op, allowed: OPERATORS[kind] });
   }
   const on = (expr: unknown): FilterQuery<Content> =>
     (column === 'metadata.author' ? { metadata: { author: expr } } : { [column]: expr }) as FilterQuery<Content>;
+  // Values are scalars checked here: an object would reach the ORM as operators of its own (`{"eq": {"$ne": 1}}`).
+  const one = (v: unknown) => scalar(field, op, kind, v);
+  const many = () => {
+    if (!Array.isArray(value)) throw new BadRequestError(`Operator "${op}" on "${field}" needs an array.`, { field, operator: op });
+    return value.map(one);
+  };
   switch (op) {
     case 'eq':
-      return column === 'tags' ? on({ $contains: [v] }) : on(v);
+      return kind === 'tags' ? on({ $contains: [one(value)] }) : on(one(value));
     case 'neq':
-      return column === 'tags' ? ({ $not: on({ $contains: [v] }) } as FilterQuery<Content>) : on({ $ne: v });
+      return kind === 'tags' ? ({ $not: on({ $contains: [one(value)] }) } as FilterQuery<Content>) : on({ $ne: one(value) });
     case 'in':
-      return on({ $in: asArray(field, op, v) });
+    case 'any': {
+      const values = many();
+      if (values.length === 0) return { id: { $in: [] } } as FilterQuery<Content>; // in/any of nothing matches nothing
+      // On tags, `in` is "has any of these", like `any`.
+      return kind === 'tags' ? ({ $or: values.map((t) => on({ $contains: [t] })) } as FilterQuery<Content>) : on({ $in: values });
+    }
     case 'all':
-      return on({ $contains: asArray(field, op, v) });
-    case 'any':
-      return { $or: asArray(field, op, v).map((t) => on({ $contains: [t] })) } as FilterQuery<Content>;
-    case 'gte':
-    case 'lte':
-    case 'gt':
-    case 'lt':
-      return on({ [`$${op}`]: v });
+      return on({ $contains: many() });
     case 'like': {
-      const pattern = String(value).includes('%') ? String(value) : `%${String(value)}%`;
-      return on({ $ilike: pattern });
+      const text = one(value) as string;
+      return on({ $ilike: text.includes('%') ? text : `%${text}%` });
     }
     default:
-      throw new BadRequestError(`Unknown operator "${op}" on "${field}".`, { field, operator: op, allowed: OPERATORS });
+      return on({ [`$${op}`]: one(value) });
   }
 }
 
-function asArray(field: string, op: string, value: unknown): unknown[] {
-  if (!Array.isArray(value)) throw new BadRequestError(`Operator "${op}" on "${field}" needs an array.`, { field, operator: op });
+/** One filter value: text for text fields and tags, a known status, an ISO 8601 date (a Date) for dates. */
+function scalar(field: string, op: string, kind: FieldKind, value: unknown): unknown {
+  if (kind === 'date') {
+    const at = typeof value === 'string' ? new Date(value) : undefined;
+    if (!at || Number.isNaN(at.getTime())) throw new BadRequestError(`Filter "${field}" needs an ISO 8601 date.`, { field, operator: op });
+    return at;
+  }
+  if (typeof value !== 'string') throw new BadRequestError(`Filter "${field}" (${op}) needs a string.`, { field, operator: op });
+  if (kind === 'status' && !Object.hasOwn(EntityStatus, value)) throw new BadRequestError(`Unknown status "${value}".`, { field, value });
   return value;
 }

@@ -45,7 +45,10 @@ export interface ContentRowsOptions {
   typeVersion?: boolean;
   /** False when the caller didn't select `compiled`: the largest column of a list page stays in the database. */
   compiled?: boolean;
-  /** Rows to skip (D2's offset pages). */
+  /**
+   * Rows to skip (D2's offset pages). Searches pass it, page 1 included: their filters are user-built, of any shape, so
+   * they are built as is rather than learnt, and can't fill the shape cache the lists rely on.
+   */
   offset?: number;
 }
 
@@ -58,7 +61,7 @@ export async function readContentRows(
   where: FilterQuery<Content>,
   orderBy: Record<string, 'asc' | 'desc'>,
   limit: number,
-  { published = false, typeVersion = false, compiled = true, offset = 0 }: ContentRowsOptions = {},
+  { published = false, typeVersion = false, compiled = true, offset }: ContentRowsOptions = {},
 ): Promise<Content[]> {
   const build = (filter: FilterQuery<Content>) => {
     const { all, published: entryColumns, withoutCompiled } = contentColumns(em);
@@ -84,8 +87,7 @@ export async function readContentRows(
     return query;
   };
   const key = `${published}|${typeVersion}|${compiled}|${JSON.stringify(orderBy)}|${limit}`;
-  // First pages (lists, most searches) are a handful of shapes; a later page is built as is rather than learnt per page.
-  const { sql, bindings } = offset > 0 ? build(where).toSQL() : shapesOf(em).compile(key, where, build);
+  const { sql, bindings } = offset === undefined ? shapesOf(em).compile(key, where, build) : build(where).toSQL();
   const rows: Record<string, unknown>[] = await em.getConnection().execute(sql, [...bindings], 'all', em.getTransactionContext());
   const driver = em.getDriver();
   const meta = em.getMetadata().get(Content.name);
