@@ -1,8 +1,8 @@
 // Finding content: list filters (D1 aliases), D2 search filters, and full-text conditions shared by both.
 import { BadRequestError } from '@cp/errors';
 import { EntityStatus, type ProjectScope } from '@cp/graphql';
-import { raw, type FilterQuery } from '@mikro-orm/postgresql';
-import type { Content } from './content.entity';
+import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { Content } from './content.entity';
 import type { ContentListArgs } from './content.inputs';
 
 /** Prefix matching on every word: `hel wor` finds "hello world". */
@@ -112,4 +112,12 @@ function scalar(field: string, op: string, kind: FieldKind, value: unknown): unk
   if (typeof value !== 'string') throw new BadRequestError(`Filter "${field}" (${op}) needs a string.`, { field, operator: op });
   if (kind === 'status' && !Object.hasOwn(EntityStatus, value)) throw new BadRequestError(`Unknown status "${value}".`, { field, value });
   return value;
+}
+
+/** Which of `ids` match `where`: one query, the ids sent as one JSON parameter however many there are. */
+export async function matchingIds(em: EntityManager, where: FilterQuery<Content>[], ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const among = { [raw((alias) => `${alias}.id in (select jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(ids)])]: true } as FilterQuery<Content>;
+  const rows: { id: string }[] = await em.createQueryBuilder(Content, 'c').select('id').where({ $and: [...where, among] } as never).execute('all', false);
+  return new Set(rows.map((r) => r.id));
 }

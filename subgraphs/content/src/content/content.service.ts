@@ -3,7 +3,7 @@ import { assertProjectFolder, recordEvent } from '@cp/db';
 import { AppError, BadRequestError, NotFoundError, ValidationFailedError } from '@cp/errors';
 import { CursorPagination, decodeCursor, encodeCursor, EntityStatus, keysetPage, offsetPage, parseLimit, parseOffsetArgs, type ProjectScope, distinctNames, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
-import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
+import { RawQueryFragment, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { ContentType } from '../content-type/content-type.entity';
 import { afterEdit, assertTransition, restoredStatus, transitionEvent, type Transition } from '../lifecycle/lifecycle';
@@ -11,7 +11,7 @@ import { cancelPendingSchedules } from '../schedule/cancel-schedules';
 import { compileContent } from './content-compile';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
-import { fullText, listWhere, parseSort, searchWhere } from './content-query';
+import { fullText, listWhere, matchingIds, parseSort, searchWhere } from './content-query';
 import { readContentRows } from './content-rows';
 import { asPublished, PUBLISHED } from './published-content';
 import type { SemanticSearch } from '../semantic/semantic-search';
@@ -207,9 +207,17 @@ export class ContentService {
     const where = [...listWhere(scope, { search: input.search }), ...searchWhere(input.filter), ...(publishedOnly ? PUBLISHED : [])];
     const order = sortOrder(input.sort);
     if (input.query && this.semantic) {
-      const ranked = await this.ranked(em, scope, input.query, where);
-      const entries = ranked.slice(offset, offset + limit).map((r) => r.entry);
-      return { data: publishedOnly ? await asPublished(em, entries) : entries, pagination: { page, limit, total: ranked.length } };
+      // Every entry above the similarity threshold that passes the filters, most similar first: the total is exact and
+      // every page is reachable (no cap on the ranking, unlike a cursor page of the list).
+      const ranking = await this.semantic.rank(em, scope, input.query);
+      return RawQueryFragment.run(async () => {
+        const passing = await matchingIds(em, where, ranking.map((r) => r.id));
+        const hits = ranking.filter((r) => passing.has(r.id));
+        const ids = hits.slice(offset, offset + limit).map((r) => r.id);
+        const rows = ids.length ? await readContentRows(em, { $and: [...where, { id: { $in: ids } }] } as FilterQuery<Content>, {}, limit, { published: publishedOnly, compiled, offset: 0 }) : [];
+        const byId = new Map(rows.map((row) => [row.id, row]));
+        return { data: ids.flatMap((id) => byId.get(id) ?? []), pagination: { page, limit, total: hits.length } };
+      });
     }
     const text = input.query ? fullText(input.query) : undefined;
     const filter = { $and: text ? [...where, text] : where } as FilterQuery<Content>;

@@ -83,4 +83,22 @@ describe('semantic search (local MiniLM, real PostgreSQL)', () => {
     const tampered = await exec(list, { q, limit: 1, lastKey: 'eyJ4IjoxfQ.abcdefghij' });
     expect((tampered.errors?.[0] as { extensions?: { code?: string } }).extensions?.code).toBe('BAD_REQUEST');
   });
+
+  it('gives a D2 semantic search an exact total and every page, beyond 500 matches too', async () => {
+    // 600 copies of the sourdough entry's vector (stamped as current, so the indexer leaves them alone).
+    const sql = (text: string) => db.orm.em.getConnection().execute(text);
+    await sql(`insert into content (id, organization_id, project_id, type_id, type_version, package_version, name, status, is_template, content, compiled, tags, metadata, created_by_id, created_at, updated_at)
+      select 'copy-' || lpad(i::text, 4, '0'), 'o', 'p', 't', 1, '0.0.0', 'Loaf copy ' || i, 'draft', false, '{}', '', '[]', '{}', 'u', now(), now() from generate_series(1, 600) as i`);
+    await sql(`insert into content_embedding (content_id, organization_id, project_id, vector, source_updated_at)
+      select c.id, 'o', 'p', e.vector, c.updated_at from content c, content_embedding e join content s on s.id = e.content_id
+       where c.id like 'copy-%' and s.name = 'Sourdough basics'`);
+    const search = `query($input: SearchContentInput) { searchContent(organizationId: "o", projectId: "p", input: $input) { data { id } pagination { page limit total } } }`;
+    const page = async (n: number) =>
+      (await exec(search, { input: { query: 'homemade loaf with wild yeast', filter: { name: { like: 'Loaf copy' } }, page: n, limit: 20 } })).data.searchContent;
+    const last = await page(30);
+    expect(last.pagination).toEqual({ page: 30, limit: 20, total: 600 });
+    // Equal scores tie-break by id, so page 30 holds the last 20 copies.
+    expect(last.data.map((e: { id: string }) => e.id)).toEqual(Array.from({ length: 20 }, (_, i) => `copy-${String(581 + i).padStart(4, '0')}`));
+    expect(await page(31)).toEqual({ data: [], pagination: { page: 31, limit: 20, total: 600 } });
+  });
 });
