@@ -30,12 +30,16 @@ function typeVersionSelect(em: EntityManager): string[] {
   return typeVersionColumns;
 }
 
-/** Content reads are a handful of filter shapes: their SQL is built once each (issue 12.6), per ORM (schema, naming). */
-const shapesByOrm = new WeakMap<object, QueryShapes<FilterQuery<Content>>>();
-function shapesOf(em: EntityManager): QueryShapes<FilterQuery<Content>> {
+/**
+ * Content reads are a handful of filter shapes: their SQL is built once each (issue 12.6), per ORM (schema, naming).
+ * Searches have their own cache: their filters are user-built, of any shape, and must not fill the one lists rely on.
+ */
+type ShapeCaches = Record<'lists' | 'searches', QueryShapes<FilterQuery<Content>>>;
+const shapesByOrm = new WeakMap<object, ShapeCaches>();
+function shapesOf(em: EntityManager, kind: keyof ShapeCaches): QueryShapes<FilterQuery<Content>> {
   let shapes = shapesByOrm.get(em.config);
-  if (!shapes) shapesByOrm.set(em.config, (shapes = new QueryShapes()));
-  return shapes;
+  if (!shapes) shapesByOrm.set(em.config, (shapes = { lists: new QueryShapes(), searches: new QueryShapes() }));
+  return shapes[kind];
 }
 
 export interface ContentRowsOptions {
@@ -45,10 +49,7 @@ export interface ContentRowsOptions {
   typeVersion?: boolean;
   /** False when the caller didn't select `compiled`: the largest column of a list page stays in the database. */
   compiled?: boolean;
-  /**
-   * Rows to skip (D2's offset pages). Searches pass it, page 1 included: their filters are user-built, of any shape, so
-   * they are built as is rather than learnt, and can't fill the shape cache the lists rely on.
-   */
+  /** Rows to skip (D2's offset pages). Searches pass it, page 1 included, so their shapes go to their own cache. */
   offset?: number;
 }
 
@@ -87,7 +88,8 @@ export async function readContentRows(
     return query;
   };
   const key = `${published}|${typeVersion}|${compiled}|${JSON.stringify(orderBy)}|${limit}`;
-  const { sql, bindings } = offset === undefined ? shapesOf(em).compile(key, where, build) : build(where).toSQL();
+  // A later page is built as is: learning a shape per page number would only fill the cache.
+  const { sql, bindings } = offset ? build(where).toSQL() : shapesOf(em, offset === undefined ? 'lists' : 'searches').compile(key, where, build);
   const rows: Record<string, unknown>[] = await em.getConnection().execute(sql, [...bindings], 'all', em.getTransactionContext());
   const driver = em.getDriver();
   const meta = em.getMetadata().get(Content.name);
