@@ -172,6 +172,11 @@ describe('content', () => {
     }
     expect((await search({ filter: { name: { like: 'Totals 7' } } })).body.pagination).toEqual({ page: 1, limit: 20, total: 1 });
     expect((await search({ filter: { name: { like: 'No such name' } } })).body).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0 } });
+    // `like` without `%` is a literal substring (`_` is no wildcard); with `%` it is a pattern, whose `_` is one.
+    expect((await search({ filter: { name: { like: 'Totals_1' } } })).body.pagination.total).toBe(0);
+    expect((await search({ filter: { name: { like: '%Totals_1' } } })).body.pagination.total).toBe(1);
+    const lone = await search({ filter: { name: { like: 'Totals%\\' } } });
+    expect([lone.status, lone.body.error.code, lone.body.error.details]).toEqual([400, 'BAD_REQUEST', { field: 'name', operator: 'like' }]);
     const gql = await fx.api.graphql(
       `query($input: SearchContentInput) { searchContent(organizationId: "default", projectId: "default", input: $input) { data { name } pagination { page limit total } } }`,
       { input: { filter: { name: { like: 'Totals' } }, page: 3, limit: 3 } },

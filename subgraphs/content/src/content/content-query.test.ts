@@ -37,6 +37,10 @@ describe('searchWhere (D2)', () => {
     ]);
     expect(searchWhere({ createdAt: { gte: '2026-01-01T00:00:00Z' } })).toEqual([{ createdAt: { $gte: new Date('2026-01-01T00:00:00Z') } }]);
     expect(searchWhere({ name: { like: '%end' }, tags: { in: [] } })).toEqual([{ name: { $ilike: '%end' } }, { id: { $in: [] } }]);
+    // Without `%` a value is a literal substring; with it, the caller's pattern (a final lone backslash is refused).
+    expect(searchWhere({ name: { like: 'a_b\\' } })).toEqual([{ name: { $ilike: '%a\\_b\\\\%' } }]);
+    expect(searchWhere({ name: { like: '50%\\\\' } })).toEqual([{ name: { $ilike: '50%\\\\' } }]);
+    expect(() => searchWhere({ name: { like: '50%\\' } })).toThrowError(expect.objectContaining({ code: 'BAD_REQUEST' }));
   });
 
   it('refuses operator objects, wrong types and inapplicable operators with BAD_REQUEST', () => {

@@ -94,8 +94,13 @@ function condition(field: string, column: string, kind: FieldKind, op: string, v
     case 'all':
       return on({ $contains: many() });
     case 'like': {
+      // Without `%` the value is a literal substring (its `_` and `\` escaped); with `%` it is the caller's pattern.
       const text = one(value) as string;
-      return on({ $ilike: text.includes('%') ? text : `%${text}%` });
+      if (!text.includes('%')) return on({ $ilike: `%${text.replace(/[\\_]/g, '\\$&')}%` });
+      if (/(?<!\\)(?:\\\\)*\\$/.test(text)) {
+        throw new BadRequestError('A `like` pattern can\'t end with a lone backslash: it escapes the character after it.', { field, operator: op });
+      }
+      return on({ $ilike: text });
     }
     default:
       return on({ [`$${op}`]: one(value) });
