@@ -49,6 +49,30 @@ describe('tags, folders and saved searches', () => {
     expect((await call('GET', `${app}/folders/${child.id}`)).status).toBe(404);
   });
 
+  it('keeps a folder subtree to its own children, whatever characters the names hold', async () => {
+    const folder = async (name: string, parentId?: string) => (await call('POST', `${app}/folders`, { name, ...(parentId ? { parentId } : {}) })).body;
+    const target = await folder('a_b');
+    const below = await folder('a_b child', target.id);
+    // Folders whose paths a `LIKE '/a_b/%'` (or a `/`-prefix test) would wrongly take for the target's children.
+    const lookalike = await folder('axb');
+    const lookalikeChild = await folder('axb child', lookalike.id);
+    const slash = await folder('a_b/x');
+    const percent = await folder('%');
+    const percentChild = await folder('% child', percent.id);
+    expect(slash.path).toBe('/a_b/x');
+    const refused = await call('DELETE', `${app}/folders/${target.id}`);
+    expect(refused.body.error.details).toEqual({ contents: 0, folders: 1 });
+    expect((await call('PUT', `${app}/folders/${percent.id}`, { name: 'percent' })).status).toBe(200);
+    expect((await call('GET', `${app}/folders/${percentChild.id}`)).body.path).toBe('/percent/% child');
+    expect((await call('GET', `${app}/folders/${lookalikeChild.id}`)).body.path).toBe('/axb/axb child');
+    expect((await call('DELETE', `${app}/folders/${target.id}?recursive=true`)).status).toBe(200);
+    const status = async (f: { id: string }) => (await call('GET', `${app}/folders/${f.id}`)).status;
+    expect(await Promise.all([target, below, lookalike, lookalikeChild, slash, percent, percentChild].map(status))).toEqual([404, 404, 200, 200, 200, 200, 200]);
+    // `search` on names is a literal substring.
+    const found = (await call('GET', `${app}/folders?search=${encodeURIComponent('%')}`)).body.data.map((f: { name: string }) => f.name);
+    expect(found).toEqual(['% child']);
+  });
+
   it('saves and executes searches; API keys get published content only', async () => {
     const a = (await call('POST', `${app}/content`, { typeId, name: 'Alpha report', content: {} })).body;
     await call('POST', `${app}/content`, { typeId, name: 'Alpha draft', content: {} });

@@ -18,3 +18,4 @@ export * from './transfer/transfer';
 export * from './tag-records';
 export * from './project-references';
 export * from './query-shapes';
+export * from './like-pattern';

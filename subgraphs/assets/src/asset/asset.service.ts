@@ -1,5 +1,5 @@
 // Asset rules: upload (bytes first, then the row and its event in one transaction), reads with filters, update, delete.
-import { assertProjectFolder, ensureTags, recordEvent } from '@cp/db';
+import { assertProjectFolder, ensureTags, escapeLike, recordEvent } from '@cp/db';
 import { NotFoundError, ValidationFailedError } from '@cp/errors';
 import { keysetPage, type ProjectScope, distinctNames } from '@cp/graphql';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
@@ -50,7 +50,8 @@ export class AssetService {
     if (activeOnly) where.status = 'active';
     if (args.tag) where.tags = { $contains: [args.tag] };
     if (args.folderId !== undefined) where.folderId = args.folderId === 'null' ? null : args.folderId;
-    if (args.type) where.type = args.type.endsWith('/*') ? { $like: `${args.type.slice(0, -1)}%` } : args.type;
+    // `image/*` is every `image/…` type; the prefix itself matches literally.
+    if (args.type) where.type = args.type.endsWith('/*') ? { $like: `${escapeLike(args.type.slice(0, -1))}%` } : args.type;
     return keysetPage(em, Asset, { where, sortField: 'createdAt', direction: 'desc', args });
   }
 

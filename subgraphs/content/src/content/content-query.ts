@@ -1,4 +1,5 @@
 // Finding content: list filters (D1 aliases), D2 search filters, and full-text conditions shared by both.
+import { escapeLike } from '@cp/db';
 import { BadRequestError } from '@cp/errors';
 import { EntityStatus, type ProjectScope } from '@cp/graphql';
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
@@ -96,7 +97,7 @@ function condition(field: string, column: string, kind: FieldKind, op: string, v
     case 'like': {
       // Without `%` the value is a literal substring (its `_` and `\` escaped); with `%` it is the caller's pattern.
       const text = one(value) as string;
-      if (!text.includes('%')) return on({ $ilike: `%${text.replace(/[\\_]/g, '\\$&')}%` });
+      if (!text.includes('%')) return on({ $ilike: `%${escapeLike(text)}%` });
       if (/(?<!\\)(?:\\\\)*\\$/.test(text)) {
         throw new BadRequestError('A `like` pattern can\'t end with a lone backslash: it escapes the character after it.', { field, operator: op });
       }

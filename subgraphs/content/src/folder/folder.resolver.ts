@@ -30,9 +30,22 @@ async function parentPath(em: EntityManager, scope: ProjectScope, parentId: stri
   return parent.path;
 }
 
-/** The folder and every folder below it. */
-function subtree(em: EntityManager, scope: ProjectScope, folder: Folder): Promise<Folder[]> {
-  return em.find(Folder, { ...scope, $or: [{ id: folder.id }, { path: { $like: `${folder.path}/%` } }] });
+/**
+ * The folder and every folder below it, following `parentId` links. Not by `path` prefix: names may hold `/`, `%` or
+ * `_`, so a root folder named "a/b" or "a_b" would look like it sat below "a" (a recursive delete would take it).
+ */
+async function subtree(em: EntityManager, scope: ProjectScope, folder: Folder): Promise<Folder[]> {
+  const rows: { id: string }[] = await em.getConnection().execute(
+    `with recursive below(id) as (
+       select ?::text
+       union
+       select f.id from folder f join below on f.parent_id = below.id where f.organization_id = ? and f.project_id = ?
+     ) select id from below`,
+    [folder.id, scope.organizationId, scope.projectId],
+    'all',
+    em.getTransactionContext(),
+  );
+  return em.find(Folder, { ...scope, id: { $in: rows.map((r) => r.id) } });
 }
 
 @Resolver(() => Folder)

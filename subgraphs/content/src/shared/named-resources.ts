@@ -1,5 +1,5 @@
 // Rules shared by tags, folders and saved searches: project scope, names unique in the project (409 NAME_TAKEN, D11), events.
-import { isUniqueViolation, recordEvent, type EventResourceType } from '@cp/db';
+import { escapeLike, isUniqueViolation, recordEvent, type EventResourceType } from '@cp/db';
 import { NameTakenError, NotFoundError, ValidationFailedError } from '@cp/errors';
 import { offsetPage, type OffsetArgs, type ProjectScope, requireName } from '@cp/graphql';
 import type { EntityClass, EntityManager, FilterQuery, RequiredEntityData } from '@mikro-orm/postgresql';
@@ -20,7 +20,7 @@ export class NamedResources<T extends Named> {
 
   /** Offset list by name (D1); `search` filters by name, case-insensitively. */
   list(em: EntityManager, scope: ProjectScope, page: OffsetArgs, search?: string) {
-    const where = { organizationId: scope.organizationId, projectId: scope.projectId, ...(search ? { name: { $ilike: `%${search}%` } } : {}) };
+    const where = { organizationId: scope.organizationId, projectId: scope.projectId, ...(search ? { name: { $ilike: `%${escapeLike(search)}%` } } : {}) };
     return offsetPage(em, this.entity, where as FilterQuery<T>, page, { name: 'asc', id: 'asc' });
   }
 
