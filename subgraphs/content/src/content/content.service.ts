@@ -214,7 +214,8 @@ export class ContentService {
         const passing = await matchingIds(em, where, ranking.map((r) => r.id));
         const hits = ranking.filter((r) => passing.has(r.id));
         const ids = hits.slice(offset, offset + limit).map((r) => r.id);
-        const rows = ids.length ? await readContentRows(em, { $and: [...where, { id: { $in: ids } }] } as FilterQuery<Content>, {}, limit, { published: publishedOnly, compiled, offset: 0 }) : [];
+        const chosen = { organizationId: scope.organizationId, projectId: scope.projectId, id: { $in: ids } };
+        const rows = ids.length ? await readContentRows(em, chosen, {}, limit, { published: publishedOnly, compiled, offset: 0 }) : [];
         const byId = new Map(rows.map((row) => [row.id, row]));
         return { data: ids.flatMap((id) => byId.get(id) ?? []), pagination: { page, limit, total: hits.length } };
       });
