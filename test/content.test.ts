@@ -202,6 +202,23 @@ describe('content', () => {
     expect([far.status, far.body.error?.code]).toEqual([422, 'VALIDATION_FAILED']);
   });
 
+  it('keeps type schemas apart: a reused $id is no conflict, and patterns run in linear time (RE2)', async () => {
+    const schema = { $id: 'urn:example:shared', type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } };
+    const first = await call('POST', `${app}/content-types`, { name: 'Patterned', schema });
+    const second = await call('POST', `${app}/content-types`, { name: 'Patterned too', schema });
+    expect([first.status, second.status]).toEqual([201, 201]);
+    expect((await call('PUT', `${app}/content-types/${first.body.id}`, { schema })).status).toBe(200);
+    await call('POST', `${app}/content-types/${first.body.id}/publish`);
+    // 40 a's and a '!' backtrack 2^40 times on a backtracking engine; RE2 answers at once.
+    const hostile = await call('POST', `${app}/content`, { typeId: first.body.id, name: 'Hostile', content: { code: `${'a'.repeat(40)}!` } });
+    expect(hostile.status, JSON.stringify(hostile.body)).toBe(422);
+    expect(hostile.body.error.details.errors[0].path).toBe('/code');
+    expect((await call('POST', `${app}/content`, { typeId: first.body.id, name: 'Fine', content: { code: 'aaa' } })).status).toBe(201);
+    // Lookaround has no linear-time form: such a pattern makes the schema invalid.
+    const lookahead = await call('POST', `${app}/content-types`, { name: 'Lookahead', schema: { type: 'object', properties: { x: { type: 'string', pattern: '(?=a)' } } } });
+    expect([lookahead.status, lookahead.body.error.code]).toEqual([422, 'VALIDATION_FAILED']);
+  });
+
   it('validates content type allow lists with the spec details', async () => {
     const res = await call('PUT', `${app}/content-types/${typeId}`, {
       componentIdsAllowList: [

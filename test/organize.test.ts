@@ -29,6 +29,25 @@ describe('tags, folders and saved searches', () => {
     expect((await fx.api.call('GET', `${api}/tags`, { apiKey: key })).body.pagination.total).toBe(2);
     expect((await call('PUT', `${app}/tags/${red.body.id}`, { color: '#0f0' })).body).toMatchObject({ name: 'red', color: '#0f0' });
     expect((await call('DELETE', `${app}/tags/${red.body.id}`)).status).toBe(200);
+    // Tag records keep names exactly, control characters and quotes included.
+    const odd = ['line\nbreak', 'tab\there', 'quote"d', 'back\\slash', 'ctl\u0001x'];
+    await call('POST', `${app}/content`, { typeId, name: 'odd tags', content: {}, tags: odd });
+    const names = (await call('GET', `${app}/tags?limit=100`)).body.data.map((t: { name: string }) => t.name);
+    expect(names).toEqual(expect.arrayContaining(odd));
+  });
+
+  it('refuses saved searches the search itself would refuse (400 naming the member)', async () => {
+    for (const query of [{ search: { $ne: 1 } }, { query: 123 }, { sort: 'x' }, { limit: 1000 }, { search: Array.from({ length: 33 }, (_, i) => `w${i}`).join(' ') }]) {
+      const res = await call('POST', `${app}/saved-searches`, { name: `bad ${JSON.stringify(query)}`, query });
+      expect([JSON.stringify(query), res.status, res.body.error?.code]).toEqual([JSON.stringify(query), 400, 'BAD_REQUEST']);
+    }
+    // A full-text search of many words is refused up front (PostgreSQL's to_tsquery of thousands of terms never returns).
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
+    expect((await call('POST', `${app}/content/search`, { search: words(32) })).status).toBe(200);
+    const many = await call('POST', `${app}/content/search`, { search: words(8000) });
+    expect([many.status, many.body.error.details]).toEqual([400, { parameter: 'search', limit: 1000 }]);
+    const long = await call('GET', `${app}/content?search=${encodeURIComponent(words(33))}`);
+    expect([long.status, long.body.error.details]).toEqual([400, { parameter: 'search', limit: 32 }]);
   });
 
   it('nests folders with paths, and refuses to delete a non-empty one unless recursive', async () => {

@@ -27,8 +27,8 @@ export async function assertProjectReferences(
     const live = ref.table === 'folder' ? '' : ` and "status" <> 'deleted'`;
     const found = await em.getConnection().execute<{ id: string; fits: boolean }[]>(
       `select "id", ${ref.where?.sql ?? 'true'} as fits from "${ref.table}"
-        where "organization_id" = ? and "project_id" = ? and "id" = any(?::text[])${live}`,
-      [scope.organizationId, scope.projectId, `{${ids.map((id) => JSON.stringify(id)).join(',')}}`],
+        where "organization_id" = ? and "project_id" = ? and "id" in (select jsonb_array_elements_text(?::jsonb))${live}`,
+      [scope.organizationId, scope.projectId, JSON.stringify(ids)],
       'all',
       em.getTransactionContext(),
     );

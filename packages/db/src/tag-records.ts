@@ -6,9 +6,10 @@ export async function ensureTags(em: EntityManager, scope: { organizationId: str
   if (names.length === 0) return;
   await em.getConnection().execute(
     `insert into "tag" ("id", "organization_id", "project_id", "name", "created_at", "updated_at")
-     select gen_random_uuid()::text, ?, ?, n, now(), now() from unnest(?::text[]) as n
+     select gen_random_uuid()::text, ?, ?, n, now(), now() from jsonb_array_elements_text(?::jsonb) as n
      on conflict ("project_id", "name") do nothing`,
-    [scope.organizationId, scope.projectId, `{${names.map((n) => JSON.stringify(n)).join(',')}}`],
+    // A JSON array, not an array literal: JSON's escapes (`\n`, `\u0001`) mean nothing to PostgreSQL's array syntax.
+    [scope.organizationId, scope.projectId, JSON.stringify(names)],
     'run',
     em.getTransactionContext(),
   );

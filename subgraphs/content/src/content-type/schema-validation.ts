@@ -1,10 +1,6 @@
 // Checks that a content type's `schema` is valid JSON Schema 2020-12 (D11: otherwise 422 VALIDATION_FAILED).
 import { ValidationFailedError } from '@cp/errors';
-import Ajv2020 from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
-
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
+import { jsonSchema as ajv } from '../shared/json-schema';
 
 export function assertValidJsonSchema(schema: unknown, path = '/schema'): void {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) {

@@ -1,14 +1,27 @@
 // Finding content: list filters (D1 aliases), D2 search filters, and full-text conditions shared by both.
 import { escapeLike } from '@cp/db';
 import { BadRequestError } from '@cp/errors';
-import { EntityStatus, type ProjectScope } from '@cp/graphql';
+import { EntityStatus, parseOffsetArgs, type ProjectScope } from '@cp/graphql';
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { Content } from './content.entity';
 import type { ContentListArgs } from './content.inputs';
 
-/** Prefix matching on every word: `hel wor` finds "hello world". */
-export function fullText(terms: string): FilterQuery<Content> | undefined {
+/** At most this many words in a full-text search: PostgreSQL's `to_tsquery` of thousands of terms never returns. */
+export const MAX_SEARCH_WORDS = 32;
+
+/** The words of a `search` or `query` text; more than 1000 characters or `MAX_SEARCH_WORDS` words is a 400. */
+export function searchWords(terms: string, parameter: 'search' | 'query'): string[] {
+  if (terms.length > 1000) throw new BadRequestError(`${parameter} must be at most 1000 characters.`, { parameter, limit: 1000 });
   const words = terms.match(/[\p{L}\p{N}]+/gu) ?? [];
+  if (words.length > MAX_SEARCH_WORDS) {
+    throw new BadRequestError(`${parameter} may hold at most ${MAX_SEARCH_WORDS} words.`, { parameter, limit: MAX_SEARCH_WORDS });
+  }
+  return words;
+}
+
+/** Prefix matching on every word: `hel wor` finds "hello world". */
+export function fullText(terms: string, parameter: 'search' | 'query' = 'search'): FilterQuery<Content> | undefined {
+  const words = searchWords(terms, parameter);
   if (words.length === 0) return undefined;
   const query = words.map((w) => `${w.toLowerCase()}:*`).join(' & ');
   return { [raw((alias) => `${alias}.search_vector @@ to_tsquery('english', ?)`, [query])]: true } as FilterQuery<Content>;
@@ -126,4 +139,31 @@ export async function matchingIds(em: EntityManager, where: FilterQuery<Content>
   const among = { [raw((alias) => `${alias}.id in (select jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(ids)])]: true } as FilterQuery<Content>;
   const rows: { id: string }[] = await em.createQueryBuilder(Content, 'c').select('id').where({ $and: [...where, among] } as never).execute('all', false);
   return new Set(rows.map((r) => r.id));
+}
+
+/** D2 `sort`: one `{field: "updatedAt", order}` entry (or none: newest first). */
+export function sortOrder(sort: unknown): 'asc' | 'desc' {
+  if (sort === undefined || sort === null) return 'desc';
+  const list = Array.isArray(sort) ? sort : [sort];
+  const [first] = list as { field?: unknown; order?: unknown }[];
+  if (list.length !== 1 || first?.field !== 'updatedAt' || (first.order !== 'asc' && first.order !== 'desc')) {
+    throw new BadRequestError('sort supports one entry: {field: "updatedAt", order: "asc" | "desc"}.', { parameter: 'sort' });
+  }
+  return first.order;
+}
+
+/**
+ * A whole D2 search body as a saved search stores it (D12): what `SearchContentInput` and the search itself would
+ * refuse is refused when saving, so executing it later can't fail on its own query.
+ */
+export function assertSearchBody(query: Record<string, unknown>): void {
+  searchWhere(query.filter as Record<string, unknown> | undefined);
+  sortOrder(query.sort);
+  for (const parameter of ['search', 'query'] as const) {
+    const text = query[parameter];
+    if (text === undefined || text === null) continue;
+    if (typeof text !== 'string') throw new BadRequestError(`${parameter} must be a string.`, { parameter });
+    searchWords(text, parameter);
+  }
+  parseOffsetArgs({ page: query.page as number | undefined, limit: query.limit as number | undefined });
 }

@@ -2,13 +2,11 @@
 import { AppError, ValidationFailedError, type FieldError } from '@cp/errors';
 import type { ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
-import addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import { createHash } from 'node:crypto';
 import { projectComponents, type CatalogComponent } from '../shared/component-catalog';
+import { jsonSchema as ajv } from '../shared/json-schema';
 
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-addFormats(ajv);
 
 /** Compiled validators by schema content: types and components change rarely, documents are validated often. */
 const validators = new Map<string, ValidateFunction>();

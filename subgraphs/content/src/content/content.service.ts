@@ -11,7 +11,7 @@ import { cancelPendingSchedules } from '../schedule/cancel-schedules';
 import { compileContent } from './content-compile';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
-import { fullText, listWhere, matchingIds, parseSort, searchWhere } from './content-query';
+import { fullText, listWhere, matchingIds, parseSort, searchWhere, searchWords, sortOrder } from './content-query';
 import { readContentRows } from './content-rows';
 import { asPublished, PUBLISHED } from './published-content';
 import type { SemanticSearch } from '../semantic/semantic-search';
@@ -175,6 +175,7 @@ export class ContentService {
    */
   async list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, { publishedOnly = false, compiled = true } = {}) {
     const where = [...listWhere(scope, args), ...(publishedOnly ? PUBLISHED : [])];
+    if (args.query) searchWords(args.query, 'query');
     if (args.query && this.semantic) {
       const limit = parseLimit(args.limit);
       const raw = args.lastKey ?? args.afterKey;
@@ -187,7 +188,7 @@ export class ContentService {
       const entries = data.map((r) => r.entry);
       return { data: publishedOnly ? await asPublished(em, entries) : entries, pagination };
     }
-    const text = args.query ? fullText(args.query) : undefined;
+    const text = args.query ? fullText(args.query, 'query') : undefined;
     return keysetPage(em, Content, {
       where: { $and: text ? [...where, text] : where } as FilterQuery<Content>,
       sortField: 'updatedAt',
@@ -206,6 +207,7 @@ export class ContentService {
     const { page, limit, offset } = parseOffsetArgs(input);
     const where = [...listWhere(scope, { search: input.search }), ...searchWhere(input.filter), ...(publishedOnly ? PUBLISHED : [])];
     const order = sortOrder(input.sort);
+    if (input.query) searchWords(input.query, 'query');
     if (input.query && this.semantic) {
       // Every entry above the similarity threshold that passes the filters, most similar first: the total is exact and
       // every page is reachable (no cap on the ranking, unlike a cursor page of the list).
@@ -220,7 +222,7 @@ export class ContentService {
         return { data: ids.flatMap((id) => byId.get(id) ?? []), pagination: { page, limit, total: hits.length } };
       });
     }
-    const text = input.query ? fullText(input.query) : undefined;
+    const text = input.query ? fullText(input.query, 'query') : undefined;
     const filter = { $and: text ? [...where, text] : where } as FilterQuery<Content>;
     return offsetPage(em, Content, filter, input, { updatedAt: order, id: 'asc' }, (page, orderBy, limit, offset) =>
       readContentRows(em, page, orderBy, limit, { published: publishedOnly, compiled, offset }),
@@ -297,16 +299,6 @@ export class ContentService {
 function snapshot(entry: Content): ContentSnapshot {
   const { name, description, content, tags, folderId, metadata, typeVersion, packageVersion, isTemplate } = entry;
   return { name, description, content, tags, folderId, metadata, typeVersion, packageVersion, isTemplate };
-}
-
-function sortOrder(sort: unknown): 'asc' | 'desc' {
-  if (sort === undefined || sort === null) return 'desc';
-  const list = Array.isArray(sort) ? sort : [sort];
-  const [first] = list as { field?: unknown; order?: unknown }[];
-  if (list.length !== 1 || first?.field !== 'updatedAt' || (first.order !== 'asc' && first.order !== 'desc')) {
-    throw new BadRequestError('sort supports one entry: {field: "updatedAt", order: "asc" | "desc"}.', { parameter: 'sort' });
-  }
-  return first.order;
 }
 
 /** A ranked page's cursor carries the last entry's similarity score; anything else in it is a tampered cursor (D1). */

@@ -3,7 +3,7 @@ import { authorizeClientRead, authorizeProject, OffsetList, OffsetArgs, ProjectS
 import type { GraphQLResolveInfo } from 'graphql';
 import { Arg, Args, Ctx, Field, FieldResolver, ID, Info, InputType, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { JSONObjectScalar } from '@cp/graphql';
-import { searchWhere } from '../content/content-query';
+import { assertSearchBody } from '../content/content-query';
 import { Content } from '../content/content.entity';
 import { ContentService } from '../content/content.service';
 import { NamedResources } from '../shared/named-resources';
@@ -37,10 +37,10 @@ class ExecuteInput {
 
 const searches = new NamedResources(SavedSearch, 'saved-searches', 'SavedSearch');
 
-/** Refuses a query the search would refuse at execution time (unknown fields or operators: 400). */
+/** Refuses a query the search would refuse at execution time (400 naming the member). */
 function checked(query: Record<string, unknown> | undefined): Record<string, unknown> {
   const q = query ?? {};
-  searchWhere(q.filter as Record<string, unknown> | undefined);
+  assertSearchBody(q);
   return q;
 }
 

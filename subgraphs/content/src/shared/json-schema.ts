@@ -1,0 +1,23 @@
+// The one JSON Schema 2020-12 validator of content types and documents: no shared `$id` registry, linear-time regexes.
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { RE2JS } from 're2js';
+
+/**
+ * `pattern` and `patternProperties` run on RE2 (re2js): a type's author can't write a pattern like `^(a+)+$` whose
+ * backtracking freezes the process on one document. RE2 has no lookaround or backreferences; such a pattern doesn't
+ * compile, so the type is refused (422).
+ */
+function re2(pattern: string): { test: (text: string) => boolean; toString: () => string } {
+  const compiled = RE2JS.compile(pattern);
+  // ajv keys compiled patterns by `toString()`: without it every pattern would share the first one's slot.
+  return { test: (text) => compiled.matcher(text).find(), toString: () => `re2:${pattern}` };
+}
+re2.code = 'require("re2js").RE2JS';
+
+/**
+ * `addUsedSchema: false`: a schema's `$id` is not remembered process-wide, so one project's `$id` never collides with
+ * another's (or with the same type's next version).
+ */
+export const jsonSchema = new Ajv2020({ strict: false, allErrors: true, addUsedSchema: false, code: { regExp: re2 } });
+addFormats(jsonSchema);
