@@ -219,6 +219,32 @@ describe('content', () => {
     expect([lookahead.status, lookahead.body.error.code]).toEqual([422, 'VALIDATION_FAILED']);
   });
 
+  it('answers 409 NAME_TAKEN when a discard would bring back a name taken since; a rollback brings back no deleted folder', async () => {
+    const type = (await call('POST', `${app}/content-types`, { name: 'Before', schema: { type: 'object' } })).body;
+    await call('POST', `${app}/content-types/${type.id}/publish`);
+    await call('PUT', `${app}/content-types/${type.id}`, { name: 'After' });
+    await call('POST', `${app}/content-types`, { name: 'Before', schema: { type: 'object' } });
+    const discarded = await call('POST', `${app}/content-types/${type.id}/discard`);
+    expect([discarded.status, discarded.body.error?.code]).toEqual([409, 'NAME_TAKEN']);
+    expect((await call('GET', `${app}/content-types/${type.id}`)).body.name).toBe('After');
+    const component = (await call('POST', `${app}/components`, { name: 'Old name', type: 'view', content: HERO })).body;
+    await call('POST', `${app}/packages`, {});
+    await call('PUT', `${app}/components/${component.id}`, { name: 'New name' });
+    await call('POST', `${app}/components`, { name: 'Old name', type: 'view', content: HERO });
+    const reverted = await call('POST', `${app}/components/${component.id}/discard`);
+    expect([reverted.status, reverted.body.error?.code]).toEqual([409, 'NAME_TAKEN']);
+
+    const folder = (await call('POST', `${app}/folders`, { name: 'Gone soon' })).body;
+    const entry = (await call('POST', `${app}/content`, { typeId, name: 'Filed', content: { title: 'x' }, folderId: folder.id, tags: ['kept-tag'] })).body;
+    await call('POST', `${app}/content/${entry.id}/publish`);
+    await call('DELETE', `${app}/folders/${folder.id}?recursive=true`);
+    const tag = (await call('GET', `${app}/tags?search=kept-tag`)).body.data[0];
+    await call('DELETE', `${app}/tags/${tag.id}`);
+    const back = await call('POST', `${app}/content/${entry.id}/rollback`, { version: 1 });
+    expect([back.status, back.body.folderId, back.body.tags]).toEqual([200, null, ['kept-tag']]);
+    expect((await call('GET', `${app}/tags?search=kept-tag`)).body.pagination.total).toBe(1);
+  });
+
   it('validates content type allow lists with the spec details', async () => {
     const res = await call('PUT', `${app}/content-types/${typeId}`, {
       componentIdsAllowList: [

@@ -94,11 +94,13 @@ export class ComponentService {
 
   /** Cancels the working copy: back to the last published version. */
   async discard(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return em.transactional(async (tx) => {
+    let restored = '';
+    return this.write(em, () => restored, async (tx) => {
       const component = await this.get(tx, scope, id);
       assertTransition(component.status, 'discard');
       const last = await this.version(tx, component, component.lastPublishedVersion!);
       this.copyFrom(component, last);
+      restored = component.name;
       component.status = EntityStatus.published;
       component.version = last.version;
       recordEvent(tx, { resourceType: 'components', action: 'discarded', resourceId: id, ...scope, actorId, version: last.version });
@@ -108,10 +110,12 @@ export class ComponentService {
 
   /** A working copy from an earlier version; existing versions are untouched. */
   async rollback(em: EntityManager, scope: ProjectScope, id: string, version: number, actorId: string) {
-    return em.transactional(async (tx) => {
+    let restored = '';
+    return this.write(em, () => restored, async (tx) => {
       const component = await this.get(tx, scope, id);
       assertTransition(component.status, 'rollback');
       this.copyFrom(component, await this.version(tx, component, version));
+      restored = component.name;
       this.toWorkingCopy(component);
       recordEvent(tx, { resourceType: 'components', action: 'rolledBack', resourceId: id, ...scope, actorId, version });
       return component;
@@ -151,11 +155,12 @@ export class ComponentService {
     if (component.status === EntityStatus.modified) component.version = null;
   }
 
-  private async write<T>(em: EntityManager, name: string, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  /** A transaction whose unique-name violation is 409 NAME_TAKEN; `name` may be known only once `work` has run. */
+  private async write<T>(em: EntityManager, name: string | (() => string), work: (tx: EntityManager) => Promise<T>): Promise<T> {
     try {
       return await em.transactional(work);
     } catch (err) {
-      if (isUniqueViolation(err)) throw new NameTakenError('component', name);
+      if (isUniqueViolation(err)) throw new NameTakenError('component', typeof name === 'function' ? name() : name);
       throw err;
     }
   }

@@ -160,21 +160,25 @@ export class ContentTypeService {
     actorId: string,
     change: (tx: EntityManager, type: ContentType) => Promise<number | null | undefined>,
   ): Promise<ContentType> {
-    return em.transactional(async (tx) => {
+    // Discard and rollback bring back an earlier name, which another type may have taken since: 409 NAME_TAKEN.
+    let name = '';
+    return this.write(em, () => name, async (tx) => {
       const type = await this.get(tx, scope, id, true);
       assertTransition(type.status, action);
       const wasPublished = Boolean(type.lastPublishedVersion);
       const version = await change(tx, type);
+      name = type.name;
       recordEvent(tx, { resourceType: 'content-types', ...transitionEvent(action, wasPublished), resourceId: id, ...scope, actorId, version });
       return type;
     });
   }
 
-  private async write<T>(em: EntityManager, name: string, work: (tx: EntityManager) => Promise<T>): Promise<T> {
+  /** A transaction whose unique-name violation is 409 NAME_TAKEN; `name` may be known only once `work` has run. */
+  private async write<T>(em: EntityManager, name: string | (() => string), work: (tx: EntityManager) => Promise<T>): Promise<T> {
     try {
       return await em.transactional(work);
     } catch (err) {
-      if (isUniqueViolation(err)) throw new NameTakenError('content type', name);
+      if (isUniqueViolation(err)) throw new NameTakenError('content type', typeof name === 'function' ? name() : name);
       throw err;
     }
   }

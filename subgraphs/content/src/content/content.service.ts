@@ -9,6 +9,7 @@ import { ContentType } from '../content-type/content-type.entity';
 import { afterEdit, assertTransition, restoredStatus, transitionEvent, type Transition } from '../lifecycle/lifecycle';
 import { cancelPendingSchedules } from '../schedule/cancel-schedules';
 import { compileContent } from './content-compile';
+import { Folder } from '../folder/folder.entity';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
 import { fullText, listWhere, matchingIds, parseSort, searchWhere, searchWords, sortOrder } from './content-query';
@@ -107,6 +108,7 @@ export class ContentService {
     return this.transition(em, scope, id, 'discard', actorId, async (tx, entry) => {
       const last = await this.version(tx, entry, entry.lastPublishedVersion!);
       Object.assign(entry, last.content, { compiled: last.compiled, status: EntityStatus.published, version: last.version });
+      await keepReferences(tx, scope, entry);
       return last.version;
     });
   }
@@ -115,6 +117,7 @@ export class ContentService {
     return this.transition(em, scope, id, 'rollback', actorId, async (tx, entry) => {
       const from = await this.version(tx, entry, version);
       Object.assign(entry, from.content, { compiled: from.compiled });
+      await keepReferences(tx, scope, entry);
       afterEdit(entry);
       return version;
     });
@@ -319,4 +322,13 @@ function clientMetadata(input: Record<string, unknown> | undefined, current: Rec
     else metadata[key] = current[key];
   }
   return metadata;
+}
+
+/**
+ * A version brought back (discard, rollback) may name a folder deleted since, which leaves the entry unfiled as the
+ * folder's deletion did, and tags deleted since, whose records come back (D12).
+ */
+async function keepReferences(tx: EntityManager, scope: ProjectScope, entry: Content): Promise<void> {
+  if (entry.folderId && (await tx.count(Folder, { ...scope, id: entry.folderId })) === 0) entry.folderId = null;
+  await ensureTags(tx, scope, entry.tags);
 }
