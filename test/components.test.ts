@@ -1,4 +1,5 @@
 // Black-box: components, packages and component assets over REST and GraphQL (D3, D6, D7).
+import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
 import { useService } from './support/setup';
@@ -73,6 +74,20 @@ describe('components, packages and component assets', () => {
     const discard = await fx.api.call('POST', `${base}/components/${hero.id}/discard`, { token: fx.token });
     expect(discard.status).toBe(409);
     expect(discard.body.error.details).toEqual({ currentStatus: 'published', requestedStatus: 'published' });
+  });
+
+  it('leaves no processing row and no stored bytes behind when the fields of an upload are refused', async () => {
+    const card = (await fx.api.call('POST', `${base}/components`, { token: fx.token, body: { name: 'Refused upload', type: 'view', content: source('Refused') } })).body;
+    const files = () => readdirSync(fx.service.env.DATA_DIR, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).length;
+    const before = files();
+    const form = new FormData();
+    form.append('file', new Blob([PNG]), 'icon.png');
+    form.append('metadata', '{"a":"\\u0000"}');
+    const res = await fetch(`${fx.service.url}${base}/components/${card.id}/assets`, { method: 'POST', headers: { authorization: `Bearer ${fx.token}` }, body: form });
+    expect(res.status).toBe(400);
+    const assets = (await fx.api.call('GET', `${base}/components/${card.id}/assets`, { token: fx.token })).body;
+    expect(assets.map((a: { status: string }) => a.status).filter((s: string) => s === 'processing')).toEqual([]);
+    expect(files()).toBe(before);
   });
 
   it('attaches files to a component, serves them, and guards their status (ASSET_IN_USE, INVALID_STATUS)', async () => {

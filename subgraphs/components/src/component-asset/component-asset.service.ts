@@ -57,9 +57,13 @@ export class ComponentAssetService {
         return managed;
       });
     } catch (err) {
-      asset.status = ComponentAssetStatus.error;
-      await em.flush();
-      await this.storage.remove(key);
+      // A native update: flushing the entity would send the refused values (e.g. a NUL in `metadata`) again, fail,
+      // and leave the row `processing` with its bytes on disk.
+      try {
+        await em.nativeUpdate(ComponentAsset, { id: asset.id }, { status: ComponentAssetStatus.error });
+      } finally {
+        await this.storage.remove(key);
+      }
       throw err;
     }
   }
