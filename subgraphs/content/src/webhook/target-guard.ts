@@ -9,9 +9,10 @@ for (const [net, prefix] of [
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) PRIVATE.addSubnet(net, prefix, 'ipv4');
 // IPv6 forms that embed or translate to an IPv4 address are refused whole (issue 11): NAT64 (well-known and local-use
-// prefixes), 6to4 and Teredo could otherwise reach a private IPv4 host through a translator.
+// prefixes), 6to4, Teredo, IPv4-compatible (`::a.b.c.d`, deprecated) and IPv4-translated (`::ffff:0:a.b.c.d`, SIIT)
+// could otherwise reach a private IPv4 host through a translator.
 for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+  ['::', 96], ['::ffff:0:0:0', 96], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
   ['64:ff9b::', 96], ['64:ff9b:1::', 48], ['2002::', 16], ['2001::', 32],
 ] as const) {
   PRIVATE.addSubnet(net, prefix, 'ipv6');

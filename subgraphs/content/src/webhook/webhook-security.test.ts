@@ -9,13 +9,14 @@ import { assertDeliverable, isPrivateAddress } from './target-guard';
 describe('webhook security', () => {
   it.each(['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:7f00:1',
     // NAT64 (well-known and local-use), 6to4 and Teredo forms of 127.0.0.1 / 10.0.0.1 (issue 11).
-    '64:ff9b::7f00:1', '64:ff9b::10.0.0.1', '64:ff9b:1::a00:1', '2002:7f00:1::1', '2001:0:4136:e378:8000:63bf:80ff:fffe'])(
+    '64:ff9b::7f00:1', '64:ff9b::10.0.0.1', '::7f00:1', '::ffff:0:7f00:1', '::1', '::', '64:ff9b:1::a00:1', '2002:7f00:1::1', '2001:0:4136:e378:8000:63bf:80ff:fffe'])(
     'treats %s as private',
     (address) => expect(isPrivateAddress(address)).toBe(true),
   );
 
   it('accepts public addresses and refuses private, odd schemes and credentials (SSRF)', async () => {
     expect(isPrivateAddress('93.184.216.34')).toBe(false);
+    expect(isPrivateAddress('2606:4700::1111')).toBe(false);
     await expect(assertDeliverable('https://93.184.216.34/hook', false)).resolves.toMatchObject({ url: expect.any(URL) });
     for (const url of ['http://127.0.0.1:9/x', 'http://[::1]/x', 'http://169.254.169.254/latest/meta-data', 'http://[::ffff:127.0.0.1]/x', 'http://localhost/x', 'ftp://93.184.216.34/x', 'http://u:p@93.184.216.34/', 'not a url']) {
       await expect(assertDeliverable(url, false), url).rejects.toMatchObject({ code: 'VALIDATION_FAILED' });
