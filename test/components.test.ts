@@ -31,6 +31,9 @@ describe('components, packages and component assets', () => {
     expect(broken.body.error.details.content).toEqual(expect.any(String));
     const taken = await fx.api.call('POST', `${base}/components`, { token: fx.token, body: { name: 'Hero', type: 'layout', content: source('Hero') } });
     expect(taken.status).toBe(409);
+    const hero = (await fx.api.call('GET', `${base}/components?limit=100`, { token: fx.token })).body.data.find((c: { name: string }) => c.name === 'Hero');
+    const long = await fx.api.call('PUT', `${base}/components/${hero.id}`, { token: fx.token, body: { name: 'x'.repeat(300) } });
+    expect([long.status, long.body.error.details]).toEqual([400, { name: 'must be at most 255 characters' }]);
   });
 
   it('keeps serving others while an endless metadata() is stopped in the sandbox', async () => {

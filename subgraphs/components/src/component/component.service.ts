@@ -58,6 +58,7 @@ export class ComponentService {
     }
     const name = input.name?.trim();
     if (name !== undefined && !name) throw new BadRequestError('The component failed validation.', { name: 'must not be empty' });
+    if (name !== undefined && name.length > 255) throw new BadRequestError('The component failed validation.', { name: 'must be at most 255 characters' });
     const built = input.content === undefined ? undefined : await compileComponent(input.content);
     return this.write(em, name ?? '', async (tx) => {
       const component = await this.get(tx, scope, id);
