@@ -134,6 +134,10 @@ describe('content', () => {
     expect(byAlias.body.data.length).toBeGreaterThanOrEqual(4);
     expect((await call('GET', `${app}/content?search=quant`)).body.data.map((e: { name: string }) => e.name)).toEqual(['Quantum computing primer']);
     expect((await call('GET', `${app}/content?search=qubit`)).body.data).toHaveLength(1);
+    // Only stop words: plain prefixes, not nothing. With other words, stop words are dropped as usual.
+    await call('POST', `${app}/content`, { typeId, name: 'Theme park guide', content: { title: 'Rides' } });
+    expect((await call('GET', `${app}/content?search=the`)).body.data.map((e: { name: string }) => e.name)).toEqual(['Theme park guide']);
+    expect((await call('GET', `${app}/content?search=${encodeURIComponent('the quantum')}`)).body.data.map((e: { name: string }) => e.name)).toEqual(['Quantum computing primer']);
     expect((await call('GET', `${app}/content?tags=science,physics`)).body.data).toHaveLength(1);
     expect((await call('GET', `${app}/content?status=draft&limit=100`)).body.data.every((e: { status: string }) => e.status === 'draft')).toBe(true);
     const asc = (await call('GET', `${app}/content?sort=updatedAt:asc&limit=100`)).body.data.map((e: { updatedAt: string }) => e.updatedAt);

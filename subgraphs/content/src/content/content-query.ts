@@ -24,7 +24,10 @@ export function fullText(terms: string, parameter: 'search' | 'query' = 'search'
   const words = searchWords(terms, parameter);
   if (words.length === 0) return undefined;
   const query = words.map((w) => `${w.toLowerCase()}:*`).join(' & ');
-  return { [raw((alias) => `${alias}.search_vector @@ to_tsquery('english', ?)`, [query])]: true } as FilterQuery<Content>;
+  // English drops stop words; a search of nothing but stop words ("the") then matches nothing at all, so it falls back
+  // to plain prefixes ("the" finds "theme").
+  const tsquery = `case when numnode(to_tsquery('english', ?)) > 0 then to_tsquery('english', ?) else to_tsquery('simple', ?) end`;
+  return { [raw((alias) => `${alias}.search_vector @@ (${tsquery})`, [query, query, query])]: true } as FilterQuery<Content>;
 }
 
 export function listWhere(scope: ProjectScope, args: ContentListArgs): FilterQuery<Content>[] {
