@@ -137,6 +137,32 @@ describe('events', () => {
     expect(await closeCode(fx.service.url, {})).toBe(4401);
     expect(await closeCode(fx.service.url, { 'x-api-key': 'cpk_live_wrong' })).toBe(4403);
   });
+
+  it('answers failing queries, mutations and a conditional subscription root as errors, and the socket stays open', async () => {
+    let closed: number | undefined;
+    const client = createClient({ url: fx.service.url.replace(/^http/, 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${fx.token}` }, retryAttempts: 0, lazy: false, on: { closed: (e) => (closed = (e as { code: number }).code) } });
+    const sub = subscribeEvents(client, { p: 'default', t: 'tags' });
+    await new Promise((r) => setTimeout(r, 300));
+    const once = (query: string) =>
+      new Promise<{ errors?: { message: string; extensions?: { code?: string } }[] }>((resolve) => {
+        let result: unknown;
+        client.subscribe({ query }, { next: (r) => (result = r), error: (e) => resolve({ errors: e as never }), complete: () => resolve(result as never) });
+      });
+    const missing = await once('{ tag(organizationId: "default", projectId: "default", id: "nope") { id } }');
+    expect(missing.errors?.[0].extensions?.code).toBe('NOT_FOUND');
+    await once('mutation { createTag(organizationId: "default", projectId: "default", input: { name: "ws-dup" }) { id } }');
+    const duplicate = await once('mutation { createTag(organizationId: "default", projectId: "default", input: { name: "ws-dup" }) { id } }');
+    expect(duplicate.errors?.[0].extensions?.code).toBe('NAME_TAKEN');
+    const skipped = await once('subscription { events(projectId: "default") @skip(if: true) { id } }');
+    expect(skipped.errors?.[0].extensions?.code).toBe('BAD_REQUEST');
+    // The other subscription on the socket still delivers.
+    await fx.api.call('POST', `${app}/tags`, { token: fx.token, body: { name: 'ws-after' } });
+    const events = await sub.waitFor(2);
+    expect(events.map((e) => e.type)).toEqual(['tags.created', 'tags.created']);
+    expect(closed).toBeUndefined();
+    sub.dispose();
+    await client.dispose();
+  });
 });
 
 /** A raw WebSocket on /graphql speaking graphql-ws's subprotocol; resolves with the close code once the server closes it. */

@@ -77,7 +77,11 @@ export function startSubscriptionServer({ server, schema, orm, auth, projects, l
       { contextValue: context },
     );
     if (response.body.kind !== 'single') return { errors: [new GraphQLError('Incremental delivery is not supported over graphql-ws.')] };
-    return response.body.singleResult as ExecutionResult;
+    const result = response.body.singleResult;
+    if (!result.errors) return result as ExecutionResult;
+    // Apollo's errors are already formatted plain objects; graphql-ws calls `toJSON()` on each and, without one, closed
+    // the whole socket (4500) on the first failing query or mutation.
+    return { ...result, errors: result.errors.map((e) => new GraphQLError(e.message, { path: e.path, extensions: e.extensions })) } as ExecutionResult;
   };
   // Frames are capped before authentication can even start: 8 sockets of 100 MiB frames no longer fill memory.
   const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: MAX_FRAME_BYTES });
@@ -123,10 +127,13 @@ export function startSubscriptionServer({ server, schema, orm, auth, projects, l
         socket.once('close', stopWatching);
         return true;
       },
-      async onSubscribe(ctx) {
+      async onSubscribe(ctx, _id, payload) {
         const caller = callers.get(ctx.extra);
         if (caller && !(await limiter.allow(caller.principal, caller.peer))) {
           return [new GraphQLError('Too many requests.', { extensions: { code: 'RATE_LIMITED' } })];
+        }
+        if (conditionalSubscriptionRoot(payload.query, payload.operationName)) {
+          return [new GraphQLError('A subscription root field cannot carry @skip or @include.', { extensions: { code: 'BAD_REQUEST' } })];
         }
         return undefined;
       },
@@ -148,6 +155,21 @@ export function startSubscriptionServer({ server, schema, orm, auth, projects, l
       for (const socket of wss.clients) socket.terminate();
     },
   };
+}
+
+/**
+ * graphql-js 16 lets `@skip`/`@include` onto a subscription's root field (17 refuses it) and then fails inside
+ * `subscribe`, closing the socket. Unparsable documents are left to graphql-ws's own validation.
+ */
+function conditionalSubscriptionRoot(query: string, operationName?: string | null): boolean {
+  let operation;
+  try {
+    operation = getOperationAST(parse(query), operationName ?? undefined);
+  } catch {
+    return false;
+  }
+  if (operation?.operation !== 'subscription') return false;
+  return operation.selectionSet.selections.some((s) => s.directives?.some((d) => d.name.value === 'skip' || d.name.value === 'include'));
 }
 
 /** A subscription sent over HTTP: 400 naming the transport that serves it (the gateway cannot execute it, D13). */
