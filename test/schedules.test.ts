@@ -45,6 +45,14 @@ describe('scheduled publishing (D15)', () => {
     expect(past.body.error.details.errors).toEqual([expect.objectContaining({ path: '/at' })]);
     const far = await call('POST', `${base}/schedules`, { resourceType: 'content', resourceId: id, action: 'publish', at: inSeconds(400 * 86400) });
     expect(far.status).toBe(422);
+    // One calendar year ahead, not 366 days; and a real calendar day (not rolled over into the next month).
+    const nextYear = new Date();
+    nextYear.setUTCFullYear(nextYear.getUTCFullYear() + 1);
+    const justPast = await call('POST', `${base}/schedules`, { resourceType: 'content', resourceId: id, action: 'publish', at: new Date(nextYear.getTime() + 3_600_000).toISOString() });
+    expect(justPast.status).toBe(422);
+    const feb30 = `${nextYear.getUTCFullYear() - (nextYear.getUTCMonth() < 2 ? 1 : 0)}-02-30T10:00:00Z`;
+    const impossible = await call('POST', `${base}/schedules`, { resourceType: 'content', resourceId: id, action: 'publish', at: feb30 });
+    expect([impossible.status, impossible.body.error.details.errors[0].path]).toEqual([422, '/at']);
     const wrong = await call('POST', `${base}/schedules`, { resourceType: 'assets', resourceId: id, action: 'archive', at: inSeconds(60) });
     expect(wrong.body.error.details.errors.map((e: { path: string }) => e.path)).toEqual(['/resourceType', '/action']);
     const unknown = await call('POST', `${base}/schedules`, { resourceType: 'content', resourceId: 'nope', action: 'publish', at: inSeconds(60) });

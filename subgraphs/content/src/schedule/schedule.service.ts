@@ -18,8 +18,6 @@ import {
 } from './schedule.entity';
 import type { CreateScheduleInput, ScheduleListArgs } from './schedule.inputs';
 
-const YEAR_MS = 366 * 24 * 3600 * 1000;
-
 export interface ValidSchedule {
   resourceType: ScheduleResourceType;
   resourceId: string;
@@ -41,11 +39,13 @@ export class ScheduleService {
     if (!input.resourceId) errors.push({ path: '/resourceId', message: 'is required' });
     if (!SCHEDULE_ACTIONS.includes(input.action as never)) errors.push({ path: '/action', message: 'must be `publish` or `unpublish`' });
     // An instant needs a date, a time and a zone: `2026-12-01T09:00:00Z` or with an offset.
-    const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i;
-    const at = typeof input.at === 'string' && iso.test(input.at) ? new Date(input.at) : undefined;
-    if (!at || Number.isNaN(at.getTime())) errors.push({ path: '/at', message: 'must be an ISO-8601 instant such as 2030-01-01T09:00:00Z' });
+    const at = typeof input.at === 'string' ? instant(input.at) : undefined;
+    // One calendar year, not a fixed 366 days.
+    const yearAhead = new Date(now);
+    yearAhead.setUTCFullYear(yearAhead.getUTCFullYear() + 1);
+    if (!at) errors.push({ path: '/at', message: 'must be an ISO-8601 instant such as 2030-01-01T09:00:00Z' });
     else if (at.getTime() <= now) errors.push({ path: '/at', message: 'must be in the future' });
-    else if (at.getTime() > now + YEAR_MS) errors.push({ path: '/at', message: 'must be at most one year ahead' });
+    else if (at.getTime() > yearAhead.getTime()) errors.push({ path: '/at', message: 'must be at most one year ahead' });
     if (errors.length > 0) throw new ValidationFailedError(errors);
     return { resourceType: input.resourceType as ScheduleResourceType, resourceId: input.resourceId!, action: input.action as ScheduleAction, at: at! };
   }
@@ -131,4 +131,18 @@ export class ScheduleService {
       throw new AppError('FORBIDDEN', `The schedule's creator may no longer ${schedule.action} ${resource}.`, { resource, action: 'publish' });
     }
   }
+}
+
+/**
+ * An instant needs a date, a time and a zone (`2026-12-01T09:00:00Z`, or with an offset), and a real calendar day:
+ * `new Date` would roll `2027-02-30` over into March.
+ */
+function instant(text: string): Date | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i.exec(text);
+  if (!match) return undefined;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const calendar = new Date(Date.UTC(year, month - 1, day));
+  if (calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day) return undefined;
+  const at = new Date(text);
+  return Number.isNaN(at.getTime()) ? undefined : at;
 }
