@@ -23,7 +23,8 @@ export function eventCursor(event: EventRecord): string {
 /** The position a cursor (or SSE `Last-Event-ID`) stands for; anything else is 400 naming the parameter. */
 export function positionOf(cursor: string, parameter = 'lastKey'): bigint {
   const { value } = decodeCursor(cursor, parameter);
-  if (!/^\d+$/.test(value)) throw new BadRequestError(`${parameter} is not a valid cursor.`, { parameter });
+  // At most 18 digits: always within `bigint`, so an SSE resume can't fail in the database after its 200 went out.
+  if (!/^\d{1,18}$/.test(value)) throw new BadRequestError(`${parameter} is not a valid cursor.`, { parameter });
   return BigInt(value);
 }
 
