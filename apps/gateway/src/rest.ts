@@ -46,14 +46,17 @@ export function restSchema(schema: GraphQLSchema, routes: CompiledRoute[]): Grap
 
 /**
  * sofa hands the same DocumentNode per route on every request; Apollo would print it to a string each time (then
- * hash the string to find its parsed and validated copy). Printing once per route, without the selections the route
- * omits (`RestRoute.omit`), takes that off every request.
+ * hash the string to find its parsed and validated copy). Cutting the selections the route omits (`RestRoute.omit`)
+ * and printing the result once per route takes that off every request.
  */
-const printedDocuments = new WeakMap<DocumentNode, string>();
-function printed(document: DocumentNode, omitted: ReadonlyMap<string, readonly string[]>): string {
-  let text = printedDocuments.get(document);
-  if (text === undefined) printedDocuments.set(document, (text = print(withoutOmitted(document, omitted))));
-  return text;
+const sentDocuments = new WeakMap<DocumentNode, { sent: DocumentNode; text: string }>();
+function sentOf(document: DocumentNode, omitted: ReadonlyMap<string, readonly string[]>): { sent: DocumentNode; text: string } {
+  let known = sentDocuments.get(document);
+  if (!known) {
+    const sent = withoutOmitted(document, omitted);
+    sentDocuments.set(document, (known = { sent, text: print(sent) }));
+  }
+  return known;
 }
 
 /** sofa's operation for a route (one root field) minus that route's `omit` paths. */
@@ -96,7 +99,7 @@ export function createRestHandler(options: RestOptions) {
     context: ({ cp }: { cp: Context }) => cp,
     async execute({ document, variableValues, contextValue, operationName }) {
       const response = await options.apollo.executeOperation(
-        { query: printed(document as DocumentNode, omitted), variables: variableValues as Record<string, unknown>, operationName: operationName ?? undefined },
+        { query: sentOf(document as DocumentNode, omitted).text, variables: variableValues as Record<string, unknown>, operationName: operationName ?? undefined },
         { contextValue: contextValue as Context },
       );
       if (response.body.kind !== 'single') throw new Error('Incremental delivery is not supported over REST.');
@@ -128,8 +131,8 @@ export function createRestHandler(options: RestOptions) {
       const document = operationFor(schema, r.field);
       const name = (document.definitions[0] as OperationDefinitionNode).name?.value;
       // What Apollo is sent for this route (`omit` applied), and its hash: the key of the gateway's plan for it.
-      const sent = withoutOmitted(document, omitted);
-      return [r, { document, name, pattern: pathParameters(r.path), sent, hash: queryHashOf(printed(document, omitted)) }] as const;
+      const { sent, text } = sentOf(document, omitted);
+      return [r, { document, name, pattern: pathParameters(r.path), sent, hash: queryHashOf(text) }] as const;
     }),
   );
   const runRead = async (route: CompiledRoute, url: URL, body: Record<string, unknown> | undefined, context: Context): Promise<RestOutcome> => {

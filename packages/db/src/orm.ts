@@ -4,7 +4,7 @@ import type { EntityClass, MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { RevisionCheck } from '@cp/graphql';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded';
+import { startEmbeddedPostgres } from './embedded';
 import { EventRecord } from './events/event.entity';
 import { coreMigrations } from './migrations';
 

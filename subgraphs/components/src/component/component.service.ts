@@ -1,6 +1,6 @@
 // Component rules: compile on every source change, names unique per project, lifecycle per the state table, events.
-import { isUniqueViolation, recordEvent } from '@cp/db';
-import { AppError, BadRequestError, NameTakenError, NotFoundError } from '@cp/errors';
+import { recordEvent, transactionalNamed } from '@cp/db';
+import { AppError, BadRequestError, NotFoundError } from '@cp/errors';
 import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { compileComponent } from '../compiler/component-compiler';
@@ -36,7 +36,7 @@ export class ComponentService {
     if (Object.keys(problems).length > 0) throw new BadRequestError('The component failed validation.', problems);
     const content = input.content!;
     const built = await compileComponent(content);
-    return this.write(em, name, async (tx) => {
+    return transactionalNamed(em, 'component', name, async (tx) => {
       const component = tx.create(Component, {
         ...scope,
         name,
@@ -60,7 +60,7 @@ export class ComponentService {
     if (name !== undefined && !name) throw new BadRequestError('The component failed validation.', { name: 'must not be empty' });
     if (name !== undefined && name.length > 255) throw new BadRequestError('The component failed validation.', { name: 'must be at most 255 characters' });
     const built = input.content === undefined ? undefined : await compileComponent(input.content);
-    return this.write(em, name ?? '', async (tx) => {
+    return transactionalNamed(em, 'component', name ?? '', async (tx) => {
       const component = await this.get(tx, scope, id);
       assertTransition(component.status, 'update');
       if (name !== undefined) component.name = name;
@@ -96,7 +96,7 @@ export class ComponentService {
   /** Cancels the working copy: back to the last published version. */
   async discard(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
     let restored = '';
-    return this.write(em, () => restored, async (tx) => {
+    return transactionalNamed(em, 'component', () => restored, async (tx) => {
       const component = await this.get(tx, scope, id);
       assertTransition(component.status, 'discard');
       const last = await this.version(tx, component, component.lastPublishedVersion!);
@@ -112,7 +112,7 @@ export class ComponentService {
   /** A working copy from an earlier version; existing versions are untouched. */
   async rollback(em: EntityManager, scope: ProjectScope, id: string, version: number, actorId: string) {
     let restored = '';
-    return this.write(em, () => restored, async (tx) => {
+    return transactionalNamed(em, 'component', () => restored, async (tx) => {
       const component = await this.get(tx, scope, id);
       assertTransition(component.status, 'rollback');
       this.copyFrom(component, await this.version(tx, component, version));
@@ -154,15 +154,5 @@ export class ComponentService {
   private toWorkingCopy(component: Component): void {
     if (component.status === EntityStatus.published) component.status = EntityStatus.modified;
     if (component.status === EntityStatus.modified) component.version = null;
-  }
-
-  /** A transaction whose unique-name violation is 409 NAME_TAKEN; `name` may be known only once `work` has run. */
-  private async write<T>(em: EntityManager, name: string | (() => string), work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    try {
-      return await em.transactional(work);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new NameTakenError('component', typeof name === 'function' ? name() : name);
-      throw err;
-    }
   }
 }

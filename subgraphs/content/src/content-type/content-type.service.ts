@@ -1,6 +1,6 @@
 // Content type rules: tenancy-scoped reads, creation, partial update and the lifecycle (D3), each write with its event.
-import { assertProjectReferences, isUniqueViolation, recordEvent } from '@cp/db';
-import { AppError, NameTakenError, NotFoundError, ValidationFailedError } from '@cp/errors';
+import { assertProjectReferences, recordEvent, transactionalNamed } from '@cp/db';
+import { AppError, NotFoundError, ValidationFailedError } from '@cp/errors';
 import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -37,7 +37,7 @@ export class ContentTypeService {
     const name = requireName(input.name);
     assertValidJsonSchema(input.schema);
     if (input.componentIdsAllowList !== undefined) await assertValidAllowList(em, scope, input.componentIdsAllowList);
-    return this.write(em, name, async (tx) => {
+    return transactionalNamed(em, 'content type', name, async (tx) => {
       await assertTypeReferences(tx, scope, input);
       const type = tx.create(ContentType, {
         ...scope,
@@ -61,7 +61,7 @@ export class ContentTypeService {
     const name = input.name === undefined ? undefined : requireName(input.name);
     if (input.schema !== undefined) assertValidJsonSchema(input.schema);
     if (input.componentIdsAllowList !== undefined) await assertValidAllowList(em, scope, input.componentIdsAllowList);
-    return this.write(em, name ?? '', async (tx) => {
+    return transactionalNamed(em, 'content type', name ?? '', async (tx) => {
       const type = await this.get(tx, scope, id, true);
       assertTransition(type.status, 'update');
       await assertTypeReferences(tx, scope, input);
@@ -162,7 +162,7 @@ export class ContentTypeService {
   ): Promise<ContentType> {
     // Discard and rollback bring back an earlier name, which another type may have taken since: 409 NAME_TAKEN.
     let name = '';
-    return this.write(em, () => name, async (tx) => {
+    return transactionalNamed(em, 'content type', () => name, async (tx) => {
       const type = await this.get(tx, scope, id, true);
       assertTransition(type.status, action);
       const wasPublished = Boolean(type.lastPublishedVersion);
@@ -171,16 +171,6 @@ export class ContentTypeService {
       recordEvent(tx, { resourceType: 'content-types', ...transitionEvent(action, wasPublished), resourceId: id, ...scope, actorId, version });
       return type;
     });
-  }
-
-  /** A transaction whose unique-name violation is 409 NAME_TAKEN; `name` may be known only once `work` has run. */
-  private async write<T>(em: EntityManager, name: string | (() => string), work: (tx: EntityManager) => Promise<T>): Promise<T> {
-    try {
-      return await em.transactional(work);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new NameTakenError('content type', typeof name === 'function' ? name() : name);
-      throw err;
-    }
   }
 }
 

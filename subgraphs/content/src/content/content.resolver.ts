@@ -7,7 +7,7 @@ import { RollbackInput } from '../content-type/content-type.inputs';
 import { Content, ContentVersion } from './content.entity';
 import { ContentListArgs, CreateContentInput, MigrateInput, SearchContentInput, UpdateContentInput } from './content.inputs';
 import { ContentService } from './content.service';
-import { asPublished, getPublishedContent, getResolvedContent, PUBLISHED } from './published-content';
+import { getPublishedContent, getResolvedContent } from './published-content';
 
 const ContentList = CursorList(Content, 'ContentList');
 const ContentVersionList = VersionList(ContentVersion, 'ContentVersionList');

@@ -1,6 +1,6 @@
 // Rules shared by tags, folders and saved searches: project scope, names unique in the project (409 NAME_TAKEN, D11), events.
-import { escapeLike, isUniqueViolation, recordEvent, type EventResourceType } from '@cp/db';
-import { NameTakenError, NotFoundError, ValidationFailedError } from '@cp/errors';
+import { escapeLike, recordEvent, transactionalNamed, type EventResourceType } from '@cp/db';
+import { NotFoundError, ValidationFailedError } from '@cp/errors';
 import { offsetPage, type OffsetArgs, type ProjectScope, requireName } from '@cp/graphql';
 import type { EntityClass, EntityManager, FilterQuery, RequiredEntityData } from '@mikro-orm/postgresql';
 
@@ -32,7 +32,7 @@ export class NamedResources<T extends Named> {
 
   create(em: EntityManager, scope: ProjectScope, data: Omit<RequiredEntityData<T>, 'organizationId' | 'projectId'> & { name: string }, actorId: string): Promise<T> {
     const name = requireName(data.name);
-    return this.write(em, name, async (tx) => {
+    return transactionalNamed(em, this.label.toLowerCase(), name, async (tx) => {
       const created = tx.create(this.entity, { ...data, name, ...scope } as RequiredEntityData<T>);
       recordEvent(tx, { resourceType: this.resourceType, action: 'created', resourceId: created.id, ...scope, actorId });
       return created;
@@ -42,7 +42,7 @@ export class NamedResources<T extends Named> {
   /** `change` applies the members given (and any derived ones) to the locked row. */
   update(em: EntityManager, scope: ProjectScope, id: string, name: string | undefined, actorId: string, change: (tx: EntityManager, row: T) => Promise<void> | void) {
     const cleanName = name === undefined ? undefined : requireName(name);
-    return this.write(em, cleanName ?? '', async (tx) => {
+    return transactionalNamed(em, this.label.toLowerCase(), cleanName ?? '', async (tx) => {
       const row = await this.get(tx, scope, id);
       if (cleanName !== undefined) row.name = cleanName;
       await change(tx, row);
@@ -59,14 +59,5 @@ export class NamedResources<T extends Named> {
       recordEvent(tx, { resourceType: this.resourceType, action: 'deleted', resourceId: id, ...scope, actorId });
       return row;
     });
-  }
-
-  private async write<R>(em: EntityManager, name: string, work: (tx: EntityManager) => Promise<R>): Promise<R> {
-    try {
-      return await em.transactional(work);
-    } catch (err) {
-      if (isUniqueViolation(err)) throw new NameTakenError(this.label.toLowerCase(), name);
-      throw err;
-    }
   }
 }
