@@ -14,6 +14,8 @@ const RETRY_MS = 1000;
  */
 export class AnnouncingBroker implements EventBroker {
   private readonly listeners: ((position: string) => void)[] = [];
+  /** The highest position this process's subscribers were told: the broker's echo of it (or of less) adds nothing. */
+  private heard = -1n;
   /** The highest position whose publish has not succeeded yet. */
   private pending: bigint | undefined;
   private publishing: Promise<void> | undefined;
@@ -24,7 +26,7 @@ export class AnnouncingBroker implements EventBroker {
     private readonly inner: EventBroker,
     private readonly logger?: Logger,
   ) {
-    inner.subscribe((position) => this.listeners.forEach((l) => l(position)));
+    inner.subscribe((position) => this.deliver(position));
   }
 
   get kind() {
@@ -37,7 +39,7 @@ export class AnnouncingBroker implements EventBroker {
 
   /** Never rejects, and resolves within PUBLISH_WAIT_MS: the caller is a write waiting to answer. */
   async publish(position: string): Promise<void> {
-    this.listeners.forEach((l) => l(position));
+    this.deliver(position);
     const value = BigInt(position);
     if (this.pending === undefined || value > this.pending) this.pending = value;
     const attempt = this.flush();
@@ -46,6 +48,16 @@ export class AnnouncingBroker implements EventBroker {
 
   subscribe(listener: (position: string) => void) {
     this.listeners.push(listener);
+  }
+
+  /** Positions only grow: a subscriber told N has had every event up to N read for it, so M ≤ N is dropped. */
+  private deliver(position: string): void {
+    if (/^\d+$/.test(position)) {
+      const value = BigInt(position);
+      if (value <= this.heard) return;
+      this.heard = value;
+    }
+    this.listeners.forEach((l) => l(position));
   }
 
   async close() {
