@@ -2,11 +2,12 @@
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
-import { BadRequestError, formatGraphQLError, isErrorCode, isInternal, statusOf } from '@cp/errors';
+import { BadRequestError, formatGraphQLError, isErrorCode, statusOf, type ErrorCode } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { counter } from '@cp/metrics';
 import type { GraphQLFormattedError } from 'graphql';
 import { graphqlArmor } from './armor';
+import { logAnsweredFailure } from './failure-log';
 import { currentScope, edgeContext } from './request-scope';
 
 /** When no data came back at all, the HTTP status follows the first error's code (401, 403, 429, …). */
@@ -79,7 +80,7 @@ export function formatOperationError(formatted: GraphQLFormattedError, error: un
   const code = formatted.extensions?.code;
   if (code === 'PERSISTED_QUERY_NOT_FOUND' || code === 'PERSISTED_QUERY_NOT_SUPPORTED') return { message: formatted.message, extensions: { code } };
   const result = formatGraphQLError(formatted, error, edgeContext());
-  if (isInternal(result)) currentScope()?.logger.error({ err: error }, 'unexpected error');
+  logAnsweredFailure(currentScope()?.logger, result.extensions?.code as ErrorCode, error);
   return result;
 }
 

@@ -3,7 +3,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { createLogger, loadJwtSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
 import { createBroker, EventDispatcher, EventFeed, onEventsCommitted, onEventsFlushed, openDatabase, sqlProjectDirectory, type Database } from '@cp/db';
 import { registerCacheStats } from '@cp/metrics';
-import { createRateLimiter, drainDeadline, HttpDrain, LiveStreams, Readiness, registerRuntimeMetrics, requestMetrics, serveMetrics } from '@cp/edge';
+import { createRateLimiter, drainDeadline, HttpDrain, LiveStreams, Readiness, registerRuntimeMetrics, requestMetrics, retryAfterOn503, serveMetrics } from '@cp/edge';
 import { AppError, toErrorEnvelope } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { bootstrap, createAuthService, limiterSignInThrottle } from '@cp/subgraph-access';
@@ -104,7 +104,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   app.disable('x-powered-by');
   const drain = new HttpDrain();
   // REST and GraphQL POST hits of the published-read cache are answered in front of Express (read-cache/fast-hits.ts).
-  const server = createHttpServer(drain.listener(fastHits.listener(app)));
+  const server = createHttpServer(drain.listener(retryAfterOn503(fastHits.listener(app))));
   drain.attach(server);
   const readiness = new Readiness();
   const streams = new LiveStreams();
@@ -121,8 +121,8 @@ export async function startService(config: Config, logger: Logger = createLogger
   app.use(requestScope(logger));
   app.use(inputGuard());
   app.use(['/app/v1', '/api/v1', '/graphql'], apiHeaders());
-  app.get('/health', healthHandler(db));
-  app.get('/ready', readiness.handler(() => db.ping()));
+  app.get('/health', healthHandler(db, broker));
+  app.get('/ready', readiness.handler(() => db.ping(), () => broker.connected));
   const metricsServer = await serveMetrics(app, config, logger);
   registerRuntimeMetrics({ orm: db.orm, feedPosition: () => feed.position, sseStreams: () => streams.size, wsConnections: () => subscriptions.connections });
   // OpenAPI documents, /docs and the GraphQL IDE: public, before any authentication.
@@ -193,6 +193,7 @@ export async function startService(config: Config, logger: Logger = createLogger
       await workers.stop();
       await dispatcher.flush().catch((err) => logger.warn({ err }, 'last event dispatch failed; another replica or the next start numbers them'));
       await dispatcher.stop();
+      feed.stop();
       await broker.close();
       await auth.apiKeys.lastUsed.flush();
       await limiter.close();

@@ -11,7 +11,7 @@ import {
 import { createHash } from 'node:crypto';
 import { countOperation, formatOperationError } from './apollo';
 import { assertListCost } from './armor';
-import { withInputCode } from './local-data-source';
+import { withKnownCode } from './local-data-source';
 
 const directRuns = counter('cp_direct_executions_total', 'Operations run on the one in-process subgraph answering them, without the gateway (REST reads and GraphQL queries).', ['api']);
 
@@ -83,7 +83,7 @@ export class DirectReads {
 
 /** As the gateway passes a subgraph's error on: its `locations` were in the subgraph's document, so it has none. */
 function asGatewayError(error: GraphQLError): GraphQLError {
-  const { message, path, originalError, extensions } = withInputCode(error);
+  const { message, path, originalError, extensions } = withKnownCode(error);
   return new GraphQLError(message, { path, originalError, extensions });
 }
 
@@ -128,7 +128,7 @@ export async function executeDirect(
   const result = await execute({ schema: subgraph, document, variableValues, contextValue });
   countOperation(operation.name?.value, result);
   if (!result.errors) return result;
-  return { ...result, errors: result.errors.map((e) => formatOperationError(e.toJSON(), withInputCode(e))) as never };
+  return { ...result, errors: result.errors.map((e) => formatOperationError(e.toJSON(), withKnownCode(e))) as never };
 }
 
 /**

@@ -1,7 +1,7 @@
 // In-process subgraph execution with parsed, validated documents cached: query plans repeat the same fetches.
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import type { GatewayGraphQLResponse } from '@apollo/server-gateway-interface';
-import { inputErrorOf } from '@cp/errors';
+import { knownErrorOf } from '@cp/errors';
 import { execute, GraphQLError, parse, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 
 const MAX_DOCUMENTS = 1000;
@@ -21,7 +21,7 @@ export class CachedLocalDataSource implements GraphQLDataSource {
       operationName: request.operationName,
       contextValue: context,
     });
-    return { data: result.data as GatewayGraphQLResponse['data'], errors: result.errors?.map((e) => withInputCode(e).toJSON()) };
+    return { data: result.data as GatewayGraphQLResponse['data'], errors: result.errors?.map((e) => withKnownCode(e).toJSON()) };
   }
 
   private document(query: string): DocumentNode | readonly GraphQLError[] {
@@ -42,8 +42,11 @@ export class CachedLocalDataSource implements GraphQLDataSource {
   }
 }
 
-/** `toJSON` drops `originalError`: a database's refusal of a client value must keep its 400 code across (see inputErrorOf). */
-export function withInputCode(error: GraphQLError): GraphQLError {
-  const input = inputErrorOf(error);
-  return input ? new GraphQLError(input.message, { nodes: error.nodes, path: error.path, extensions: input.extensions }) : error;
+/**
+ * `toJSON` drops `originalError`: a database's refusal of a client value (400) or a database that cannot be reached
+ * (503) must keep its code across (see knownErrorOf).
+ */
+export function withKnownCode(error: GraphQLError): GraphQLError {
+  const known = knownErrorOf(error);
+  return known ? new GraphQLError(known.message, { nodes: error.nodes, path: error.path, extensions: known.extensions }) : error;
 }

@@ -11,6 +11,7 @@ import { assertJsonDepth, assertSafeJsonValue } from './input-guard';
 import { assertQueryParameters } from './query-parameters';
 import { getVariables, operationFor, pathParameters, SOFA_IGNORE, SOFA_MODELS } from './rest-operations';
 import { currentScope, edgeContext } from './request-scope';
+import { logAnsweredFailure } from './failure-log';
 import { sendError } from './send-error';
 
 export type RouteFamily = 'app' | 'api';
@@ -113,9 +114,9 @@ export function createRestHandler(options: RestOptions) {
       const edge = edgeContext();
       const primary = primaryError(errors, edge);
       const { status, body } = toErrorEnvelope(primary, edge);
-      // Apollo's formatError already logged the INTERNAL errors of execution; anything else here is sofa's own failure.
-      if (status >= 500 && (primary as { extensions?: { code?: unknown } }).extensions?.code !== 'INTERNAL') {
-        currentScope()?.logger.error({ err: primary }, 'unexpected error');
+      // Apollo's formatError already logged the errors of execution (they carry their code); anything else is sofa's own.
+      if (status >= 500 && (primary as { extensions?: { code?: unknown } }).extensions?.code !== body.error.code) {
+        logAnsweredFailure(currentScope()?.logger, body.error.code, primary);
       }
       return Response.json(body, { status }) as never;
     },

@@ -1,6 +1,7 @@
 // Writes the D4 error envelope for errors raised outside GraphQL execution (auth, routing, body parsing).
 import { RateLimitedError, toErrorEnvelope, type ErrorEnvelope } from '@cp/errors';
 import type { Response } from 'express';
+import { logAnsweredFailure } from './failure-log';
 import { currentScope, edgeContext } from './request-scope';
 
 /** The GraphQL shape of an envelope: clients read `errors[]`, and the HTTP status still follows D4. */
@@ -11,7 +12,7 @@ export function graphqlErrorBody({ error: { code, message, details } }: ErrorEnv
 export function sendError(res: Response, err: unknown): void {
   const { status, body } = toErrorEnvelope(err, edgeContext());
   // Every unexpected error is logged with its request id (the client sees only that id, D4).
-  if (status >= 500) currentScope()?.logger.error({ err }, 'unexpected error');
+  logAnsweredFailure(currentScope()?.logger, body.error.code, err);
   if (err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
   answerAfterBody(res, () => res.status(status).json(body));
 }

@@ -45,4 +45,10 @@ describe('loadConfig', () => {
       expect(issues).toMatch(/SUBGRAPH_URLS/);
     }
   });
+
+  it('refuses REDIS_URL and NATS_URL together: one event broker, never one silently unused', () => {
+    expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', NATS_URL: 'nats://127.0.0.1:4222' })).toThrow(/NATS_URL: set REDIS_URL or NATS_URL, not both/);
+    expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl).toBe('redis://127.0.0.1:6379');
+    expect(loadConfig({ NATS_URL: 'nats://127.0.0.1:4222', REDIS_URL: '' }).natsUrl).toBe('nats://127.0.0.1:4222');
+  });
 });

@@ -62,6 +62,11 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url().optional()),
   OTEL_SERVICE_NAME: optionalString,
+}).superRefine((e, ctx) => {
+  // One event broker per deployment: with both set, one of them would be silently unused.
+  if (e.REDIS_URL && e.NATS_URL) {
+    ctx.addIssue({ code: 'custom', path: ['NATS_URL'], message: 'set REDIS_URL or NATS_URL, not both: each is a complete event broker (Redis also holds the rate limits)' });
+  }
 });
 
 export interface Config {
@@ -155,3 +160,4 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 export * from './logger';
 export * from './secrets';
+export * from './connection-state';

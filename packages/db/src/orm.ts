@@ -83,7 +83,10 @@ function connect(modules: DatabaseModule[], target: Target): Promise<MikroORM> {
       snapshot: false,
       silent: true,
     },
-    pool: { min: 0, max: 'url' in target ? target.poolMax : 6 },
+    // A database that does not answer fails requests within seconds (503 UNAVAILABLE at the edge) instead of holding
+    // them for knex's default 60 s: connecting gives up after 5 s, waiting for a pooled connection after 10 s.
+    pool: { min: 0, max: 'url' in target ? target.poolMax : 6, acquireTimeoutMillis: 10_000 },
+    driverOptions: { connection: { connectionTimeoutMillis: 5000 } },
     allowGlobalContext: false,
     forceUtcTimezone: true,
     discovery: { warnWhenNoEntities: false },

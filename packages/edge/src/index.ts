@@ -5,3 +5,4 @@ export * from './live-streams';
 export * from './shutdown';
 export * from './runtime-metrics';
 export * from './rate-limit';
+export * from './retry-after';

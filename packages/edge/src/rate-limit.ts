@@ -1,5 +1,5 @@
 // Rate limits (D5): one budget per caller (user or API key) shared by REST, GraphQL and every replica; sign-in per IP and per account.
-import type { Config, Logger } from '@cp/config';
+import { connectionState, type Config, type Logger } from '@cp/config';
 import { RateLimitedError } from '@cp/errors';
 import { counter } from '@cp/metrics';
 import type { Context } from '@cp/graphql';
@@ -71,6 +71,11 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
   if (options.config.redisUrl) {
     store = 'redis';
     redis = new Redis(options.config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true });
+    // While Redis is down the in-memory insurance limiters count; without these listeners ioredis would print every
+    // failed reconnect's stack to stderr ("Unhandled error event").
+    const state = connectionState(options.logger, 'rate-limit store (Redis)');
+    redis.on('error', (err: Error) => state.markDown(err));
+    redis.on('ready', () => state.markUp());
     const client = redis;
     make = async (o) => new RateLimiterRedis({ ...o, storeClient: client, insuranceLimiter: new RateLimiterMemory(o) });
   } else if (!options.embedded) {

@@ -1,6 +1,7 @@
 // The one edge mapping from any thrown or GraphQL-reported error to D4's HTTP status and envelope.
 import { ERROR_CATALOGUE, isErrorCode, type ErrorCode } from './catalogue';
 import { inputErrorOf } from './input-error';
+import { unavailableErrorOf } from './unavailable-error';
 import { translatedMessage } from './translations';
 
 export interface ErrorEnvelope {
@@ -42,9 +43,17 @@ function variableError(message: string): { variable: string; path: string; reaso
  */
 const CLIENT_GRAPHQL_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'INVALID_GRAPHQL', 'OPERATION_RESOLUTION_FAILURE']);
 
+/**
+ * The typed error a database failure stands for, wherever it sits in the chain of causes: a refused client value
+ * (400) or an unreachable database (503); undefined for anything else.
+ */
+export function knownErrorOf(err: unknown) {
+  return inputErrorOf(err) ?? unavailableErrorOf(err);
+}
+
 /** Maps one error to `{status, envelope}`; unknown errors become INTERNAL with no stack, no SQL. */
 export function toErrorEnvelope(err: unknown, edge: EdgeContext): { status: number; body: ErrorEnvelope } {
-  const e = (inputErrorOf(err) ?? err ?? {}) as ErrorLike;
+  const e = (knownErrorOf(err) ?? err ?? {}) as ErrorLike;
   const ext = e.extensions ?? {};
   let code: ErrorCode;
   let message: string | undefined = e.message;

@@ -5,3 +5,4 @@ export * from './envelope';
 export * from './translations';
 export * from './format-graphql-error';
 export * from './input-error';
+export * from './unavailable-error';

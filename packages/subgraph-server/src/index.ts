@@ -4,7 +4,7 @@ import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadConfig, loadJwtSecret } from '@cp/config';
 import { createBroker, EventDispatcher, onEventsCommitted, openDatabase, sqlProjectDirectory } from '@cp/db';
-import { createRateLimiter, type RateLimiter, drainDeadline, exitGracefullyOnSignals, HttpDrain, Readiness, registerRuntimeMetrics, requestMetrics, serveMetrics } from '@cp/edge';
+import { createRateLimiter, type RateLimiter, drainDeadline, exitGracefullyOnSignals, HttpDrain, Readiness, registerRuntimeMetrics, requestMetrics, retryAfterOn503, serveMetrics } from '@cp/edge';
 import { formatGraphQLError, isInternal, negotiateLanguage, toErrorEnvelope } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import type { Tracing } from '@cp/tracing';
@@ -83,9 +83,10 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
   app.use(requestMetrics());
   app.get('/health', async (_req, res) => {
     const ok = await db.ping();
-    res.status(ok ? 200 : 503).json({ status: ok ? 'ok' : 'degraded', timestamp: new Date().toISOString() });
+    const checks = { database: ok ? 'up' : 'down', broker: broker.connected ? 'up' : 'down' };
+    res.status(ok ? 200 : 503).json({ status: ok && broker.connected ? 'ok' : 'degraded', timestamp: new Date().toISOString(), checks });
   });
-  app.get('/ready', readiness.handler(() => db.ping()));
+  app.get('/ready', readiness.handler(() => db.ping(), () => broker.connected));
   const metricsServer = await serveMetrics(app, config, logger);
   registerRuntimeMetrics({ orm: db.orm });
   // 50 MB like Apollo's standalone server: the gateway's own limits already ran; entity batches can be large.
@@ -98,7 +99,7 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err));
 
   const drain = new HttpDrain();
-  const server = createServer(drain.listener(app));
+  const server = createServer(drain.listener(retryAfterOn503(app)));
   drain.attach(server);
   const port = config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[module.name];
   await new Promise<void>((resolve) => server.listen(port, config.http.host, resolve));

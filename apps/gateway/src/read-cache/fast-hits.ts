@@ -10,6 +10,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { setApiHeaders } from '../api-headers';
 import { assertJsonDepth, assertSafeGraphQLPayload } from '../input-guard';
+import { logAnsweredFailure } from '../failure-log';
 import { graphqlErrorBody } from '../send-error';
 import { edgeContext, requestFacts, requestLanguage } from '../request-scope';
 import { cacheKey, graphqlKey, restKey } from './client-cache';
@@ -97,7 +98,7 @@ export function fastCachedReads(options: FastHitOptions): { listener(app: Reques
     setApiHeaders(res, true);
     const send = (response: ServerResponse, err: unknown, inGraphQLShape: boolean) => {
       const { status, body } = toErrorEnvelope(err, { ...facts, variablesFrom: shape === 'rest' ? 'query' : 'body' });
-      if (status >= 500) options.logger.error({ err, requestId: facts.requestId }, 'unexpected error');
+      logAnsweredFailure(options.logger, body.error.code, err, facts.requestId);
       response.statusCode = status;
       response.setHeader('Content-Type', 'application/json; charset=utf-8');
       response.end(JSON.stringify(inGraphQLShape ? graphqlErrorBody(body) : body));

@@ -1,17 +1,31 @@
 // Tells every replica "events up to position N are committed": PostgreSQL LISTEN/NOTIFY, Redis or NATS, or in-process.
 import { EventEmitter } from 'node:events';
-import type { Logger } from '@cp/config';
+import { connectionState, type ConnectionState, type Logger } from '@cp/config';
+import { AnnouncingBroker } from './announcing-broker';
+
+export type BrokerKind = 'local' | 'postgres' | 'redis' | 'nats';
 
 export interface EventBroker {
+  readonly kind: BrokerKind;
+  /** False while the broker cannot be reached (the client keeps reconnecting); `/health` and `/ready` report it. */
+  readonly connected: boolean;
+  /** Rejects when the broker is unreachable: the announcement did not leave this process. */
   publish(position: string): Promise<void>;
   subscribe(listener: (position: string) => void): void;
   close(): Promise<void>;
 }
 
-const CHANNEL = 'cp_events';
+export const CHANNEL = 'cp_events';
+
+/** Reconnect delays: quick at first, then every few seconds, forever (an outage of any length heals by itself). */
+export function reconnectDelayMs(attempt: number): number {
+  return Math.min(100 * 2 ** Math.min(attempt, 6), 5000);
+}
 
 /** One process only (embedded PGlite): notifications never leave it, and need not. */
 export class LocalBroker implements EventBroker {
+  readonly kind = 'local';
+  readonly connected = true;
   private readonly emitter = new EventEmitter().setMaxListeners(0);
   async publish(position: string) {
     this.emitter.emit(CHANNEL, position);
@@ -26,32 +40,65 @@ export class LocalBroker implements EventBroker {
 
 /** LISTEN on a dedicated connection; reconnects with backoff (missed notifications are covered by polling). */
 export class PostgresBroker implements EventBroker {
+  readonly kind = 'postgres';
   private readonly listeners: ((position: string) => void)[] = [];
   private client: import('pg').Client | undefined;
   private closed = false;
+  private attempt = 0;
+  private readonly state: ConnectionState;
 
   constructor(
     private readonly url: string,
-    private readonly logger?: Logger,
-  ) {}
+    logger?: Logger,
+  ) {
+    this.state = connectionState(logger, 'event broker (PostgreSQL)');
+  }
+
+  get connected() {
+    return this.client !== undefined;
+  }
 
   async start(): Promise<this> {
-    const { Client } = await import('pg');
-    const client = new Client({ connectionString: this.url });
-    client.on('notification', (msg) => msg.payload && this.listeners.forEach((l) => l(msg.payload!)));
-    client.on('error', (err) => {
-      this.logger?.warn({ err }, 'event listener connection lost; reconnecting');
-      this.client = undefined;
-      if (!this.closed) setTimeout(() => void this.start().catch(() => undefined), 1000).unref();
-    });
-    await client.connect();
-    await client.query(`listen ${CHANNEL}`);
-    this.client = client;
+    await this.open();
     return this;
   }
 
+  private async open(): Promise<void> {
+    const { Client } = await import('pg');
+    const client = new Client({ connectionString: this.url, connectionTimeoutMillis: 5000, query_timeout: 5000 });
+    client.on('notification', (msg) => msg.payload && this.listeners.forEach((l) => l(msg.payload!)));
+    client.on('error', (err) => this.lost(client, err));
+    client.on('end', () => this.lost(client));
+    await client.connect();
+    await client.query(`listen ${CHANNEL}`);
+    if (this.closed) return void client.end().catch(() => undefined);
+    this.client = client;
+    this.attempt = 0;
+    this.state.markUp();
+  }
+
+  private lost(client: import('pg').Client, err?: Error): void {
+    // A connection that never opened is open()'s failure to handle, and an old one's end is not news.
+    if (this.client !== client) return;
+    this.client = undefined;
+    if (this.closed) return;
+    this.state.markDown(err ?? 'connection ended');
+    this.retry();
+  }
+
+  private retry(): void {
+    setTimeout(() => {
+      if (this.closed) return;
+      this.open().catch((err) => {
+        this.state.markDown(err);
+        this.retry();
+      });
+    }, reconnectDelayMs(this.attempt++)).unref();
+  }
+
   async publish(position: string) {
-    await this.client?.query('select pg_notify($1, $2)', [CHANNEL, position]);
+    if (!this.client) throw new Error('The PostgreSQL event listener connection is down.');
+    await this.client.query('select pg_notify($1, $2)', [CHANNEL, position]);
   }
 
   subscribe(listener: (position: string) => void) {
@@ -65,16 +112,37 @@ export class PostgresBroker implements EventBroker {
 }
 
 export class RedisBroker implements EventBroker {
+  readonly kind = 'redis';
   private pub!: import('ioredis').Redis;
   private sub!: import('ioredis').Redis;
   private readonly listeners: ((position: string) => void)[] = [];
+  private readonly state: ConnectionState;
+  private closed = false;
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    logger?: Logger,
+  ) {
+    this.state = connectionState(logger, 'event broker (Redis)');
+  }
+
+  get connected() {
+    return this.pub.status === 'ready' && this.sub.status === 'ready';
+  }
 
   async start(): Promise<this> {
     const { Redis } = await import('ioredis');
-    this.pub = new Redis(this.url, { lazyConnect: true, maxRetriesPerRequest: 2 });
-    this.sub = new Redis(this.url, { lazyConnect: true });
+    // Both clients reconnect forever (ioredis' default); a publish while down fails at once instead of queueing
+    // (the announcing wrapper retries it), so no write waits on Redis.
+    const retryStrategy = (times: number) => reconnectDelayMs(times);
+    this.pub = new Redis(this.url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 5000, retryStrategy });
+    this.sub = new Redis(this.url, { lazyConnect: true, retryStrategy });
+    // Without `error` listeners ioredis prints every failed attempt's stack to stderr ("Unhandled error event").
+    for (const client of [this.pub, this.sub]) {
+      client.on('error', (err: Error) => this.closed || this.state.markDown(err));
+      client.on('close', () => this.closed || this.state.markDown('connection closed'));
+      client.on('ready', () => this.connected && this.state.markUp());
+    }
     await Promise.all([this.pub.connect(), this.sub.connect()]);
     this.sub.on('message', (_channel: string, message: string) => this.listeners.forEach((l) => l(message)));
     await this.sub.subscribe(CHANNEL);
@@ -90,33 +158,86 @@ export class RedisBroker implements EventBroker {
   }
 
   async close() {
+    this.closed = true;
     this.sub.disconnect();
     this.pub.disconnect();
   }
 }
 
 export class NatsBroker implements EventBroker {
-  private connection!: import('nats').NatsConnection;
+  readonly kind = 'nats';
+  private connection: import('nats').NatsConnection | undefined;
+  private up = false;
+  private closing = false;
+  private attempt = 0;
   private readonly listeners: ((position: string) => void)[] = [];
+  private readonly state: ConnectionState;
+  private readonly codec = import('nats').then((nats) => nats.StringCodec());
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    logger?: Logger,
+  ) {
+    this.state = connectionState(logger, 'event broker (NATS)');
+  }
+
+  get connected() {
+    return this.up;
+  }
 
   async start(): Promise<this> {
-    const { connect, StringCodec } = await import('nats');
-    const codec = StringCodec();
-    this.connection = await connect({ servers: this.url.replace(/^nats:\/\//, '') });
-    const subscription = this.connection.subscribe(CHANNEL);
-    void (async () => {
-      for await (const message of subscription) this.listeners.forEach((l) => l(codec.decode(message.data)));
-    })();
-    this.publishRaw = (position) => this.connection.publish(CHANNEL, codec.encode(position));
+    await this.open();
     return this;
   }
 
-  private publishRaw: (position: string) => void = () => undefined;
+  private async open(): Promise<void> {
+    const { connect, Events } = await import('nats');
+    const codec = await this.codec;
+    // The client's default gives up after 10 attempts (about 20 s) and closes for good: retry forever instead.
+    const connection = await connect({ servers: this.url.replace(/^nats:\/\//, ''), maxReconnectAttempts: -1, reconnectTimeWait: 1000, pingInterval: 10_000 });
+    if (this.closing) return void connection.close();
+    this.connection = connection;
+    this.up = true;
+    this.attempt = 0;
+    this.state.markUp();
+    const subscription = connection.subscribe(CHANNEL);
+    void (async () => {
+      for await (const message of subscription) this.listeners.forEach((l) => l(codec.decode(message.data)));
+    })();
+    void (async () => {
+      for await (const status of connection.status()) {
+        if (status.type === Events.Disconnect) {
+          this.up = false;
+          this.state.markDown(`disconnected from ${status.data}`);
+        } else if (status.type === Events.Reconnect) {
+          this.up = true;
+          this.state.markUp();
+        }
+      }
+    })();
+    // Closed by anything but close() (a fatal server error): build a new connection.
+    void connection.closed().then((err) => {
+      this.up = false;
+      if (this.closing) return;
+      this.state.markDown(err ?? 'connection closed');
+      this.reopen();
+    });
+  }
+
+  private reopen(): void {
+    setTimeout(() => {
+      if (this.closing) return;
+      this.open().catch((err) => {
+        this.state.markDown(err);
+        this.reopen();
+      });
+    }, reconnectDelayMs(this.attempt++)).unref();
+  }
 
   async publish(position: string) {
-    this.publishRaw(position);
+    // While reconnecting the client would buffer it; failing instead lets the announcing wrapper retry it.
+    if (!this.up || !this.connection) throw new Error('NATS is disconnected.');
+    this.connection.publish(CHANNEL, (await this.codec).encode(position));
   }
 
   subscribe(listener: (position: string) => void) {
@@ -124,14 +245,18 @@ export class NatsBroker implements EventBroker {
   }
 
   async close() {
-    await this.connection.drain();
+    this.closing = true;
+    await this.connection?.drain().catch(() => undefined);
   }
 }
 
-/** Redis, then NATS when configured; otherwise PostgreSQL, or in-process on the embedded database. */
+/**
+ * Redis or NATS when configured (never both: the configuration refuses it); otherwise PostgreSQL, or in-process on
+ * the embedded database. A shared broker is wrapped so that announcements reach this process at once and are retried.
+ */
 export async function createBroker(options: { redisUrl?: string; natsUrl?: string; databaseUrl?: string; logger?: Logger }): Promise<EventBroker> {
-  if (options.redisUrl) return new RedisBroker(options.redisUrl).start();
-  if (options.natsUrl) return new NatsBroker(options.natsUrl).start();
-  if (options.databaseUrl) return new PostgresBroker(options.databaseUrl, options.logger).start();
+  if (options.redisUrl) return new AnnouncingBroker(await new RedisBroker(options.redisUrl, options.logger).start(), options.logger);
+  if (options.natsUrl) return new AnnouncingBroker(await new NatsBroker(options.natsUrl, options.logger).start(), options.logger);
+  if (options.databaseUrl) return new AnnouncingBroker(await new PostgresBroker(options.databaseUrl, options.logger).start(), options.logger);
   return new LocalBroker();
 }

@@ -17,6 +17,8 @@ export class EventDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
+  /** Logged once when dispatching starts failing (a database outage), not twice a second until it ends. */
+  private failing = false;
 
   constructor(
     private readonly orm: MikroORM,
@@ -39,7 +41,16 @@ export class EventDispatcher {
       return;
     }
     this.running = this.assign()
-      .catch((err) => this.logger?.warn({ err }, 'event dispatch failed; will retry'))
+      .then(
+        () => {
+          if (this.failing) this.logger?.info('event dispatch works again');
+          this.failing = false;
+        },
+        (err) => {
+          if (!this.failing) this.logger?.warn({ err }, 'event dispatch failed; will retry');
+          this.failing = true;
+        },
+      )
       .finally(() => {
         this.running = undefined;
         if (this.again) {
@@ -57,7 +68,8 @@ export class EventDispatcher {
 
   /**
    * Resolves once the assignment run that a commit of this process kicked (and any it queued) has finished, i.e.
-   * its events have positions and were announced to every replica. Cheaper than `flush` (no extra transaction).
+   * its events have positions, this process has heard of them, and the broker was given a bounded moment to carry
+   * them to the other replicas (see AnnouncingBroker). Cheaper than `flush` (no extra transaction).
    */
   async settle(): Promise<void> {
     while (this.running) await this.running;

@@ -14,6 +14,12 @@ export interface LiveSubscriber {
 }
 
 const PAGE = 500;
+/**
+ * Backstop for lost broker messages: a feed that has not read for this long reads anyway. With the dispatchers'
+ * 500 ms timer, every replica applies every committed event within about 2 s, announced or not.
+ */
+const QUIET_MS = 1000;
+const CHECK_MS = 250;
 
 export class EventFeed {
   private last = 0n;
@@ -21,6 +27,9 @@ export class EventFeed {
   private readonly watchers = new Set<(event: EventRecord) => void>();
   private pulling: Promise<void> | undefined;
   private again = false;
+  private lastReadAt = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private failing = false;
 
   constructor(
     private readonly orm: MikroORM,
@@ -31,7 +40,14 @@ export class EventFeed {
   async start(): Promise<this> {
     this.last = await currentPosition(this.orm.em.fork());
     this.broker.subscribe(() => this.pull());
+    this.timer = setInterval(() => Date.now() - this.lastReadAt >= QUIET_MS && this.pull(), CHECK_MS);
+    this.timer.unref();
     return this;
+  }
+
+  /** Stops the quiet-time polling (shutdown); announcements still trigger reads until the broker closes. */
+  stop(): void {
+    clearInterval(this.timer);
   }
 
   /**
@@ -63,8 +79,18 @@ export class EventFeed {
       this.again = true;
       return;
     }
+    this.lastReadAt = Date.now();
     this.pulling = this.read()
-      .catch((err) => this.logger?.warn({ err }, 'reading new events failed'))
+      .then(
+        () => {
+          if (this.failing) this.logger?.info('reading new events works again');
+          this.failing = false;
+        },
+        (err) => {
+          if (!this.failing) this.logger?.warn({ err }, 'reading new events failed; will retry');
+          this.failing = true;
+        },
+      )
       .finally(() => {
         this.pulling = undefined;
         if (this.again) {
