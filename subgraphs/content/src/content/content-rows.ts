@@ -121,12 +121,14 @@ export async function readContentRows(
     const { v__document, v__compiled, ...columns } = row;
     const entry = driver.mapResult(columns, meta) as Record<string, unknown>;
     if (!published) return entry as unknown as Content;
+    // Keys never write, so they get no working-copy revision (it moves with every draft edit): the version stands in.
     const view = {
       ...entry,
       content: v__document,
       ...(compiled ? { compiled: v__compiled } : {}),
       status: EntityStatus.published,
       lastPublishedVersion: entry.version,
+      revision: entry.version,
     };
     return (typeMeta ? { ...view, contentType } : view) as unknown as Content;
   });

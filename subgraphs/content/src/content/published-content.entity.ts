@@ -18,9 +18,6 @@ export class PublishedContent {
   @Property({ length: 64 })
   projectId!: string;
 
-  @Property()
-  revision!: number;
-
   @Property({ length: 64 })
   typeId!: string;
 

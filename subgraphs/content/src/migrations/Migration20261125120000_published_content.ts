@@ -4,7 +4,8 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * The row of every visible entry (a published version, and the entry published or modified over it): the version's
  * snapshot (name, tags, folder, …, its full-text vector) and its publication time as `updated_at`, so a key's
- * filters, sorts and searches never read the working copy. `revision` is the entry's as of that publication.
+ * filters, sorts and searches never read the working copy. API keys see no revision of their own (they
+ * never write): the read path answers the version number as `revision`.
  */
 const REFRESH = `create or replace function "refresh_published_content"(entry varchar) returns void language plpgsql as $$
   begin
@@ -12,9 +13,9 @@ const REFRESH = `create or replace function "refresh_published_content"(entry va
       delete from "published_content" where "id" = entry;
       return;
     end if;
-    insert into "published_content" ("id", "organization_id", "project_id", "revision", "type_id", "type_version", "package_version", "version",
+    insert into "published_content" ("id", "organization_id", "project_id", "type_id", "type_version", "package_version", "version",
         "name", "description", "is_template", "tags", "folder_id", "metadata", "created_by_id", "created_at", "updated_at", "search_vector")
-      select c."id", c."organization_id", c."project_id", c."revision", c."type_id", (v."content"->>'typeVersion')::int, v."content"->>'packageVersion', v."version",
+      select c."id", c."organization_id", c."project_id", c."type_id", (v."content"->>'typeVersion')::int, v."content"->>'packageVersion', v."version",
         v."content"->>'name', v."content"->>'description', coalesce((v."content"->>'isTemplate')::boolean, false), coalesce(v."content"->'tags', '[]'::jsonb),
         v."content"->>'folderId', coalesce(v."content"->'metadata', '{}'::jsonb), c."created_by_id", c."created_at", v."created_at",
         setweight(to_tsvector('english', coalesce(v."content"->>'name', '')), 'A') ||
@@ -24,7 +25,7 @@ const REFRESH = `create or replace function "refresh_published_content"(entry va
       where c."id" = entry
     -- Draft edits also move the entry's status (published → modified): the row changes only with the version.
     on conflict ("id") do update set
-      "revision" = excluded."revision", "type_version" = excluded."type_version", "package_version" = excluded."package_version",
+      "type_version" = excluded."type_version", "package_version" = excluded."package_version",
       "version" = excluded."version", "name" = excluded."name", "description" = excluded."description", "is_template" = excluded."is_template",
       "tags" = excluded."tags", "folder_id" = excluded."folder_id", "metadata" = excluded."metadata", "updated_at" = excluded."updated_at",
       "search_vector" = excluded."search_vector"
@@ -37,7 +38,6 @@ export class Migration20261125120000_published_content extends Migration {
       "id" varchar(64) primary key,
       "organization_id" varchar(64) not null,
       "project_id" varchar(64) not null,
-      "revision" int not null,
       "type_id" varchar(64) not null,
       "type_version" int not null,
       "package_version" varchar(32) not null,
