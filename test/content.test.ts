@@ -104,7 +104,9 @@ describe('content', () => {
     expect((await call('POST', `${app}/content/${id}/discard`)).body).toMatchObject({ status: 'published', version: 2, content: { title: 'v2 draft' } });
     const versions = await call('GET', `${app}/content/${id}/versions`);
     expect(versions.body.data.map((v: { version: number }) => v.version)).toEqual([2, 1]);
-    expect(versions.body.data[1]).toMatchObject({ status: 'published', content: { content: { title: 'v1' } }, createdBy: expect.any(String) });
+    // `content` is the document as published (the entry's own `content` then); the other frozen members stand beside it.
+    expect(versions.body.data[1]).toMatchObject({ status: 'published', content: { title: 'v1' }, name: expect.any(String), tags: [], typeVersion: 1, createdBy: expect.any(String) });
+    expect(versions.body.data[0].content).toEqual((await call('GET', `${app}/content/${id}`)).body.content);
     expect((await call('POST', `${app}/content/${id}/unpublish`)).body.status).toBe('unpublished');
     expect((await fx.api.call('GET', `${api}/content/${id}/resolved`, { apiKey: key })).status).toBe(404);
     expect((await call('DELETE', `${app}/content/${id}`)).body.status).toBe('deleted');

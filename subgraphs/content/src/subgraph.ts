@@ -14,7 +14,7 @@ import { ContentType } from './content-type/content-type.entity';
 import { ContentTypeVersion } from './content-type/content-type-version.entity';
 import { ContentTypeResolver, ContentTypeVersionResolver } from './content-type/content-type.resolver';
 import { Content, ContentVersion } from './content/content.entity';
-import { ContentResolver, ContentVersionResolver } from './content/content.resolver';
+import { ContentResolver, ContentVersionResolver, ContentVersionSnapshotResolver } from './content/content.resolver';
 import { PublishedContent } from './content/published-content.entity';
 import { EventResolver } from './event/event.resolver';
 import { Folder } from './folder/folder.entity';
@@ -55,7 +55,7 @@ export function buildContentSubgraph(config: ContentConfig): Promise<BuiltSubgra
   const content = new ContentService(shared && new SemanticSearch(shared));
   return buildFederatedSchema({
     name: 'content',
-    resolvers: [ContentTypeResolver, ContentTypeVersionResolver, ContentResolver, ContentVersionResolver, TagResolver, FolderResolver, SavedSearchResolver, ScheduleResolver, EventResolver, WebhookResolver],
+    resolvers: [ContentTypeResolver, ContentTypeVersionResolver, ContentResolver, ContentVersionResolver, ContentVersionSnapshotResolver, TagResolver, FolderResolver, SavedSearchResolver, ScheduleResolver, EventResolver, WebhookResolver],
     instances: [new WebhookResolver(webhooks), new ContentResolver(content), new SavedSearchResolver(content)],
   });
 }
