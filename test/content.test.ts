@@ -147,6 +147,14 @@ describe('content', () => {
     const bad = await call('GET', `${app}/content?status=archived`);
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.parameter).toBe('status');
+    // An API key sees published content only: `published` is a no-op, any other status a 400 naming the parameter.
+    const asKey = (query: string) => fx.api.call('GET', `${api}/content?${query}`, { apiKey: key });
+    expect((await asKey('status=published&limit=100')).body.data).toEqual((await asKey('limit=100')).body.data);
+    for (const status of ['modified', 'draft', 'unpublished', 'deleted']) {
+      const refused = await asKey(`status=${status}`);
+      expect(refused.status, status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'BAD_REQUEST', details: { parameter: 'status' } });
+    }
   });
 
   it('treats POST …/content without typeId/name/content as a search (D2)', async () => {
