@@ -104,7 +104,9 @@ describe('content', () => {
     expect((await call('POST', `${app}/content/${id}/discard`)).body).toMatchObject({ status: 'published', version: 2, content: { title: 'v2 draft' } });
     const versions = await call('GET', `${app}/content/${id}/versions`);
     expect(versions.body.data.map((v: { version: number }) => v.version)).toEqual([2, 1]);
-    expect(versions.body.data[1]).toMatchObject({ status: 'published', content: { content: { title: 'v1' } }, createdBy: expect.any(String) });
+    // `content` is the document as published (the entry's own `content` then); the other frozen members stand beside it.
+    expect(versions.body.data[1]).toMatchObject({ status: 'published', content: { title: 'v1' }, name: expect.any(String), tags: [], typeVersion: 1, createdBy: expect.any(String) });
+    expect(versions.body.data[0].content).toEqual((await call('GET', `${app}/content/${id}`)).body.content);
     expect((await call('POST', `${app}/content/${id}/unpublish`)).body.status).toBe('unpublished');
     expect((await fx.api.call('GET', `${api}/content/${id}/resolved`, { apiKey: key })).status).toBe(404);
     expect((await call('DELETE', `${app}/content/${id}`)).body.status).toBe('deleted');
@@ -145,6 +147,14 @@ describe('content', () => {
     const bad = await call('GET', `${app}/content?status=archived`);
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.parameter).toBe('status');
+    // An API key sees published content only: `published` is a no-op, any other status a 400 naming the parameter.
+    const asKey = (query: string) => fx.api.call('GET', `${api}/content?${query}`, { apiKey: key });
+    expect((await asKey('status=published&limit=100')).body.data).toEqual((await asKey('limit=100')).body.data);
+    for (const status of ['modified', 'draft', 'unpublished', 'deleted']) {
+      const refused = await asKey(`status=${status}`);
+      expect(refused.status, status).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'BAD_REQUEST', details: { parameter: 'status' } });
+    }
   });
 
   it('treats POST …/content without typeId/name/content as a search (D2)', async () => {

@@ -14,7 +14,8 @@ import { ContentType } from './content-type/content-type.entity';
 import { ContentTypeVersion } from './content-type/content-type-version.entity';
 import { ContentTypeResolver, ContentTypeVersionResolver } from './content-type/content-type.resolver';
 import { Content, ContentVersion } from './content/content.entity';
-import { ContentResolver, ContentVersionResolver } from './content/content.resolver';
+import { ContentResolver, ContentVersionResolver, ContentVersionSnapshotResolver } from './content/content.resolver';
+import { PublishedContent } from './content/published-content.entity';
 import { EventResolver } from './event/event.resolver';
 import { Folder } from './folder/folder.entity';
 import { FolderResolver } from './folder/folder.resolver';
@@ -34,7 +35,7 @@ import { WebhookWorker } from './webhook/webhook-worker';
 
 export const contentDatabase: DatabaseModule = {
   name: 'content',
-  entities: [ContentType, ContentTypeVersion, Content, ContentVersion, Tag, Folder, SavedSearch, Schedule, Webhook, WebhookDelivery],
+  entities: [ContentType, ContentTypeVersion, Content, ContentVersion, PublishedContent, Tag, Folder, SavedSearch, Schedule, Webhook, WebhookDelivery],
   migrations: contentMigrations,
 };
 
@@ -54,7 +55,7 @@ export function buildContentSubgraph(config: ContentConfig): Promise<BuiltSubgra
   const content = new ContentService(shared && new SemanticSearch(shared));
   return buildFederatedSchema({
     name: 'content',
-    resolvers: [ContentTypeResolver, ContentTypeVersionResolver, ContentResolver, ContentVersionResolver, TagResolver, FolderResolver, SavedSearchResolver, ScheduleResolver, EventResolver, WebhookResolver],
+    resolvers: [ContentTypeResolver, ContentTypeVersionResolver, ContentResolver, ContentVersionResolver, ContentVersionSnapshotResolver, TagResolver, FolderResolver, SavedSearchResolver, ScheduleResolver, EventResolver, WebhookResolver],
     instances: [new WebhookResolver(webhooks), new ContentResolver(content), new SavedSearchResolver(content)],
   });
 }

@@ -8,7 +8,9 @@ import { Component } from './component.entity';
 
 function publishedView(component: Component, version: ComponentVersion): Component {
   const { name, type, title, description, content, compiled, schema } = version;
-  return { ...component, name, type, title, description, content, compiled, schema, status: EntityStatus.published, version: version.version };
+  // The working copy's `updatedAt` and `revision` move with every draft edit: the version's own stand in (D9).
+  const stamps = { updatedAt: version.createdAt, revision: version.version };
+  return { ...component, name, type, title, description, content, compiled, schema, status: EntityStatus.published, version: version.version, ...stamps };
 }
 
 async function withVersions(em: EntityManager, components: Component[]): Promise<Component[]> {

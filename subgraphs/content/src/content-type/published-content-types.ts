@@ -17,7 +17,10 @@ async function asPublished(em: EntityManager, types: ContentType[]): Promise<Con
   const versions = await lastPublishedVersions(em, ContentTypeVersion, 'contentTypeId', types);
   return types.flatMap((t) => {
     const v = versions.get(t.id);
-    return v ? [{ ...t, ...v.content, status: EntityStatus.published, version: v.version, packageVersion: v.packageVersion } as ContentType] : [];
+    if (!v) return [];
+    // The working copy's `updatedAt` and `revision` move with every draft edit: the version's own stand in (D9).
+    const published = { status: EntityStatus.published, version: v.version, packageVersion: v.packageVersion, updatedAt: v.createdAt, revision: v.version };
+    return [{ ...t, ...v.content, ...published } as ContentType];
   });
 }
 

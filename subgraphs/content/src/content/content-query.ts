@@ -4,6 +4,7 @@ import { BadRequestError } from '@cp/errors';
 import { EntityStatus, parseOffsetArgs, type ProjectScope } from '@cp/graphql';
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { Content } from './content.entity';
+import { PublishedContent } from './published-content.entity';
 import type { ContentListArgs } from './content.inputs';
 
 /** At most this many words in a full-text search: PostgreSQL's `to_tsquery` of thousands of terms never returns. */
@@ -30,11 +31,18 @@ export function fullText(terms: string, parameter: 'search' | 'query' = 'search'
   return { [raw((alias) => `${alias}.search_vector @@ (${tsquery})`, [query, query, query])]: true } as FilterQuery<Content>;
 }
 
-export function listWhere(scope: ProjectScope, args: ContentListArgs): FilterQuery<Content>[] {
+/**
+ * List filters (D1). With `publishedOnly` (API keys) they apply to the published projection, where every entry is
+ * `published`: `status=published` is then a no-op and any other status a 400 naming the parameter.
+ */
+export function listWhere(scope: ProjectScope, args: ContentListArgs, publishedOnly = false): FilterQuery<Content>[] {
   const where: FilterQuery<Content>[] = [{ organizationId: scope.organizationId, projectId: scope.projectId }];
   const typeId = args.typeId ?? args.type ?? args.contentType;
   if (typeId) where.push({ typeId });
-  if (args.status) where.push({ status: args.status });
+  if (args.status && publishedOnly && args.status !== EntityStatus.published) {
+    throw new BadRequestError('An API key sees published content only: status may only be `published`.', { parameter: 'status', value: args.status, allowed: [EntityStatus.published] });
+  }
+  if (args.status && !publishedOnly) where.push({ status: args.status });
   if (args.isTemplate !== undefined && args.isTemplate !== null) where.push({ isTemplate: args.isTemplate });
   if (args.folderId !== undefined && args.folderId !== null) where.push({ folderId: args.folderId === 'null' ? null : args.folderId });
   const tags = args.tags?.split(',').map((t) => t.trim()).filter(Boolean);
@@ -71,16 +79,33 @@ const OPERATORS: Record<FieldKind, string[]> = {
 };
 const ALL_OPERATORS = [...new Set(Object.values(OPERATORS).flat())];
 
-/** D2 filter → MikroORM conditions; unknown fields, operators or ill-typed values are 400 naming them. */
-export function searchWhere(filter: Record<string, unknown> | undefined): FilterQuery<Content>[] {
+/** Matches no entry (`in` of nothing). */
+const NOTHING = { id: { $in: [] } } as FilterQuery<Content>;
+
+/**
+ * D2 filter → MikroORM conditions; unknown fields, operators or ill-typed values are 400 naming them. With
+ * `publishedOnly` (API keys, the published projection) `status` is decided here: every entry there is `published`.
+ */
+export function searchWhere(filter: Record<string, unknown> | undefined, publishedOnly = false): FilterQuery<Content>[] {
   return Object.entries(filter ?? {}).flatMap(([field, ops]) => {
     const spec = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
     if (!spec) throw new BadRequestError(`Unknown filter field "${field}".`, { field, allowed: Object.keys(FIELDS) });
     if (typeof ops !== 'object' || ops === null || Array.isArray(ops)) {
       throw new BadRequestError(`Filter "${field}" must be an object of operators.`, { field, allowed: OPERATORS[spec.kind] });
     }
-    return Object.entries(ops).map(([op, value]) => condition(field, spec.column, spec.kind, op, value));
+    return Object.entries(ops).flatMap(([op, value]) => {
+      const where = condition(field, spec.column, spec.kind, op, value);
+      if (!publishedOnly || spec.kind !== 'status') return [where];
+      return matchesPublished(op, value) ? [] : [NOTHING];
+    });
   });
+}
+
+/** Whether a (checked) status condition holds for `published`, the status of everything an API key sees. */
+function matchesPublished(op: string, value: unknown): boolean {
+  if (op === 'eq') return value === EntityStatus.published;
+  if (op === 'neq') return value !== EntityStatus.published;
+  return (value as unknown[]).includes(EntityStatus.published);
 }
 
 function condition(field: string, column: string, kind: FieldKind, op: string, value: unknown): FilterQuery<Content> {
@@ -104,7 +129,7 @@ function condition(field: string, column: string, kind: FieldKind, op: string, v
     case 'in':
     case 'any': {
       const values = many();
-      if (values.length === 0) return { id: { $in: [] } } as FilterQuery<Content>; // in/any of nothing matches nothing
+      if (values.length === 0) return NOTHING; // in/any of nothing matches nothing
       // On tags, `in` is "has any of these", like `any`.
       return kind === 'tags' ? ({ $or: values.map((t) => on({ $contains: [t] })) } as FilterQuery<Content>) : on({ $in: values });
     }
@@ -136,11 +161,15 @@ function scalar(field: string, op: string, kind: FieldKind, value: unknown): unk
   return value;
 }
 
-/** Which of `ids` match `where`: one query, the ids sent as one JSON parameter however many there are. */
-export async function matchingIds(em: EntityManager, where: FilterQuery<Content>[], ids: string[]): Promise<Set<string>> {
+/**
+ * Which of `ids` match `where` (on the published projection with `publishedOnly`): one query, the ids sent as one
+ * JSON parameter however many there are.
+ */
+export async function matchingIds(em: EntityManager, where: FilterQuery<Content>[], ids: string[], publishedOnly = false): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const among = { [raw((alias) => `${alias}.id in (select jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(ids)])]: true } as FilterQuery<Content>;
-  const rows: { id: string }[] = await em.createQueryBuilder(Content, 'c').select('id').where({ $and: [...where, among] } as never).execute('all', false);
+  const from = publishedOnly ? PublishedContent : Content;
+  const rows: { id: string }[] = await em.createQueryBuilder(from as typeof Content, 'c').select('id').where({ $and: [...where, among] } as never).execute('all', false);
   return new Set(rows.map((r) => r.id));
 }
 

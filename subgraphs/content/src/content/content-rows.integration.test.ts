@@ -6,14 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentDatabase } from '../index';
 import { Content } from './content.entity';
 import { fullText, listWhere } from './content-query';
-import { PUBLISHED } from './published-content';
+import { PublishedContent } from './published-content.entity';
 
 describe('QueryShapes on content filters', () => {
   let db: TestDatabase;
   let builds = 0;
   const build = (where: FilterQuery<Content>) => {
     builds++;
-    return db.orm.em.fork().createQueryBuilder(Content, 'c').select('*').where(where as QBFilterQuery<Content>).orderBy({ updatedAt: 'desc', id: 'desc' }).limit(21).getKnexQuery();
+    return db.orm.em.fork().createQueryBuilder(PublishedContent, 'c').select('*').where(where as QBFilterQuery<PublishedContent>).orderBy({ updatedAt: 'desc', id: 'desc' }).limit(21).getKnexQuery();
   };
   const fresh = (where: FilterQuery<Content>) => {
     const { sql, bindings } = build(where).toSQL();
@@ -26,7 +26,7 @@ describe('QueryShapes on content filters', () => {
   afterAll(() => db?.destroy());
 
   const scope = (o: string, p: string) => ({ organizationId: o, projectId: p });
-  const list = (o: string, p: string, args: Record<string, unknown> = {}) => ({ $and: [...listWhere(scope(o, p), args), ...PUBLISHED] }) as FilterQuery<Content>;
+  const list = (o: string, p: string, args: Record<string, unknown> = {}) => ({ $and: listWhere(scope(o, p), args, true) }) as FilterQuery<Content>;
   const cursor = (where: FilterQuery<Content>, at: Date, id: string) =>
     ({ $and: [where, { $or: [{ updatedAt: { $lt: at } }, { updatedAt: at, id: { $lt: id } }] }] }) as FilterQuery<Content>;
 

@@ -4,17 +4,15 @@ import { EntityStatus } from '@cp/graphql';
 import type { EntityManager, FilterQuery, QBFilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { Content } from './content.entity';
-
-/** What the published view takes from the version row instead of the entry (D9): see `ContentService.publish`. */
-const FROM_VERSION = new Set(['content', 'compiled']);
+import { PublishedContent } from './published-content.entity';
 
 /** The mapped columns of `content` (not the generated `search_vector`), resolved once. */
-let columns: { all: string[]; published: string[]; withoutCompiled: string[] } | undefined;
+let columns: { all: string[]; withoutCompiled: string[] } | undefined;
 function contentColumns(em: EntityManager) {
   if (!columns) {
     const props = em.getMetadata().get(Content.name).props.filter((p) => p.fieldNames?.length && p.persist !== false);
     const all = props.map((p) => p.name);
-    columns = { all, published: all.filter((name) => !FROM_VERSION.has(name)), withoutCompiled: all.filter((name) => name !== 'compiled') };
+    columns = { all, withoutCompiled: all.filter((name) => name !== 'compiled') };
   }
   return columns;
 }
@@ -43,7 +41,10 @@ function shapesOf(em: EntityManager, kind: keyof ShapeCaches): QueryShapes<Filte
 }
 
 export interface ContentRowsOptions {
-  /** Each entry as its last published version (D9), joined in the same query rather than read by a second one. */
+  /**
+   * API keys' view (D9): rows of the published projection (`where` and `orderBy` apply to it, never to the working
+   * copy), each with its version's document and module joined in the same query.
+   */
   published?: boolean;
   /** With `published`: also the content type version that version follows, as `contentType` (the resolved view). */
   typeVersion?: boolean;
@@ -51,6 +52,13 @@ export interface ContentRowsOptions {
   compiled?: boolean;
   /** Rows to skip (D2's offset pages). Searches pass it, page 1 included, so their shapes go to their own cache. */
   offset?: number;
+}
+
+/** `published_content`'s mapped columns, resolved once. */
+let projectionColumns: string[] | undefined;
+function publishedColumns(em: EntityManager): string[] {
+  projectionColumns ??= em.getMetadata().get(PublishedContent.name).props.map((p) => p.name);
+  return projectionColumns;
 }
 
 /**
@@ -65,25 +73,30 @@ export async function readContentRows(
   { published = false, typeVersion = false, compiled = true, offset }: ContentRowsOptions = {},
 ): Promise<Content[]> {
   const build = (filter: FilterQuery<Content>) => {
-    const { all, published: entryColumns, withoutCompiled } = contentColumns(em);
+    if (!published) {
+      const { all, withoutCompiled } = contentColumns(em);
+      return em
+        .createQueryBuilder(Content, 'c')
+        .select(compiled ? all : withoutCompiled)
+        .where(filter as QBFilterQuery<Content>)
+        .orderBy(orderBy)
+        .limit(limit)
+        .offset(offset)
+        .getKnexQuery();
+    }
     const query = em
-      .createQueryBuilder(Content, 'c')
-      .select(published ? entryColumns : compiled ? all : withoutCompiled)
-      .where(filter as QBFilterQuery<Content>)
+      .createQueryBuilder(PublishedContent, 'c')
+      .select(publishedColumns(em))
+      .where(filter as QBFilterQuery<PublishedContent>)
       .orderBy(orderBy)
       .limit(limit)
       .offset(offset)
-      .getKnexQuery();
-    if (published) {
-      query
-        .join('content_version as v', (on) => on.on('v.content_id', '=', 'c.id').andOn('v.version', '=', 'c.last_published_version'))
-        .select('v.content as v__snapshot', 'v.version as v__version', ...(compiled ? ['v.compiled as v__compiled'] : []));
-      if (typeVersion) {
-        // The version's own type version (a later migration of the working copy doesn't move it).
-        query
-          .join('content_type_version as t', (on) => on.on('t.content_type_id', '=', 'c.type_id').andOn(em.getKnex().raw(`t.version = (v.content->>'typeVersion')::int`)))
-          .select(typeVersionSelect(em));
-      }
+      .getKnexQuery()
+      .join('content_version as v', (on) => on.on('v.content_id', '=', 'c.id').andOn('v.version', '=', 'c.version'))
+      .select(em.getKnex().raw(`v.content->'content' as v__document`), ...(compiled ? ['v.compiled as v__compiled'] : []));
+    if (typeVersion) {
+      // The version's own type version (a later migration of the working copy doesn't move it).
+      query.join('content_type_version as t', (on) => on.on('t.content_type_id', '=', 'c.type_id').andOn('t.version', '=', 'c.type_version')).select(typeVersionSelect(em));
     }
     return query;
   };
@@ -92,7 +105,7 @@ export async function readContentRows(
   const { sql, bindings } = offset ? build(where).toSQL() : shapesOf(em, offset === undefined ? 'lists' : 'searches').compile(key, where, build);
   const rows: Record<string, unknown>[] = await em.getConnection().execute(sql, [...bindings], 'all', em.getTransactionContext());
   const driver = em.getDriver();
-  const meta = em.getMetadata().get(Content.name);
+  const meta = em.getMetadata().get(published ? PublishedContent.name : Content.name);
   const typeMeta = typeVersion ? em.getMetadata().get(ContentTypeVersion.name) : undefined;
   return rows.map((row) => {
     let contentType: unknown;
@@ -105,11 +118,18 @@ export async function readContentRows(
       }
       contentType = driver.mapResult(typeRow, typeMeta);
     }
-    const entry = driver.mapResult(row, meta) as Record<string, unknown>;
+    const { v__document, v__compiled, ...columns } = row;
+    const entry = driver.mapResult(columns, meta) as Record<string, unknown>;
     if (!published) return entry as unknown as Content;
-    const { v__snapshot, v__compiled, v__version, ...rest } = entry;
-    // The same view as `asPublished`: the entry, overlaid with what its last published version froze.
-    const view = { ...rest, ...(v__snapshot as object), ...(compiled ? { compiled: v__compiled } : {}), status: EntityStatus.published, version: v__version };
+    // Keys never write, so they get no working-copy revision (it moves with every draft edit): the version stands in.
+    const view = {
+      ...entry,
+      content: v__document,
+      ...(compiled ? { compiled: v__compiled } : {}),
+      status: EntityStatus.published,
+      lastPublishedVersion: entry.version,
+      revision: entry.version,
+    };
     return (typeMeta ? { ...view, contentType } : view) as unknown as Content;
   });
 }

@@ -91,7 +91,7 @@ export class ContentVersion extends VersionRecord {
   @Property({ length: 64 })
   contentId!: string;
 
-  @Field(() => JSONObjectScalar, { description: 'The entry as published (name, content, tags, typeVersion, …).' })
+  /** The entry as published (name, content, tags, typeVersion, …); GraphQL shows its members side by side (content.resolver.ts). */
   @Property({ type: 'json' })
   content!: ContentSnapshot;
 

@@ -73,7 +73,7 @@ export class ContentListArgs extends CursorArgs {
   @Field({ nullable: true, description: 'Comma-separated tag names; entries carrying all of them.' })
   tags?: string;
 
-  @Field(() => EntityStatus, { nullable: true, description: 'Only entries in this status.' })
+  @Field(() => EntityStatus, { nullable: true, description: 'Only entries in this status (API keys: only `published`, a no-op; any other is 400).' })
   status?: EntityStatus;
 
   @Field({ nullable: true, description: 'Full-text terms over name, description and text in the document (prefix matching).' })

@@ -1,7 +1,7 @@
 // GraphQL surface of content entries; REST routes are derived from these fields (see routes.ts).
-import { authorizeClientRead, authorizeProject, CursorList, OffsetList, ProjectScopeArgs, selects, VersionList, type Context, UserReference, userRef, VersionFieldsResolver, ExpectedRevisionArgs } from '@cp/graphql';
+import { authorizeClientRead, authorizeProject, CursorList, JSONObjectScalar, OffsetList, ProjectScopeArgs, selects, VersionList, type Context, UserReference, userRef, VersionFieldsResolver, ExpectedRevisionArgs } from '@cp/graphql';
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Args, Ctx, Field, FieldResolver, ID, Info, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import { Arg, Args, Ctx, Field, FieldResolver, ID, Info, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { RollbackInput } from '../content-type/content-type.inputs';
 import { Content, ContentVersion } from './content.entity';
@@ -121,3 +121,55 @@ export class ContentResolver {
 }
 
 export const ContentVersionResolver = VersionFieldsResolver(ContentVersion);
+
+/**
+ * A version as the spec lists it (`{version, status, content, createdAt, createdBy}`): `content` is the entry's
+ * document as published, the same value as the entry's own `content`; the other frozen members stand beside it.
+ */
+@Resolver(() => ContentVersion)
+export class ContentVersionSnapshotResolver {
+  @FieldResolver(() => JSONObjectScalar, { description: 'The document as published (the entry’s `content` in this version).' })
+  content(@Root() v: ContentVersion) {
+    return v.content.content;
+  }
+
+  @FieldResolver(() => String, { description: 'Name in this version.' })
+  name(@Root() v: ContentVersion) {
+    return v.content.name;
+  }
+
+  @FieldResolver(() => String, { nullable: true, description: 'Description in this version.' })
+  description(@Root() v: ContentVersion) {
+    return v.content.description ?? null;
+  }
+
+  @FieldResolver(() => [String], { description: 'Tag names in this version.' })
+  tags(@Root() v: ContentVersion) {
+    return v.content.tags;
+  }
+
+  @FieldResolver(() => ID, { nullable: true, description: 'Folder in this version.' })
+  folderId(@Root() v: ContentVersion) {
+    return v.content.folderId ?? null;
+  }
+
+  @FieldResolver(() => Boolean, { description: 'Whether the entry was a template in this version.' })
+  isTemplate(@Root() v: ContentVersion) {
+    return v.content.isTemplate;
+  }
+
+  @FieldResolver(() => JSONObjectScalar, { description: 'Metadata in this version (`publishedAt`, `publishedBy`, …).' })
+  metadata(@Root() v: ContentVersion) {
+    return v.content.metadata;
+  }
+
+  @FieldResolver(() => Int, { description: 'The content type version this version follows.' })
+  typeVersion(@Root() v: ContentVersion) {
+    return v.content.typeVersion;
+  }
+
+  @FieldResolver(() => String, { description: 'Package version of this version (D7).' })
+  packageVersion(@Root() v: ContentVersion) {
+    return v.content.packageVersion;
+  }
+}

@@ -14,7 +14,7 @@ import { Content, ContentVersion, type ContentSnapshot } from './content.entity'
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
 import { fullText, listWhere, matchingIds, parseSort, searchWhere, searchWords, sortOrder } from './content-query';
 import { readContentRows } from './content-rows';
-import { asPublished, PUBLISHED } from './published-content';
+import { PublishedContent } from './published-content.entity';
 import type { SemanticSearch } from '../semantic/semantic-search';
 import { allowedComponents, validateDocument } from './content-validation';
 import { ensureTags } from '../tag/tag.resolver';
@@ -172,88 +172,95 @@ export class ContentService {
   }
 
   /**
-   * GET …/content: cursor pages sorted by updatedAt (D1); `publishedOnly` gives API keys the published view (D9). With `query`, the best semantic matches instead, most
-   * relevant first; their cursor is the last entry's (score, id), so pages never overlap while embeddings stay put.
-   * `compiled: false` (the caller didn't select it) leaves the entries' modules in the database.
+   * GET …/content: cursor pages sorted by updatedAt (D1). With `publishedOnly` (API keys, D9) every filter, sort and
+   * search runs on the published projection (`published_content`), never on the working copy. With `query`, the best
+   * semantic matches instead, most relevant first; their cursor is the last entry's (score, id), so pages never
+   * overlap while embeddings stay put. `compiled: false` (the caller didn't select it) leaves the modules in the database.
    */
   async list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, { publishedOnly = false, compiled = true } = {}) {
-    const where = [...listWhere(scope, args), ...(publishedOnly ? PUBLISHED : [])];
+    const where = listWhere(scope, args, publishedOnly);
     if (args.query) searchWords(args.query, 'query');
     if (args.query && this.semantic) {
       const limit = parseLimit(args.limit);
       const raw = args.lastKey ?? args.afterKey;
       const after = raw ? rankCursor(decodeCursor(raw, args.lastKey ? 'lastKey' : 'afterKey'), args.lastKey ? 'lastKey' : 'afterKey') : undefined;
-      const ranked = await this.ranked(em, scope, args.query, where, after, limit + 1);
+      const ranked = await this.ranked(em, scope, args.query, where, { publishedOnly, compiled }, after, limit + 1);
       const data = ranked.slice(0, limit);
       const last = data.at(-1);
       const pagination: CursorPagination = {};
       if (ranked.length > limit && last) pagination.lastKey = encodeCursor({ value: String(last.score), id: last.entry.id });
-      const entries = data.map((r) => r.entry);
-      return { data: publishedOnly ? await asPublished(em, entries) : entries, pagination };
+      return { data: data.map((r) => r.entry), pagination };
     }
     const text = args.query ? fullText(args.query, 'query') : undefined;
-    return keysetPage(em, Content, {
+    return keysetPage(em, (publishedOnly ? PublishedContent : Content) as typeof Content, {
       where: { $and: text ? [...where, text] : where } as FilterQuery<Content>,
       sortField: 'updatedAt',
       direction: parseSort(args.sort),
       args,
-      // Read-only: plain rows in one query (the published view joined in), no entities.
+      // Read-only: plain rows in one query (the published document joined in), no entities.
       rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, { published: publishedOnly, compiled }),
     });
   }
 
   /**
    * POST …/content as a search (D2): filter operators, sort, offset pages with the total; `query` ranks by meaning.
-   * `publishedOnly` and `compiled` as for `list`: filters apply to the working copy, API keys get the published view.
+   * `publishedOnly` and `compiled` as for `list`: an API key's filters apply to the published projection.
    */
   async search(em: EntityManager, scope: ProjectScope, input: SearchContentInput, { publishedOnly = false, compiled = true } = {}) {
     const { page, limit, offset } = parseOffsetArgs(input);
-    const where = [...listWhere(scope, { search: input.search }), ...searchWhere(input.filter), ...(publishedOnly ? PUBLISHED : [])];
+    const where = [...listWhere(scope, { search: input.search }, publishedOnly), ...searchWhere(input.filter, publishedOnly)];
     const order = sortOrder(input.sort);
     if (input.query) searchWords(input.query, 'query');
     if (input.query && this.semantic) {
       // Every entry above the similarity threshold that passes the filters, most similar first: the total is exact and
       // every page is reachable (no cap on the ranking, unlike a cursor page of the list).
-      const ranking = await this.semantic.rank(em, scope, input.query);
+      const ranking = await this.semantic.rank(em, scope, input.query, publishedOnly);
       return RawQueryFragment.run(async () => {
-        const passing = await matchingIds(em, where, ranking.map((r) => r.id));
+        const passing = await matchingIds(em, where, ranking.map((r) => r.id), publishedOnly);
         const hits = ranking.filter((r) => passing.has(r.id));
         const ids = hits.slice(offset, offset + limit).map((r) => r.id);
-        const chosen = { organizationId: scope.organizationId, projectId: scope.projectId, id: { $in: ids } };
-        const rows = ids.length ? await readContentRows(em, chosen, {}, limit, { published: publishedOnly, compiled, offset: 0 }) : [];
-        const byId = new Map(rows.map((row) => [row.id, row]));
-        return { data: ids.flatMap((id) => byId.get(id) ?? []), pagination: { page, limit, total: hits.length } };
+        return { data: await this.rowsInOrder(em, scope, ids, limit, { publishedOnly, compiled }), pagination: { page, limit, total: hits.length } };
       });
     }
     const text = input.query ? fullText(input.query, 'query') : undefined;
     const filter = { $and: text ? [...where, text] : where } as FilterQuery<Content>;
-    return offsetPage(em, Content, filter, input, { updatedAt: order, id: 'asc' }, (page, orderBy, limit, offset) =>
+    return offsetPage(em, (publishedOnly ? PublishedContent : Content) as typeof Content, filter, input, { updatedAt: order, id: 'asc' }, (page, orderBy, limit, offset) =>
       readContentRows(em, page, orderBy, limit, { published: publishedOnly, compiled, offset }),
     );
   }
 
   /**
-   * Entries matching `where`, ordered by semantic similarity to `query`: at most `max` (500 by default) of the best
-   * ranked after `after` — filters apply after ranking, so a page may hold fewer than `max` when many are filtered out.
+   * Entries matching `where`, ordered by semantic similarity to `query`: at most `max` of the best 500 ranked after
+   * `after` — filters apply after ranking, so a page may hold fewer than `max` when many are filtered out.
    */
   private async ranked(
     em: EntityManager,
     scope: ProjectScope,
     query: string,
     where: FilterQuery<Content>[],
-    after?: { score: number; id: string },
-    max = 500,
+    view: { publishedOnly: boolean; compiled: boolean },
+    after: { score: number; id: string } | undefined,
+    max: number,
   ): Promise<{ entry: Content; score: number }[]> {
-    const all = await this.semantic!.rank(em, scope, query);
+    const all = await this.semantic!.rank(em, scope, query, view.publishedOnly);
     const past = after ? all.filter((r) => r.score < after.score || (r.score === after.score && r.id > after.id)) : all;
     const ranking = past.slice(0, Math.max(max, 500));
-    const scores = new Map(ranking.map((r) => [r.id, r.score]));
-    const position = new Map(ranking.map((r, i) => [r.id, i]));
-    const rows = await em.find(Content, { $and: [...where, { id: { $in: [...position.keys()] } }] } as FilterQuery<Content>);
-    return rows
-      .sort((a, b) => position.get(a.id)! - position.get(b.id)!)
-      .slice(0, max)
-      .map((entry) => ({ entry, score: scores.get(entry.id)! }));
+    return RawQueryFragment.run(async () => {
+      const passing = await matchingIds(em, where, ranking.map((r) => r.id), view.publishedOnly);
+      const hits = ranking.filter((r) => passing.has(r.id)).slice(0, max);
+      const scores = new Map(hits.map((r) => [r.id, r.score]));
+      const rows = await this.rowsInOrder(em, scope, [...scores.keys()], max, view);
+      return rows.map((entry) => ({ entry, score: scores.get(entry.id)! }));
+    });
+  }
+
+  /** The entries `ids` (all known to match), in that order, as one page of plain rows. */
+  private async rowsInOrder(em: EntityManager, scope: ProjectScope, ids: string[], limit: number, view: { publishedOnly: boolean; compiled: boolean }) {
+    if (ids.length === 0) return [];
+    const chosen = { organizationId: scope.organizationId, projectId: scope.projectId, id: { $in: ids } };
+    const rows = await readContentRows(em, chosen, {}, limit, { published: view.publishedOnly, compiled: view.compiled, offset: 0 });
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
   private async latestTypeVersion(em: EntityManager, scope: ProjectScope, typeId: string): Promise<ContentTypeVersion> {

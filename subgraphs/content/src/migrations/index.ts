@@ -10,6 +10,7 @@ import { Migration20261122000900_versions } from './Migration20261122000900_vers
 import { Migration20261122001000_tags_folders_searches } from './Migration20261122001000_tags_folders_searches';
 import { Migration20261122001100_content_embedding } from './Migration20261122001100_content_embedding';
 import { Migration20261122001200_immutable_versions } from './Migration20261122001200_immutable_versions';
+import { Migration20261125120000_published_content } from './Migration20261125120000_published_content';
 
 export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261122000200_content_type', class: Migration20261122000200_content_type },
@@ -22,4 +23,5 @@ export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261124130005_schedule', class: Migration20261124130005_schedule },
   { name: 'Migration20261124130006_name_trigram', class: Migration20261124130006_name_trigram },
   { name: 'Migration20261124190000_name_trigram_no_pending', class: Migration20261124190000_name_trigram_no_pending },
+  { name: 'Migration20261125120000_published_content', class: Migration20261125120000_published_content },
 ];

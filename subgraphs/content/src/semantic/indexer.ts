@@ -67,19 +67,19 @@ export class EmbeddingIndexer {
   }
 
   private async catchUp(): Promise<void> {
+    await this.catchUpOn(WORKING);
+    await this.catchUpOn(PUBLISHED);
+  }
+
+  private async catchUpOn(source: { select: string; table: string }): Promise<void> {
     const conn = this.orm.em.fork().getConnection();
     while (!this.stopping) {
-      const rows = await conn.execute<Pending[]>(
-        `select c."id", c."organization_id", c."project_id", c."name", c."description", c."content", c."updated_at"
-           from "content" c left join "content_embedding" e on e."content_id" = c."id"
-          where e."content_id" is null or e."source_updated_at" < c."updated_at"
-          order by c."updated_at" limit ${BATCH}`,
-      );
+      const rows = await conn.execute<Pending[]>(`${source.select} limit ${BATCH}`);
       if (rows.length === 0) return;
       const vectors = await this.embedder.embed(rows.map((r) => textOf(r)));
       for (const [i, row] of rows.entries()) {
         await conn.execute(
-          `insert into "content_embedding" ("content_id", "organization_id", "project_id", "vector", "source_updated_at") values (?, ?, ?, ?::real[], ?)
+          `insert into "${source.table}" ("content_id", "organization_id", "project_id", "vector", "source_updated_at") values (?, ?, ?, ?::real[], ?)
            on conflict ("content_id") do update set "vector" = excluded."vector", "source_updated_at" = excluded."source_updated_at"`,
           [row.id, row.organization_id, row.project_id, `{${vectors[i].join(',')}}`, row.updated_at],
         );
@@ -87,3 +87,22 @@ export class EmbeddingIndexer {
     }
   }
 }
+
+/** Working copies (what staff search) whose embedding is missing or older than their last change. */
+const WORKING = {
+  table: 'content_embedding',
+  select: `select c."id", c."organization_id", c."project_id", c."name", c."description", c."content", c."updated_at"
+             from "content" c left join "content_embedding" e on e."content_id" = c."id"
+            where e."content_id" is null or e."source_updated_at" < c."updated_at"
+            order by c."updated_at"`,
+};
+
+/** Published versions (what API keys search): the projection's text, `updated_at` being the publication time. */
+const PUBLISHED = {
+  table: 'published_content_embedding',
+  select: `select p."id", p."organization_id", p."project_id", p."name", p."description", v."content"->'content' as "content", p."updated_at"
+             from "published_content" p join "content_version" v on v."content_id" = p."id" and v."version" = p."version"
+             left join "published_content_embedding" e on e."content_id" = p."id"
+            where e."content_id" is null or e."source_updated_at" <> p."updated_at"
+            order by p."updated_at"`,
+};

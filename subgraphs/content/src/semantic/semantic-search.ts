@@ -6,6 +6,9 @@ import type { Embedder } from './embedder';
 /** Below this cosine similarity an entry is not considered a match (MiniLM: unrelated texts score about 0–0.15). */
 export const MIN_SIMILARITY = 0.25;
 
+/** Embeddings of working copies (staff) and of published versions (API keys), kept apart. */
+type EmbeddingTable = 'content_embedding' | 'published_content_embedding';
+
 interface ProjectVectors {
   stamp: string;
   ids: string[];
@@ -21,28 +24,29 @@ export class SemanticSearch {
 
   constructor(private readonly embedder: Embedder) {}
 
-  async rank(em: EntityManager, scope: ProjectScope, query: string): Promise<{ id: string; score: number }[]> {
-    const [vectors, [q]] = await Promise.all([this.vectors(em, scope), this.embedder.embed([query])]);
+  /** With `published` (API keys) the embeddings of published versions, never of working copies. */
+  async rank(em: EntityManager, scope: ProjectScope, query: string, published = false): Promise<{ id: string; score: number }[]> {
+    const [vectors, [q]] = await Promise.all([this.vectors(em, scope, published ? 'published_content_embedding' : 'content_embedding'), this.embedder.embed([query])]);
     const scored = vectors.ids.map((id, i) => ({ id, score: dot(q, vectors.vectors[i]) }));
     // Ties broken by id: the order is total, so a (score, id) cursor resumes exactly where a page ended.
     return scored.filter((s) => s.score >= MIN_SIMILARITY).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  private async vectors(em: EntityManager, scope: ProjectScope): Promise<ProjectVectors> {
+  private async vectors(em: EntityManager, scope: ProjectScope, table: EmbeddingTable): Promise<ProjectVectors> {
     const conn = em.getConnection();
     const ctx = em.getTransactionContext();
     const args = [scope.organizationId, scope.projectId];
     const [{ stamp }] = await conn.execute<{ stamp: string }[]>(
-      `select count(*) || ':' || coalesce(max("source_updated_at")::text, '') as stamp from "content_embedding" where "organization_id" = ? and "project_id" = ?`,
+      `select count(*) || ':' || coalesce(max("source_updated_at")::text, '') as stamp from "${table}" where "organization_id" = ? and "project_id" = ?`,
       args,
       'all',
       ctx,
     );
-    const key = `${scope.organizationId}/${scope.projectId}`;
+    const key = `${table}/${scope.organizationId}/${scope.projectId}`;
     const cached = this.cache.get(key);
     if (cached?.stamp === stamp) return cached;
     const rows = await conn.execute<{ content_id: string; vector: number[] }[]>(
-      'select "content_id", "vector" from "content_embedding" where "organization_id" = ? and "project_id" = ?',
+      `select "content_id", "vector" from "${table}" where "organization_id" = ? and "project_id" = ?`,
       args,
       'all',
       ctx,

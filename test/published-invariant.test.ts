@@ -1,0 +1,260 @@
+// Black-box property (D9): an API key's answers depend on the published state only; draft edits never change them.
+import fc from 'fast-check';
+import { Client as Pg } from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useService } from './support/setup';
+
+const RUNS = Number(process.env.FC_RUNS ?? 4);
+const SEED = Number(process.env.FC_SEED ?? 20261125);
+const WORDS = ['harvest', 'zorblax', 'embargo', 'meadow', 'copper', 'quarterly', 'report', 'lantern'];
+const TAGS = ['public', 'secret', 'news'];
+const ORG = '/organizations/default';
+
+const word = fc.constantFrom(...WORDS);
+const words = (min: number, max: number) => fc.array(word, { minLength: min, maxLength: max }).map((w) => w.join(' '));
+const tags = fc.subarray(TAGS);
+const entryFields = { name: words(1, 3), body: words(1, 4), tags, isTemplate: fc.boolean(), type: fc.nat(1) };
+const entry = fc.record(entryFields);
+type Of<A> = A extends fc.Arbitrary<infer T> ? T : never;
+
+/** The project as seeded: published entries (some already edited since), drafts, and a key. */
+const world = fc.record({
+  published: fc.array(fc.record({ ...entryFields, editedSince: fc.option(entry, { nil: undefined }) }), { minLength: 2, maxLength: 5 }),
+  drafts: fc.array(entry, { maxLength: 2 }),
+});
+
+/** Draft-only operations: none of them publishes, unpublishes or deletes anything a key can see. */
+const draftOp = fc.oneof(
+  fc.record({ kind: fc.constant('create' as const), entry }),
+  fc.record({ kind: fc.constant('edit' as const), target: fc.nat(), entry }),
+  fc.record({ kind: fc.constant('deleteDraft' as const), target: fc.nat() }),
+  fc.record({ kind: fc.constant('discard' as const), target: fc.nat() }),
+  fc.record({ kind: fc.constant('rollback' as const), target: fc.nat() }),
+  fc.record({ kind: fc.constant('editType' as const), target: fc.nat(1), description: words(1, 3) }),
+);
+
+const status = fc.constantFrom('published', 'modified', 'draft');
+const sort = fc.constantFrom('updatedAt:asc', 'updatedAt:desc');
+/** A REST list query: any combination of the D1 filters, sort, full-text search and page size. */
+const listQuery = fc.record(
+  { search: word.map((w) => w.slice(0, 4)), tags: fc.subarray(TAGS, { minLength: 1 }).map((t) => t.join(',')), status, type: fc.nat(1), isTemplate: fc.boolean(), sort, limit: fc.integer({ min: 1, max: 3 }), query: words(1, 2) },
+  { requiredKeys: [] },
+);
+/** A D2 filter over every filterable field. */
+const d2Filter = fc.record(
+  {
+    name: fc.oneof(word.map((w) => ({ like: w })), word.map((w) => ({ like: `%${w}%` }))),
+    tags: fc.oneof(fc.constantFrom(...TAGS).map((t) => ({ eq: t })), fc.subarray(TAGS).map((t) => ({ any: t })), fc.subarray(TAGS).map((t) => ({ all: t }))),
+    status: fc.oneof(status.map((s) => ({ eq: s })), status.map((s) => ({ neq: s })), fc.subarray(['published', 'modified', 'draft']).map((s) => ({ in: s }))),
+    updatedAt: fc.constant({ gte: '2000-01-01T00:00:00Z' }),
+    'metadata.author': fc.constant({ neq: 'nobody' }),
+  },
+  { requiredKeys: [] },
+);
+const d2Body = fc.record({ filter: d2Filter, search: word, query: words(1, 2), sort: fc.constantFrom({ field: 'updatedAt', order: 'asc' }, { field: 'updatedAt', order: 'desc' }), limit: fc.integer({ min: 1, max: 5 }) }, { requiredKeys: [] });
+const request = fc.oneof(
+  fc.record({ kind: fc.constant('list' as const), query: listQuery, walk: fc.boolean() }),
+  fc.record({ kind: fc.constant('search' as const), body: d2Body }),
+  fc.record({ kind: fc.constant('graphql' as const), query: listQuery }),
+);
+
+interface Project {
+  app: string;
+  api: string;
+  key: string;
+  projectId: string;
+  typeIds: string[];
+  /** Every entry the test made, with what it knows of its status. */
+  entries: { id: string; status: 'draft' | 'published' | 'modified' }[];
+  savedSearchId: string;
+}
+
+describe('what an API key sees does not depend on drafts (property, real service, read cache off)', () => {
+  const fx = useService({ env: { CACHE: 'off' } });
+  let pg: Pg;
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await fx.api.call(method, path, { token: fx.token, body });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  /** The exact bytes of an answer (status and body), request ids aside. */
+  const raw = async (method: string, path: string, key: string, body?: unknown) => {
+    const headers: Record<string, string> = { 'x-api-key': key };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    const res = await fetch(`${fx.service.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    return `${res.status} ${(await res.text()).replace(/"requestId":"[^"]*"/g, '"requestId":"-"')}`;
+  };
+
+  beforeAll(async () => {
+    pg = new Pg({ connectionString: fx.service.databaseUrl });
+    await pg.connect();
+  });
+  afterAll(() => pg?.end());
+
+  const document = (e: Of<typeof entry>, typeIds: string[]) => ({
+    name: e.name,
+    content: { body: e.body },
+    tags: e.tags,
+    isTemplate: e.isTemplate,
+    typeId: typeIds[e.type],
+  });
+
+  async function seed(w: Of<typeof world>): Promise<Project> {
+    const project = await admin('POST', `/app/v1${ORG}/projects`, { name: `p-${Date.now()}-${Math.random()}` });
+    const scope = `${ORG}/projects/${project.id}`;
+    const app = `/app/v1${scope}`;
+    const typeIds: string[] = [];
+    for (const name of ['Article', 'Note']) {
+      const type = await admin('POST', `${app}/content-types`, { name, schema: { type: 'object' } });
+      await admin('POST', `${app}/content-types/${type.id}/publish`);
+      typeIds.push(type.id);
+    }
+    const entries: Project['entries'] = [];
+    for (const p of w.published) {
+      const { typeId, ...rest } = document(p, typeIds);
+      const created = await admin('POST', `${app}/content`, { typeId, ...rest });
+      await admin('POST', `${app}/content/${created.id}/publish`);
+      entries.push({ id: created.id, status: 'published' });
+      if (p.editedSince) {
+        const { typeId: _t, ...edit } = document(p.editedSince, typeIds);
+        await admin('PUT', `${app}/content/${created.id}`, edit);
+        entries.at(-1)!.status = 'modified';
+      }
+    }
+    for (const d of w.drafts) entries.push({ id: (await admin('POST', `${app}/content`, document(d, typeIds))).id, status: 'draft' });
+    const saved = await admin('POST', `${app}/saved-searches`, { name: 'reports', query: { filter: { name: { like: 'report' } }, search: 'qua' } });
+    const key = (await admin('POST', `${app}/api-keys`, { name: 'site' })).key;
+    return { app, api: `/api/v1${scope}`, key, projectId: project.id, typeIds, entries, savedSearchId: saved.id };
+  }
+
+  /** Every recorded request's answer, in order. */
+  async function record(p: Project, requests: Of<typeof request>[]): Promise<string[]> {
+    const params = (q: Of<typeof listQuery>) => {
+      const { type, isTemplate, limit, ...rest } = q;
+      const s = new URLSearchParams(rest as Record<string, string>);
+      if (type !== undefined) s.set('type', p.typeIds[type]);
+      if (isTemplate !== undefined) s.set('isTemplate', String(isTemplate));
+      if (limit !== undefined) s.set('limit', String(limit));
+      return s;
+    };
+    const out: string[] = [];
+    for (const r of requests) {
+      if (r.kind === 'list') {
+        let answer = await raw('GET', `${p.api}/content?${params(r.query)}`, p.key);
+        out.push(answer);
+        // Walk a few pages: a cursor holds the last entry's sort value.
+        for (let page = 0; r.walk && page < 3; page++) {
+          const lastKey = /"lastKey":"([^"]+)"/.exec(answer)?.[1];
+          if (!lastKey) break;
+          out.push((answer = await raw('GET', `${p.api}/content?${params(r.query)}&lastKey=${encodeURIComponent(lastKey)}`, p.key)));
+        }
+      } else if (r.kind === 'search') {
+        out.push(await raw('POST', `${p.api}/content/search`, p.key, r.body));
+      } else {
+        const { type, query, ...rest } = r.query;
+        const args = Object.entries({ ...rest, typeId: type === undefined ? undefined : p.typeIds[type], query })
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => (k === 'status' ? `${k}: ${v}` : `${k}: ${JSON.stringify(v)}`));
+        const fields = 'data { id name description tags status version lastPublishedVersion revision typeVersion isTemplate folderId metadata content createdAt updatedAt } pagination { lastKey }';
+        const source = `{ contents(organizationId: "default", projectId: "${p.projectId}"${args.map((a) => `, ${a}`).join('')}) { ${fields} } }`;
+        out.push(await raw('POST', '/graphql', p.key, { query: source }));
+      }
+    }
+    // What every key sees whatever the generated requests: each entry (published, resolved, or 404), the default
+    // list, saved-search execution, published-state events and the content types.
+    for (const e of p.entries) {
+      out.push(await raw('GET', `${p.api}/content/${e.id}`, p.key));
+      out.push(await raw('GET', `${p.api}/content/${e.id}/resolved`, p.key));
+    }
+    out.push(await raw('GET', `${p.api}/content`, p.key));
+    out.push(await raw('POST', `${p.api}/saved-searches/${p.savedSearchId}/execute`, p.key, {}));
+    out.push(await raw('GET', `${p.api}/events?limit=100`, p.key));
+    out.push(await raw('GET', `${p.api}/content-types`, p.key));
+    for (const t of p.typeIds) out.push(await raw('GET', `${p.api}/content-types/${t}`, p.key));
+    return out;
+  }
+
+  /** Until the embedding indexer has caught up with every entry of the project (working copies and published). */
+  async function indexed(p: Project): Promise<void> {
+    const behind = async () => {
+      const { rows } = await pg.query(
+        `select count(*)::int as n from content c left join content_embedding e on e.content_id = c.id
+          where c.project_id = $1 and (e.content_id is null or e.source_updated_at < c.updated_at)`,
+        [p.projectId],
+      );
+      let n = rows[0].n as number;
+      try {
+        const published = await pg.query(
+          `select count(*)::int as n from published_content c left join published_content_embedding e on e.content_id = c.id
+            where c.project_id = $1 and (e.content_id is null or e.source_updated_at <> c.updated_at)`,
+          [p.projectId],
+        );
+        n += published.rows[0].n as number;
+      } catch {
+        // A build without published embeddings: the working copies' are all there is to wait for.
+      }
+      return n;
+    };
+    const deadline = Date.now() + 60_000;
+    while ((await behind()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  }
+
+  async function applyDraftOps(p: Project, ops: Of<typeof draftOp>[]): Promise<void> {
+    const pick = (target: number, ok: (s: string) => boolean) => {
+      const candidates = p.entries.filter((e) => ok(e.status));
+      return candidates.length ? candidates[target % candidates.length] : undefined;
+    };
+    for (const op of ops) {
+      if (op.kind === 'create') {
+        p.entries.push({ id: (await admin('POST', `${p.app}/content`, document(op.entry, p.typeIds))).id, status: 'draft' });
+      } else if (op.kind === 'edit') {
+        const e = pick(op.target, () => true);
+        const { typeId: _t, ...edit } = document(op.entry, p.typeIds);
+        await admin('PUT', `${p.app}/content/${e!.id}`, edit);
+        if (e!.status === 'published') e!.status = 'modified';
+      } else if (op.kind === 'deleteDraft') {
+        const e = pick(op.target, (s) => s === 'draft');
+        if (e) {
+          await admin('DELETE', `${p.app}/content/${e.id}`);
+          p.entries.splice(p.entries.indexOf(e), 1);
+        }
+      } else if (op.kind === 'discard') {
+        const e = pick(op.target, (s) => s === 'modified');
+        if (e) {
+          await admin('POST', `${p.app}/content/${e.id}/discard`);
+          e.status = 'published';
+        }
+      } else if (op.kind === 'rollback') {
+        const e = pick(op.target, (s) => s === 'published');
+        if (e) {
+          await admin('POST', `${p.app}/content/${e.id}/rollback`, { version: 1 });
+          e.status = 'modified';
+        }
+      } else {
+        await admin('PUT', `${p.app}/content-types/${p.typeIds[op.target]}`, { description: op.description });
+      }
+    }
+  }
+
+  it('draft edits never change what a key sees', async () => {
+    await fc.assert(
+      fc.asyncProperty(world, fc.array(request, { minLength: 8, maxLength: 16 }), fc.array(draftOp, { minLength: 1, maxLength: 8 }), async (w, requests, ops) => {
+        const p = await seed(w);
+        const entries = [...p.entries];
+        await indexed(p);
+        // Settled: published-state events are numbered just after their commit; ask until two rounds agree.
+        let before = await record(p, requests);
+        for (let again = await record(p, requests), tries = 0; JSON.stringify(again) !== JSON.stringify(before) && tries < 10; tries++) {
+          await new Promise((r) => setTimeout(r, 300));
+          before = again;
+          again = await record(p, requests);
+        }
+        await applyDraftOps(p, ops);
+        await indexed(p);
+        const after = await record({ ...p, entries }, requests);
+        for (const [i, answer] of after.entries()) expect(answer, `answer ${i} after ${JSON.stringify(ops)}`).toBe(before[i]);
+      }),
+      { numRuns: RUNS, seed: SEED, endOnFailure: true },
+    );
+  }, 600_000);
+});
