@@ -1,10 +1,11 @@
-// Black-box: `npm start` with no DATABASE_URL serves from embedded PostgreSQL that survives a restart (D14).
-import { rmSync, mkdtempSync } from 'node:fs';
+// Black-box: `npm start` with no DATABASE_URL serves from embedded PostgreSQL that survives a restart (D14) and belongs to one process.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { startService } from './support/service';
+import { JWT_SECRET, ROOT, startService } from './support/service';
 
 describe('embedded database (PGlite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cp-embedded-'));
@@ -31,4 +32,84 @@ describe('embedded database (PGlite)', () => {
       await second.destroy();
     }
   });
+});
+
+/** Runs the `content-platform` CLI on the embedded database under `dataDir`. */
+function cli(dataDir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', JWT_SECRET, DATA_DIR: dataDir };
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(ROOT, 'node_modules/.bin/content-platform'), args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+describe('embedded database: one process at a time', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cp-embedded-lock-'));
+  const socket = join(dataDir, 'pgdata', '.s.PGSQL.5432');
+  const lock = join(dataDir, 'pgdata.lock');
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('refuses the CLI and a second service while the service runs, keeps every confirmed write, and recovers a killed owner', async () => {
+    const service = await startService({ database: 'pglite', dataDir });
+    const names: string[] = [];
+    try {
+      const api = new Client(service.url);
+      const token = await api.login();
+      for (const name of ['alpha', 'beta', 'gamma']) {
+        expect((await api.call('POST', `/app/v1${PROJECT}/tags`, { token, body: { name } })).status).toBe(201);
+        names.push(name);
+      }
+
+      // The CLI refuses with a message and exit code 5; the live socket stays, and the service keeps answering.
+      for (let round = 0; round < 2; round++) {
+        const run = await cli(dataDir, ['keys', 'create', '--name', `cli-${round}`, '--json']);
+        expect(run.code, run.stdout + run.stderr).toBe(5);
+        expect(run.stderr).toContain(`in process ${service.child.pid}`);
+        expect(run.stderr).toMatch(/stop the service .* or do this through the running service/);
+        expect(run.stdout).toBe('');
+        expect(statSync(socket).isSocket()).toBe(true);
+        expect(readFileSync(lock, 'utf8').trim()).toBe(String(service.child.pid));
+        expect((await api.call('POST', `/app/v1${PROJECT}/tags`, { token, body: { name: `during-${round}` } })).status).toBe(201);
+        names.push(`during-${round}`);
+      }
+
+      // A second service on the same DATA_DIR exits at start-up with the reason.
+      const second = await startService({ database: 'pglite', dataDir }).then(
+        async (s) => (await s.stop(), 'started'),
+        (err: Error) => err.message,
+      );
+      expect(second).toMatch(/exited with 1/);
+      expect(second).toContain(`in use by process ${service.child.pid}`);
+      expect(statSync(socket).isSocket()).toBe(true);
+      expect((await api.call('GET', `/app/v1${PROJECT}/tags?limit=100`, { token })).status).toBe(200);
+    } finally {
+      await service.stop();
+    }
+    expect(existsSync(lock)).toBe(false); // released on a clean stop
+
+    // SIGKILL leaves the lock with a dead pid: the next process recovers it, and every confirmed write is there.
+    const killed = await startService({ database: 'pglite', dataDir });
+    await killed.stop('SIGKILL');
+    expect(readFileSync(lock, 'utf8').trim()).toBe(String(killed.child.pid));
+    const created = await cli(dataDir, ['keys', 'create', '--name', 'offline', '--json']);
+    expect(created.code, created.stderr).toBe(0);
+    const key = JSON.parse(created.stdout).key;
+    expect(existsSync(lock)).toBe(false);
+
+    const again = await startService({ database: 'pglite', dataDir });
+    try {
+      const api = new Client(again.url);
+      const token = await api.login();
+      const tags = (await api.call('GET', `/app/v1${PROJECT}/tags?limit=100`, { token })).body.data.map((t: { name: string }) => t.name);
+      expect(tags.sort()).toEqual([...names].sort());
+      expect((await api.call('GET', `/api/v1${PROJECT}/tags`, { apiKey: key })).status).toBe(200);
+    } finally {
+      await again.stop();
+    }
+  }, 600_000);
 });

@@ -1,4 +1,6 @@
 // Black-box: idempotent retries (D17) — `Idempotency-Key` on /app/v1 POSTs and GraphQL mutations, shared by replicas.
+import { randomUUID } from 'node:crypto';
+import { Client as Pg } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
 import { startService, type TestService } from './support/service';
@@ -87,5 +89,73 @@ describe('idempotent retries (D17)', () => {
     expect(second.status).toBe(201);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(second.body).toEqual(first.body);
+  });
+  /** Every stored answer of `caller`'s keys, as the database holds them. */
+  async function storedRows(): Promise<string> {
+    const pg = new Pg({ connectionString: fx.service.databaseUrl });
+    await pg.connect();
+    try {
+      return JSON.stringify((await pg.query('select * from idempotency_key')).rows);
+    } finally {
+      await pg.end();
+    }
+  }
+
+  it('never stores or replays a secret: API key values and issued tokens are omitted from replays (REST and GraphQL)', async () => {
+    const created = await post(`${base}/api-keys`, { name: 'secret-rest' }, 'secret-key-1');
+    expect(created.status).toBe(201);
+    expect(created.body.key).toMatch(/^cpk_live_/);
+    const replayed = await post(`${base}/api-keys`, { name: 'secret-rest' }, 'secret-key-1');
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    const { key: _key, ...visible } = created.body;
+    expect(replayed.body).toEqual(visible);
+
+    const issued = await post('/app/v1/auth/tokens', { projectId: 'default', expiresIn: 120 }, 'secret-token-1');
+    expect(issued.status).toBe(201);
+    expect(typeof issued.body.token).toBe('string');
+    const reissued = await post('/app/v1/auth/tokens', { projectId: 'default', expiresIn: 120 }, 'secret-token-1');
+    expect(reissued.headers.get('idempotent-replayed')).toBe('true');
+    expect(reissued.body).not.toHaveProperty('token');
+
+    const mutation = { query: 'mutation { createApiKey(organizationId: "default", projectId: "default", input: { name: "secret-graphql" }) { id name key } }' };
+    const first = await post('/graphql', mutation, 'secret-graphql-1');
+    expect(first.body.data.createApiKey.key).toMatch(/^cpk_live_/);
+    const second = await post('/graphql', mutation, 'secret-graphql-1');
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.body.data.createApiKey).toEqual({ id: first.body.data.createApiKey.id, name: 'secret-graphql' });
+
+    const rows = await storedRows();
+    for (const secret of [created.body.key, issued.body.token, first.body.data.createApiKey.key]) expect(rows).not.toContain(secret);
+  });
+
+  it('replays only while the caller still holds the permission the first request needed', async () => {
+    const ORG = '/app/v1/organizations/default';
+    const role = await fx.api.call('POST', `${ORG}/roles`, { token: fx.token, body: { name: `keys-${randomUUID()}`, permissions: { apiKeys: { create: true, read: true } } } });
+    expect(role.status).toBe(201);
+    const email = `${randomUUID()}@example.com`;
+    const user = await fx.api.call('POST', `${ORG}/users`, { token: fx.token, body: { email, name: 'K', password: 'grey-otter-kettle-41', roleId: role.body.id } });
+    expect(user.status).toBe(201);
+    const token = await fx.api.login(email, 'grey-otter-kettle-41');
+    const create = () => fx.api.call('POST', `${base}/api-keys`, { token, body: { name: 'by-role' }, headers: { 'idempotency-key': 'lost-permission-1' } });
+    expect((await create()).status).toBe(201);
+    expect((await create()).headers.get('idempotent-replayed')).toBe('true');
+    const narrowed = await fx.api.call('PUT', `${ORG}/roles/${role.body.id}`, { token: fx.token, body: { permissions: { apiKeys: { read: true } } } });
+    expect(narrowed.status).toBe(200);
+    const refused = await create();
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: 'FORBIDDEN', details: { resource: 'apiKeys', action: 'create' } });
+  });
+
+  it('fingerprints If-Match: the same key with another precondition is another request (422)', async () => {
+    const type = await fx.api.call('POST', `${base}/content-types`, { token: fx.token, body: { name: `IfMatch${randomUUID().slice(0, 8)}`, schema: { type: 'object' } } });
+    expect(type.status).toBe(201);
+    const publish = (revision: string) =>
+      fx.api.call('POST', `${base}/content-types/${type.body.id}/publish`, { token: fx.token, headers: { 'idempotency-key': 'if-match-1', 'if-match': revision } });
+    const first = await publish(String(type.body.revision ?? 1));
+    expect(first.status).toBe(200);
+    const other = await publish('999');
+    expect(other.status).toBe(422);
+    expect(other.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
   });
 });

@@ -86,6 +86,7 @@ export interface TestService extends Process {
 export interface StartOptions {
   /** `postgres`: a fresh database on the local server (default); `pglite`: embedded, under a temp DATA_DIR. */
   database?: 'postgres' | 'pglite';
+  /** DATA_DIR (kept afterwards); a fresh temporary one by default. */
   dataDir?: string;
   databaseUrl?: string;
   env?: Record<string, string>;
@@ -115,7 +116,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       drop = db.drop;
     }
     env.DATABASE_URL = url;
-    env.DATA_DIR = mkdtempSync(join(tmpdir(), 'cp-blackbox-'));
+    env.DATA_DIR = options.dataDir ?? mkdtempSync(join(tmpdir(), 'cp-blackbox-'));
   }
   const proc = await spawnNode('apps/gateway/dist/main.js', env, /content platform listening/, options.startTimeoutMs);
   return {

@@ -1,5 +1,5 @@
 // Failures the command line reports as one clear message and a distinct exit code (no stack trace).
-export const EXIT = { ok: 0, failure: 1, usage: 2, invalidArchive: 3, refused: 4 } as const;
+export const EXIT = { ok: 0, failure: 1, usage: 2, invalidArchive: 3, refused: 4, inUse: 5 } as const;
 
 export class CliError extends Error {
   constructor(

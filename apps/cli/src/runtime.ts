@@ -1,11 +1,11 @@
 // What every database command needs: the configuration (packages/config), the database with every subgraph's module, the acting user.
 import { ConfigError, loadConfig, type Config } from '@cp/config';
-import { openDatabase, type Database } from '@cp/db';
+import { DataDirInUseError, openDatabase, type Database } from '@cp/db';
 import { allPermissions, type Permissions, type ProjectScope, type UserPrincipal } from '@cp/graphql';
 import { SUBGRAPHS } from '@cp/gateway';
 import { OWNER_ROLE, Project, Role, User } from '@cp/subgraph-access';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { CliError, RefusedError } from './errors';
+import { CliError, EXIT, RefusedError } from './errors';
 
 export function cliConfig(): Config {
   try {
@@ -22,7 +22,14 @@ export async function withDatabase<T>(config: Config, work: (db: Database) => Pr
   try {
     db = await openDatabase({ config, modules: SUBGRAPHS.map((s) => s.database) });
   } catch (err) {
-    const where = config.database.url ? 'DATABASE_URL' : `the embedded database under ${config.database.dataDir} (is the service running on it? PGlite allows one process)`;
+    if (err instanceof DataDirInUseError) {
+      throw new CliError(
+        `The embedded database under ${err.dataDir} is open in process ${err.pid} (the service?), and it allows one process at a time: ` +
+          'stop the service and run the command again, or do this through the running service\'s API.',
+        EXIT.inUse,
+      );
+    }
+    const where = config.database.url ? 'DATABASE_URL' : `the embedded database under ${config.database.dataDir}`;
     throw new CliError(`Cannot open ${where}: ${(err as Error).message}`);
   }
   try {

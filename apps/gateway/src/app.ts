@@ -32,6 +32,7 @@ import { clientReadCache } from './read-cache/client-cache';
 import { ReadCache } from './read-cache/read-cache';
 import { announceWritesBeforeAnswering } from './read-cache/announce-writes';
 import { assertFamilyPrincipal, createRestHandler } from './rest';
+import { answerEarlyRefusals } from './early-answers';
 import { graphqlErrorBody, sendError } from './send-error';
 import { allRoutes, SUBGRAPHS } from './subgraphs';
 
@@ -106,6 +107,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   // REST and GraphQL POST hits of the published-read cache are answered in front of Express (read-cache/fast-hits.ts).
   const server = createHttpServer(drain.listener(retryAfterOn503(fastHits.listener(app))));
   drain.attach(server);
+  answerEarlyRefusals(server);
   const readiness = new Readiness();
   const streams = new LiveStreams();
   const apollo = createApollo(direct.wrap(gateway), [announceWritesBeforeAnswering(dispatcher)]);

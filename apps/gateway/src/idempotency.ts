@@ -1,6 +1,6 @@
 // D17 idempotent retries at the edge: `Idempotency-Key` on /app/v1 POSTs and GraphQL mutations, answers kept in PostgreSQL.
 import type { Logger } from '@cp/config';
-import { AppError, BadRequestError } from '@cp/errors';
+import { AppError, BadRequestError, ForbiddenError } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
@@ -25,7 +25,7 @@ interface StoredKey {
   response_status: number | null;
   response_headers: Record<string, string> | string | null;
   response_body: string | null;
-  abandoned: boolean;
+  permissions: string[] | string | null;
 }
 
 export interface IdempotencyOptions {
@@ -77,7 +77,7 @@ export function idempotency(options: IdempotencyOptions) {
       );
       if (claimed.length === 0) {
         const [stored] = await sql<StoredKey[]>(
-          `select "fingerprint", "state", "response_status", "response_headers", "response_body" from "idempotency_key" where "caller" = ? and "key" = ?`,
+          `select "fingerprint", "state", "response_status", "response_headers", "response_body", "permissions" from "idempotency_key" where "caller" = ? and "key" = ?`,
           [caller, key],
         );
         if (!stored) throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'The request with this Idempotency-Key is being retried; try again.');
@@ -85,17 +85,22 @@ export function idempotency(options: IdempotencyOptions) {
           throw new AppError('IDEMPOTENCY_KEY_REUSED', undefined, { key });
         }
         if (stored.state !== 'done') throw new AppError('IDEMPOTENCY_KEY_IN_USE', undefined, { key });
+        assertStillGranted(res.locals.context as Context, stored);
         return replay(res, stored);
       }
+      const context = res.locals.context as Context;
+      // Created here so that the copies of the context the resolvers get share it, and grants they record land here.
+      context.granted ??= new Set();
       record(res, async (status, headers, body) => {
         // 5xx answers are not kept: a retry runs the request again (D17).
         if (status >= 500) {
           await sql(`delete from "idempotency_key" where "caller" = ? and "key" = ?`, [caller, key]);
           return;
         }
+        const granted = JSON.stringify([...(context.granted ?? [])]);
         await sql(
-          `update "idempotency_key" set "state" = 'done', "response_status" = ?, "response_headers" = ?::jsonb, "response_body" = ? where "caller" = ? and "key" = ?`,
-          [status, JSON.stringify(headers), body, caller, key],
+          `update "idempotency_key" set "state" = 'done', "response_status" = ?, "response_headers" = ?::jsonb, "response_body" = ?, "permissions" = ?::jsonb where "caller" = ? and "key" = ?`,
+          [status, JSON.stringify(headers), withoutSecrets(body, Boolean(options.graphql)), granted, caller, key],
         );
       }, options.logger);
       next();
@@ -115,9 +120,14 @@ function isMutation(body: unknown): boolean {
   }
 }
 
-/** sha256 over method, path with query string, and the body (raw bytes for REST, re-serialized JSON for GraphQL). */
+/**
+ * sha256 over method, path with query string, `If-Match` when sent (the same key with another precondition is
+ * another request), and the body (raw bytes for REST, re-serialized JSON for GraphQL).
+ */
 async function fingerprintOf(req: Fingerprinted, options: IdempotencyOptions): Promise<string> {
   const hash = createHash('sha256').update(`${req.method} ${req.originalUrl}\n`);
+  const ifMatch = req.header('if-match');
+  if (ifMatch !== undefined) hash.update(`If-Match: ${ifMatch}\n`);
   if (options.body === 'parsed') hash.update(JSON.stringify(req.body ?? null));
   if (options.body === 'none') hash.update(`${req.header('content-type')?.split(';')[0] ?? ''} ${req.header('content-length') ?? ''}`);
   if (options.body === 'raw') {
@@ -133,6 +143,37 @@ async function fingerprintOf(req: Fingerprinted, options: IdempotencyOptions): P
     hash.update(req.rawBody);
   }
   return hash.digest('hex');
+}
+
+/** Members of an answer that are secrets shown once (an API key's `key`, an issued token's `token`): never stored (D17). */
+const SECRET_MEMBERS = ['key', 'token'];
+
+/** The stored form of an answer: REST's object, or each field of GraphQL's `data`, without its secret members. */
+function withoutSecrets(body: string, graphql: boolean): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  const strip = (value: unknown) => {
+    if (!value || typeof value !== 'object' || Array.isArray(value)) return;
+    for (const name of SECRET_MEMBERS) if (typeof (value as Record<string, unknown>)[name] === 'string') delete (value as Record<string, unknown>)[name];
+  };
+  if (graphql) Object.values(((parsed as { data?: unknown })?.data ?? {}) as Record<string, unknown>).forEach(strip);
+  else strip(parsed);
+  return JSON.stringify(parsed);
+}
+
+/** A replay is answered only while the caller still holds every permission the first request was authorized by (D17). */
+function assertStillGranted(context: Context, stored: StoredKey): void {
+  const needed = (typeof stored.permissions === 'string' ? JSON.parse(stored.permissions) : (stored.permissions ?? [])) as string[];
+  const principal = context.principal;
+  for (const flag of needed) {
+    const [resource, action] = flag.split('.');
+    const flags = principal.kind === 'user' ? (principal.permissions as Record<string, Record<string, boolean> | undefined>)[resource] : undefined;
+    if (!flags?.[action]) throw new ForbiddenError(resource, action);
+  }
 }
 
 function replay(res: Response, stored: StoredKey): void {

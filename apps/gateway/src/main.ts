@@ -27,6 +27,7 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err);
+  // A refusal to start (another process has the embedded database open) is a message for the operator, not a stack.
+  console.error(err?.name === 'DataDirInUseError' ? err.message : err);
   process.exit(1);
 });

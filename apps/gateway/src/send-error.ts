@@ -1,6 +1,7 @@
 // Writes the D4 error envelope for errors raised outside GraphQL execution (auth, routing, body parsing).
 import { RateLimitedError, toErrorEnvelope, type ErrorEnvelope } from '@cp/errors';
 import type { Response } from 'express';
+import { awaitingContinue, discardBody, LINGER_LIMITS } from './early-answers';
 import { logAnsweredFailure } from './failure-log';
 import { currentScope, edgeContext } from './request-scope';
 
@@ -17,30 +18,22 @@ export function sendError(res: Response, err: unknown): void {
   answerAfterBody(res, () => res.status(status).json(body));
 }
 
-/** Bodies up to this size are read to their end before an early error answer; larger ones are cut off. */
-const DRAIN_LIMIT_BYTES = 1024 * 1024;
-
 /**
- * An error answered before the request body was read (auth, unknown component, malformed headers) would make Node
- * reset a connection the client is still writing to, so the client sees ECONNRESET instead of the envelope. A small
- * body is read and discarded first; a large or endless one gets the answer at once and the connection closes.
+ * An error answered before the request body was read (auth, unknown component, too large from Content-Length)
+ * would reach a client that is still writing as a reset connection (ECONNRESET/EPIPE) instead of the envelope. A
+ * client waiting for `100 Continue` has sent nothing and gets the answer at once; otherwise the body is read and
+ * discarded first, within the lingering limits of early-answers.ts, past which the answer goes out and the
+ * connection closes.
  */
 function answerAfterBody(res: Response, answer: () => void): void {
   const req = res.req;
-  if (!req || req.complete || req.readableEnded || req.destroyed) return answer();
-  const declared = Number(req.headers['content-length']);
-  if (!(declared <= DRAIN_LIMIT_BYTES)) {
-    res.setHeader('Connection', 'close');
-    return answer();
-  }
-  let answered = false;
-  const once = () => {
-    if (answered) return;
-    answered = true;
-    answer();
-  };
-  req.once('end', once);
-  req.once('error', once);
-  req.once('close', once);
-  req.resume();
+  const socket = res.socket; // a request stream a reader destroyed no longer names it
+  if (!req || !socket || req.complete || awaitingContinue(req)) return answer();
+  if (Number(req.headers['content-length']) > LINGER_LIMITS.maxBytes) return answerAndClose(res, answer);
+  void discardBody(req, socket).then((drained) => (drained ? answer() : answerAndClose(res, answer)));
+}
+
+function answerAndClose(res: Response, answer: () => void) {
+  res.setHeader('Connection', 'close');
+  answer();
 }

@@ -1,5 +1,6 @@
 // Embedded PostgreSQL (PGlite) for `npm start` without DATABASE_URL, served on a private Unix socket for MikroORM's pg driver.
-import { chmodSync, mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 
@@ -18,7 +19,20 @@ const MAX_SOCKET_PATH = 100;
 /** Memory settings of the embedded server: enough for a single-process CMS, a fraction of PostgreSQL's defaults. */
 const EMBEDDED_SETTINGS = ['shared_buffers=16MB', 'work_mem=2MB', 'maintenance_work_mem=16MB', 'temp_buffers=2MB', 'wal_buffers=1MB'];
 
-/** Opens (or creates) the database kept under `dataDir/pgdata`; data survive restarts. */
+function answers(socketPath: string): Promise<boolean> {
+  return new Promise((done) => {
+    const probe = connect(socketPath);
+    probe.once('connect', () => (probe.destroy(), done(true)));
+    probe.once('error', () => done(false));
+  });
+}
+
+/** The lock file (data-lock.ts) a process holds while it has the embedded database open. */
+export function embeddedLockPath(dataDir: string): string {
+  return resolve(dataDir, 'pgdata.lock');
+}
+
+/** Opens (or creates) the database kept under `dataDir/pgdata`; data survive restarts. The caller holds `embeddedLockPath`. */
 export async function startEmbeddedPostgres(dataDir: string, maxConnections: number): Promise<EmbeddedPostgres> {
   const dir = resolve(dataDir, 'pgdata');
   mkdirSync(dir, { recursive: true });
@@ -42,7 +56,15 @@ export async function startEmbeddedPostgres(dataDir: string, maxConnections: num
   // and keeps a transaction on its own connection until it ends.
   const socketPath = join(dir, `.s.PGSQL.${SOCKET_PORT}`);
   const onSocket = socketPath.length <= MAX_SOCKET_PATH;
-  if (onSocket) rmSync(socketPath, { force: true }); // left by a killed process; PGlite itself allows one process per directory
+  if (onSocket && existsSync(socketPath)) {
+    // The caller holds the data lock, so a socket here was left by a killed process. Should one still answer (a
+    // process that took no lock), it is live: deleting it would hand this directory to two processes at once.
+    if (await answers(socketPath)) {
+      await db.close();
+      throw new Error(`A process is serving the embedded database on ${socketPath}; it allows one process at a time.`);
+    }
+    rmSync(socketPath, { force: true });
+  }
   const server = onSocket
     ? new PGLiteSocketServer({ db, path: socketPath, maxConnections })
     : new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections });

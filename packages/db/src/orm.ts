@@ -2,9 +2,12 @@
 import type { Config, Logger } from '@cp/config';
 import type { EntityClass, MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { RevisionCheck } from '@cp/graphql';
-import { startEmbeddedPostgres } from './embedded';
+import { acquireDataLock, type DataLock } from './data-lock';
+import { embeddedLockPath, startEmbeddedPostgres } from './embedded';
 import { EventRecord } from './events/event.entity';
 import { coreMigrations } from './migrations';
 
@@ -34,6 +37,23 @@ const MIGRATION_LOCK = 7_240_113;
 
 export async function openDatabase({ config, modules, logger }: OpenDatabaseOptions): Promise<Database> {
   const url = config.database.url;
+  // One opener for the embedded data, held until close() (across the restart below): a second process would serve
+  // the same files from its own memory, and the two would overwrite each other's confirmed writes.
+  const lock = url ? undefined : lockDataDir(config.database.dataDir);
+  try {
+    return await open(url, config, modules, lock, logger);
+  } catch (err) {
+    lock?.release();
+    throw err;
+  }
+}
+
+function lockDataDir(dataDir: string): DataLock {
+  mkdirSync(dataDir, { recursive: true });
+  return acquireDataLock(embeddedLockPath(dataDir), resolve(dataDir));
+}
+
+async function open(url: string | undefined, config: Pick<Config, 'database'>, modules: DatabaseModule[], lock: DataLock | undefined, logger?: Logger): Promise<Database> {
   let embedded = url ? undefined : await startEmbeddedPostgres(config.database.dataDir, 8);
   if (embedded) logger?.info({ dataDir: config.database.dataDir }, 'using embedded PostgreSQL (PGlite)');
   let orm = await connect(modules, embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax: config.database.poolMax });
@@ -60,8 +80,12 @@ export async function openDatabase({ config, modules, logger }: OpenDatabaseOpti
       return Promise.race([query, timeout]);
     },
     async close() {
-      await orm.close(true);
-      await embedded?.stop();
+      try {
+        await orm.close(true);
+        await embedded?.stop();
+      } finally {
+        lock?.release();
+      }
     },
   };
 }

@@ -25,6 +25,7 @@ export const ERROR_CATALOGUE = {
   IDEMPOTENCY_KEY_REUSED: { status: 422, message: 'This Idempotency-Key was used for a different request.' },
   RATE_LIMITED: { status: 429, message: 'Too many requests.' },
   INTERNAL: { status: 500, message: 'An internal error occurred.' },
+  INSUFFICIENT_STORAGE: { status: 507, message: 'The server has no space left to store this; nothing was kept.' },
   UNAVAILABLE: { status: 503, message: 'The service is temporarily unavailable.' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -27,6 +27,7 @@ export function authorizeOrganization<R extends Resource>(
   if (principal.organizationId !== organizationId) throw new NotFoundError('Organization', organizationId);
   const flags = principal.permissions[resource] as Partial<Record<string, boolean>> | undefined;
   if (!flags?.[action]) throw new ForbiddenError(resource, action);
+  (ctx.granted ??= new Set()).add(`${resource}.${String(action)}`);
   return principal;
 }
 

@@ -30,6 +30,13 @@ export class TooLargeError extends Error {
   }
 }
 
+/** The disk (or the user's quota) is full: the upload was refused and nothing of it was kept. */
+export class StorageFullError extends Error {
+  constructor(cause: Error) {
+    super('No space left to store the file.', { cause });
+  }
+}
+
 const HEAD_BYTES = 4100;
 
 export class LocalFileStorage implements AssetStorage {
@@ -71,7 +78,8 @@ export class LocalFileStorage implements AssetStorage {
       await rename(temp, target);
     } catch (err) {
       await rm(temp, { force: true });
-      throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      throw code === 'ENOSPC' || code === 'EDQUOT' ? new StorageFullError(err as Error) : err;
     }
     return { size, checksum: hash.digest('hex'), head: Buffer.concat(heads) };
   }

@@ -2,7 +2,7 @@
 import { AppError, BadRequestError, ValidationFailedError } from '@cp/errors';
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';
-import { TooLargeError, type AssetStorage, type StoredObject } from './storage';
+import { StorageFullError, TooLargeError, type AssetStorage, type StoredObject } from './storage';
 
 export interface ParsedUpload {
   name: string;
@@ -74,6 +74,8 @@ export async function receiveUpload(req: IncomingMessage, storage: AssetStorage,
     const { name, stored } = await file.catch((e) => {
       // The file part failed on its own stream error (cut body): that is the client's malformed request.
       if (e instanceof TooLargeError) throw tooLarge(maxBytes);
+      // Checked before partError: the failed write also destroys the part stream, which would read as a cut body.
+      if (e instanceof StorageFullError) throw new AppError('INSUFFICIENT_STORAGE');
       throw partError ? malformed(partError) : e;
     });
     return { name, stored, ...parseFields(fields) };

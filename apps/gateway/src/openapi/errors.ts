@@ -51,6 +51,7 @@ const STATUSES: Record<string, string> = {
   '422': 'A well-formed body failed validation (`details.errors[]` of `{path, message}`).',
   '429': 'Rate limit exceeded; see `Retry-After`.',
   '500': 'Unexpected error; `details.requestId` identifies it in the logs.',
+  '507': 'No space left to store the upload (`INSUFFICIENT_STORAGE`); nothing was kept, retry later.',
 };
 
 export const ERROR_RESPONSES: Record<string, OpenAPIV3.ResponseObject> = Object.fromEntries(
@@ -73,6 +74,7 @@ export function errorResponses(options: { authenticated: boolean; write: boolean
   if (options.write) statuses.push('409', '412');
   if (options.body || options.upload) statuses.push('413', '422');
   statuses.push('500');
+  if (options.upload) statuses.push('507');
   return Object.fromEntries(statuses.sort().map((s) => [s, { $ref: `#/components/responses/Error${s}` }]));
 }
 

@@ -1,4 +1,5 @@
 // API key rules: creation (value shown once), tenancy-scoped reads, revocation, and authentication of `x-api-key`.
+import { LockMode } from '@mikro-orm/core';
 import { NotFoundError, UnauthorizedError, ValidationFailedError } from '@cp/errors';
 import { recordEvent } from '@cp/db';
 import { offsetPage, type ApiKeyPrincipal, type OffsetArgs, type ProjectScope } from '@cp/graphql';
@@ -27,8 +28,10 @@ export class ApiKeyService {
     return offsetPage(em, ApiKey, { organizationId: scope.organizationId, projectId: scope.projectId }, page);
   }
 
-  async get(em: EntityManager, scope: ProjectScope, id: string): Promise<ApiKey> {
-    const key = await em.findOne(ApiKey, { id, organizationId: scope.organizationId, projectId: scope.projectId });
+  /** `lock` (inside a transaction): the row stays ours until it ends, so If-Match is compared with what we change (D16). */
+  async get(em: EntityManager, scope: ProjectScope, id: string, lock = false): Promise<ApiKey> {
+    const where = { id, organizationId: scope.organizationId, projectId: scope.projectId };
+    const key = await em.findOne(ApiKey, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!key) throw new NotFoundError('ApiKey', id);
     return key;
   }
@@ -49,7 +52,7 @@ export class ApiKeyService {
   /** Idempotent: revoking a revoked key answers it unchanged. */
   async revoke(em: EntityManager, scope: ProjectScope, id: string, actorId: string): Promise<ApiKey> {
     return em.transactional(async (tx) => {
-      const key = await this.get(tx, scope, id);
+      const key = await this.get(tx, scope, id, true);
       if (key.status === ApiKeyStatus.revoked) return key;
       key.status = ApiKeyStatus.revoked;
       recordEvent(tx, { resourceType: 'api-keys', action: 'updated', resourceId: key.id, ...scope, actorId });

@@ -1,4 +1,5 @@
 // Role rules: validated permissions, no privilege escalation, the Owner role kept intact, each write with its event.
+import { LockMode } from '@mikro-orm/core';
 import { AppError, NotFoundError } from '@cp/errors';
 import { isUniqueViolation, recordEvent } from '@cp/db';
 import { offsetPage, type OffsetArgs, type UserPrincipal, requireName } from '@cp/graphql';
@@ -14,8 +15,9 @@ export class RoleService {
     return offsetPage(em, Role, { organizationId }, page);
   }
 
-  async get(em: EntityManager, organizationId: string, id: string): Promise<Role> {
-    const role = await em.findOne(Role, { id, organizationId });
+  /** `lock` (inside a transaction): the row stays ours until it ends, so If-Match is compared with what we change (D16). */
+  async get(em: EntityManager, organizationId: string, id: string, lock = false): Promise<Role> {
+    const role = await em.findOne(Role, { id, organizationId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!role) throw new NotFoundError('Role', id);
     return role;
   }
@@ -35,7 +37,7 @@ export class RoleService {
     const name = input.name === undefined || input.name === null ? undefined : requireName(input.name);
     const permissions = input.permissions === undefined || input.permissions === null ? undefined : validatePermissions(input.permissions);
     return this.write(em, name ?? '', async (tx) => {
-      const role = await this.get(tx, caller.organizationId, id);
+      const role = await this.get(tx, caller.organizationId, id, true);
       // Neither a role above the caller nor a grant above the caller: both would escalate.
       assertWithinCaller(caller, role.permissions);
       if (permissions) assertWithinCaller(caller, permissions);
@@ -53,7 +55,7 @@ export class RoleService {
   /** A role still given to users, or the Owner role, cannot be deleted (409 CONFLICT). */
   async delete(em: EntityManager, caller: UserPrincipal, id: string): Promise<Role> {
     return em.transactional(async (tx) => {
-      const role = await this.get(tx, caller.organizationId, id);
+      const role = await this.get(tx, caller.organizationId, id, true);
       assertWithinCaller(caller, role.permissions);
       if (role.name === OWNER_ROLE) throw new AppError('CONFLICT', 'The Owner role cannot be deleted.', { roleId: id });
       const users = await tx.count(User, { organizationId: caller.organizationId, roleId: id });

@@ -1,4 +1,5 @@
 // User rules: no privilege escalation, tokens revoked on password change or removal, the Owner role never left empty.
+import { LockMode } from '@mikro-orm/core';
 import { AppError, NotFoundError, ValidationFailedError } from '@cp/errors';
 import { isUniqueViolation, recordEvent } from '@cp/db';
 import { offsetPage, type OffsetArgs, type UserPrincipal, requireName } from '@cp/graphql';
@@ -17,8 +18,9 @@ export class UserService {
     return offsetPage(em, User, { organizationId }, page);
   }
 
-  async get(em: EntityManager, organizationId: string, id: string): Promise<User> {
-    const user = await em.findOne(User, { id, organizationId });
+  /** `lock` (inside a transaction): the row stays ours until it ends, so If-Match is compared with what we change (D16). */
+  async get(em: EntityManager, organizationId: string, id: string, lock = false): Promise<User> {
+    const user = await em.findOne(User, { id, organizationId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!user) throw new NotFoundError('User', id);
     return user;
   }
@@ -73,7 +75,7 @@ export class UserService {
 
   /** A user whose role holds flags the caller lacks is out of the caller's reach (else it could take that account over). */
   private async actOn(em: EntityManager, caller: UserPrincipal, id: string): Promise<User> {
-    const user = await this.get(em, caller.organizationId, id);
+    const user = await this.get(em, caller.organizationId, id, true);
     const role = await em.findOne(Role, { id: user.roleId, organizationId: caller.organizationId });
     if (role) assertWithinCaller(caller, role.permissions);
     return user;

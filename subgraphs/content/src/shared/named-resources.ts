@@ -2,6 +2,7 @@
 import { escapeLike, recordEvent, transactionalNamed, type EventResourceType } from '@cp/db';
 import { NotFoundError, ValidationFailedError } from '@cp/errors';
 import { offsetPage, type OffsetArgs, type ProjectScope, requireName } from '@cp/graphql';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityClass, EntityManager, FilterQuery, RequiredEntityData } from '@mikro-orm/postgresql';
 
 interface Named {
@@ -24,8 +25,10 @@ export class NamedResources<T extends Named> {
     return offsetPage(em, this.entity, where as FilterQuery<T>, page, { name: 'asc', id: 'asc' });
   }
 
-  async get(em: EntityManager, scope: ProjectScope, id: string): Promise<T> {
-    const found = await em.findOne(this.entity, { id, organizationId: scope.organizationId, projectId: scope.projectId } as FilterQuery<T>);
+  /** `lock` (inside a transaction): the row stays ours until it ends, so If-Match is compared with what we change (D16). */
+  async get(em: EntityManager, scope: ProjectScope, id: string, lock = false): Promise<T> {
+    const where = { id, organizationId: scope.organizationId, projectId: scope.projectId } as FilterQuery<T>;
+    const found = await em.findOne(this.entity, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!found) throw new NotFoundError(this.label, id);
     return found;
   }
@@ -43,7 +46,7 @@ export class NamedResources<T extends Named> {
   update(em: EntityManager, scope: ProjectScope, id: string, name: string | undefined, actorId: string, change: (tx: EntityManager, row: T) => Promise<void> | void) {
     const cleanName = name === undefined ? undefined : requireName(name);
     return transactionalNamed(em, this.label.toLowerCase(), cleanName ?? '', async (tx) => {
-      const row = await this.get(tx, scope, id);
+      const row = await this.get(tx, scope, id, true);
       if (cleanName !== undefined) row.name = cleanName;
       await change(tx, row);
       recordEvent(tx, { resourceType: this.resourceType, action: 'updated', resourceId: id, ...scope, actorId });
@@ -53,7 +56,7 @@ export class NamedResources<T extends Named> {
 
   delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string, before?: (tx: EntityManager, row: T) => Promise<void>): Promise<T> {
     return em.transactional(async (tx) => {
-      const row = await this.get(tx, scope, id);
+      const row = await this.get(tx, scope, id, true);
       await before?.(tx, row);
       tx.remove(row);
       recordEvent(tx, { resourceType: this.resourceType, action: 'deleted', resourceId: id, ...scope, actorId });
