@@ -50,6 +50,7 @@ describe('HttpDrain', () => {
     await untilInFlight(drain, 1);
     expect(drain.inFlight).toBe(1);
     const drained = drain.drain(server, Date.now() + 5000);
+    while (server.listening) await new Promise((r) => setTimeout(r, 10));
     await expect(get(port, '/fast')).rejects.toThrow(/ECONNREFUSED/);
     release();
     expect(await slow).toMatchObject({ status: 200, body: 'slow done' });

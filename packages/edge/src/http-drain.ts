@@ -1,6 +1,7 @@
 // Stops an HTTP server the graceful way: a grace window still served, then no new connections, in-flight requests finish.
 import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { Server as NetServer, type Socket } from 'node:net';
+import { pendingConnections } from './accept-queue';
 import type { Readiness } from './readiness';
 
 /**
@@ -76,16 +77,20 @@ export class HttpDrain {
   }
 
   /**
-   * Stops accepting, waits for in-flight requests until `deadline` (epoch ms) while still answering requests that
+   * Stops accepting once the kernel's accept queue is empty, waits for in-flight requests until `deadline` (epoch ms) while still answering requests that
    * arrive on open keep-alive sockets, then closes the idle sockets (destroys everything when cut at the deadline).
    * Resolves true when every request finished on its own.
    */
   async drain(server: Server, deadline: number): Promise<boolean> {
     this.retire();
     this.draining = true;
-    // net.Server's close only stops accepting; http.Server's would also destroy idle keep-alive sockets at once,
-    // resetting a request a client is writing on one of them right now.
-    if (server.listening) NetServer.prototype.close.call(server);
+    if (server.listening) {
+      // Connections the kernel already queued would be reset by the close: accept them first (bounded by the deadline).
+      while (Date.now() < deadline && ((await pendingConnections(server)) ?? 0) > 0) await new Promise((r) => setTimeout(r, 20));
+      // net.Server's close only stops accepting; http.Server's would also destroy idle keep-alive sockets at once,
+      // resetting a request a client is writing on one of them right now.
+      NetServer.prototype.close.call(server);
+    }
     const clean = await new Promise<boolean>((resolve) => {
       const timer = setTimeout(() => resolve(false), Math.max(0, deadline - Date.now()));
       const wait = () => {
