@@ -79,15 +79,16 @@ function expectCleanExit(exit: { code: number | null; ms: number }, proc: Proces
   expect(exit.ms).toBeLessThan(TIMEOUT_MS);
 }
 
+// Three rounds on PostgreSQL, one on the embedded database (each round is a start, and PGlite starts slowly).
 describe.each([
-  { name: 'embedded gateway', database: 'pglite' as const },
-  { name: 'gateway on PostgreSQL', database: 'postgres' as const },
-])('SIGTERM: $name', ({ database }) => {
+  { name: 'embedded gateway', database: 'pglite' as const, delays: [30] },
+  { name: 'gateway on PostgreSQL', database: 'postgres' as const, delays: [15, 30, 45] },
+])('SIGTERM: $name', ({ database, delays }) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cp-shutdown-'));
   let databaseUrl: string | undefined;
   let drop: (() => Promise<void>) | undefined;
   let apiKey: string;
-  const start = () => startService({ database, dataDir, databaseUrl, env: SHUTDOWN_ENV });
+  const start = () => startService({ database, dataDir, databaseUrl, env: SHUTDOWN_ENV, startTimeoutMs: 180_000 });
 
   beforeAll(async () => {
     if (database === 'postgres') ({ url: databaseUrl, drop } = await createPostgresDatabase());
@@ -97,22 +98,22 @@ describe.each([
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('exits 0 at once when idle', async () => {
+  it('exits 0 well before the timeout when idle', async () => {
     const service = await start();
     expectCleanExit(await terminate(service), service);
-  });
+  }, 240_000);
 
-  it('exits 0 at once after one request', async () => {
+  it('exits 0 well before the timeout after one request', async () => {
     const service = await start();
     const api = new Client(service.url);
     const token = await api.login();
     apiKey = (await api.call('POST', `/app/v1${PROJECT}/api-keys`, { token, body: { name: 'shutdown reader' } })).body.key;
     expect(apiKey).toBeTruthy();
     expectCleanExit(await terminate(service), service);
-  });
+  }, 240_000);
 
   // Client REST reads (read cache in front of Express) and GraphQL reads (through Apollo), half each.
-  it.each([15, 30, 45])('answers all of 100 reads in flight when SIGTERM comes %i ms after them, /ready 503, exits 0', async (delayMs) => {
+  it.each(delays)('answers all of 100 reads in flight when SIGTERM comes %i ms after them, /ready 503, exits 0', async (delayMs) => {
     const service = await start();
     const token = await new Client(service.url).login();
     const read = (i: number) =>
@@ -127,7 +128,7 @@ describe.each([
     expect(dropped(outcomes)).toEqual([]);
     expect(ready).toEqual({ status: 503 });
     expectCleanExit(exit, service);
-  });
+  }, 240_000);
 });
 
 describe('SIGTERM: standalone subgraph services', () => {
@@ -144,7 +145,7 @@ describe('SIGTERM: standalone subgraph services', () => {
     return spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
   };
 
-  it.each(['access', 'content', 'components', 'assets'])('%s: exits 0 at once when idle', async (name) => {
+  it.each(['access', 'content', 'components', 'assets'])('%s: exits 0 well before the timeout when idle', async (name) => {
     const service = await start(name);
     expectCleanExit(await terminate(service), service);
   });
