@@ -77,9 +77,9 @@ export class HttpDrain {
   }
 
   /**
-   * Stops accepting once the kernel's accept queue is empty, waits for in-flight requests until `deadline` (epoch ms) while still answering requests that
-   * arrive on open keep-alive sockets, then closes the idle sockets (destroys everything when cut at the deadline).
-   * Resolves true when every request finished on its own.
+   * Stops accepting once the kernel's accept queue is empty, waits for in-flight requests until `deadline` (epoch ms)
+   * while still answering requests that arrive on open keep-alive sockets, then closes the idle sockets (destroys
+   * everything when cut at the deadline). Resolves true when every request finished on its own.
    */
   async drain(server: Server, deadline: number): Promise<boolean> {
     this.retire();

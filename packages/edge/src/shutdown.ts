@@ -23,9 +23,9 @@ export interface ShutdownOptions {
 }
 
 /**
- * On the first SIGTERM or SIGINT (or, under npm, when npm's shell died): `retire()`, wait the grace window (SIGTERM only: Ctrl-C is a person, not a load
- * balancer, and a second signal ends the window early), then `close(timeoutMs)` once; exits 0 when it finished, 1 when
- * it threw or outlived `timeoutMs`. Signals during the close change nothing.
+ * On the first SIGTERM or SIGINT (or, under npm, when npm's shell died): `retire()`, wait the grace window (SIGTERM
+ * only: Ctrl-C is a person, not a load balancer; a second signal ends the window early), then `close(timeoutMs)` once;
+ * exits 0 when it finished, 1 when it threw or outlived `timeoutMs`. Signals during the close change nothing.
  */
 export function exitGracefullyOnSignals(service: GracefulService, options: ShutdownOptions): void {
   const { timeoutMs, logger } = options;
