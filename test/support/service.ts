@@ -32,7 +32,8 @@ export interface Process {
 export async function spawnNode(entry: string, env: Record<string, string>, readyMessage: RegExp, timeoutMs = 90_000): Promise<Process> {
   const child = spawn(process.execPath, [join(ROOT, entry)], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', ...env },
+    // No SIGTERM grace window (SHUTDOWN_GRACE_MS) unless a test asks: every stop() would wait it out.
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

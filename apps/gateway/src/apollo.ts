@@ -96,6 +96,9 @@ export function createApollo(gateway: GatewayInterface, plugins: ApolloServerPlu
     csrfPrevention: { requestHeaders: ['x-apollo-operation-name', 'apollo-require-preflight', 'x-api-key', 'authorization'] },
     gateway,
     includeStacktraceInErrorResponses: false,
+    // Our shutdown (exitGracefullyOnSignals) stops Apollo after the HTTP drain; Apollo's own SIGTERM handler would stop
+    // it at the signal, failing the operations still running with a 500.
+    stopOnTerminationSignals: false,
     introspection: true,
     formatError: formatOperationError,
     // Apollo's landing page loads from a CDN: disabled; our GraphiQL (docs/mount.ts) answers browsers instead.

@@ -43,6 +43,8 @@ export interface RunningService {
   logger: Logger;
   /** The published-read cache (undefined with `CACHE=off`); `stats()` for metrics. */
   cache?: ReadCache;
+  /** Shutdown's grace window: `/ready` 503 and `Connection: close`, still serving (see `exitGracefullyOnSignals`). */
+  retire(): void;
   /** Graceful: stop accepting, finish in-flight requests, end streams, stop workers; `timeoutMs` bounds the drain. */
   close(timeoutMs?: number): Promise<void>;
 }
@@ -103,12 +105,12 @@ export async function startService(config: Config, logger: Logger = createLogger
   const fastHits = fastCachedReads({ cache, apiKeys: auth.apiKeys, em: db.orm.em, limiter, cdnMaxAge: config.cache.cdnMaxAge, onGraphQLError: sendGraphQLError, logger });
   const app = express();
   app.disable('x-powered-by');
-  const drain = new HttpDrain();
+  const readiness = new Readiness();
+  const drain = new HttpDrain(readiness);
   // REST and GraphQL POST hits of the published-read cache are answered in front of Express (read-cache/fast-hits.ts).
   const server = createHttpServer(drain.listener(retryAfterOn503(fastHits.listener(app))));
   drain.attach(server);
   answerEarlyRefusals(server);
-  const readiness = new Readiness();
   const streams = new LiveStreams();
   const apollo = createApollo(direct.wrap(gateway), [announceWritesBeforeAnswering(dispatcher)]);
   await apollo.start();
@@ -182,10 +184,11 @@ export async function startService(config: Config, logger: Logger = createLogger
     db,
     logger,
     cache,
+    retire: () => drain.retire(),
     async close(timeoutMs = config.shutdown.timeoutMs) {
-      // Order matters: stop accepting at the HTTP server and drain, then stop Apollo, then the background work.
+      // Order matters: stop accepting at the HTTP server and drain, then stop Apollo (nothing runs on it any more), then
+      // the background work.
       const deadline = drainDeadline(Date.now(), timeoutMs);
-      readiness.draining();
       idempotencyCleanup.stop();
       const drained = drain.drain(server, deadline);
       streams.endAll();

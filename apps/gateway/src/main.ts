@@ -1,4 +1,4 @@
-// `npm start`: reads the configuration, starts tracing when configured, then the service; drains and stops on SIGINT/SIGTERM (exit 0).
+// The gateway process (`npm start` runs it): reads the configuration, starts tracing when configured, then the service; drains and stops on SIGINT/SIGTERM (exit 0).
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@cp/config';
 import { startTracing } from '@cp/tracing';
@@ -23,7 +23,7 @@ async function main() {
     await service.close(timeoutMs);
     await tracing.shutdown();
   };
-  exitGracefullyOnSignals(close, { timeoutMs: config.shutdown.timeoutMs, logger: service.logger });
+  exitGracefullyOnSignals({ retire: service.retire, close }, { ...config.shutdown, logger: service.logger });
 }
 
 main().catch((err) => {

@@ -23,6 +23,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ GRAPHQL_IDE: 'off' }).graphqlIde).toBe(false);
   });
 
+  it('gives SIGTERM a 5 s grace window before the 10 s drain; 0 turns the window off, a negative one is refused', () => {
+    expect(loadConfig({}).shutdown).toEqual({ graceMs: 5000, timeoutMs: 10_000 });
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: '0', SHUTDOWN_TIMEOUT_MS: '3000' }).shutdown).toEqual({ graceMs: 0, timeoutMs: 3000 });
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: '' }).shutdown.graceMs).toBe(5000);
+    expect(() => loadConfig({ SHUTDOWN_GRACE_MS: '-1' })).toThrow(/SHUTDOWN_GRACE_MS/);
+  });
+
   it('enables tracing only with OTEL_EXPORTER_OTLP_ENDPOINT, a URL', () => {
     expect(loadConfig({}).tracing).toEqual({ endpoint: undefined, serviceName: undefined });
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: '' }).tracing.endpoint).toBeUndefined();

@@ -56,6 +56,7 @@ const envSchema = z.object({
   CACHE_CDN_MAX_AGE: z.preprocess((v) => (v === '' || v === undefined ? 0 : Number(v)), z.number().int().min(0)),
   GRAPHQL_IDE: z.enum(['on', 'off']).optional(),
   SHUTDOWN_TIMEOUT_MS: int(10_000),
+  SHUTDOWN_GRACE_MS: z.preprocess((v) => (v === '' || v === undefined ? 5000 : Number(v)), z.number().int().min(0)),
   METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
   METRICS_PORT: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(0).max(65535).optional()),
   METRICS_HOST: z.string().default('127.0.0.1'),
@@ -104,8 +105,11 @@ export interface Config {
   cache: { enabled: boolean; maxBytes: number; cdnMaxAge: number };
   /** GraphiQL at `GET /graphql` for browsers (`GRAPHQL_IDE`); off by default when `NODE_ENV=production`. */
   graphqlIde: boolean;
-  /** SIGTERM/SIGINT: in-flight work gets this long to finish before the process exits. */
-  shutdown: { timeoutMs: number };
+  /**
+   * SIGTERM: for `graceMs` the process still serves (with `/ready` 503, `Connection: close`) so load balancers take it
+   * out; then in-flight work gets `timeoutMs` to finish before the process exits. SIGINT (Ctrl-C) skips the grace window.
+   */
+  shutdown: { timeoutMs: number; graceMs: number };
   /** `/metrics`: bearer `token` on the service port, and/or a separate listener on `host:port` (loopback). */
   metrics: { token?: string; port?: number; host: string };
   logLevel: string;
@@ -152,7 +156,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhooks: { allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS },
     cache: { enabled: e.CACHE === 'on', maxBytes: e.CACHE_MAX_BYTES, cdnMaxAge: e.CACHE_CDN_MAX_AGE },
     graphqlIde: (e.GRAPHQL_IDE ?? (e.NODE_ENV === 'production' ? 'off' : 'on')) === 'on',
-    shutdown: { timeoutMs: e.SHUTDOWN_TIMEOUT_MS },
+    shutdown: { timeoutMs: e.SHUTDOWN_TIMEOUT_MS, graceMs: e.SHUTDOWN_GRACE_MS },
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT, host: e.METRICS_HOST },
     logLevel: e.LOG_LEVEL,
     tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/$/, ''), serviceName: e.OTEL_SERVICE_NAME },

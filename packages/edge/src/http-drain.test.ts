@@ -1,20 +1,27 @@
-// HttpDrain on a real node:http server: in-flight requests finish, new connections are refused, idle sockets close.
-import { createServer, request } from 'node:http';
+// HttpDrain on a real node:http server: the grace window still serves, in-flight requests finish, new connections are refused.
+import { Agent, createServer, request, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { HttpDrain } from './http-drain';
 import { Readiness } from './readiness';
 
-function get(port: number, path: string, agent?: import('node:http').Agent): Promise<{ status: number; body: string }> {
+function get(port: number, path: string, agent?: Agent): Promise<{ status: number; body: string; connection?: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ port, host: '127.0.0.1', path, agent }, (res) => {
       let body = '';
       res.on('data', (c) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
+      res.on('end', () => resolve({ status: res.statusCode!, body, connection: res.headers.connection }));
     });
     req.on('error', reject);
     req.end();
   });
+}
+
+async function listen(drain: HttpDrain, app: RequestListener) {
+  const server = createServer(drain.listener(app));
+  drain.attach(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { server, port: (server.address() as AddressInfo).port };
 }
 
 /** Polls until the server has the request in hand (a fixed sleep races with a busy machine). */
@@ -36,16 +43,53 @@ describe('HttpDrain', () => {
     drain.attach(server);
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as AddressInfo;
-    const keepAlive = new (await import('node:http')).Agent({ keepAlive: true });
+    const keepAlive = new Agent({ keepAlive: true });
     expect((await get(port, '/fast', keepAlive)).body).toBe('fast'); // leaves an idle keep-alive socket
 
     const slow = get(port, '/slow');
     await untilInFlight(drain, 1);
     expect(drain.inFlight).toBe(1);
     const drained = drain.drain(server, Date.now() + 5000);
+    while (server.listening) await new Promise((r) => setTimeout(r, 10));
     await expect(get(port, '/fast')).rejects.toThrow(/ECONNREFUSED/);
     release();
-    expect(await slow).toEqual({ status: 200, body: 'slow done' });
+    expect(await slow).toMatchObject({ status: 200, body: 'slow done' });
+    expect(await drained).toBe(true);
+    keepAlive.destroy();
+  });
+
+  it('serves during the grace window with Connection: close, and /ready says draining', async () => {
+    const readiness = new Readiness();
+    readiness.ready();
+    const drain = new HttpDrain(readiness);
+    const { server, port } = await listen(drain, (_req, res) => res.end('ok'));
+    const keepAlive = new Agent({ keepAlive: true });
+    expect(await get(port, '/', keepAlive)).toEqual({ status: 200, body: 'ok', connection: 'keep-alive' });
+    drain.retire();
+    expect(readiness.state).toBe('draining');
+    // The idle keep-alive socket and a new connection both get an answer, each asking the client to close.
+    expect(await get(port, '/', keepAlive)).toEqual({ status: 200, body: 'ok', connection: 'close' });
+    expect(await get(port, '/')).toEqual({ status: 200, body: 'ok', connection: 'close' });
+    expect(await drain.drain(server, Date.now() + 5000)).toBe(true);
+    keepAlive.destroy();
+  });
+
+  it('answers a request that arrives on an idle keep-alive socket during the drain instead of resetting it', async () => {
+    const drain = new HttpDrain();
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const { server, port } = await listen(drain, (req, res) => {
+      if (req.url === '/slow') void held.then(() => res.end('slow done'));
+      else res.end('fast');
+    });
+    const keepAlive = new Agent({ keepAlive: true, maxSockets: 1 });
+    expect((await get(port, '/fast', keepAlive)).body).toBe('fast');
+    const slow = get(port, '/slow');
+    await untilInFlight(drain, 1);
+    const drained = drain.drain(server, Date.now() + 5000);
+    expect(await get(port, '/fast', keepAlive)).toEqual({ status: 200, body: 'fast', connection: 'close' });
+    release();
+    expect(await slow).toEqual({ status: 200, body: 'slow done', connection: 'close' });
     expect(await drained).toBe(true);
     keepAlive.destroy();
   });
@@ -76,13 +120,13 @@ describe('Readiness', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as AddressInfo;
-    expect(await get(port, '/ready')).toEqual({ status: 503, body: '{"status":"starting"}' });
+    expect(await get(port, '/ready')).toMatchObject({ status: 503, body: '{"status":"starting"}' });
     readiness.ready();
-    expect(await get(port, '/ready')).toEqual({ status: 200, body: '{"status":"ready"}' });
+    expect(await get(port, '/ready')).toMatchObject({ status: 200, body: '{"status":"ready"}' });
     dbUp = false;
-    expect(await get(port, '/ready')).toEqual({ status: 503, body: '{"status":"degraded"}' });
+    expect(await get(port, '/ready')).toMatchObject({ status: 503, body: '{"status":"degraded"}' });
     readiness.draining();
-    expect(await get(port, '/ready')).toEqual({ status: 503, body: '{"status":"draining"}' });
+    expect(await get(port, '/ready')).toMatchObject({ status: 503, body: '{"status":"draining"}' });
     server.close();
   });
 });

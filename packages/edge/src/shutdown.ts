@@ -1,4 +1,4 @@
-// SIGTERM/SIGINT handling shared by the gateway and the subgraph services: one graceful close, bounded in time.
+// SIGTERM/SIGINT handling shared by the gateway and the subgraph services: a grace window, then one bounded graceful close.
 import type { Logger } from '@cp/config';
 
 /** Drain budget inside the overall timeout: what remains is for closing workers, brokers and the database. */
@@ -6,32 +6,73 @@ export function drainDeadline(startedAt: number, timeoutMs: number): number {
   return startedAt + Math.max(timeoutMs - 2000, Math.floor(timeoutMs * 0.6));
 }
 
+/** What a process hands to `exitGracefullyOnSignals`. */
+export interface GracefulService {
+  /** Starts the grace window: `/ready` 503 and `Connection: close` on answers, while still accepting (`HttpDrain.retire`). */
+  retire(): void;
+  /** Stops accepting, finishes in-flight work and stops everything; `timeoutMs` bounds it. */
+  close(timeoutMs: number): Promise<void>;
+}
+
+export interface ShutdownOptions {
+  /** Bounds `close`, counted from the end of the grace window; an overrun exits 1. */
+  timeoutMs: number;
+  /** SIGTERM's grace window: load balancers see `/ready` 503 and stop sending before the listener closes. */
+  graceMs: number;
+  logger: Logger;
+}
+
 /**
- * Runs `close(timeoutMs)` once on the first SIGTERM or SIGINT and exits 0 when it finished; a close that throws or
- * outlives `timeoutMs` exits 1 (a second signal does not interrupt the first close).
+ * On the first SIGTERM or SIGINT (or, under npm, when npm's shell died): `retire()`, wait the grace window (SIGTERM
+ * only: Ctrl-C is a person, not a load balancer; a second signal ends the window early), then `close(timeoutMs)` once;
+ * exits 0 when it finished, 1 when it threw or outlived `timeoutMs`. Signals during the close change nothing.
  */
-export function exitGracefullyOnSignals(close: (timeoutMs: number) => Promise<void>, options: { timeoutMs: number; logger: Logger }): void {
+export function exitGracefullyOnSignals(service: GracefulService, options: ShutdownOptions): void {
+  const { timeoutMs, logger } = options;
+  let endGrace: (() => void) | undefined;
   let started = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (started) return;
+  const onSignal = async (signal: NodeJS.Signals) => {
+    if (started) return endGrace?.();
     started = true;
-    options.logger.info({ signal, timeoutMs: options.timeoutMs }, 'shutting down');
+    const graceMs = signal === 'SIGTERM' ? options.graceMs : 0;
+    logger.info({ signal, graceMs, timeoutMs }, 'shutting down');
+    service.retire();
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, graceMs);
+      endGrace = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    endGrace = undefined;
     const backstop = setTimeout(() => {
-      options.logger.error('shutdown did not finish in time');
+      logger.error('shutdown did not finish in time');
       process.exit(1);
-    }, options.timeoutMs);
+    }, timeoutMs);
     backstop.unref();
-    close(options.timeoutMs).then(
-      () => {
-        options.logger.info('shut down');
-        process.exit(0);
-      },
-      (err) => {
-        options.logger.error({ err }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    try {
+      await service.close(timeoutMs);
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+    logger.info('shut down');
+    process.exit(0);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void onSignal(signal));
+  if (process.env.npm_lifecycle_event) onParentExit(() => void onSignal('SIGTERM'));
+}
+
+/**
+ * `npm start` runs the script as `sh -c "node …"`; npm forwards a SIGTERM to that shell, which dies without passing
+ * it on, and this process would serve on as an orphan. So under npm a parent that went away counts as SIGTERM.
+ */
+function onParentExit(gone: () => void): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    gone();
+  }, 200);
+  timer.unref();
 }

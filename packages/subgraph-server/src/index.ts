@@ -27,6 +27,8 @@ export interface ServiceOptions {
 /** Starts the module on `SUBGRAPH_PORT` (or its default port) with its HTTP routes and workers; returns its URL. */
 export interface RunningSubgraphService {
   url: string;
+  /** Shutdown's grace window: `/ready` 503 and `Connection: close`, still serving (see `exitGracefullyOnSignals`). */
+  retire(): void;
   /** Graceful: stop accepting, finish in-flight requests, stop Apollo, then the workers and the database. */
   stop(timeoutMs?: number): Promise<void>;
 }
@@ -54,6 +56,8 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
   const apollo = new ApolloServer<Context>({
     schema,
     includeStacktraceInErrorResponses: false,
+    // Stopped by our shutdown after the HTTP drain, not by Apollo's own SIGTERM handler (operations in flight would fail).
+    stopOnTerminationSignals: false,
     formatError(formatted, error) {
       // Codes and details pass through to the gateway; HTTP status stays 200 (stack-facts pitfall 1).
       const result = formatGraphQLError(formatted, error, { requestId: 'subgraph', lang: 'en', variablesFrom: 'body' });
@@ -80,6 +84,7 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
   const app = express();
   app.disable('x-powered-by');
   const readiness = new Readiness();
+  const drain = new HttpDrain(readiness);
   app.use(requestMetrics());
   app.get('/health', async (_req, res) => {
     const ok = await db.ping();
@@ -98,7 +103,6 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
   }
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err));
 
-  const drain = new HttpDrain();
   const server = createServer(drain.listener(retryAfterOn503(app)));
   drain.attach(server);
   const port = config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[module.name];
@@ -108,8 +112,8 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
   logger.info({ url }, `subgraph ${module.name} listening`);
   return {
     url,
+    retire: () => drain.retire(),
     async stop(timeoutMs = config.shutdown.timeoutMs) {
-      readiness.draining();
       if (!(await drain.drain(server, drainDeadline(Date.now(), timeoutMs)))) logger.warn('requests still running at the shutdown deadline were cut');
       await apollo.stop();
       await workers.stop();
@@ -129,13 +133,13 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
  */
 export function main(module: SubgraphModule, options: ServiceOptions & { tracing?: Tracing }): void {
   runSubgraphService(module, options).then(
-    ({ stop }) => {
+    ({ retire, stop }) => {
       const config = loadConfig();
       const close = async (timeoutMs: number) => {
         await stop(timeoutMs);
         await options.tracing?.shutdown();
       };
-      exitGracefullyOnSignals(close, { timeoutMs: config.shutdown.timeoutMs, logger: createLogger(config, `subgraph-${module.name}`) });
+      exitGracefullyOnSignals({ retire, close }, { ...config.shutdown, logger: createLogger(config, `subgraph-${module.name}`) });
     },
     (err) => {
       console.error(err);
