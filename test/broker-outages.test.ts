@@ -129,7 +129,7 @@ describe('Redis broker outage (two replicas)', () => {
     const ready = await fx.B.call('GET', '/ready');
     expect(ready.status).toBe(200);
     expect(ready.body).toEqual({ status: 'degraded', broker: 'down' });
-    expect((await health(fx.B)).body).toMatchObject({ status: 'degraded', checks: { database: 'up', broker: 'down' } });
+    expect((await health(fx.B)).body).toMatchObject({ status: 'degraded' });
 
     // Another failed reconnect attempt or two, then Redis returns: both heal without a restart.
     await new Promise((r) => setTimeout(r, 1000));
