@@ -1,18 +1,16 @@
 // Assembles the service: database, subgraphs, gateway, /graphql, REST, /health; returns a server tests can start on port 0.
-import { expressMiddleware } from '@as-integrations/express5';
 import { createLogger, loadJwtSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
 import { createBroker, EventDispatcher, EventFeed, onEventsCommitted, onEventsFlushed, openDatabase, sqlProjectDirectory, type Database } from '@cp/db';
 import { registerCacheStats } from '@cp/metrics';
 import { createRateLimiter, drainDeadline, HttpDrain, LiveStreams, Readiness, registerRuntimeMetrics, requestMetrics, serveMetrics } from '@cp/edge';
 import { AppError, toErrorEnvelope } from '@cp/errors';
-import type { Context } from '@cp/graphql';
 import { bootstrap, createAuthService, limiterSignInThrottle } from '@cp/subgraph-access';
 import { startWorkers, type SubgraphDeps } from '@cp/subgraph-server';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApollo } from './apollo';
+import { apolloHandler, createApollo } from './apollo';
 import { DirectReads } from './direct-reads';
 import { eventRoutesHandler } from './events/event-routes';
 import { buildSubscriptionSchema, refuseHttpSubscriptions, startSubscriptionServer } from './events/subscriptions';
@@ -140,7 +138,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     idempotent('parsed', sendGraphQLError),
     clientCache.graphql,
     responseSizeLimit(sendGraphQLError, config.http.maxResponseBytes),
-    expressMiddleware(apollo, { context: async ({ res }) => res.locals.context as Context }),
+    apolloHandler(apollo),
   );
   // The modules' plain HTTP routes (uploads, CDN, D8) for every subgraph, remote ones included: clients only know the
   // gateway's address, and the handlers work on the shared database and DATA_DIR.

@@ -12,6 +12,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { WebSocketServer } from 'ws';
 import type { AccessWatch } from '../access-watch';
+import { graphqlPayload } from '../parsed-request';
 import type { RateLimiter } from '@cp/edge';
 import { liveEvents } from './live-queue';
 
@@ -175,7 +176,7 @@ function conditionalSubscriptionRoot(query: string, operationName?: string | nul
 /** A subscription sent over HTTP: 400 naming the transport that serves it (the gateway cannot execute it, D13). */
 export function refuseHttpSubscriptions(onError: (res: import('express').Response, err: unknown) => void) {
   return (req: import('express').Request, res: import('express').Response, next: import('express').NextFunction) => {
-    const { query, operationName } = ((req.method === 'GET' ? req.query : req.body) ?? {}) as { query?: unknown; operationName?: unknown };
+    const { query, operationName } = (graphqlPayload(req) ?? {}) as { query?: unknown; operationName?: unknown };
     if (typeof query === 'string' && /\bsubscription\b/.test(query)) {
       let operation: string | undefined;
       try {
