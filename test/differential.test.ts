@@ -246,6 +246,32 @@ describe('every read path answers alike (differential)', () => {
     return { ...comparable(res.status, await res.text()), cache: res.headers.get('x-cache') };
   };
 
+  // One check of `since` for the REST event routes and the GraphQL `events` query: both accept, or both refuse with 400.
+  it('accepts and refuses the same `since` instants over REST and GraphQL', async () => {
+    const instants = fc.sample(
+      fc.oneof(
+        fc.date({ min: new Date(-70_000_000_000_000), max: new Date(300_000_000_000_000), noInvalidDate: true }).map((d) => d.toISOString()),
+        fc.constantFrom('0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '0000-12-31T23:59:59Z', '+010000-01-01T00:00:00Z', 'yesterday', '', '2026-02-30', '2026-11-25'),
+      ),
+      { seed: SEED, numRuns: 30 },
+    );
+    const outcomes: string[] = [];
+    for (const since of instants) {
+      const rest = await fetch(`${uncached.url}/api/v1${PROJECT}/events?since=${encodeURIComponent(since)}`, { headers: { 'x-api-key': key } });
+      const restBody = (await rest.json()) as { error?: { code: string } };
+      const graphql = await fetch(`${uncached.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': key },
+        body: JSON.stringify({ query: `query($since: String) { events(${SCOPE}, since: $since) { data { id } } }`, variables: { since } }),
+      });
+      const graphqlBody = (await graphql.json()) as { errors?: { extensions: { code: string } }[] };
+      const restOutcome = rest.status === 200 ? 'ok' : restBody.error?.code;
+      const graphqlOutcome = graphqlBody.errors ? graphqlBody.errors[0].extensions.code : 'ok';
+      if (restOutcome !== graphqlOutcome) outcomes.push(`since=${JSON.stringify(since)}: REST ${rest.status} ${restOutcome}, GraphQL ${graphql.status} ${graphqlOutcome}`);
+    }
+    expect(outcomes).toEqual([]);
+  });
+
   it(`answers ${RUNS} generated GraphQL and REST reads and every canonical read alike on every path`, async () => {
     const generated: Sent[] = fc.sample(
       fc.oneof({ weight: 3, arbitrary: fc.record({ operation: operationArb, shape: shapeArb }).map(toRequest) }, { weight: 1, arbitrary: restArb.map(restRequest) }),

@@ -26,13 +26,16 @@ const statusFromErrors: ApolloServerPlugin<Context> = {
   },
 };
 
-/** The gateway cannot execute subscriptions (they live on graphql-ws, same path): over HTTP they are the client's 400. */
+/**
+ * The gateway cannot execute subscriptions (they live on graphql-ws, same path): over HTTP they are the client's 400,
+ * refused here, where the operation is known (an APQ hash or a multi-operation document included), and nowhere else.
+ */
 const noSubscriptionsOverHttp: ApolloServerPlugin<Context> = {
   async requestDidStart() {
     return {
       async didResolveOperation({ operation }) {
         if (operation?.operation === 'subscription') {
-          throw new BadRequestError('Subscriptions are served over WebSocket (graphql-ws) at /graphql, not over HTTP POST or GET.');
+          throw new BadRequestError('Subscriptions are served over WebSocket: connect to /graphql with the graphql-ws protocol.', { transport: 'graphql-ws' });
         }
       },
     };

@@ -1,6 +1,7 @@
 // Assembles the service: database, subgraphs, gateway, /graphql, REST, /health; returns a server tests can start on port 0.
 import { createLogger, loadJwtSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
 import { createBroker, EventDispatcher, EventFeed, onEventsCommitted, onEventsFlushed, openDatabase, sqlProjectDirectory, type Database } from '@cp/db';
+import type { RouteFamily } from '@cp/graphql';
 import { registerCacheStats } from '@cp/metrics';
 import { createRateLimiter, drainDeadline, HttpDrain, LiveStreams, Readiness, registerRuntimeMetrics, requestMetrics, serveMetrics } from '@cp/edge';
 import { AppError, toErrorEnvelope } from '@cp/errors';
@@ -13,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { apolloHandler, createApollo } from './apollo';
 import { DirectReads } from './direct-reads';
 import { eventRoutesHandler } from './events/event-routes';
-import { buildSubscriptionSchema, refuseHttpSubscriptions, startSubscriptionServer } from './events/subscriptions';
+import { buildSubscriptionSchema, startSubscriptionServer } from './events/subscriptions';
 import { documentSizeLimit, responseSizeLimit } from './armor';
 import { AccessWatch } from './access-watch';
 import { contextMiddleware } from './context';
@@ -134,7 +135,6 @@ export async function startService(config: Config, logger: Logger = createLogger
     contextMiddleware(contextDeps, limiter.onAuthFailure(sendGraphQLError)),
     limiter.middleware(sendGraphQLError),
     documentSizeLimit(sendGraphQLError),
-    refuseHttpSubscriptions(sendGraphQLError),
     idempotent('parsed', sendGraphQLError),
     clientCache.graphql,
     responseSizeLimit(sendGraphQLError, config.http.maxResponseBytes),
@@ -142,7 +142,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   );
   // The modules' plain HTTP routes (uploads, CDN, D8) for every subgraph, remote ones included: clients only know the
   // gateway's address, and the handlers work on the shared database and DATA_DIR.
-  const authenticated = (family: 'app' | 'api') => [
+  const authenticated = (family: RouteFamily) => [
     contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
     limiter.middleware(sendError),
     (_req: Request, res: Response, next: NextFunction) => (assertFamilyPrincipal(family, res.locals.context), next()),

@@ -1,7 +1,7 @@
 // REST at /app/v1 and /api/v1, derived by sofa from the gateway's schema and executed through Apollo (same plan as GraphQL).
 import type { ApolloServer } from '@apollo/server';
 import { AppError, BadRequestError, toErrorEnvelope, UnauthorizedError, ValidationFailedError, primaryError } from '@cp/errors';
-import type { Context, RestRoute, RestRoutes } from '@cp/graphql';
+import type { Context, RestRoute, RestRoutes, RouteFamily } from '@cp/graphql';
 import { filterSchema } from '@graphql-tools/utils';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
 import { Kind, print, visit, type DocumentNode, type OperationDefinitionNode, type ExecutionResult, type GraphQLArgument, type GraphQLSchema, type SelectionSetNode } from 'graphql';
@@ -13,8 +13,6 @@ import { assertQueryParameters } from './query-parameters';
 import { getVariables, operationFor, pathParameters, SOFA_IGNORE, SOFA_MODELS } from './rest-operations';
 import { currentScope, edgeContext } from './request-scope';
 import { sendError } from './send-error';
-
-export type RouteFamily = 'app' | 'api';
 
 export const BASE_PATHS: Record<RouteFamily, string> = { app: '/app/v1', api: '/api/v1' };
 

@@ -12,7 +12,6 @@ import type { IncomingMessage, Server } from 'node:http';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { WebSocketServer } from 'ws';
 import type { AccessWatch } from '../access-watch';
-import { graphqlPayload } from '../parsed-request';
 import type { RateLimiter } from '@cp/edge';
 import { liveEvents } from './live-queue';
 
@@ -171,24 +170,4 @@ function conditionalSubscriptionRoot(query: string, operationName?: string | nul
   }
   if (operation?.operation !== 'subscription') return false;
   return operation.selectionSet.selections.some((s) => s.directives?.some((d) => d.name.value === 'skip' || d.name.value === 'include'));
-}
-
-/** A subscription sent over HTTP: 400 naming the transport that serves it (the gateway cannot execute it, D13). */
-export function refuseHttpSubscriptions(onError: (res: import('express').Response, err: unknown) => void) {
-  return (req: import('express').Request, res: import('express').Response, next: import('express').NextFunction) => {
-    const { query, operationName } = (graphqlPayload(req) ?? {}) as { query?: unknown; operationName?: unknown };
-    if (typeof query === 'string' && /\bsubscription\b/.test(query)) {
-      let operation: string | undefined;
-      try {
-        operation = getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation;
-      } catch {
-        // Apollo answers the syntax error.
-      }
-      if (operation === 'subscription') {
-        onError(res, new BadRequestError('Subscriptions are served over WebSocket: connect to /graphql with the graphql-ws protocol.', { transport: 'graphql-ws' }));
-        return;
-      }
-    }
-    next();
-  };
 }
