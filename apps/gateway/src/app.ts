@@ -4,7 +4,7 @@ import { createBroker, EventDispatcher, EventFeed, onEventsCommitted, onEventsFl
 import type { RouteFamily } from '@cp/graphql';
 import { registerCacheStats } from '@cp/metrics';
 import { createRateLimiter, drainDeadline, HttpDrain, LiveStreams, Readiness, registerRuntimeMetrics, requestMetrics, serveMetrics } from '@cp/edge';
-import { AppError, toErrorEnvelope } from '@cp/errors';
+import { AppError } from '@cp/errors';
 import { bootstrap, createAuthService, limiterSignInThrottle } from '@cp/subgraph-access';
 import { startWorkers, type SubgraphDeps } from '@cp/subgraph-server';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -26,12 +26,12 @@ import { mountDocs } from './docs/mount';
 import { eventRoutes } from './plain-routes';
 import { assertJsonDepth, graphqlInputGuard, inputGuard } from './input-guard';
 import { apiHeaders } from './api-headers';
-import { edgeContext, requestScope } from './request-scope';
+import { requestScope } from './request-scope';
 import { clientReadCache } from './read-cache/client-cache';
 import { ReadCache } from './read-cache/read-cache';
 import { announceWritesBeforeAnswering } from './read-cache/announce-writes';
 import { assertFamilyPrincipal, createRestHandler } from './rest';
-import { graphqlErrorBody, sendError } from './send-error';
+import { sendError, sendGraphQLError } from './send-error';
 import { allRoutes, SUBGRAPHS } from './subgraphs';
 
 export interface RunningService {
@@ -198,12 +198,6 @@ export async function startService(config: Config, logger: Logger = createLogger
       metricsServer?.close();
     },
   };
-}
-
-/** GraphQL clients read `errors[]`; the status still follows D4. */
-function sendGraphQLError(res: Response, err: unknown): void {
-  const { status, body } = toErrorEnvelope(err, edgeContext());
-  res.status(status).json(graphqlErrorBody(body));
 }
 
 /** express.json() failures: malformed JSON is 400, an oversized body 413; anything else stays internal. */
