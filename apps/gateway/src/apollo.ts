@@ -1,13 +1,15 @@
 // Apollo Server at /graphql: error formatting (D4 codes, no internals) and HTTP status for request-level failures.
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, HeaderMap, type ApolloServerPlugin, type HTTPGraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import { BadRequestError, formatGraphQLError, isErrorCode, statusOf, type ErrorCode } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { counter } from '@cp/metrics';
+import type { Request, Response } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
 import { graphqlArmor } from './armor';
 import { logAnsweredFailure } from './failure-log';
+import { graphqlSearch, parsedUrl } from './parsed-request';
 import { currentScope, edgeContext } from './request-scope';
 
 /** When no data came back at all, the HTTP status follows the first error's code (401, 403, 429, …). */
@@ -25,13 +27,16 @@ const statusFromErrors: ApolloServerPlugin<Context> = {
   },
 };
 
-/** The gateway cannot execute subscriptions (they live on graphql-ws, same path): over HTTP they are the client's 400. */
+/**
+ * The gateway cannot execute subscriptions (they live on graphql-ws, same path): over HTTP they are the client's 400,
+ * refused here, where the operation is known (an APQ hash or a multi-operation document included), and nowhere else.
+ */
 const noSubscriptionsOverHttp: ApolloServerPlugin<Context> = {
   async requestDidStart() {
     return {
       async didResolveOperation({ operation }) {
         if (operation?.operation === 'subscription') {
-          throw new BadRequestError('Subscriptions are served over WebSocket (graphql-ws) at /graphql, not over HTTP POST or GET.');
+          throw new BadRequestError('Subscriptions are served over WebSocket: connect to /graphql with the graphql-ws protocol.', { transport: 'graphql-ws' });
         }
       },
     };
@@ -104,4 +109,25 @@ export function createApollo(gateway: GatewayInterface, plugins: ApolloServerPlu
     // Apollo's landing page loads from a CDN: disabled; our GraphiQL (docs/mount.ts) answers browsers instead.
     plugins: [ApolloServerPluginLandingPageDisabled(), statusFromErrors, noSubscriptionsOverHttp, operationMetrics, ...armor.plugins, ...plugins],
   });
+}
+
+/**
+ * /graphql's last handler (in place of `expressMiddleware`, which would read the URL again with its own parser): Apollo
+ * gets the request's one parsed value, the JSON body of a POST or the parameters of a GET that the cache key and the
+ * input guard read (parsed-request.ts).
+ */
+export function apolloHandler(apollo: ApolloServer<Context>) {
+  apollo.assertStarted('apolloHandler()');
+  return async (req: Request, res: Response) => {
+    const headers = new HeaderMap();
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    const method = req.method.toUpperCase();
+    const httpGraphQLRequest: HTTPGraphQLRequest = { method, headers, search: method === 'GET' ? graphqlSearch(parsedUrl(req).query) : '', body: req.body };
+    const answer = await apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: async () => res.locals.context as Context });
+    for (const [name, value] of answer.headers) res.setHeader(name, value);
+    res.statusCode = answer.status ?? 200;
+    if (answer.body.kind === 'complete') return void res.send(answer.body.string);
+    for await (const chunk of answer.body.asyncIterator) res.write(chunk);
+    res.end();
+  };
 }

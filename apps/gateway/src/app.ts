@@ -1,21 +1,20 @@
 // Assembles the service: database, subgraphs, gateway, /graphql, REST, /health; returns a server tests can start on port 0.
-import { expressMiddleware } from '@as-integrations/express5';
 import { createLogger, loadJwtSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
 import { createBroker, EventDispatcher, EventFeed, onEventsCommitted, onEventsFlushed, openDatabase, sqlProjectDirectory, type Database } from '@cp/db';
+import type { RouteFamily } from '@cp/graphql';
 import { registerCacheStats } from '@cp/metrics';
 import { createRateLimiter, drainDeadline, HttpDrain, LiveStreams, Readiness, registerRuntimeMetrics, requestMetrics, retryAfterOn503, serveMetrics } from '@cp/edge';
-import { AppError, toErrorEnvelope } from '@cp/errors';
-import type { Context } from '@cp/graphql';
+import { AppError } from '@cp/errors';
 import { bootstrap, createAuthService, limiterSignInThrottle } from '@cp/subgraph-access';
 import { startWorkers, type SubgraphDeps } from '@cp/subgraph-server';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createApollo } from './apollo';
+import { apolloHandler, createApollo } from './apollo';
 import { DirectReads } from './direct-reads';
 import { eventRoutesHandler } from './events/event-routes';
-import { buildSubscriptionSchema, refuseHttpSubscriptions, startSubscriptionServer } from './events/subscriptions';
+import { buildSubscriptionSchema, startSubscriptionServer } from './events/subscriptions';
 import { documentSizeLimit, responseSizeLimit } from './armor';
 import { AccessWatch } from './access-watch';
 import { contextMiddleware } from './context';
@@ -27,13 +26,13 @@ import { mountDocs } from './docs/mount';
 import { eventRoutes } from './plain-routes';
 import { assertJsonDepth, graphqlInputGuard, inputGuard } from './input-guard';
 import { apiHeaders } from './api-headers';
-import { edgeContext, requestScope } from './request-scope';
+import { requestScope } from './request-scope';
 import { clientReadCache } from './read-cache/client-cache';
 import { ReadCache } from './read-cache/read-cache';
 import { announceWritesBeforeAnswering } from './read-cache/announce-writes';
 import { assertFamilyPrincipal, createRestHandler } from './rest';
 import { answerEarlyRefusals } from './early-answers';
-import { graphqlErrorBody, sendError } from './send-error';
+import { sendError, sendGraphQLError } from './send-error';
 import { allRoutes, SUBGRAPHS } from './subgraphs';
 
 export interface RunningService {
@@ -140,15 +139,14 @@ export async function startService(config: Config, logger: Logger = createLogger
     contextMiddleware(contextDeps, limiter.onAuthFailure(sendGraphQLError)),
     limiter.middleware(sendGraphQLError),
     documentSizeLimit(sendGraphQLError),
-    refuseHttpSubscriptions(sendGraphQLError),
     idempotent('parsed', sendGraphQLError),
     clientCache.graphql,
     responseSizeLimit(sendGraphQLError, config.http.maxResponseBytes),
-    expressMiddleware(apollo, { context: async ({ res }) => res.locals.context as Context }),
+    apolloHandler(apollo),
   );
   // The modules' plain HTTP routes (uploads, CDN, D8) for every subgraph, remote ones included: clients only know the
   // gateway's address, and the handlers work on the shared database and DATA_DIR.
-  const authenticated = (family: 'app' | 'api') => [
+  const authenticated = (family: RouteFamily) => [
     contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
     limiter.middleware(sendError),
     (_req: Request, res: Response, next: NextFunction) => (assertFamilyPrincipal(family, res.locals.context), next()),
@@ -206,12 +204,6 @@ export async function startService(config: Config, logger: Logger = createLogger
       metricsServer?.close();
     },
   };
-}
-
-/** GraphQL clients read `errors[]`; the status still follows D4. */
-function sendGraphQLError(res: Response, err: unknown): void {
-  const { status, body } = toErrorEnvelope(err, edgeContext());
-  res.status(status).json(graphqlErrorBody(body));
 }
 
 /** express.json() failures: malformed JSON is 400, an oversized body 413; anything else stays internal. */

@@ -6,6 +6,7 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import type { NextFunction, Request, Response } from 'express';
 import { Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode, type ValidationContext } from 'graphql';
 import { listAwareCost } from './list-cost';
+import { graphqlPayload } from './parsed-request';
 
 /**
  * graphql-armor's defaults (plus a character cap): every operation sofa generates for our REST read routes passes
@@ -49,7 +50,7 @@ export function graphqlArmor() {
 /** Oversized documents are refused before Apollo reads them (tokens are counted by graphql-js's parser: `parseOptions`). */
 export function documentSizeLimit(onError: (res: Response, err: unknown) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const query = (req.body as { query?: unknown } | undefined)?.query ?? req.query.query;
+    const query = (graphqlPayload(req) as { query?: unknown } | undefined)?.query;
     if (typeof query === 'string' && query.length > GRAPHQL_LIMITS.maxCharacters) {
       onError(res, new BadRequestError(`The document exceeds ${GRAPHQL_LIMITS.maxCharacters} characters.`, { limit: 'characters', max: GRAPHQL_LIMITS.maxCharacters }));
       return;

@@ -39,7 +39,8 @@ export class DirectReads {
     if (this.plans.size >= MAX_PLANS) this.plans.clear();
     const node = queryPlan.node;
     const single =
-      requestContext.operation.operation === 'query' &&
+      // Undefined when `operationName` is "": graphql-js finds no operation of that name, the gateway plans the only one.
+      requestContext.operation?.operation === 'query' &&
       node?.kind === 'Fetch' &&
       !node.requires &&
       !node.hasDefers &&
@@ -72,7 +73,10 @@ export class DirectReads {
     return async (requestContext) => {
       const subgraph = this.schemaFor(requestContext.queryHash, requestContext.operationName);
       const variableValues = requestContext.request.variables ?? {};
-      if (!subgraph || !coercible(subgraph, requestContext.operation, variableValues)) return gateway(requestContext);
+      // No operation: the request names one the document lacks (`operationName` is then null, like an anonymous
+      // operation's, so the plan key matches one); the gateway answers "Unknown operation named …".
+      const { operation } = requestContext;
+      if (!subgraph || !operation || !coercible(subgraph, operation, variableValues)) return gateway(requestContext);
       const { document, operationName, context: contextValue } = requestContext;
       directRuns.inc({ api: 'graphql' });
       const result = await execute({ schema: subgraph, document, variableValues, operationName, contextValue });

@@ -1,9 +1,7 @@
 // The HTTP routes that are not GraphQL-derived (uploads, CDN, events) as OpenAPI documents them. app.ts mounts the event
 // routes from here and the modules' `http()` routes from the subgraphs; test/api-docs.test.ts fails when the two differ.
-import { PROJECT_PATH } from '@cp/graphql';
+import { PROJECT_PATH, type RouteFamily } from '@cp/graphql';
 import { EVENT_PATHS } from './events/event-routes';
-
-export type PlainFamily = 'app' | 'api';
 
 export interface PlainRoute {
   /** Documentation key (see openapi/plain-operations.ts). */
@@ -12,7 +10,7 @@ export interface PlainRoute {
   /** Express path (`:param`), absolute. */
   path: string;
   /** The OpenAPI document that describes it; CDN routes are public and live in the client (`api`) document. */
-  family: PlainFamily;
+  family: RouteFamily;
 }
 
 const APP_PROJECT = `/app/v1${PROJECT_PATH}`;
@@ -30,7 +28,7 @@ export const CDN_ROUTES = {
 const EVENT_IDS = ['events', 'resourceTypeEvents', 'resourceEvents'] as const;
 
 /** The three event routes (D9) of a family, JSON or SSE on the same path. */
-export function eventRoutes(family: PlainFamily): PlainRoute[] {
+export function eventRoutes(family: RouteFamily): PlainRoute[] {
   return EVENT_PATHS.map((path, i) => ({ id: EVENT_IDS[i], method: 'GET', path: `/${family}/v1${PROJECT_PATH}${path}`, family }));
 }
 

@@ -5,10 +5,10 @@ import { getNamedType, GraphQLBoolean, GraphQLFloat, GraphQLInt, isEnumType, typ
 const INTEGER = /^-?\d+$/;
 const NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
-export function assertQueryParameters(args: readonly GraphQLArgument[], query: URLSearchParams): void {
+export function assertQueryParameters(args: readonly GraphQLArgument[], query: Readonly<Record<string, string>>): void {
   for (const arg of args) {
-    const value = query.get(arg.name);
-    if (value === null) continue;
+    const value = query[arg.name];
+    if (value === undefined) continue;
     const type = getNamedType(arg.type);
     let problem: string | undefined;
     // GraphQL's Int is 32-bit: a larger number would fail coercion deep inside execution instead of here (issue 11).

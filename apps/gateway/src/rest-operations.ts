@@ -5,7 +5,6 @@ import {
   isEqualType, isInputObjectType, isScalarType, GraphQLBoolean, Kind,
   type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type OperationTypeNode, type TypeNode,
 } from 'graphql';
-import { parse as parseQuery } from 'qs';
 
 /** Nested users are references: sofa selects `createdBy` as `{id}` and REST sends the id string. */
 export const SOFA_MODELS = ['User'];
@@ -27,19 +26,19 @@ export function pathParameters(path: string): RegExp {
 
 /**
  * The variables sofa would pass (its `pickParam`): each operation variable from the path parameter of its name
- * (decoded), else the query string (parsed with qs, as sofa does, but once instead of once per variable), else the
- * body's member of that name, coerced by `resolveVariable`.
+ * (decoded), else the request's parsed query parameters (parsed-request.ts: plain strings, as qs makes of the
+ * bracket-free, repeat-free query strings the edge admits), else the body's member of that name, coerced by
+ * `resolveVariable`.
  */
 export function getVariables(
   document: DocumentNode,
   schema: GraphQLSchema,
   pattern: RegExp,
   path: string,
-  search: string,
+  query: Readonly<Record<string, string>>,
   body: Record<string, unknown> = {},
 ): Record<string, unknown> {
   const groups = pattern.exec(path)?.groups ?? {};
-  const query = search.length > 1 ? parseQuery(search.slice(1)) : {};
   const variables: Record<string, unknown> = {};
   for (const definition of (document.definitions[0] as OperationDefinitionNode).variableDefinitions ?? []) {
     const name = definition.variable.name.value;

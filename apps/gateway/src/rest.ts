@@ -1,20 +1,19 @@
 // REST at /app/v1 and /api/v1, derived by sofa from the gateway's schema and executed through Apollo (same plan as GraphQL).
 import type { ApolloServer } from '@apollo/server';
 import { AppError, BadRequestError, toErrorEnvelope, UnauthorizedError, ValidationFailedError, primaryError } from '@cp/errors';
-import type { Context, RestRoute, RestRoutes } from '@cp/graphql';
+import type { Context, RestRoute, RestRoutes, RouteFamily } from '@cp/graphql';
 import { filterSchema } from '@graphql-tools/utils';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
 import { Kind, print, visit, type DocumentNode, type OperationDefinitionNode, type ExecutionResult, type GraphQLArgument, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { coercible, executeDirect, queryHashOf, type DirectReads } from './direct-reads';
 import { assertJsonDepth, assertSafeJsonValue } from './input-guard';
+import { parsedUrl } from './parsed-request';
 import { assertQueryParameters } from './query-parameters';
 import { getVariables, operationFor, pathParameters, SOFA_IGNORE, SOFA_MODELS } from './rest-operations';
 import { currentScope, edgeContext } from './request-scope';
 import { logAnsweredFailure } from './failure-log';
 import { sendError } from './send-error';
-
-export type RouteFamily = 'app' | 'api';
 
 export const BASE_PATHS: Record<RouteFamily, string> = { app: '/app/v1', api: '/api/v1' };
 
@@ -136,9 +135,9 @@ export function createRestHandler(options: RestOptions) {
       return [r, { document, name, pattern: pathParameters(r.path), sent, hash: queryHashOf(text) }] as const;
     }),
   );
-  const runRead = async (route: CompiledRoute, url: URL, body: Record<string, unknown> | undefined, context: Context): Promise<RestOutcome> => {
+  const runRead = async (route: CompiledRoute, pathname: string, query: Record<string, string>, body: Record<string, unknown> | undefined, context: Context): Promise<RestOutcome> => {
     const read = reads.get(route)!;
-    const variableValues = getVariables(read.document, schema, read.pattern, url.pathname.slice(basePath.length), url.search, body);
+    const variableValues = getVariables(read.document, schema, read.pattern, pathname.slice(basePath.length), query, body);
     // Once the gateway has planned the route's operation as one in-process subgraph's (direct-reads.ts), it runs there.
     const subgraph = options.direct?.schemaFor(read.hash, read.name);
     let result: ExecutionResult;
@@ -160,22 +159,28 @@ export function createRestHandler(options: RestOptions) {
       if (!route) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
       const context = res.locals.context as Context;
       if (!PUBLIC_FIELDS.has(route.field)) assertFamilyPrincipal(options.family, context);
-      const url = new URL(req.originalUrl, 'http://rest.local');
+      const { path, query: parsedQuery } = parsedUrl(req);
+      const url = new URL(path, 'http://rest.local');
       // Our patterns accept a trailing slash, sofa's router does not: give it the canonical path.
       url.pathname = url.pathname.replace(/(.)\/+$/, '$1');
       if (aliased) url.pathname = url.pathname.replace(/\/?$/, aliased.path.slice(aliased.alias!.path.length));
-      assertQueryParameters(route.args, url.searchParams);
+      const query: Record<string, string> = Object.assign(Object.create(null), parsedQuery);
+      assertQueryParameters(route.args, query);
       // D16: `If-Match` is the `expectedRevision` argument of the resource's mutations.
       const ifMatch = req.header('if-match');
       if (ifMatch !== undefined && route.args.some((a) => a.name === 'expectedRevision')) {
         const revision = revisionFromIfMatch(ifMatch);
-        if (revision !== undefined) url.searchParams.set('expectedRevision', String(revision));
+        if (revision !== undefined) query.expectedRevision = String(revision);
       }
       // Flat bodies (the spec's) reach both flat arguments and a single `input` argument.
       const variables = body === undefined ? undefined : { ...body, input: body };
-      const response: RestOutcome | undefined = reads.has(route)
-        ? await runRead(route, url, variables, context)
-        : await sofa.fetch(new Request(url, { method: req.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(variables) }), { cp: context });
+      let response: RestOutcome | undefined;
+      if (reads.has(route)) response = await runRead(route, url.pathname, query, variables, context);
+      else {
+        // sofa's router reads the query string itself: it gets the parsed parameters, encoded (no brackets, no repeats).
+        url.search = new URLSearchParams(Object.entries(query)).toString();
+        response = await sofa.fetch(new Request(url, { method: req.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(variables) }), { cp: context });
+      }
       if (!response) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
       const data = results.get(context);
       results.delete(context);

@@ -15,3 +15,4 @@ export * from './version-fields';
 export * from './names';
 export * from './revision';
 export * from './selection';
+export * from './event-since';

@@ -21,8 +21,11 @@ export interface RestRoute {
   omit?: readonly string[];
 }
 
+/** The two HTTP API families: `/app/v1` (admin, JWT) and `/api/v1` (client, API key). */
+export type RouteFamily = 'app' | 'api';
+
 /** `Query.field` / `Mutation.field` → its route under `/app/v1` (admin) and/or `/api/v1` (client). */
-export type RestRoutes = Record<string, { app?: RestRoute; api?: RestRoute }>;
+export type RestRoutes = Record<string, Partial<Record<RouteFamily, RestRoute>>>;
 
 export const ORG_PATH = '/organizations/:organizationId';
 export const PROJECT_PATH = `${ORG_PATH}/projects/:projectId`;

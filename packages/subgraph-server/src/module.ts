@@ -1,7 +1,7 @@
 // One module object per subgraph: everything a host (the gateway or a standalone service) needs to run it.
 import type { Config, Logger, SubgraphName } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
-import type { BuiltSubgraph, RestRoutes } from '@cp/graphql';
+import type { BuiltSubgraph, RestRoutes, RouteFamily } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 
@@ -31,7 +31,7 @@ export interface SubgraphDeps extends BuildDeps {
 export interface HttpRoute {
   method: 'get' | 'post';
   path: string;
-  family?: 'app' | 'api';
+  family?: RouteFamily;
   handler: RequestHandler;
 }
 

@@ -1,11 +1,11 @@
 // Public documentation routes: the OpenAPI documents of both REST families, /docs (Swagger UI) and the GraphQL IDE.
 import type { Config } from '@cp/config';
-import type { RestRoutes } from '@cp/graphql';
+import type { RestRoutes, RouteFamily } from '@cp/graphql';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { dirname, join } from 'node:path';
 import { buildOpenApiDocument, type OpenApiDocument } from '../openapi/document';
-import { BASE_PATHS, type RouteFamily } from '../rest';
+import { BASE_PATHS } from '../rest';
 import { docsPage, graphiqlPage } from './pages';
 
 export interface DocsOptions {

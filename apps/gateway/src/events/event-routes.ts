@@ -2,7 +2,7 @@
 import { currentPosition, eventCursor, eventFilterFor, listEvents, positionOf, readEvents, type EventFeed, type EventFilter } from '@cp/db';
 import { AppError, BadRequestError } from '@cp/errors';
 import type { LiveStreams } from '@cp/edge';
-import type { Context } from '@cp/graphql';
+import { eventSince, type Context } from '@cp/graphql';
 import type { Request, Response } from 'express';
 import { eventJson } from './event-json';
 import { liveEvents } from './live-queue';
@@ -21,15 +21,7 @@ function filterParams(req: Request) {
     throw new AppError('NOT_FOUND', `No events route for "${resourceType}".`, { resourceType });
   }
   const type = typeof req.query.type === 'string' ? req.query.type : undefined;
-  let since: Date | undefined;
-  if (typeof req.query.since === 'string') {
-    since = new Date(req.query.since);
-    // Years beyond 0001–9999 are valid JavaScript dates but out of range for the database (issue 11: far-future since).
-    const year = since.getUTCFullYear();
-    if (Number.isNaN(since.getTime()) || year < 1 || year > 9999) {
-      throw new BadRequestError('since must be an ISO 8601 timestamp between the years 0001 and 9999.', { parameter: 'since' });
-    }
-  }
+  const since = eventSince(typeof req.query.since === 'string' ? req.query.since : undefined);
   return { organizationId, projectId: projectId!, resourceType, resourceId, type, since };
 }
 

@@ -171,23 +171,3 @@ function conditionalSubscriptionRoot(query: string, operationName?: string | nul
   if (operation?.operation !== 'subscription') return false;
   return operation.selectionSet.selections.some((s) => s.directives?.some((d) => d.name.value === 'skip' || d.name.value === 'include'));
 }
-
-/** A subscription sent over HTTP: 400 naming the transport that serves it (the gateway cannot execute it, D13). */
-export function refuseHttpSubscriptions(onError: (res: import('express').Response, err: unknown) => void) {
-  return (req: import('express').Request, res: import('express').Response, next: import('express').NextFunction) => {
-    const { query, operationName } = ((req.method === 'GET' ? req.query : req.body) ?? {}) as { query?: unknown; operationName?: unknown };
-    if (typeof query === 'string' && /\bsubscription\b/.test(query)) {
-      let operation: string | undefined;
-      try {
-        operation = getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation;
-      } catch {
-        // Apollo answers the syntax error.
-      }
-      if (operation === 'subscription') {
-        onError(res, new BadRequestError('Subscriptions are served over WebSocket: connect to /graphql with the graphql-ws protocol.', { transport: 'graphql-ws' }));
-        return;
-      }
-    }
-    next();
-  };
-}

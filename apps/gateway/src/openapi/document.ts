@@ -1,11 +1,11 @@
 // Builds the OpenAPI 3.0 document of one REST family with sofa's generator, from the operations sofa routes, then adds
 // what sofa doesn't know: security schemes, the D4 error envelope, D1 bounds, our body flattening, and the plain routes.
-import type { RestRoutes } from '@cp/graphql';
+import type { RestRoutes, RouteFamily } from '@cp/graphql';
 import { getNamedType, isInputObjectType, type GraphQLSchema } from 'graphql';
 import type { OpenAPIV3 } from 'openapi-types';
 import { OpenAPI } from 'sofa-api';
 import { PLAIN_ROUTES } from '../plain-routes';
-import { BASE_PATHS, compileRoutes, PUBLIC_FIELDS, restSchema, type CompiledRoute, type RouteFamily } from '../rest';
+import { BASE_PATHS, compileRoutes, PUBLIC_FIELDS, restSchema, type CompiledRoute } from '../rest';
 import { operationFor, SOFA_IGNORE } from '../rest-operations';
 import { COMMON_HEADERS, ERROR_RESPONSES, ERROR_SCHEMAS, errorResponses, successHeaders } from './errors';
 import { withPaginationBounds } from './parameters';

@@ -3,6 +3,7 @@ import type { Context } from '@cp/graphql';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
+import { graphqlPayload } from '../parsed-request';
 import { edgeContext } from '../request-scope';
 import { graphqlRequestKey } from './graphql-key';
 import { applyCachingHeaders, etagOf, notModified, sendCached, surrogateKeys } from './http-caching';
@@ -73,12 +74,12 @@ export const cacheKey = (projectId: string, lang: string, request: string) => `$
 export const restKey = (originalUrl: string) => `rest\0${originalUrl}`;
 
 /**
- * A GraphQL read by its normalised request (graphql-key.ts) and `Accept`; undefined when it is not cacheable. Takes
- * Express's request, or a raw one whose body was read before Express (fast-hits.ts).
+ * A GraphQL read by its normalised request (graphql-key.ts) and `Accept`; undefined when it is not cacheable. Reads
+ * the request's one parsed value (`graphqlPayload`): Express's request, or a raw one whose body was read before
+ * Express (fast-hits.ts).
  */
-export function graphqlKey(req: Pick<IncomingMessage, 'method' | 'headers'> & { query?: unknown; body?: unknown }): string | undefined {
-  const source = (req.method === 'GET' ? req.query : req.body) as Record<string, unknown> | undefined;
-  const key = graphqlRequestKey(source);
+export function graphqlKey(req: IncomingMessage & { body?: unknown }): string | undefined {
+  const key = graphqlRequestKey(req.method, graphqlPayload(req));
   return key && `${key}\0${req.headers.accept ?? ''}`;
 }
 

@@ -1,7 +1,6 @@
 // Issue 12: a client read (REST or GraphQL) already cached, for an API key already authenticated, answered early.
 import type { Logger } from '@cp/config';
 import type { RateLimiter } from '@cp/edge';
-import { toErrorEnvelope } from '@cp/errors';
 import { observeRequest } from '@cp/metrics';
 import type { ApiKeyPrincipal } from '@cp/graphql';
 import type { ApiKeyService } from '@cp/subgraph-access';
@@ -10,8 +9,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { setApiHeaders } from '../api-headers';
 import { assertJsonDepth, assertSafeGraphQLPayload } from '../input-guard';
-import { logAnsweredFailure } from '../failure-log';
-import { graphqlErrorBody } from '../send-error';
+import { writeError } from '../send-error';
 import { edgeContext, requestFacts, requestLanguage } from '../request-scope';
 import { cacheKey, graphqlKey, restKey } from './client-cache';
 import { sendCached } from './http-caching';
@@ -96,13 +94,8 @@ export function fastCachedReads(options: FastHitOptions): { listener(app: Reques
     const facts = requestFacts(req, res, lang);
     observeRequest(req, res);
     setApiHeaders(res, true);
-    const send = (response: ServerResponse, err: unknown, inGraphQLShape: boolean) => {
-      const { status, body } = toErrorEnvelope(err, { ...facts, variablesFrom: shape === 'rest' ? 'query' : 'body' });
-      logAnsweredFailure(options.logger, body.error.code, err, facts.requestId);
-      response.statusCode = status;
-      response.setHeader('Content-Type', 'application/json; charset=utf-8');
-      response.end(JSON.stringify(inGraphQLShape ? graphqlErrorBody(body) : body));
-    };
+    const edge = { ...facts, variablesFrom: shape === 'rest' ? 'query' : 'body' } as const;
+    const send = (response: ServerResponse, err: unknown, graphql: boolean) => writeError(response, err, { graphql, edge, logger: options.logger });
     // A refusal (429) in the caller's shape; an unexpected failure as the edge's envelope, as Express's handler sends it.
     answer(req, res, principal, hit, (response, err) => send(response, err, shape === 'graphql'), (err) => send(res, err, false));
   };
