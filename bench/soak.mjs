@@ -13,12 +13,16 @@ import { createDatabase, freePort } from './lib.mjs';
 const MINUTES = Number(process.env.SOAK_MINUTES ?? 10);
 const RPS = Number(process.env.SOAK_RPS ?? 100);
 const WARMUP_S = Math.min(Number(process.env.SOAK_WARMUP_S ?? 120), (MINUTES * 60) / 2);
-// 60 MB/h: a 10-minute run sees V8's sawtooth (tens of MB between major GCs) as noise of about ±30 MB/h on the fitted
-// slope; a real leak above 60 MB/h doubles a 150 MB heap within 3 hours and exhausts a 1 GB container within a day.
+// 60 MB/h: after a full GC the live heap moves by a few MB from sample to sample (requests in flight, caches), which
+// leaves the slope fitted over 8 minutes of samples a noise of about ±20 MB/h; a real leak of 60 MB/h is 1.4 GB a
+// day, enough to exhaust a 1-2 GB container within a day.
 const HEAP_BOUND = Number(process.env.SOAK_HEAP_BOUND_MB_PER_H ?? 60);
 const EMBEDDED = process.argv.includes('--embedded') || process.env.SOAK_DATABASE === 'embedded';
-const SAMPLE_MS = 5_000; // fitted; every sixth sample is printed
-const PRINT_MS = 30_000;
+const SAMPLE_MS = 10_000; // fitted; every third one is printed
+const PRINT_EVERY = 3;
+// Each sample first runs a full GC through the inspector, so the heap read is what is still reachable, not V8's
+// sawtooth (heap used swings between about 70 and 250 MB between major GCs under this load). SOAK_FORCE_GC=0: raw.
+const FORCE_GC = process.env.SOAK_FORCE_GC !== '0';
 const MAX_IN_FLIGHT = 64; // open loop, but a stalled service must not pile up unbounded requests in the bench itself
 const WS_SUBSCRIBERS = 3;
 
@@ -140,6 +144,28 @@ async function memoryMetrics(metricsUrl) {
   return { heapUsed: value('nodejs_heap_size_used_bytes'), heapTotal: value('nodejs_heap_size_total_bytes'), oldSpace };
 }
 
+/** A DevTools protocol session on the service's inspector port, used only to run a full GC before a sample. */
+async function inspector(port) {
+  const [target] = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
+  const socket = new WebSocket(target.webSocketDebuggerUrl);
+  await new Promise((resolve, reject) => (socket.once('open', resolve), socket.once('error', reject)));
+  const pending = new Map();
+  let next = 0;
+  socket.on('message', (m) => {
+    const { id } = JSON.parse(m);
+    pending.get(id)?.();
+    pending.delete(id);
+  });
+  return {
+    collectGarbage: () =>
+      new Promise((resolve) => {
+        pending.set(++next, resolve);
+        socket.send(JSON.stringify({ id: next, method: 'HeapProfiler.collectGarbage' }));
+      }),
+    close: () => socket.close(),
+  };
+}
+
 /** Least-squares slope of y over t (seconds), in units per hour. */
 function slopePerHour(points) {
   const n = points.length;
@@ -259,6 +285,8 @@ function operations(url, seeded) {
 const db = EMBEDDED ? undefined : await createDatabase();
 const dataDir = mkdtempSync(join(tmpdir(), 'cp-bench-soak-'));
 const metricsPort = await freePort();
+const inspectPort = await freePort();
+if (FORCE_GC) process.env.GATEWAY_NODE_FLAGS = `${process.env.GATEWAY_NODE_FLAGS ?? ''} --inspect=127.0.0.1:${inspectPort}`;
 const service = await startReadGateway({
   DATA_DIR: dataDir,
   METRICS_PORT: String(metricsPort),
@@ -267,6 +295,7 @@ const service = await startReadGateway({
 });
 const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
 let exitCode = 0;
+const gc = FORCE_GC ? await inspector(inspectPort) : undefined;
 try {
   const seededBase = await seedPublished(service.url);
   // seedPublished returns one id; the ids and type are read back so writes can use them.
@@ -294,6 +323,7 @@ try {
   let stopping = false;
 
   const sample = async () => {
+    await gc?.collectGarbage();
     const m = await memoryMetrics(metricsUrl);
     const s = { t: elapsed(), rss: service.rssMb(), heap: mb(m.heapUsed), old: mb(m.oldSpace), heapTotal: mb(m.heapTotal), requests: total('ok') + total('c4xx') + total('c5xx') + total('conn'), errors: total('c5xx') + total('conn'), c4xx: total('c4xx') };
     samples.push(s);
@@ -323,14 +353,12 @@ try {
     }
   })();
 
-  // Sampler: every 5 s (fitted), printed every 30 s.
   const sampler = (async () => {
-    let printedAt = 0;
-    while (!stopping) {
+    for (let i = 1; !stopping; i++) {
       await sleep(SAMPLE_MS);
       if (stopping) break;
       const s = await sample();
-      if (s.t - printedAt >= PRINT_MS / 1000 - 0.5) (printedAt = s.t), print(s);
+      if (i % PRINT_EVERY === 0) print(s);
     }
   })();
 
@@ -397,7 +425,7 @@ try {
     '|---|---:|---:|---:|',
     ...subscribers.map((s) => `| ${s.name} | ${s.received} | ${log.length} | ${s.extra} |`),
     '',
-    `Memory, least-squares slope over the ${after.length} samples (every ${SAMPLE_MS / 1000} s) after the ${WARMUP_S} s warm-up:`,
+    `Memory, least-squares slope over the ${after.length} samples (every ${SAMPLE_MS / 1000} s${FORCE_GC ? ', each after a full GC' : ''}) after the ${WARMUP_S} s warm-up:`,
     `RSS ${samples[0].rss.toFixed(0)} → ${last.rss.toFixed(0)} MB, **${rssSlope.toFixed(1)} MB/h**; ` +
       `V8 heap used ${samples[0].heap.toFixed(1)} → ${last.heap.toFixed(1)} MB, **${heapSlope.toFixed(1)} MB/h** (bound ${HEAP_BOUND} MB/h); ` +
       `old space ${samples[0].old.toFixed(1)} → ${last.old.toFixed(1)} MB, ${oldSlope.toFixed(1)} MB/h.`,
@@ -416,6 +444,7 @@ try {
     exitCode = 1;
   } else console.log('\nPASSED');
 } finally {
+  gc?.close();
   await service.stop();
   await db?.drop();
   rmSync(dataDir, { recursive: true, force: true });
