@@ -295,8 +295,9 @@ const service = await startReadGateway({
 });
 const metricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
 let exitCode = 0;
-const gc = FORCE_GC ? await inspector(inspectPort) : undefined;
+let gc;
 try {
+  gc = FORCE_GC ? await inspector(inspectPort) : undefined;
   const seededBase = await seedPublished(service.url);
   // seedPublished returns one id; the ids and type are read back so writes can use them.
   const admin = { authorization: `Bearer ${seededBase.token}` };
@@ -306,6 +307,7 @@ try {
   // Long-lived subscribers connect before the log is read, so each of them sees every event after it.
   const sse = sseSubscriber(service.url, seeded.token);
   const ws = Array.from({ length: WS_SUBSCRIBERS }, () => wsSubscriber(service.url, seeded.token));
+  void sse.done.catch((e) => record('long-lived SSE', 'conn', e.message));
   await Promise.all([sse.connected, ...ws.map((w) => w.connected)]);
   const baseIds = new Set(await eventLog(service.url, seeded.token));
   const mix = operations(service.url, seeded);
