@@ -67,6 +67,12 @@ describe('standalone subgraph service guards (D13)', () => {
     }
   }, 120_000);
 
+  it('applies the limits to GET requests too', async () => {
+    const query = JSON.parse(abusive.depth).query as string;
+    const res = await fetch(`${content.url}?${new URLSearchParams({ query })}`, { headers: { 'x-api-key': apiKey, 'apollo-require-preflight': 'true' } });
+    expect(await refusal(res)).toMatchObject({ status: 400, code: 'BAD_REQUEST', message: expect.stringMatching(/depth/) });
+  });
+
   it('still answers legitimate requests of the same callers', async () => {
     const sdl = await post(content.url, JSON.stringify({ query: '{ _service { sdl } }' }));
     expect(sdl.status).toBe(200);

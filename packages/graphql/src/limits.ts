@@ -111,6 +111,15 @@ export function assertGraphQLLimits(schema: GraphQLSchema, payload: unknown, val
   if (refused) throw refused;
   const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
   const operation = typeof operationName === 'string' ? operations.find((o) => o.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
-  const vars = variables && typeof variables === 'object' ? (variables as Record<string, unknown>) : undefined;
-  if (operation) assertListCost(schema, document, operation, vars);
+  // A GET request's variables are JSON text.
+  let vars = variables;
+  if (typeof vars === 'string') {
+    try {
+      vars = JSON.parse(vars);
+    } catch {
+      vars = undefined;
+    }
+  }
+  vars = vars && typeof vars === 'object' ? vars : undefined;
+  if (operation) assertListCost(schema, document, operation, vars as Record<string, unknown> | undefined);
 }

@@ -115,7 +115,8 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
   const limits = (req: Request, res: Response, next: NextFunction) => {
     if (res.locals.caller) return next();
     try {
-      assertGraphQLLimits(schema, req.body, armorRules);
+      // Apollo also runs GET requests, from the query string.
+      assertGraphQLLimits(schema, req.method === 'GET' ? req.query : req.body, armorRules);
     } catch (err) {
       return sendGraphQLError(res, err);
     }
