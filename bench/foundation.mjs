@@ -1,5 +1,5 @@
 // Foundation benchmark (issue 3): REST list vs GraphQL list vs a two-subgraph query in-process and over HTTP, as ratios to node:http.
-import { createDatabase, freePort, JWT_SECRET, load, login, report, spawnNode, startBaseline, startGateway } from './lib.mjs';
+import { createDatabase, freePort, JWT_SECRET, load, login, report, spawnNode, startBaseline, startGateway, SUBGRAPH_SECRET } from './lib.mjs';
 
 const PROJECT = '/organizations/default/projects/default';
 // The fields sofa selects for the REST route, so both scenarios fetch and serialise the same data.
@@ -34,7 +34,7 @@ try {
     const port = await freePort();
     const svc = await spawnNode(
       `subgraphs/${name}/dist/main.js`,
-      { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_PORT: String(port), LOG_LEVEL: 'info' },
+      { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(port), LOG_LEVEL: 'info' },
       new RegExp(`subgraph ${name} listening`),
     );
     remotes.push(svc);

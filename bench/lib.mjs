@@ -10,6 +10,7 @@ import pg from 'pg';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const ADMIN = { email: 'bench@example.com', password: 'bench-password-123' };
 export const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0';
+export const SUBGRAPH_SECRET = 'bench-subgraph-secret-bench-subgraph-0';
 
 export async function freePort() {
   return new Promise((resolve, reject) => {
@@ -81,6 +82,7 @@ export async function startGateway(env) {
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
       JWT_SECRET,
+      SUBGRAPH_SECRET,
       LOG_LEVEL: 'info',
       RATE_LIMIT_PER_MINUTE: '100000000',
       RATE_LIMIT_PER_HOUR: '100000000',

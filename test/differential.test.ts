@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { freePort, JWT_SECRET, spawnNode, startService, type Process, type TestService } from './support/service';
+import { freePort, JWT_SECRET, spawnNode, startService, type Process, SUBGRAPH_SECRET, type TestService } from './support/service';
 
 const SEED = Number(process.env.DIFF_SEED ?? 20261125);
 const RUNS = Number(process.env.DIFF_RUNS ?? 60);
@@ -209,7 +209,7 @@ describe('every read path answers alike (differential)', () => {
     drop = db.drop;
     const limits = { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PER_HOUR: '10000000' };
     const port = await freePort();
-    const content = await spawnNode('subgraphs/content/dist/main.js', { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_PORT: String(port) }, /subgraph content listening/);
+    const content = await spawnNode('subgraphs/content/dist/main.js', { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(port) }, /subgraph content listening/);
     services.push(content);
     cached = await startService({ databaseUrl: db.url, env: limits });
     [uncached, remote] = await Promise.all([

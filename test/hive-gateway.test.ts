@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { freePort, JWT_SECRET, ROOT, spawnNode, startService, type Process, type TestService } from './support/service';
+import { freePort, JWT_SECRET, ROOT, spawnNode, startService, type Process, SUBGRAPH_SECRET, type TestService } from './support/service';
 
 const NAMES = ['access', 'content', 'components', 'assets'] as const;
 const DEFAULT_PORTS = { access: 4101, content: 4102, components: 4103, assets: 4104 };
@@ -28,7 +28,7 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
     let supergraph = readFileSync(join(ROOT, 'schema/supergraph.graphql'), 'utf8');
     for (const name of NAMES) {
       const port = await freePort();
-      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_PORT: String(port), EMBEDDINGS: 'off' };
+      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(port), EMBEDDINGS: 'off' };
       const proc = await spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
       services[name] = proc;
       supergraph = supergraph.replace(`http://127.0.0.1:${DEFAULT_PORTS[name]}/graphql`, proc.url);

@@ -2,7 +2,7 @@
 import { createPostgresDatabase } from '@cp/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { ADMIN, freePort, JWT_SECRET, spawnNode, startService, type Process, type TestService } from './support/service';
+import { ADMIN, freePort, JWT_SECRET, spawnNode, startService, type Process, SUBGRAPH_SECRET, type TestService } from './support/service';
 
 describe('remote subgraphs (SUBGRAPH_URLS)', () => {
   const services: Process[] = [];
@@ -15,7 +15,7 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
     const urls: string[] = [];
     for (const name of ['access', 'content', 'components', 'assets']) {
       const port = await freePort();
-      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_PORT: String(port), SIGN_IN_FAILURES_PER_ACCOUNT: '3' };
+      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(port), SIGN_IN_FAILURES_PER_ACCOUNT: '3' };
       const proc = await spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
       services.push(proc);
       urls.push(`${name}=${proc.url}`);

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
-import { freePort, JWT_SECRET, ROOT, spawnNode, startService, type Process, type TestService } from './support/service';
+import { freePort, JWT_SECRET, ROOT, spawnNode, startService, type Process, SUBGRAPH_SECRET, type TestService } from './support/service';
 
 describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   const services: Record<string, Process> = {};
@@ -25,7 +25,7 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
     const urls: string[] = [];
     for (const name of ['access', 'content']) {
-      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_PORT: String(await freePort()), ...tracing };
+      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(await freePort()), ...tracing };
       services[name] = await spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
       urls.push(`${name}=${services[name].url}`);
     }

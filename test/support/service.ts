@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 export const ROOT = resolve(__dirname, '../..');
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery staple' };
 export const JWT_SECRET = 'test-secret-test-secret-test-secret-000';
+/** Gateway <-> subgraph service principal header key; a gateway without remote subgraphs ignores it. */
+export const SUBGRAPH_SECRET = 'subgraph-secret-subgraph-secret-000000';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -102,6 +104,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     ADMIN_EMAIL: ADMIN.email,
     ADMIN_PASSWORD: ADMIN.password,
     JWT_SECRET,
+    SUBGRAPH_SECRET,
     ...options.env,
   };
   let drop: (() => Promise<void>) | undefined;

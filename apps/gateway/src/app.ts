@@ -1,7 +1,7 @@
 // Assembles the service: database, subgraphs, gateway, /graphql, REST, /health; returns a server tests can start on port 0.
-import { createLogger, loadJwtSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
+import { createLogger, loadJwtSecret, loadSubgraphSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
 import { createBroker, EventDispatcher, EventFeed, onEventsCommitted, onEventsFlushed, openDatabase, sqlProjectDirectory, type Database } from '@cp/db';
-import type { RouteFamily } from '@cp/graphql';
+import { JSON_LIMIT_BYTES, jsonBodyError, type RouteFamily } from '@cp/graphql';
 import { registerCacheStats } from '@cp/metrics';
 import { createRateLimiter, drainDeadline, HttpDrain, LiveStreams, Readiness, registerRuntimeMetrics, requestMetrics, retryAfterOn503, serveMetrics } from '@cp/edge';
 import { AppError } from '@cp/errors';
@@ -48,10 +48,10 @@ export interface RunningService {
   close(timeoutMs?: number): Promise<void>;
 }
 
-const JSON_LIMIT_BYTES = 1024 * 1024;
-
 export async function startService(config: Config, logger: Logger = createLogger(config)): Promise<RunningService> {
   const secret = loadJwtSecret(config);
+  // Checked before anything starts: remote subgraphs refuse a principal header not signed with it.
+  const subgraphSecret = Object.keys(config.subgraphUrls).length ? loadSubgraphSecret(config, 'when SUBGRAPH_URLS is set') : undefined;
   const db = await openDatabase({ config, modules: SUBGRAPHS.map((s) => s.database), logger });
   // Principals cached per replica, dropped by access events below (issue 12.4).
   const auth = createAuthService(config, secret, { cacheTtlSeconds: config.auth.cacheTtlSeconds });
@@ -95,7 +95,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   // in the rate limiter's shared store (issue 11.3) rather than per process.
   for (const subgraph of inProcess) local[subgraph.name] = (await subgraph.build(deps)).schema;
   const direct = new DirectReads(local);
-  const gateway = createGateway({ supergraphSdl: readSupergraph(), local, remote: config.subgraphUrls, secret, didResolveQueryPlan: direct.didResolveQueryPlan });
+  const gateway = createGateway({ supergraphSdl: readSupergraph(), local, remote: config.subgraphUrls, subgraphSecret, didResolveQueryPlan: direct.didResolveQueryPlan });
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate(({ apiSchema: schema }) => (apiSchema = schema));
 
@@ -169,7 +169,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     app.use(`/${family}/v1`, contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)), limiter.middleware(sendError), ...familyMiddleware, responseSizeLimit(sendError, config.http.maxResponseBytes), rest);
   }
   app.use((req: Request, res: Response) => sendError(res, new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`)));
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, bodyParserError(err)));
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, jsonBodyError(err)));
 
   await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
   const { port } = server.address() as AddressInfo;
@@ -204,12 +204,4 @@ export async function startService(config: Config, logger: Logger = createLogger
       metricsServer?.close();
     },
   };
-}
-
-/** express.json() failures: malformed JSON is 400, an oversized body 413; anything else stays internal. */
-function bodyParserError(err: unknown): unknown {
-  const type = (err as { type?: string }).type;
-  if (type === 'entity.parse.failed') return new AppError('BAD_REQUEST', 'The body is not valid JSON.');
-  if (type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE', undefined, { limit: JSON_LIMIT_BYTES });
-  return err;
 }

@@ -1,45 +1,14 @@
-// GraphQL abuse limits checked before execution (D13): size, tokens, depth, cost, aliases, directives; BAD_REQUEST on violation.
+// The gateway's GraphQL abuse limits (D13, defined in @cp/graphql's limits.ts) as Apollo plugins and Express middleware.
 import type { ApolloServerPlugin } from '@apollo/server';
 import { BadRequestError } from '@cp/errors';
-import type { Context } from '@cp/graphql';
-import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { armorProtection, assertDocumentSize, assertListCost, GRAPHQL_LIMITS, type Context } from '@cp/graphql';
 import type { NextFunction, Request, Response } from 'express';
-import { Kind, type DocumentNode, type FragmentDefinitionNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode, type ValidationContext } from 'graphql';
-import { listAwareCost } from './list-cost';
 import { graphqlPayload } from './parsed-request';
 
-/**
- * graphql-armor's defaults (plus a character cap): every operation sofa generates for our REST read routes passes
- * them (test/access.test.ts walks them all), so none needed raising. Introspection is exempt from depth and cost.
- */
-export const GRAPHQL_LIMITS = {
-  maxCharacters: 15_000,
-  maxTokens: 1_000,
-  maxDepth: 6,
-  maxCost: 5_000,
-  maxAliases: 15,
-  maxDirectives: 50,
-  /**
-   * `list-cost.ts`: fields times the list sizes they are selected under. The costliest REST read at `limit=100`
-   * (content) measured 2,401; 15 aliased 100-item lists of 3 fields cost about 6,000.
-   */
-  maxListCost: 5_000,
-} as const;
-
-/** Armor's rejections become our BAD_REQUEST (D13) instead of its BAD_USER_INPUT. */
-const report = { propagateOnRejection: false, onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(new BadRequestError(error.message))] };
+export { GRAPHQL_LIMITS, assertListCost } from '@cp/graphql';
 
 export function graphqlArmor() {
-  const { validationRules, plugins } = new ApolloArmor({
-    maxDepth: { n: GRAPHQL_LIMITS.maxDepth, ...report },
-    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost, ...report },
-    maxAliases: { n: GRAPHQL_LIMITS.maxAliases, ...report },
-    maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives, ...report },
-    // graphql-js's parser counts tokens itself (`parseOptions.maxTokens` below): a parse error is BAD_REQUEST.
-    maxTokens: { enabled: false },
-    // Replaced below: suggestions stay for administrators, who may read the schema anyway.
-    blockFieldSuggestion: { enabled: false },
-  }).protect();
+  const { validationRules, plugins } = armorProtection();
   return {
     validationRules,
     plugins: [...(plugins as ApolloServerPlugin<Context>[]), listCostLimit, hideSuggestionsFromClients],
@@ -50,10 +19,10 @@ export function graphqlArmor() {
 /** Oversized documents are refused before Apollo reads them (tokens are counted by graphql-js's parser: `parseOptions`). */
 export function documentSizeLimit(onError: (res: Response, err: unknown) => void) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const query = (graphqlPayload(req) as { query?: unknown } | undefined)?.query;
-    if (typeof query === 'string' && query.length > GRAPHQL_LIMITS.maxCharacters) {
-      onError(res, new BadRequestError(`The document exceeds ${GRAPHQL_LIMITS.maxCharacters} characters.`, { limit: 'characters', max: GRAPHQL_LIMITS.maxCharacters }));
-      return;
+    try {
+      assertDocumentSize((graphqlPayload(req) as { query?: unknown } | undefined)?.query);
+    } catch (err) {
+      return onError(res, err);
     }
     next();
   };
@@ -84,19 +53,6 @@ const listCostLimit: ApolloServerPlugin<Context> = {
     };
   },
 };
-
-/** BAD_REQUEST when an operation's list-aware cost (list-cost.ts) exceeds `maxListCost`. */
-export function assertListCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): void {
-  const fragments: Record<string, FragmentDefinitionNode> = {};
-  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
-  const max = GRAPHQL_LIMITS.maxListCost;
-  if (listAwareCost(schema, operation, fragments, variables, max) > max) {
-    throw new BadRequestError(`The operation could return too much: its cost counting list sizes exceeds ${max}. Ask for fewer items or fields.`, {
-      limit: 'cost',
-      max,
-    });
-  }
-}
 
 /**
  * A backstop behind the cost limit: a response body beyond `max` (`MAX_RESPONSE_BYTES`) is not sent; the caller gets a

@@ -16,7 +16,7 @@ describe('DirectReads', () => {
     const config = loadConfig({ JWT_SECRET: 'x'.repeat(32) });
     for (const s of SUBGRAPHS) local[s.name] = (await s.build({ config, secret: new Uint8Array(32) })).schema;
     direct = new DirectReads(local);
-    const gateway = createGateway({ supergraphSdl: readSupergraph(), local, remote: {}, secret: new Uint8Array(32), didResolveQueryPlan: direct.didResolveQueryPlan });
+    const gateway = createGateway({ supergraphSdl: readSupergraph(), local, remote: {}, didResolveQueryPlan: direct.didResolveQueryPlan });
     apollo = createApollo(direct.wrap(gateway));
     await apollo.start();
   });
@@ -49,7 +49,7 @@ describe('DirectReads', () => {
   it('keeps remote subgraphs on the gateway', async () => {
     const { content: _remote, ...others } = local;
     const remote = new DirectReads(others);
-    const gateway = createGateway({ supergraphSdl: readSupergraph(), local: others, remote: { content: 'http://127.0.0.1:9/graphql' }, secret: new Uint8Array(32), didResolveQueryPlan: remote.didResolveQueryPlan });
+    const gateway = createGateway({ supergraphSdl: readSupergraph(), local: others, remote: { content: 'http://127.0.0.1:9/graphql' }, subgraphSecret: new Uint8Array(32), didResolveQueryPlan: remote.didResolveQueryPlan });
     const server = createApollo(remote.wrap(gateway));
     await server.start();
     const query = '{ tags(organizationId: "default", projectId: "default") { data { id } } }';

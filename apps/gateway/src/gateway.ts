@@ -19,8 +19,8 @@ export interface GatewayOptions {
   local: Partial<Record<SubgraphName, GraphQLSchema>>;
   /** Subgraphs served elsewhere, by name. */
   remote: Partial<Record<SubgraphName, string>>;
-  /** Signs the principal forwarded to remote subgraphs. */
-  secret: Uint8Array;
+  /** SUBGRAPH_SECRET: signs the principal forwarded to remote subgraphs (required when there are any). */
+  subgraphSecret?: Uint8Array;
   /** Sees every query plan the gateway uses (direct-reads.ts). */
   didResolveQueryPlan?: Experimental_DidResolveQueryPlanCallback;
 }
@@ -64,7 +64,7 @@ class ForwardingDataSource extends RemoteGraphQLDataSource<Context> {
     // W3C `traceparent`/`tracestate` of the span above: the subgraph service's server span continues this trace.
     propagation.inject(otelContext.active(), headers, { set: (carrier, key, value) => carrier.set(key, value) });
     if (!context.principal) return;
-    headers.set(PRINCIPAL_HEADER, await signPrincipal(context.principal, this.secret));
+    headers.set(PRINCIPAL_HEADER, await signPrincipal(context.principal, this.secret, { subgraph: this.name, requestId: context.requestId }));
     headers.set('x-request-id', context.requestId);
     headers.set('accept-language', context.lang);
   }
@@ -85,7 +85,8 @@ export function createGateway(options: GatewayOptions): ApolloGateway {
       if (local) return new CachedLocalDataSource(local);
       const remote = options.remote[name as SubgraphName] ?? url;
       if (!remote) throw new Error(`Subgraph ${name} has neither a local schema nor a URL.`);
-      return new ForwardingDataSource(name, remote, options.secret);
+      if (!options.subgraphSecret) throw new Error(`Subgraph ${name} is remote: SUBGRAPH_SECRET is required.`);
+      return new ForwardingDataSource(name, remote, options.subgraphSecret);
     },
   });
 }

@@ -4,9 +4,6 @@ import type { NextFunction, Request, Response } from 'express';
 import { graphqlPayload, parsedUrl, wellFormed, type ParsedUrl } from './parsed-request';
 import { sendError } from './send-error';
 
-/** Deeper JSON than this is refused before parsing: component trees nest a few levels per child, never hundreds. */
-export const MAX_JSON_DEPTH = 128;
-
 /**
  * Express middleware: every request's path and query string are parsed (`parsedUrl`) or refused, and `req.query`
  * becomes that parsed value, so handlers that read it see what the cache key and Apollo see.
@@ -25,21 +22,7 @@ export function inputGuard() {
   };
 }
 
-/** Counts nesting in raw JSON text (outside strings) so a deeply nested body is refused before `JSON.parse` sees it. */
-export function assertJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* \ */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 123 /* { */ || c === 91 /* [ */) {
-      if (++depth > max) throw new BadRequestError(`The JSON body nests deeper than ${max} levels.`, { maxDepth: max });
-    } else if (c === 125 || c === 93) depth--;
-  }
-}
+export { assertJsonDepth, MAX_JSON_DEPTH } from '@cp/graphql';
 
 /** Strings reach PostgreSQL, which refuses NUL bytes; lone surrogates are not text. Both are the client's 400. */
 export function assertSafeJsonValue(value: unknown, path = ''): void {

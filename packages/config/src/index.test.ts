@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './index';
+import { ConfigError, loadConfig, loadSubgraphSecret } from './index';
 
 describe('loadConfig', () => {
   it('applies the D14 defaults', () => {
@@ -51,6 +51,15 @@ describe('loadConfig', () => {
       expect(issues).toMatch(/JWT_SECRET/);
       expect(issues).toMatch(/SUBGRAPH_URLS/);
     }
+  });
+
+  it('takes SUBGRAPH_SECRET of at least 32 characters, different from JWT_SECRET, and requires it only where asked', () => {
+    const a = 'a'.repeat(32);
+    const b = 'b'.repeat(32);
+    expect(() => loadConfig({ SUBGRAPH_SECRET: 'short' })).toThrow(/SUBGRAPH_SECRET/);
+    expect(() => loadConfig({ SUBGRAPH_SECRET: a, JWT_SECRET: a })).toThrow(/SUBGRAPH_SECRET: must differ from JWT_SECRET/);
+    expect(loadSubgraphSecret(loadConfig({ SUBGRAPH_SECRET: a, JWT_SECRET: b }), 'here')).toEqual(new TextEncoder().encode(a));
+    expect(() => loadSubgraphSecret(loadConfig({ SUBGRAPH_SECRET: '' }), 'to run a subgraph service')).toThrow(/SUBGRAPH_SECRET .* is required to run a subgraph service/);
   });
 
   it('refuses REDIS_URL and NATS_URL together: one event broker, never one silently unused', () => {

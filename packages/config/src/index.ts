@@ -31,6 +31,7 @@ const envSchema = z.object({
   ADMIN_EMAIL: z.email().default('admin@example.com'),
   ADMIN_PASSWORD: optionalString,
   JWT_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+  SUBGRAPH_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
   JWT_TTL_SECONDS: int(8 * 3600),
   PUBLIC_URL: optionalString.pipe(z.url().optional()),
   CDN_URL: optionalString.pipe(z.url().optional()),
@@ -68,6 +69,10 @@ const envSchema = z.object({
   if (e.REDIS_URL && e.NATS_URL) {
     ctx.addIssue({ code: 'custom', path: ['NATS_URL'], message: 'set REDIS_URL or NATS_URL, not both: each is a complete event broker (Redis also holds the rate limits)' });
   }
+  // A user token must never pass as a gateway-vouched principal: the two keys differ.
+  if (e.SUBGRAPH_SECRET && e.SUBGRAPH_SECRET === e.JWT_SECRET) {
+    ctx.addIssue({ code: 'custom', path: ['SUBGRAPH_SECRET'], message: 'must differ from JWT_SECRET' });
+  }
 });
 
 export interface Config {
@@ -77,7 +82,8 @@ export interface Config {
   database: { url?: string; poolMax: number; dataDir: string };
   admin: { email: string; password?: string };
   /** `cacheTtlSeconds`: safety expiry of cached principals (changes invalidate them at once through events); 0 disables the cache. */
-  auth: { jwtSecret?: string; tokenTtlSeconds: number; cacheTtlSeconds: number };
+  /** `subgraphSecret`: signs the gateway's principal header to remote subgraph services (SUBGRAPH_SECRET). */
+  auth: { jwtSecret?: string; subgraphSecret?: string; tokenTtlSeconds: number; cacheTtlSeconds: number };
   subgraphUrls: Partial<Record<SubgraphName, string>>;
   /** Port of a standalone subgraph service (`npm start -w subgraphs/<name>`); its default port when unset. */
   subgraphPort?: number;
@@ -139,7 +145,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     http: { port: e.PORT, host: e.HOST, publicUrl, cdnUrl: (e.CDN_URL ?? `${publicUrl}/cdn`).replace(/\/$/, ''), maxResponseBytes: e.MAX_RESPONSE_BYTES },
     database: { url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX, dataDir: e.DATA_DIR },
     admin: { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD },
-    auth: { jwtSecret: e.JWT_SECRET, tokenTtlSeconds: e.JWT_TTL_SECONDS, cacheTtlSeconds: e.AUTH_CACHE_TTL_SECONDS },
+    auth: { jwtSecret: e.JWT_SECRET, subgraphSecret: e.SUBGRAPH_SECRET, tokenTtlSeconds: e.JWT_TTL_SECONDS, cacheTtlSeconds: e.AUTH_CACHE_TTL_SECONDS },
     subgraphUrls: e.SUBGRAPH_URLS,
     subgraphPort: e.SUBGRAPH_PORT,
     redisUrl: e.REDIS_URL,

@@ -1,4 +1,4 @@
-// The JWT signing secret: JWT_SECRET when set, else generated once and kept under DATA_DIR (D14).
+// The signing secrets: JWT_SECRET (users' tokens; generated under DATA_DIR when unset, D14) and SUBGRAPH_SECRET.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,4 +17,13 @@ export function loadJwtSecret(config: Pick<Config, 'auth' | 'database'>): Uint8A
     }
   }
   return new TextEncoder().encode(readFileSync(file, 'utf8').trim());
+}
+
+/**
+ * The key of the gateway -> remote subgraph principal header. Required wherever that header crosses the network (a
+ * subgraph service, a gateway with SUBGRAPH_URLS); unlike JWT_SECRET it is never generated: both sides must share it.
+ */
+export function loadSubgraphSecret(config: Pick<Config, 'auth'>, role: string): Uint8Array {
+  if (!config.auth.subgraphSecret) throw new Error(`SUBGRAPH_SECRET (at least 32 characters, shared by the gateway and the subgraph services) is required ${role}.`);
+  return new TextEncoder().encode(config.auth.subgraphSecret);
 }

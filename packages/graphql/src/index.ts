@@ -16,3 +16,4 @@ export * from './names';
 export * from './revision';
 export * from './selection';
 export * from './event-since';
+export * from './limits';

@@ -1,25 +1,36 @@
-// Carries the gateway's authenticated principal to remote subgraph services as a short-lived signed header.
+// Carries the gateway's authenticated principal to remote subgraph services as a short-lived signed header, bound to
+// one subgraph (`aud`) and one request (`rid` = that request's X-Request-ID) and signed with SUBGRAPH_SECRET.
 import { UnauthorizedError } from '@cp/errors';
 import { jwtVerify, SignJWT } from 'jose';
 import { ANONYMOUS, type Principal } from './principal';
 
 export const PRINCIPAL_HEADER = 'x-cp-principal';
-const AUDIENCE = 'cp-subgraph';
+const AUDIENCE_PREFIX = 'cp-subgraph:';
 
-export async function signPrincipal(principal: Principal, secret: Uint8Array): Promise<string> {
-  return new SignJWT({ principal })
+/** What the header is bound to: the subgraph it is sent to and the request id sent with it. */
+export interface PrincipalBinding {
+  subgraph: string;
+  requestId: string;
+}
+
+export async function signPrincipal(principal: Principal, secret: Uint8Array, binding: PrincipalBinding): Promise<string> {
+  return new SignJWT({ principal, rid: binding.requestId })
     .setProtectedHeader({ alg: 'HS256' })
-    .setAudience(AUDIENCE)
+    .setAudience(AUDIENCE_PREFIX + binding.subgraph)
     .setIssuedAt()
     .setExpirationTime('60s')
     .sign(secret);
 }
 
-/** No header means anonymous; a header that fails verification is refused outright. */
-export async function verifyPrincipal(header: string | undefined, secret: Uint8Array): Promise<Principal> {
+/**
+ * No header means anonymous; a header that fails verification, was signed for another subgraph, or travels with
+ * another request id (a replay) is refused outright.
+ */
+export async function verifyPrincipal(header: string | undefined, secret: Uint8Array, binding: { subgraph: string; requestId: string | undefined }): Promise<Principal> {
   if (!header) return ANONYMOUS;
   try {
-    const { payload } = await jwtVerify(header, secret, { audience: AUDIENCE, algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(header, secret, { audience: AUDIENCE_PREFIX + binding.subgraph, algorithms: ['HS256'] });
+    if (typeof payload.rid !== 'string' || payload.rid !== binding.requestId) throw new Error('request id mismatch');
     return payload.principal as Principal;
   } catch {
     throw new UnauthorizedError('The forwarded principal is invalid.');

@@ -18,13 +18,26 @@ export interface Caller {
   via: 'gateway' | 'credentials' | 'anonymous';
 }
 
+/** How a principal header is checked here: SUBGRAPH_SECRET and this service's subgraph name (the audience). */
+export interface GatewayVouch {
+  secret: Uint8Array;
+  subgraph: string;
+}
+
+/** Our gateway's principal header, bound to this subgraph and this request's X-Request-ID; undefined without one, 401 when bad. */
+export async function gatewayCaller(req: Request, vouch: GatewayVouch): Promise<Caller | undefined> {
+  const signed = req.header(PRINCIPAL_HEADER);
+  if (signed === undefined) return undefined;
+  return { principal: await verifyPrincipal(signed, vouch.secret, { subgraph: vouch.subgraph, requestId: req.header('x-request-id') }), via: 'gateway' };
+}
+
 /**
  * A signed principal header wins (our gateway authenticated and rate-limited already); otherwise the client's own
  * credentials, with the same rules as at our gateway. A header or credential that is present but bad is 401.
  */
-export async function identifyCaller(req: Request, em: EntityManager, secret: Uint8Array, auth: Authenticator): Promise<Caller> {
-  const signed = req.header(PRINCIPAL_HEADER);
-  if (signed !== undefined) return { principal: await verifyPrincipal(signed, secret), via: 'gateway' };
+export async function identifyCaller(req: Request, em: EntityManager, vouch: GatewayVouch, auth: Authenticator): Promise<Caller> {
+  const vouched = await gatewayCaller(req, vouch);
+  if (vouched) return vouched;
   const authorization = req.header('authorization');
   const apiKey = req.header('x-api-key');
   if (authorization === undefined && apiKey === undefined) return { principal: ANONYMOUS, via: 'anonymous' };
@@ -66,7 +79,7 @@ export function sendGraphQLError(res: Response, err: unknown): void {
  */
 export function callerMiddleware(options: {
   fork: () => EntityManager;
-  secret: Uint8Array;
+  vouch: GatewayVouch;
   auth: Authenticator;
   limiter: RateLimiter;
   onError: (res: Response, err: unknown) => void;
@@ -79,7 +92,8 @@ export function callerMiddleware(options: {
     const em = options.fork();
     let caller: Caller;
     try {
-      caller = await identifyCaller(req, em, options.secret, options.auth);
+      // A principal header may have been checked already, before the body was read (`gatewayCaller`).
+      caller = (res.locals.caller as Caller | undefined) ?? (await identifyCaller(req, em, options.vouch, options.auth));
     } catch (err) {
       return onAuthFailure(res, err);
     }

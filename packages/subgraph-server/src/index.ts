@@ -2,17 +2,17 @@
 import 'reflect-metadata';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
-import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadConfig, loadJwtSecret } from '@cp/config';
+import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadConfig, loadJwtSecret, loadSubgraphSecret } from '@cp/config';
 import { createBroker, EventDispatcher, onEventsCommitted, openDatabase, sqlProjectDirectory } from '@cp/db';
 import { createRateLimiter, type RateLimiter, drainDeadline, exitGracefullyOnSignals, HttpDrain, Readiness, registerRuntimeMetrics, requestMetrics, retryAfterOn503, serveMetrics } from '@cp/edge';
 import { formatGraphQLError, isInternal, negotiateLanguage, toErrorEnvelope } from '@cp/errors';
-import type { Context } from '@cp/graphql';
+import { armorProtection, assertGraphQLLimits, assertJsonDepth, JSON_LIMIT_BYTES, jsonBodyError, type Context } from '@cp/graphql';
 import type { Tracing } from '@cp/tracing';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { callerMiddleware, sendGraphQLError, type Authenticator, type Caller } from './caller';
+import { callerMiddleware, gatewayCaller, sendGraphQLError, type Authenticator, type Caller } from './caller';
 import { startWorkers, type SubgraphDeps, type SubgraphModule } from './module';
 
 export * from './module';
@@ -37,6 +37,7 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
   const config = loadConfig();
   const logger = createLogger(config, `subgraph-${module.name}`);
   const secret = loadJwtSecret(config);
+  const vouch = { secret: loadSubgraphSecret(config, 'to run a subgraph service'), subgraph: module.name };
   const db = await openDatabase({ config, modules: [module.database], logger });
   const projects = sqlProjectDirectory(db.orm);
   // Events this service writes get their positions right after commit, not at the gateway's next poll.
@@ -68,7 +69,7 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
   await apollo.start();
 
   const callers = (graphql: boolean, onError: (res: Response, err: unknown) => void) =>
-    callerMiddleware({ fork: () => db.orm.em.fork(), secret, auth, limiter, onError, graphql });
+    callerMiddleware({ fork: () => db.orm.em.fork(), vouch, auth, limiter, onError, graphql });
   const contextOf = (req: Request, res: Response): Context => ({
     em: res.locals.em,
     principal: (res.locals.caller as Caller).principal,
@@ -93,8 +94,35 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
   app.get('/ready', readiness.handler(() => db.ping(), () => broker.connected));
   const metricsServer = await serveMetrics(app, config, logger);
   registerRuntimeMetrics({ orm: db.orm });
-  // 50 MB like Apollo's standalone server: the gateway's own limits already ran; entity batches can be large.
-  app.use('/graphql', express.json({ limit: '50mb' }), callers(true, sendGraphQLError), expressMiddleware(apollo, { context: async ({ req, res }) => contextOf(req, res) }));
+  // Our gateway's principal header is checked before the body is read: only its requests, whose client operation
+  // already passed the gateway's limits, get 50 MB (entity batches can be large) and skip the GraphQL limits. Anyone
+  // else (a third-party gateway forwarding credentials, a direct caller) gets the gateway's own limits (D13), before
+  // authentication so that an anonymous document is bounded before `anonymousAllowed` parses it.
+  const onAuthFailure = limiter.onAuthFailure(sendGraphQLError);
+  const vouched = async (req: Request, res: Response, next: NextFunction) => {
+    try {
+      res.locals.caller = await gatewayCaller(req, vouch);
+    } catch (err) {
+      return onAuthFailure(res, err);
+    }
+    next();
+  };
+  const gatewayBody = express.json({ limit: '50mb' });
+  const clientBody = express.json({ limit: JSON_LIMIT_BYTES, verify: (_req, _res, buf) => assertJsonDepth(buf.toString('utf8')) });
+  const body = (req: Request, res: Response, next: NextFunction) => (res.locals.caller ? gatewayBody : clientBody)(req, res, next);
+  const bodyError = (err: unknown, _req: Request, res: Response, _next: NextFunction) => sendGraphQLError(res, jsonBodyError(err));
+  const armorRules = armorProtection().validationRules;
+  const limits = (req: Request, res: Response, next: NextFunction) => {
+    if (res.locals.caller) return next();
+    try {
+      // Apollo also runs GET requests, from the query string.
+      assertGraphQLLimits(schema, req.method === 'GET' ? req.query : req.body, armorRules);
+    } catch (err) {
+      return sendGraphQLError(res, err);
+    }
+    next();
+  };
+  app.use('/graphql', vouched, body, bodyError, limits, callers(true, sendGraphQLError), expressMiddleware(apollo, { context: async ({ req, res }) => contextOf(req, res) }));
   // The module's plain HTTP routes (uploads, CDN), authenticated like GraphQL (the handlers check the caller's rights).
   for (const route of module.http?.(deps) ?? []) {
     const withContext = (req: Request, res: Response, next: NextFunction) => ((res.locals.context = contextOf(req, res)), next());

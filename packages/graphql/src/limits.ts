@@ -1,0 +1,125 @@
+// Abuse limits every GraphQL entry point applies before execution (D13): the gateway and standalone subgraph services.
+import { AppError, BadRequestError } from '@cp/errors';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { Kind, parse, validate, type DocumentNode, type FragmentDefinitionNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode, type ValidationContext } from 'graphql';
+import { listAwareCost } from './list-cost';
+
+/** JSON request bodies larger than this are 413 (express.json's `limit`). */
+export const JSON_LIMIT_BYTES = 1024 * 1024;
+
+/** Deeper JSON than this is refused before parsing: component trees nest a few levels per child, never hundreds. */
+export const MAX_JSON_DEPTH = 128;
+
+/**
+ * graphql-armor's defaults (plus a character cap): every operation sofa generates for our REST read routes passes
+ * them (test/access.test.ts walks them all), so none needed raising. Introspection is exempt from depth and cost.
+ */
+export const GRAPHQL_LIMITS = {
+  maxCharacters: 15_000,
+  maxTokens: 1_000,
+  maxDepth: 6,
+  maxCost: 5_000,
+  maxAliases: 15,
+  maxDirectives: 50,
+  /**
+   * `list-cost.ts`: fields times the list sizes they are selected under. The costliest REST read at `limit=100`
+   * (content) measured 2,401; 15 aliased 100-item lists of 3 fields cost about 6,000.
+   */
+  maxListCost: 5_000,
+} as const;
+
+/** Armor's rejections become our BAD_REQUEST (D13) instead of its BAD_USER_INPUT. */
+const report = { propagateOnRejection: false, onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(new BadRequestError(error.message))] };
+
+/** graphql-armor's validation rules and Apollo plugins for depth, cost, aliases and directives. */
+export function armorProtection() {
+  return new ApolloArmor({
+    maxDepth: { n: GRAPHQL_LIMITS.maxDepth, ...report },
+    costLimit: { maxCost: GRAPHQL_LIMITS.maxCost, ...report },
+    maxAliases: { n: GRAPHQL_LIMITS.maxAliases, ...report },
+    maxDirectives: { n: GRAPHQL_LIMITS.maxDirectives, ...report },
+    // graphql-js's parser counts tokens itself (`parseOptions.maxTokens`): a parse error is BAD_REQUEST.
+    maxTokens: { enabled: false },
+    // Suggestions stay for administrators, who may read the schema anyway (the gateway hides them from others).
+    blockFieldSuggestion: { enabled: false },
+  }).protect();
+}
+
+/** BAD_REQUEST when the document is longer than `maxCharacters`. */
+export function assertDocumentSize(query: unknown): void {
+  if (typeof query === 'string' && query.length > GRAPHQL_LIMITS.maxCharacters) {
+    throw new BadRequestError(`The document exceeds ${GRAPHQL_LIMITS.maxCharacters} characters.`, { limit: 'characters', max: GRAPHQL_LIMITS.maxCharacters });
+  }
+}
+
+/** BAD_REQUEST when an operation's list-aware cost (list-cost.ts) exceeds `maxListCost`. */
+export function assertListCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): void {
+  const fragments: Record<string, FragmentDefinitionNode> = {};
+  for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
+  const max = GRAPHQL_LIMITS.maxListCost;
+  if (listAwareCost(schema, operation, fragments, variables, max) > max) {
+    throw new BadRequestError(`The operation could return too much: its cost counting list sizes exceeds ${max}. Ask for fewer items or fields.`, {
+      limit: 'cost',
+      max,
+    });
+  }
+}
+
+/** express.json() failures: malformed JSON is 400, an oversized body 413; anything else stays as it is. */
+export function jsonBodyError(err: unknown, limit: number = JSON_LIMIT_BYTES): unknown {
+  const type = (err as { type?: string }).type;
+  if (type === 'entity.parse.failed') return new AppError('BAD_REQUEST', 'The body is not valid JSON.');
+  if (type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE', undefined, { limit });
+  return err;
+}
+
+/** Counts nesting in raw JSON text (outside strings) so a deeply nested body is refused before `JSON.parse` sees it. */
+export function assertJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) {
+      if (++depth > max) throw new BadRequestError(`The JSON body nests deeper than ${max} levels.`, { maxDepth: max });
+    } else if (c === 125 || c === 93) depth--;
+  }
+}
+
+/**
+ * The gateway's limits as one check, for servers that cannot run them as Apollo plugins per caller (a standalone
+ * subgraph applies them to callers other than our gateway): size, tokens, depth, cost, aliases, directives, list cost.
+ * Throws BAD_REQUEST; a document that does not parse or validate otherwise is left to Apollo's own answer.
+ */
+export function assertGraphQLLimits(schema: GraphQLSchema, payload: unknown, validationRules = armorProtection().validationRules): void {
+  const { query, operationName, variables } = (payload ?? {}) as { query?: unknown; operationName?: unknown; variables?: unknown };
+  assertDocumentSize(query);
+  if (typeof query !== 'string') return;
+  let document: DocumentNode;
+  try {
+    document = parse(query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
+  } catch (err) {
+    // As the gateway answers it: Apollo's parse failure is BAD_REQUEST with graphql-js's message ("more that": sic).
+    if (/Document contains more \w+ \d+ tokens/.test((err as Error).message)) throw new BadRequestError((err as Error).message);
+    return;
+  }
+  // Armor reports its refusals as BadRequestError; other validation errors are Apollo's to answer.
+  const refused = validate(schema, document, validationRules as never).find((e) => e instanceof BadRequestError);
+  if (refused) throw refused;
+  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const operation = typeof operationName === 'string' ? operations.find((o) => o.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
+  // A GET request's variables are JSON text.
+  let vars = variables;
+  if (typeof vars === 'string') {
+    try {
+      vars = JSON.parse(vars);
+    } catch {
+      vars = undefined;
+    }
+  }
+  vars = vars && typeof vars === 'object' ? vars : undefined;
+  if (operation) assertListCost(schema, document, operation, vars as Record<string, unknown> | undefined);
+}
