@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { ADMIN, freePort, JWT_SECRET, ROOT, spawnNode, startService, type Process } from './support/service';
+import { ADMIN, freePort, JWT_SECRET, ROOT, spawnNode, startService, SUBGRAPH_SECRET, type Process } from './support/service';
 
 // A hang shows as the timeout's exit 1; the grace window is short so each stop costs little. NODE_ENV=production as
 // deployed: Apollo installs its own signal handlers outside `test`, which is what hung and failed shutdowns.
@@ -141,7 +141,7 @@ describe('SIGTERM: standalone subgraph services', () => {
   afterAll(async () => drop?.());
 
   const start = async (name: string) => {
-    const env = { ...SHUTDOWN_ENV, DATABASE_URL: databaseUrl, JWT_SECRET, SUBGRAPH_PORT: String(await freePort()), RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000' };
+    const env = { ...SHUTDOWN_ENV, DATABASE_URL: databaseUrl, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(await freePort()), RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000' };
     return spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
   };
 
