@@ -9,7 +9,7 @@ import { openSse } from './support/sse';
 
 const app = `/app/v1${PROJECT}`;
 const api = `/api/v1${PROJECT}`;
-/** Every replica applies every committed event within this long, announced or not (README "Operating"). */
+/** Every replica applies every committed event within this long, announced or not (docs/operating/README.md). */
 const VISIBLE_WITHIN_MS = 2000;
 /** Measuring slack on a shared, loaded machine: the design bound is VISIBLE_WITHIN_MS. */
 const SLACK_MS = 500;

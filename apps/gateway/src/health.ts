@@ -8,7 +8,7 @@ export const SERVICE_VERSION: string = JSON.parse(readFileSync(join(__dirname, '
 
 /**
  * Exactly D10's members; `/ready` says which dependency is down. A broker outage is `degraded` at 200: answers stay
- * correct (README, Operating → Faults).
+ * correct (docs/operating/README.md, Faults).
  */
 export function healthHandler(db: Database, broker: Pick<EventBroker, 'connected' | 'kind'>) {
   return async (_req: Request, res: Response) => {

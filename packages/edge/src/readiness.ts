@@ -1,5 +1,5 @@
 // Readiness (`GET /ready`): 503 while starting, while draining for shutdown, or while the database does not answer.
-// An event broker that is down makes it `degraded` at 200: the replica still serves correct answers (see README).
+// An event broker that is down makes it `degraded` at 200: the replica still serves correct answers (docs/operating/README.md).
 import type { Request, Response } from 'express';
 
 export type ReadinessState = 'starting' | 'ready' | 'draining';

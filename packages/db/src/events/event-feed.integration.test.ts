@@ -8,7 +8,7 @@ import { recordEvent } from './record-event';
 
 /** A broker that loses every notification: the feeds must find the events on their own. */
 const deaf: EventBroker = { kind: 'redis', connected: false, publish: async () => undefined, subscribe: () => undefined, close: async () => undefined };
-/** The promise (README "Events"): every replica applies every committed event within this long, notified or not. */
+/** The promise (docs/api/events.md): every replica applies every committed event within this long, notified or not. */
 const BOUND_MS = 2000;
 
 describe('event feeds without notifications (real PostgreSQL)', () => {
