@@ -40,10 +40,19 @@ const before = fingerprint();
 const built = existsSync(ENTRY) && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === before;
 // START_SKIP_BUILD=1: the caller built already (the black-box tests, which must not rewrite dist/ under other tests).
 if (!built && process.env.START_SKIP_BUILD !== '1') {
+  // A first build compiles 17 workspaces and bundles GraphiQL: silence for that long looks like a hang, so say so.
+  const first = !existsSync(ENTRY);
+  console.error(
+    first
+      ? 'Building the service before its first start (about 1–3 minutes on 2 cores; later starts skip this)…'
+      : 'Sources changed since the last build: rebuilding what changed (usually a few seconds)…',
+  );
+  const startedAt = Date.now();
   const turbo = spawnSync('npx', ['turbo', 'run', 'build', '--output-logs=errors-only'], { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' });
   if (turbo.status !== 0) process.exit(turbo.status ?? 1);
   mkdirSync(dirname(STAMP), { recursive: true });
   // The fingerprint from before the build: a file edited during the build triggers the next one.
   writeFileSync(STAMP, before);
+  console.error(`Built in ${Math.round((Date.now() - startedAt) / 1000)} s; starting.`);
 }
 await import(pathToFileURL(ENTRY).href);
