@@ -22,6 +22,20 @@ export function reconnectDelayMs(attempt: number): number {
   return Math.min(100 * 2 ** Math.min(attempt, 6), 5000);
 }
 
+/** After a lost connection: calls `open` with growing delays until it succeeds or the broker was closed. */
+function reconnectForever(open: () => Promise<void>, closed: () => boolean, state: ConnectionState): void {
+  let attempt = 0;
+  const next = () =>
+    setTimeout(() => {
+      if (closed()) return;
+      open().catch((err) => {
+        state.markDown(err);
+        next();
+      });
+    }, reconnectDelayMs(attempt++)).unref();
+  next();
+}
+
 /** One process only (embedded PGlite): notifications never leave it, and need not. */
 export class LocalBroker implements EventBroker {
   readonly kind = 'local';
@@ -44,7 +58,6 @@ export class PostgresBroker implements EventBroker {
   private readonly listeners: ((position: string) => void)[] = [];
   private client: import('pg').Client | undefined;
   private closed = false;
-  private attempt = 0;
   private readonly state: ConnectionState;
 
   constructor(
@@ -73,7 +86,6 @@ export class PostgresBroker implements EventBroker {
     await client.query(`listen ${CHANNEL}`);
     if (this.closed) return void client.end().catch(() => undefined);
     this.client = client;
-    this.attempt = 0;
     this.state.markUp();
   }
 
@@ -83,17 +95,7 @@ export class PostgresBroker implements EventBroker {
     this.client = undefined;
     if (this.closed) return;
     this.state.markDown(err ?? 'connection ended');
-    this.retry();
-  }
-
-  private retry(): void {
-    setTimeout(() => {
-      if (this.closed) return;
-      this.open().catch((err) => {
-        this.state.markDown(err);
-        this.retry();
-      });
-    }, reconnectDelayMs(this.attempt++)).unref();
+    reconnectForever(() => this.open(), () => this.closed, this.state);
   }
 
   async publish(position: string) {
@@ -169,7 +171,6 @@ export class NatsBroker implements EventBroker {
   private connection: import('nats').NatsConnection | undefined;
   private up = false;
   private closing = false;
-  private attempt = 0;
   private readonly listeners: ((position: string) => void)[] = [];
   private readonly state: ConnectionState;
   private readonly codec = import('nats').then((nats) => nats.StringCodec());
@@ -198,7 +199,6 @@ export class NatsBroker implements EventBroker {
     if (this.closing) return void connection.close();
     this.connection = connection;
     this.up = true;
-    this.attempt = 0;
     this.state.markUp();
     const subscription = connection.subscribe(CHANNEL);
     void (async () => {
@@ -220,18 +220,8 @@ export class NatsBroker implements EventBroker {
       this.up = false;
       if (this.closing) return;
       this.state.markDown(err ?? 'connection closed');
-      this.reopen();
+      reconnectForever(() => this.open(), () => this.closing, this.state);
     });
-  }
-
-  private reopen(): void {
-    setTimeout(() => {
-      if (this.closing) return;
-      this.open().catch((err) => {
-        this.state.markDown(err);
-        this.reopen();
-      });
-    }, reconnectDelayMs(this.attempt++)).unref();
   }
 
   async publish(position: string) {
