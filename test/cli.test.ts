@@ -1,5 +1,4 @@
 // Black-box: the `content-platform` CLI moves a 1,000-entry project from the embedded database to a fresh PostgreSQL installation.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,9 +6,8 @@ import { join } from 'node:path';
 import { Client as Pg } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { ROOT, startService, type TestService } from './support/service';
+import { runCli, startService, type TestService } from './support/service';
 
-const BIN = join(ROOT, 'node_modules/.bin/content-platform');
 const ENTRIES = 1000;
 const FAST = { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PER_HOUR: '10000000', EMBEDDINGS: 'off', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' };
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082', 'hex');
@@ -20,25 +18,9 @@ export function metadata() { return { title: 'Hero', description: 'A heading' };
 export default function render(props: Props) { return '<h1>' + String(props.title) + '</h1>'; }
 `;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the linked bin (what `npx content-platform` runs) with the database settings of `service`. */
-function cli(service: TestService, args: string[]): Promise<Run> {
-  const env = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', JWT_SECRET: service.env.JWT_SECRET, DATA_DIR: service.env.DATA_DIR, ...(service.env.DATABASE_URL ? { DATABASE_URL: service.env.DATABASE_URL } : {}) };
-  return new Promise((resolve, reject) => {
-    const child = spawn(BIN, args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+/** Runs the CLI with the database settings of `service`. */
+const cli = (service: TestService, args: string[]) =>
+  runCli({ JWT_SECRET: service.env.JWT_SECRET, DATA_DIR: service.env.DATA_DIR, DATABASE_URL: service.env.DATABASE_URL }, args);
 
 /** Runs `work` over `items` with `width` requests in flight. */
 async function pool<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {

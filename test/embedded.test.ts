@@ -1,11 +1,10 @@
 // Black-box: `npm start` with no DATABASE_URL serves from embedded PostgreSQL that survives a restart (D14) and belongs to one process.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { JWT_SECRET, ROOT, startService } from './support/service';
+import { JWT_SECRET, runCli, startService } from './support/service';
 
 describe('embedded database (PGlite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cp-embedded-'));
@@ -35,18 +34,7 @@ describe('embedded database (PGlite)', () => {
 });
 
 /** Runs the `content-platform` CLI on the embedded database under `dataDir`. */
-function cli(dataDir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const env = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', JWT_SECRET, DATA_DIR: dataDir };
-  return new Promise((resolve, reject) => {
-    const child = spawn(join(ROOT, 'node_modules/.bin/content-platform'), args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const cli = (dataDir: string, args: string[]) => runCli({ DATA_DIR: dataDir, JWT_SECRET }, args);
 
 describe('embedded database: one process at a time', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'cp-embedded-lock-'));

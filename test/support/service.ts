@@ -135,3 +135,27 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     },
   };
 }
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the linked `content-platform` bin (what `npx content-platform` runs) with these database settings
+ * (`DATA_DIR`, `JWT_SECRET`, and `DATABASE_URL` unless embedded).
+ */
+export function runCli(settings: { DATA_DIR: string; JWT_SECRET: string; DATABASE_URL?: string }, args: string[]): Promise<CliRun> {
+  const env = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...settings };
+  if (!env.DATABASE_URL) delete env.DATABASE_URL;
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(ROOT, 'node_modules/.bin/content-platform'), args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
