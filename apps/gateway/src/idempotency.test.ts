@@ -1,4 +1,4 @@
-// D17: what a request's fingerprint covers, what a stored answer leaves out, and the key's decisions on a real database.
+// D17: what a request's fingerprint covers, what a stored answer leaves out, the key's decisions on a real database.
 import type { Logger } from '@cp/config';
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
 import type { Context } from '@cp/graphql';
@@ -35,7 +35,9 @@ function fingerprint({ method, url, ifMatch, body }: Parts, mode: 'raw' | 'parse
 const json = fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v));
 const parts: fc.Arbitrary<Parts> = fc.record({
   method: fc.constantFrom('POST', 'PUT'),
-  url: fc.tuple(fc.webPath(), fc.option(fc.webQueryParameters(), { nil: undefined })).map(([p, q]) => (q === undefined ? `/app/v1${p}` : `/app/v1${p}?${q}`)),
+  url: fc
+    .tuple(fc.webPath(), fc.option(fc.webQueryParameters(), { nil: undefined }))
+    .map(([p, q]) => (q === undefined ? `/app/v1${p}` : `/app/v1${p}?${q}`)),
   ifMatch: fc.option(fc.constantFrom('"1"', '"2"', 'W/"1"', '*'), { nil: undefined }),
   body: json,
 });
@@ -63,8 +65,15 @@ describe('fingerprintOf', () => {
 
 describe('withoutSecrets', () => {
   const member = fc.string({ maxLength: 6 }).filter((k) => k !== 'key' && k !== 'token' && k !== '__proto__');
-  const answer = fc.tuple(fc.dictionary(member, fc.jsonValue({ maxDepth: 2 })), fc.option(fc.string(), { nil: undefined }), fc.option(fc.string(), { nil: undefined }));
-  const withSecrets = ([rest, key, token]: [Record<string, unknown>, string | undefined, string | undefined]) => ({ ...rest, ...(key === undefined ? {} : { key }), ...(token === undefined ? {} : { token }) });
+  const secret = fc.option(fc.string(), { nil: undefined });
+  /** An answer without secrets, and the secrets it is sent with. */
+  const answer = fc.tuple(fc.dictionary(member, fc.jsonValue({ maxDepth: 2 })), secret, secret);
+  type Answer = [Record<string, unknown>, string | undefined, string | undefined];
+  const withSecrets = ([rest, key, token]: Answer) => ({
+    ...rest,
+    ...(key === undefined ? {} : { key }),
+    ...(token === undefined ? {} : { token }),
+  });
 
   it('drops a REST answer’s `key` and `token` strings, and nothing else', () => {
     fc.assert(
@@ -78,7 +87,8 @@ describe('withoutSecrets', () => {
   it('drops them from every field of a GraphQL answer’s data', () => {
     fc.assert(
       fc.property(fc.dictionary(member, answer, { maxKeys: 3 }), (fields) => {
-        const body = JSON.stringify({ data: Object.fromEntries(Object.entries(fields).map(([f, p]) => [f, withSecrets(p)])) });
+        const data = Object.fromEntries(Object.entries(fields).map(([f, p]) => [f, withSecrets(p)]));
+        const body = JSON.stringify({ data });
         const stored = JSON.parse(withoutSecrets(body, true)) as { data: Record<string, unknown> };
         expect(stored.data).toEqual(Object.fromEntries(Object.entries(fields).map(([f, p]) => [f, p[0]])));
       }),
@@ -105,7 +115,8 @@ describe('Idempotency-Key on a real database', () => {
     const app = express();
     app.use((req, res, next) => {
       const permissions = req.header('x-can-create') === 'no' ? {} : { things: { create: true } };
-      res.locals.context = { principal: { kind: 'user', userId: req.header('x-user'), organizationId: 'o', permissions } } as Partial<Context>;
+      const principal = { kind: 'user', userId: req.header('x-user'), organizationId: 'o', permissions };
+      res.locals.context = { principal } as Partial<Context>;
       next();
     });
     const logger = pino({ level: 'silent' }) as unknown as Logger;
@@ -118,7 +129,8 @@ describe('Idempotency-Key on a real database', () => {
       const body = req.rawBody?.toString() ?? '';
       if (body.includes('hold')) await new Promise<void>((resolve) => (release = resolve));
       if (body.includes('fail')) return void res.status(503).json({ error: { code: 'UNAVAILABLE' } });
-      res.status(201).setHeader('Location', `/things/${count}`).json({ id: count, body, key: `secret-${count}`, token: 't' });
+      res.status(201).setHeader('Location', `/things/${count}`);
+      res.json({ id: count, body, key: `secret-${count}`, token: 't' });
     });
     server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -130,12 +142,23 @@ describe('Idempotency-Key on a real database', () => {
   });
 
   const post = async (user: string, path: string, body: string, headers: Record<string, string> = {}) => {
-    const res = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-user': user, ...headers }, body });
-    return { status: res.status, replayed: res.headers.get('idempotent-replayed'), location: res.headers.get('location'), body: (await res.json()) as any };
+    const sent = { 'content-type': 'application/json', 'x-user': user, ...headers };
+    const res = await fetch(`${url}${path}`, { method: 'POST', headers: sent, body });
+    return {
+      status: res.status,
+      replayed: res.headers.get('idempotent-replayed'),
+      location: res.headers.get('location'),
+      body: (await res.json()) as any,
+    };
   };
 
-  it('runs the first request of a key once; the same request replays its answer, another is refused (model)', async () => {
-    const request = fc.record({ key: fc.constantFrom('k1', 'k2', 'k3'), path: fc.constantFrom('/t', '/t?x=1'), body: fc.constantFrom('{"a":1}', '{"a":2}'), ifMatch: fc.constantFrom('', '"1"') });
+  it('runs a key’s first request once; the same request replays its answer, another is refused (model)', async () => {
+    const request = fc.record({
+      key: fc.constantFrom('k1', 'k2', 'k3'),
+      path: fc.constantFrom('/t', '/t?x=1'),
+      body: fc.constantFrom('{"a":1}', '{"a":2}'),
+      ifMatch: fc.constantFrom('', '"1"'),
+    });
     let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(request, { minLength: 1, maxLength: 8 }), async (requests) => {
@@ -143,7 +166,8 @@ describe('Idempotency-Key on a real database', () => {
         const firsts = new Map<string, { sent: string; answer: unknown; location: string | null }>();
         for (const r of requests) {
           const sent = JSON.stringify([r.path, r.body, r.ifMatch]);
-          const res = await post(user, r.path, r.body, { 'idempotency-key': r.key, ...(r.ifMatch ? { 'if-match': r.ifMatch } : {}) });
+          const headers = { 'idempotency-key': r.key, ...(r.ifMatch ? { 'if-match': r.ifMatch } : {}) };
+          const res = await post(user, r.path, r.body, headers);
           const first = firsts.get(r.key);
           if (!first) {
             expect(res.status).toBe(201);
@@ -180,7 +204,7 @@ describe('Idempotency-Key on a real database', () => {
     expect(ran.get('u-fail')).toBe(2);
   });
 
-  it('keeps keys per caller, and replays only while the caller still holds the permissions it was granted by', async () => {
+  it('keeps keys per caller; replays only while the caller still holds the permissions it was granted by', async () => {
     expect((await post('u-a', '/t', '{}', { 'idempotency-key': 'same' })).status).toBe(201);
     expect((await post('u-b', '/t', '{}', { 'idempotency-key': 'same' })).replayed).toBeNull();
     const refused = await post('u-a', '/t', '{}', { 'idempotency-key': 'same', 'x-can-create': 'no' });

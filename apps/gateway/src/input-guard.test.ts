@@ -12,7 +12,10 @@ const THINGS = '/app/v1/organizations/o1/things';
 /** Text a client may send: any well-formed Unicode but NUL. */
 const text = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 10 }).filter((s) => !s.includes('\u0000'));
 const id = text.filter((s) => s !== '.' && s !== '..' && !/[\u0000-\u001f\u007f]/.test(s));
-const validQuery = fc.record({ limit: fc.integer({ min: 0, max: 5 }).map(String), lastKey: text, order: fc.constantFrom('asc', 'desc') }, { requiredKeys: [] });
+const validQuery = fc.record(
+  { limit: fc.integer({ min: 0, max: 5 }).map(String), lastKey: text, order: fc.constantFrom('asc', 'desc') },
+  { requiredKeys: [] },
+);
 
 interface Sent {
   method: string;
@@ -31,8 +34,12 @@ const wellFormed: fc.Arbitrary<Sent> = fc.oneof(
 /** Each guarded defect, somewhere in an otherwise well-formed request. */
 const badEncoding = fc.constantFrom('%', '%z1', '%E0%A4', '%C3', '%FF');
 const nul = fc.constant('%00');
+const dotSegment = fc.constantFrom('.', '..', '%2e', '%2E%2e');
 const loneSurrogate = fc.constantFrom('%ED%A0%80', '%ED%BF%BF');
-const around = (bad: fc.Arbitrary<string>) => fc.tuple(id, bad, id).map(([a, b, c]) => encodeURIComponent(a) + b + encodeURIComponent(c));
+const around = (bad: fc.Arbitrary<string>) =>
+  fc.tuple(id, bad, id).map(([a, b, c]) => encodeURIComponent(a) + b + encodeURIComponent(c));
+const inPath = (bad: fc.Arbitrary<string>) => around(bad).map((s) => ({ method: 'GET', path: `${THINGS}/${s}` }));
+
 /** A query string of valid parameters with one more pair at any position. */
 const withPair = (pair: fc.Arbitrary<string>) =>
   fc.tuple(validQuery, pair, fc.nat()).map(([q, p, at]) => {
@@ -40,6 +47,9 @@ const withPair = (pair: fc.Arbitrary<string>) =>
     pairs.splice(at % (pairs.length + 1), 0, p);
     return { method: 'GET', path: `${THINGS}?${pairs.join('&')}` };
   });
+/** A defect in a query parameter's name or its value. */
+const inParameter = (bad: fc.Arbitrary<string>) =>
+  fc.tuple(bad, fc.boolean()).chain(([b, inName]) => withPair(fc.constant(inName ? `x${b}=1` : `x=${b}`)));
 const inBody = (value: fc.Arbitrary<string>) =>
   fc.tuple(fc.record({ name: text }), value, fc.boolean()).map(([body, raw, asKey]) => ({
     method: 'POST',
@@ -49,15 +59,15 @@ const inBody = (value: fc.Arbitrary<string>) =>
   }));
 
 const defects: Record<string, fc.Arbitrary<Sent>> = {
-  'path: invalid percent-encoding': around(badEncoding).map((s) => ({ method: 'GET', path: `${THINGS}/${s}` })),
-  'path: dot segment': fc.constantFrom('.', '..', '%2e', '%2E%2e').map((s) => ({ method: 'GET', path: `${THINGS}/${s}/x` })),
-  'path: NUL or control character': around(fc.constantFrom('%00', '%1F', '%7F')).map((s) => ({ method: 'GET', path: `${THINGS}/${s}` })),
-  'path: lone surrogate': around(loneSurrogate).map((s) => ({ method: 'GET', path: `${THINGS}/${s}` })),
-  'query: invalid percent-encoding': fc.tuple(badEncoding, fc.boolean()).chain(([b, inName]) => withPair(fc.constant(inName ? `x${b}=1` : `x=${b}`))),
-  'query: NUL': fc.boolean().chain((inName) => withPair(nul.map((b) => (inName ? `x${b}=1` : `x=${b}`)))),
-  'query: lone surrogate': fc.boolean().chain((inName) => withPair(loneSurrogate.map((b) => (inName ? `x${b}=1` : `x=${b}`)))),
-  'query: repeated name': fc.constantFrom('x', 'lastKey', 'order').chain((n) => withPair(fc.constant(`${n}=a&${encodeURIComponent(n)}=b`))),
-  'query: bracket name': fc.constantFrom('a[]=1', 'a[b]=1', 'a%5B%5D=1', 'limit[0]=1').chain((p) => withPair(fc.constant(p))),
+  'path: invalid percent-encoding': inPath(badEncoding),
+  'path: dot segment': dotSegment.map((d) => ({ method: 'GET', path: `${THINGS}/${d}` })),
+  'path: NUL or control character': inPath(fc.constantFrom('%00', '%1F', '%7F')),
+  'path: lone surrogate': inPath(loneSurrogate),
+  'query: invalid percent-encoding': inParameter(badEncoding),
+  'query: NUL': inParameter(nul),
+  'query: lone surrogate': inParameter(loneSurrogate),
+  'query: repeated name': withPair(fc.constantFrom('x', 'lastKey', 'order').map((n) => `${n}=a&${n}=b`)),
+  'query: bracket name': withPair(fc.constantFrom('a[]=1', 'a[b]=1', 'a%5B%5D=1', 'limit[0]=1')),
   'query: too many parameters': fc.integer({ min: MAX_QUERY_PARAMETERS + 1, max: 400 }).map((n) => ({
     method: 'GET',
     path: `${THINGS}?${Array.from({ length: n }, (_, i) => `p${i}=1`).join('&')}`,
@@ -67,11 +77,12 @@ const defects: Record<string, fc.Arbitrary<Sent>> = {
     .map((n) => ({ method: 'GET', path: `${THINGS}?limit=${n}` })),
   'body: NUL': inBody(fc.constant('\\u0000')),
   'body: lone surrogate': inBody(fc.constantFrom('\\ud800', '\\udfff', 'a\\ud83d')),
-  'body: nested too deep': fc.tuple(fc.integer({ min: MAX_JSON_DEPTH, max: MAX_JSON_DEPTH * 4 }), fc.constantFrom('[', '{"a":')).map(([depth, open]) => ({
-    method: 'POST',
-    path: THINGS,
-    body: `{"name":"x","note":${open.repeat(depth)}1${(open === '[' ? ']' : '}').repeat(depth)}}`,
-  })),
+  'body: nested too deep': fc
+    .tuple(fc.integer({ min: MAX_JSON_DEPTH, max: 4 * MAX_JSON_DEPTH }), fc.constantFrom('[', '{"a":'))
+    .map(([depth, open]) => {
+      const nested = `${open.repeat(depth)}1${(open === '[' ? ']' : '}').repeat(depth)}`;
+      return { method: 'POST', path: THINGS, body: `{"name":"x","note":${nested}}` };
+    }),
 };
 
 describe('input guard', () => {
@@ -82,7 +93,8 @@ describe('input guard', () => {
   function send({ method, path, body }: Sent): Promise<{ status: number; body: any }> {
     const { hostname, port } = new URL(app.url);
     return new Promise((resolve, reject) => {
-      const req = request({ host: hostname, port, method, path, headers: body === undefined ? {} : { 'content-type': 'application/json' } }, (res) => {
+      const headers = body === undefined ? {} : { 'content-type': 'application/json' };
+      const req = request({ host: hostname, port, method, path, headers }, (res) => {
         let raw = '';
         res.setEncoding('utf8').on('data', (c: string) => (raw += c));
         res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(raw) }));
@@ -95,11 +107,13 @@ describe('input guard', () => {
   it('refuses every guarded defect with 400 and the error envelope, before any operation runs', async () => {
     const kinds = Object.keys(defects);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...kinds).chain((kind) => fc.tuple(fc.constant(kind), defects[kind])), async ([kind, sent]) => {
+      fc.asyncProperty(fc.constantFrom(...kinds).chain((k) => fc.tuple(fc.constant(k), defects[k])), async (pair) => {
+        const [kind, sent] = pair;
         const before = app.calls.length;
         const res = await send(sent);
         expect(res.status, `${kind}: ${sent.method} ${sent.path} ${sent.body ?? ''}`).toBe(400);
-        expect(res.body).toEqual({ error: { code: 'BAD_REQUEST', message: expect.any(String), details: expect.any(Object) } });
+        const envelope = { error: { code: 'BAD_REQUEST', message: expect.any(String), details: expect.any(Object) } };
+        expect(res.body).toEqual(envelope);
         expect(app.calls.length).toBe(before);
       }),
       runs,
@@ -123,9 +137,13 @@ describe('assertSafeGraphQLPayload', () => {
   it('refuses a NUL escape in the document and an empty operation name; admits any other well-formed payload', () => {
     fc.assert(
       fc.property(text, fc.constantFrom('\\u0000', '\\u{0}', '\\u{000}', '\\U0000'), (name, nulEscape) => {
-        expect(() => assertSafeGraphQLPayload({ query: `{ a(s: "${nulEscape}") }` })).toThrow(expect.objectContaining({ code: 'BAD_REQUEST' }));
-        expect(() => assertSafeGraphQLPayload({ query: '{ a }', operationName: '' })).toThrow(expect.objectContaining({ details: { parameter: 'operationName' } }));
-        expect(() => assertSafeGraphQLPayload({ query: `query Q { a(s: ${JSON.stringify(name)}) }`, operationName: 'Q', variables: { v: name } })).not.toThrow();
+        const nulInDocument = { query: `{ a(s: "${nulEscape}") }` };
+        expect(() => assertSafeGraphQLPayload(nulInDocument)).toThrow(expect.objectContaining({ code: 'BAD_REQUEST' }));
+        const noName = { query: '{ a }', operationName: '' };
+        const namesNone = expect.objectContaining({ details: { parameter: 'operationName' } });
+        expect(() => assertSafeGraphQLPayload(noName)).toThrow(namesNone);
+        const fine = { query: `query Q { a(s: ${JSON.stringify(name)}) }`, operationName: 'Q', variables: { v: name } };
+        expect(() => assertSafeGraphQLPayload(fine)).not.toThrow();
       }),
       runs,
     );

@@ -1,4 +1,4 @@
-// Test support: the edge's REST chain (request scope, input guard, REST handler, Apollo) over a small in-memory schema.
+// Test support: the edge's REST chain (request scope, input guard, REST handler, Apollo) over a small schema.
 import { ApolloServer } from '@apollo/server';
 import type { Logger } from '@cp/config';
 import type { Context, Principal, RestRoutes } from '@cp/graphql';
@@ -11,7 +11,7 @@ import { inputGuard } from './input-guard';
 import { requestScope } from './request-scope';
 import { createRestHandler } from './rest';
 
-/** Shaped like the subgraphs' types: a list with `pagination`, a `User` reference, a revision, a create and an update. */
+/** Shaped like the subgraphs' types: a list with `pagination`, a `User` reference, a revision, create and update. */
 const SDL = `
   enum Order { asc desc }
   type User { id: ID! email: String! }
@@ -32,7 +32,9 @@ const SDL = `
 export const THING_ROUTES: RestRoutes = {
   'Query.things': { app: { method: 'GET', path: '/organizations/:organizationId/things' } },
   'Query.thing': { app: { method: 'GET', path: '/organizations/:organizationId/things/:id' } },
-  'Mutation.createThing': { app: { method: 'POST', path: '/organizations/:organizationId/things', responseStatus: 201 } },
+  'Mutation.createThing': {
+    app: { method: 'POST', path: '/organizations/:organizationId/things', responseStatus: 201 },
+  },
   'Mutation.updateThing': { app: { method: 'PUT', path: '/organizations/:organizationId/things/:id' } },
 };
 
@@ -49,19 +51,28 @@ const USER: Principal = { kind: 'user', userId: 'u1', organizationId: 'o1', perm
 export async function startRestApp(): Promise<RestApp> {
   const calls: RestApp['calls'] = [];
   const thing = (id: string, input: { name?: string; note?: string } = {}, revision = 1) => ({
-    id, name: input.name ?? `thing ${id}`, revision, createdBy: { id: 'u1', email: 'u1@example.com' }, note: input.note ?? null,
+    id,
+    name: input.name ?? `thing ${id}`,
+    revision,
+    createdBy: { id: 'u1', email: 'u1@example.com' },
+    note: input.note ?? null,
   });
   const rootValue = {
     things: (args: Record<string, unknown>) => {
       calls.push({ field: 'things', args });
       const limit = (args.limit as number | undefined) ?? 2;
-      return { data: Array.from({ length: limit }, (_, i) => thing(`t${i}`)), pagination: { limit, lastKey: args.lastKey ?? null } };
+      const data = Array.from({ length: limit }, (_, i) => thing(`t${i}`));
+      return { data, pagination: { limit, lastKey: args.lastKey ?? null } };
     },
     thing: (args: { id: string }) => (calls.push({ field: 'thing', args }), thing(args.id)),
-    createThing: (args: { input: { name: string } }) => (calls.push({ field: 'createThing', args }), thing('new', args.input)),
-    updateThing: (args: { id: string; input: { name: string }; expectedRevision?: number }) => (
-      calls.push({ field: 'updateThing', args }), thing(args.id, args.input, (args.expectedRevision ?? 1) + 1)
-    ),
+    createThing: (args: { input: { name: string } }) => {
+      calls.push({ field: 'createThing', args });
+      return thing('new', args.input);
+    },
+    updateThing: (args: { id: string; input: { name: string }; expectedRevision?: number }) => {
+      calls.push({ field: 'updateThing', args });
+      return thing(args.id, args.input, (args.expectedRevision ?? 1) + 1);
+    },
   };
   const schema = buildSchema(SDL);
   const apollo = new ApolloServer<Context>({ schema, rootValue });
@@ -70,8 +81,11 @@ export async function startRestApp(): Promise<RestApp> {
   const app = express();
   app.use(requestScope(logger));
   app.use(inputGuard());
-  app.use('/app/v1', (_req, res, next) => ((res.locals.context = { principal: USER, requestId: 'r', lang: 'en' }), next()));
-  app.use('/app/v1', createRestHandler({ family: 'app', schema, apollo, routes: THING_ROUTES, maxBodyBytes: 64 * 1024 }));
+  app.use('/app/v1', (_req, res, next) => {
+    res.locals.context = { principal: USER, requestId: 'r', lang: 'en' };
+    next();
+  });
+  app.use('/app/v1', createRestHandler({ family: 'app', schema, apollo, routes: THING_ROUTES, maxBodyBytes: 1 << 16 }));
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -10,23 +10,30 @@ const runs = { seed: Number(process.env.FC_SEED ?? 20261125), numRuns: Number(pr
 
 /** A query document as tokens: fields with arguments and sub-selections, optionally named. */
 const name = fc.constantFrom('a', 'b', 'c', 'items', 'node');
-const field: fc.Arbitrary<string[]> = fc
-  .tuple(name, fc.option(fc.integer({ min: -5, max: 5 }), { nil: undefined }), fc.option(fc.uniqueArray(name, { minLength: 1, maxLength: 3 }), { nil: undefined }))
-  .map(([n, arg, sub]) => [n, ...(arg === undefined ? [] : ['(', 'x', ':', String(arg), ')']), ...(sub ? ['{', ...sub, '}'] : [])]);
+const argument = fc.option(fc.integer({ min: -5, max: 5 }).map((n) => ['(', 'x', ':', String(n), ')']), { nil: [] });
+const subSelection = fc.option(fc.uniqueArray(name, { minLength: 1, maxLength: 3 }).map((s) => ['{', ...s, '}']), {
+  nil: [],
+});
+const field: fc.Arbitrary<string[]> = fc.tuple(name, argument, subSelection).map(([n, a, s]) => [n, ...a, ...s]);
 const query = fc
   .tuple(fc.option(fc.constantFrom('Q', 'Other'), { nil: undefined }), fc.array(field, { minLength: 1, maxLength: 4 }))
   .map(([op, fields]) => ['query', ...(op ? [op] : []), '{', ...fields.flat(), '}']);
 /** What GraphQL ignores between tokens: spaces, tabs, line breaks, commas, comments. */
 const ignored = fc.constantFrom(' ', '\n', '\t', ',', ' # a comment, {not} a field\n', ',\n  ', '\r\n');
-const spelled = (tokens: string[]) => fc.array(ignored, { minLength: tokens.length, maxLength: tokens.length }).map((gaps) => tokens.map((t, i) => gaps[i] + t).join(''));
-const variables = fc.option(fc.dictionary(fc.constantFrom('x', 'y', 'id'), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }), { nil: undefined });
+const spelled = (tokens: string[]) =>
+  fc
+    .array(ignored, { minLength: tokens.length, maxLength: tokens.length })
+    .map((gaps) => tokens.map((t, i) => gaps[i] + t).join(''));
+const values = fc.dictionary(fc.constantFrom('x', 'y', 'id'), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 });
+const variables = fc.option(values, { nil: undefined });
 
+const operationName = fc.option(fc.constantFrom('Q', 'Other'), { nil: undefined });
 const post = (q: string, extra: Record<string, unknown> = {}) => graphqlRequestKey('POST', { query: q, ...extra });
 
 describe('graphqlRequestKey', () => {
   it('gives every spelling of one document (spacing, commas, comments) the same key', () => {
     fc.assert(
-      fc.property(query.chain((tokens) => fc.tuple(spelled(tokens), spelled(tokens))), variables, ([one, other], vars) => {
+      fc.property(query.chain((t) => fc.tuple(spelled(t), spelled(t))), variables, ([one, other], vars) => {
         const key = post(one, { variables: vars });
         expect(key).toBeDefined();
         expect(post(other, { variables: vars })).toBe(key);
@@ -40,7 +47,9 @@ describe('graphqlRequestKey', () => {
       fc.property(query, query, variables, variables, (a, b, va, vb) => {
         const [da, db] = [a.join(' '), b.join(' ')];
         if (print(parse(da)) !== print(parse(db))) expect(post(da)).not.toBe(post(db));
-        if (JSON.stringify(va ?? null) !== JSON.stringify(vb ?? null)) expect(post(da, { variables: va })).not.toBe(post(da, { variables: vb }));
+        if (JSON.stringify(va ?? null) !== JSON.stringify(vb ?? null)) {
+          expect(post(da, { variables: va })).not.toBe(post(da, { variables: vb }));
+        }
       }),
       runs,
     );
@@ -52,10 +61,11 @@ describe('graphqlRequestKey', () => {
 
   it('reads GET parameters as Apollo does: the same request over GET and POST shares a key', () => {
     fc.assert(
-      fc.property(query, variables, fc.option(fc.constantFrom('Q', 'Other'), { nil: undefined }), (tokens, vars, operationName) => {
+      fc.property(query, variables, operationName, (tokens, vars, opName) => {
         const q = tokens.join(' ');
-        const get = { query: q, ...(vars ? { variables: JSON.stringify(vars) } : {}), ...(operationName ? { operationName } : {}) };
-        expect(graphqlRequestKey('GET', get)).toBe(post(q, { variables: vars, operationName }));
+        const get: Record<string, string> = { query: q, ...(vars ? { variables: JSON.stringify(vars) } : {}) };
+        if (opName) get.operationName = opName;
+        expect(graphqlRequestKey('GET', get)).toBe(post(q, { variables: vars, operationName: opName }));
       }),
       runs,
     );
@@ -95,7 +105,8 @@ describe('automatic persisted queries', () => {
         const registered = graphqlRequestKey('POST', { query: q, extensions: apq(hash), variables: vars });
         expect(registered).toBe(post(q, { variables: vars }));
         expect(graphqlRequestKey('POST', { extensions: apq(hash), variables: vars })).toBe(registered);
-        expect(graphqlRequestKey('GET', { extensions: JSON.stringify(apq(hash)), ...(vars ? { variables: JSON.stringify(vars) } : {}) })).toBe(registered);
+        const get = { extensions: JSON.stringify(apq(hash)), ...(vars ? { variables: JSON.stringify(vars) } : {}) };
+        expect(graphqlRequestKey('GET', get)).toBe(registered);
         expect(graphqlRequestKey('POST', { extensions: apq(hash, 2) })).toBeUndefined();
       }),
       { ...runs, numRuns: Math.ceil(runs.numRuns / 2) },
@@ -106,12 +117,14 @@ describe('automatic persisted queries', () => {
 describe('the whole key (project, language, request, Accept)', () => {
   // Ids, language tags and header values never hold NUL (the edge refuses it), the key's separator.
   const part = fc.string({ maxLength: 8 }).filter((s) => !s.includes('\u0000'));
-  const request = (q: string, accept: string | undefined) => ({ method: 'POST', headers: accept === undefined ? {} : { accept }, body: { query: q } });
+  const request = (q: string, accept: string | undefined) =>
+    ({ method: 'POST', headers: accept === undefined ? {} : { accept }, body: { query: q } }) as never;
 
   it('differs whenever the project, the language, the request or its Accept differs', () => {
     type Parts = { project: string; lang: string; query: string[]; accept?: string };
     const parts = fc.record({ project: part, lang: part, query, accept: fc.option(part, { nil: undefined }) });
-    const key = ({ project, lang, query: q, accept }: Parts) => cacheKey(project, lang, graphqlKey(request(q.join(' '), accept) as never)!);
+    const key = ({ project, lang, query: q, accept }: Parts) =>
+      cacheKey(project, lang, graphqlKey(request(q.join(' '), accept))!);
     const normal = (p: Parts) => JSON.stringify([p.project, p.lang, print(parse(p.query.join(' '))), p.accept ?? '']);
     fc.assert(
       fc.property(parts, parts, fc.constantFrom<keyof Parts>('project', 'lang', 'query', 'accept'), (a, b, member) => {
