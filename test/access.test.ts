@@ -56,15 +56,21 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     const now = new Date();
     await sql.query('insert into organization values ($1, $2, $3, $3)', [foreign.org, 'Other', now]);
     await sql.query(`insert into role values ($1, $2, 'Owner', null, $3, $4, $4)`, [foreign.role, foreign.org, JSON.stringify(EVERY_FLAG), now]);
-    await sql.query(`insert into "user" values ($1, $2, 'o@other.example', 'O', $3, '!', $4, $4, $4)`, [foreign.user, foreign.org, foreign.role, now]);
+    // '!' is no password hash: nobody signs in as this user before the CLI sets a password.
+    const owner = [foreign.user, foreign.org, foreign.role, now];
+    await sql.query(`insert into "user" values ($1, $2, 'o@other.example', 'O', $3, '!', $4, $4, $4)`, owner);
     const settings = { DATA_DIR: service.env.DATA_DIR, JWT_SECRET, DATABASE_URL: service.databaseUrl };
-    const reset = await runCli(settings, ['users', 'reset-password', '-o', foreign.org, '-e', 'o@other.example', '--password', FOREIGN_PASSWORD]);
+    const reset = await runCli(settings, [
+      'users', 'reset-password', '-o', foreign.org, '-e', 'o@other.example', '--password', FOREIGN_PASSWORD,
+    ]);
     expect(reset.code, reset.stderr).toBe(0);
     const foreignToken = await api.login('o@other.example', FOREIGN_PASSWORD);
-    const project = await api.call('POST', `/app/v1/organizations/${foreign.org}/projects`, { token: foreignToken, body: { name: 'P' } });
+    const foreignOrg = `/app/v1/organizations/${foreign.org}`;
+    const project = await api.call('POST', `${foreignOrg}/projects`, { token: foreignToken, body: { name: 'P' } });
     expect(project.status).toBe(201);
     foreign.project = project.body.id;
-    const key = await api.call('POST', `/app/v1/organizations/${foreign.org}/projects/${foreign.project}/api-keys`, { token: foreignToken, body: { name: 'k' } });
+    const keys = `${foreignOrg}/projects/${foreign.project}/api-keys`;
+    const key = await api.call('POST', keys, { token: foreignToken, body: { name: 'k' } });
     expect(key.status).toBe(201);
     foreign.key = key.body.id;
   });
