@@ -212,6 +212,28 @@ describe('Idempotency-Key on a real database', () => {
     expect([ran.get('u-a'), ran.get('u-b')]).toEqual([1, 1]);
   });
 
+  it('gives an expired key to the next request; a claim left running by a dead request only to its retry', async () => {
+    const sql = (text: string, params: unknown[]) => db.orm.em.getConnection().execute(text, params as never[]);
+    const key = { 'idempotency-key': 'old' };
+    expect((await post('u-old', '/t', '{"a":1}', key)).status).toBe(201);
+    await sql(`update "idempotency_key" set "expires_at" = now() - interval '1s' where "caller" = ?`, ['user:u-old']);
+    expect((await post('u-old', '/t', '{"a":2}', key)).replayed).toBeNull();
+    // The process answering it died after claiming the key: its claim stays `running`.
+    const abandon = (seconds: number) =>
+      sql(
+        `update "idempotency_key" set "state" = 'running', "started_at" = now() - make_interval(secs => ?)
+         where "caller" = 'user:u-old'`,
+        [seconds],
+      );
+    await abandon(5);
+    expect((await post('u-old', '/t', '{"a":2}', key)).status).toBe(409);
+    await abandon(600);
+    expect((await post('u-old', '/t', '{"a":3}', key)).body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const retry = await post('u-old', '/t', '{"a":2}', key);
+    expect([retry.status, retry.replayed]).toEqual([201, null]);
+    expect(ran.get('u-old')).toBe(3);
+  });
+
   it('refuses a key that is not 1 to 255 printable ASCII characters with 400 naming the header', async () => {
     for (const key of ['x'.repeat(256), 'caf\u00e9']) {
       const res = await post('u-bad', '/t', '{}', { 'idempotency-key': key });

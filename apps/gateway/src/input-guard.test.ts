@@ -54,7 +54,7 @@ const inBody = (value: fc.Arbitrary<string>) =>
   fc.tuple(fc.record({ name: text }), value, fc.boolean()).map(([body, raw, asKey]) => ({
     method: 'POST',
     path: THINGS,
-    // The defect as a JSON escape (JSON.stringify would keep a lone surrogate escaped too, but say it plainly).
+    // The defect spelled as a JSON escape, as clients' serializers send it, in a member's value or its name.
     body: JSON.stringify(body).replace(/}$/, asKey ? `,"${raw}":1}` : `,"note":"${raw}"}`),
   }));
 
