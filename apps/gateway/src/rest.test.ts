@@ -54,6 +54,25 @@ describe('the route table (every subgraph’s routes over the committed API sche
     );
   });
 
+  it('takes POST …/content as a search when the body has none of typeId, name, content; else a creation (D2)', () => {
+    const path = '/organizations/o/projects/p/content';
+    // The handler's choice: an alias route whose body test holds, else the route of the path.
+    const choose = (body: Record<string, unknown> | undefined) => {
+      const candidates = compiled.app.filter((r) => r.method === 'POST');
+      const aliased = candidates.find((r) => r.aliasPattern?.test(path) && r.alias!.when(body));
+      return (aliased ?? candidates.find((r) => r.pattern.test(path)))?.field;
+    };
+    const members = fc.constantFrom('typeId', 'name', 'content', 'filter', 'sort', 'page', 'limit', 'query', 'status');
+    const bodies = fc.option(fc.dictionary(members, fc.jsonValue({ maxDepth: 1 })), { nil: undefined });
+    fc.assert(
+      fc.property(bodies, (body) => {
+        const creation = body !== undefined && ['typeId', 'name', 'content'].some((m) => m in body);
+        expect(choose(body)).toBe(creation ? 'Mutation.createContent' : 'Query.searchContent');
+      }),
+      runs,
+    );
+  });
+
   it('names only arguments of its field in a path, and gives creations 201', () => {
     for (const family of families) {
       for (const route of compiled[family]) {
