@@ -60,6 +60,8 @@ describe('withoutSecrets', () => {
   const secret = fc.option(fc.string(), { nil: undefined });
   /** An answer without secrets, and the secrets it is sent with. */
   const answer = fc.tuple(fc.dictionary(member, fc.jsonValue({ maxDepth: 2 })), secret, secret);
+  /** What a JSON round trip makes of a value (-0 becomes 0). */
+  const asJson = (value: unknown) => JSON.parse(JSON.stringify(value));
   type Answer = [Record<string, unknown>, string | undefined, string | undefined];
   const withSecrets = ([rest, key, token]: Answer) => ({
     ...rest,
@@ -70,7 +72,7 @@ describe('withoutSecrets', () => {
   it('drops a REST answer’s `key` and `token` strings, and nothing else', () => {
     fc.assert(
       fc.property(answer, (parts) => {
-        expect(JSON.parse(withoutSecrets(JSON.stringify(withSecrets(parts)), false))).toEqual(parts[0]);
+        expect(JSON.parse(withoutSecrets(JSON.stringify(withSecrets(parts)), false))).toEqual(asJson(parts[0]));
       }),
       runs,
     );
@@ -82,7 +84,7 @@ describe('withoutSecrets', () => {
         const data = Object.fromEntries(Object.entries(fields).map(([f, p]) => [f, withSecrets(p)]));
         const body = JSON.stringify({ data });
         const stored = JSON.parse(withoutSecrets(body, true)) as { data: Record<string, unknown> };
-        expect(stored.data).toEqual(Object.fromEntries(Object.entries(fields).map(([f, p]) => [f, p[0]])));
+        expect(stored.data).toEqual(asJson(Object.fromEntries(Object.entries(fields).map(([f, p]) => [f, p[0]]))));
       }),
       runs,
     );
