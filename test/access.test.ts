@@ -1,15 +1,15 @@
 // Black-box: access control over HTTP — API keys, roles and 403s, no privilege escalation, revocation, scoped tokens, tenancy walk, GraphQL limits.
 import { SUBGRAPHS } from '@cp/gateway';
-import { createHash, randomBytes, randomUUID, scryptSync } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Client as Pg } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { startService, type TestService } from './support/service';
+import { JWT_SECRET, runCli, startService, type TestService } from './support/service';
 
 const ORG = '/app/v1/organizations/default';
 const KEYS = `/app/v1${PROJECT}/api-keys`;
 const CONTENT_TYPES = `/app/v1${PROJECT}/content-types`;
-const FOREIGN_PASSWORD = 'foreign-password';
+const FOREIGN_PASSWORD = 'moss-lantern-quiet-77';
 const EVERY_FLAG = Object.fromEntries(
   Object.entries({
     organizations: ['read', 'update', 'delete'],
@@ -21,13 +21,6 @@ const EVERY_FLAG = Object.fromEntries(
   }).map(([resource, flags]) => [resource, Object.fromEntries(flags.map((f) => [f, true]))]),
 );
 
-/** The stored password format (`scrypt$N$r$p$salt$hash`), so the SQL-seeded foreign owner can sign in over HTTP. */
-function scryptHash(password: string): string {
-  const salt = randomBytes(16);
-  const key = scryptSync(password, salt, 32, { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
-  return ['scrypt', 2 ** 15, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
-}
-
 const MAX_RESPONSE_BYTES = 100_000;
 
 describe('access control over HTTP (real PostgreSQL)', () => {
@@ -35,8 +28,13 @@ describe('access control over HTTP (real PostgreSQL)', () => {
   let api: Client;
   let token: string;
   let sql: Pg;
-  /** Ids of a second organization, inserted by SQL: every one of them must look unknown to the default admin. */
-  const foreign = { org: 'other-org', project: 'other-project', role: randomUUID(), user: randomUUID(), key: randomUUID() };
+  /**
+   * Ids of a second organization: every one of them must look unknown to the default admin. Neither the API nor the
+   * CLI creates an organization (D5 has no such route; a database bootstraps only `default`), so its row, its Owner
+   * role and its owner's row are inserted by SQL, the owner without a usable password; the CLI then sets that password
+   * through the user service, and the owner creates the project and the API key over HTTP.
+   */
+  const foreign = { org: 'other-org', project: '', role: randomUUID(), user: randomUUID(), key: '' };
 
   /** A role and a user holding it, created by the admin; returns the user's token and ids. */
   async function userWith(permissions: object) {
@@ -57,13 +55,24 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     await sql.connect();
     const now = new Date();
     await sql.query('insert into organization values ($1, $2, $3, $3)', [foreign.org, 'Other', now]);
-    await sql.query('insert into project (id, organization_id, name, created_at, updated_at) values ($1, $2, $3, $4, $4)', [foreign.project, foreign.org, 'P', now]);
     await sql.query(`insert into role values ($1, $2, 'Owner', null, $3, $4, $4)`, [foreign.role, foreign.org, JSON.stringify(EVERY_FLAG), now]);
-    await sql.query(`insert into "user" values ($1, $2, 'o@other.example', 'O', $3, $4, $5, $5, $5)`, [foreign.user, foreign.org, foreign.role, scryptHash(FOREIGN_PASSWORD), now]);
-    await sql.query(
-      `insert into api_key (id, organization_id, project_id, name, key_hash, status, created_by_id, created_at, updated_at) values ($1, $2, $3, 'k', $4, 'active', $5, $6, $6)`,
-      [foreign.key, foreign.org, foreign.project, 'f'.repeat(64), foreign.user, now],
-    );
+    // '!' is no password hash: nobody signs in as this user before the CLI sets a password.
+    const owner = [foreign.user, foreign.org, foreign.role, now];
+    await sql.query(`insert into "user" values ($1, $2, 'o@other.example', 'O', $3, '!', $4, $4, $4)`, owner);
+    const settings = { DATA_DIR: service.env.DATA_DIR, JWT_SECRET, DATABASE_URL: service.databaseUrl };
+    const reset = await runCli(settings, [
+      'users', 'reset-password', '-o', foreign.org, '-e', 'o@other.example', '--password', FOREIGN_PASSWORD,
+    ]);
+    expect(reset.code, reset.stderr).toBe(0);
+    const foreignToken = await api.login('o@other.example', FOREIGN_PASSWORD);
+    const foreignOrg = `/app/v1/organizations/${foreign.org}`;
+    const project = await api.call('POST', `${foreignOrg}/projects`, { token: foreignToken, body: { name: 'P' } });
+    expect(project.status).toBe(201);
+    foreign.project = project.body.id;
+    const keys = `${foreignOrg}/projects/${foreign.project}/api-keys`;
+    const key = await api.call('POST', keys, { token: foreignToken, body: { name: 'k' } });
+    expect(key.status).toBe(201);
+    foreign.key = key.body.id;
   });
   afterAll(async () => {
     await sql?.end();

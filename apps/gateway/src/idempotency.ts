@@ -124,7 +124,7 @@ function isMutation(body: unknown): boolean {
  * sha256 over method, path with query string, `If-Match` when sent (the same key with another precondition is
  * another request), and the body (raw bytes for REST, re-serialized JSON for GraphQL).
  */
-async function fingerprintOf(req: Fingerprinted, options: IdempotencyOptions): Promise<string> {
+export async function fingerprintOf(req: Fingerprinted, options: IdempotencyOptions): Promise<string> {
   const hash = createHash('sha256').update(`${req.method} ${req.originalUrl}\n`);
   const ifMatch = req.header('if-match');
   if (ifMatch !== undefined) hash.update(`If-Match: ${ifMatch}\n`);
@@ -149,7 +149,7 @@ async function fingerprintOf(req: Fingerprinted, options: IdempotencyOptions): P
 const SECRET_MEMBERS = ['key', 'token'];
 
 /** The stored form of an answer: REST's object, or each field of GraphQL's `data`, without its secret members. */
-function withoutSecrets(body: string, graphql: boolean): string {
+export function withoutSecrets(body: string, graphql: boolean): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
