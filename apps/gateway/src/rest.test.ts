@@ -54,7 +54,7 @@ describe('the route table (every subgraph’s routes over the committed API sche
     );
   });
 
-  it('takes POST …/content as a search when the body has none of typeId, name, content; else a creation (D2)', () => {
+  it('takes POST …/content as a search when the body has none of typeId, name, content and a search member or none at all; else a creation (D2)', () => {
     const path = '/organizations/o/projects/p/content';
     // The handler's choice: an alias route whose body test holds, else the route of the path.
     const choose = (body: Record<string, unknown> | undefined) => {
@@ -66,7 +66,11 @@ describe('the route table (every subgraph’s routes over the committed API sche
     const bodies = fc.option(fc.dictionary(members, fc.jsonValue({ maxDepth: 1 })), { nil: undefined });
     fc.assert(
       fc.property(bodies, (body) => {
-        const creation = body !== undefined && ['typeId', 'name', 'content'].some((m) => m in body);
+        const searchMembers = ['filter', 'sort', 'page', 'limit', 'search', 'query'];
+        const creation =
+          body !== undefined &&
+          (['typeId', 'name', 'content'].some((m) => m in body) ||
+            (Object.keys(body).length > 0 && !searchMembers.some((m) => m in body)));
         expect(choose(body)).toBe(creation ? 'Mutation.createContent' : 'Query.searchContent');
       }),
       runs,

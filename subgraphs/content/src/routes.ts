@@ -21,8 +21,18 @@ function crud(segment: string, singular: string, plural: string, client: boolean
 }
 
 /** D2: a POST to …/content without typeId, name or content is a search. */
+/**
+ * D2: a body with none of `typeId`, `name`, `content` and at least one search member (or `{}`) is a search. We count
+ * `search` and `query` (full-text and semantic, as saved searches hold them) as search members too; any other body is
+ * a creation, so `{"foo": 1}` is refused as one (422) instead of running as a search.
+ */
+const SEARCH_MEMBERS = ['filter', 'sort', 'page', 'limit', 'search', 'query'];
 const isSearchBody = (body: Record<string, unknown> | undefined) =>
-  !body || (!('typeId' in body) && !('name' in body) && !('content' in body));
+  !body ||
+  (!('typeId' in body) &&
+    !('name' in body) &&
+    !('content' in body) &&
+    (Object.keys(body).length === 0 || SEARCH_MEMBERS.some((member) => member in body)));
 const post = (path: string) => ({ app: { method: 'POST' as const, path } });
 /**
  * Content lists leave out each entry's `compiled` module: the spec returns it on create and migrate, it is half a
