@@ -27,7 +27,7 @@ interface Received {
 }
 
 /** A graphql-ws connection to `url` with one `events` subscription; credentials in connectionParams or upgrade headers. */
-function subscribe(url: string, auth: { params?: Record<string, string>; headers?: Record<string, string> }, query = EVENTS) {
+function subscribe(url: string, auth: { params?: Record<string, unknown>; headers?: Record<string, string> }, query = EVENTS) {
   const events: Received[] = [];
   const errors: unknown[] = [];
   let onClosed!: (code: number) => void;
@@ -135,7 +135,7 @@ describe('subscriptions at the standalone content service (two replicas, one Pos
     query.dispose();
   });
 
-  it('takes credentials from the upgrade headers and our gateway’s signed principal', async () => {
+  it('takes credentials from the upgrade headers, nested connectionParams and our gateway’s signed principal', async () => {
     const { key } = await apiKey();
     const principal: Principal = { kind: 'apiKey', keyId: 'k', organizationId: 'default', projectId: 'default' } as Principal;
     const signed = await signPrincipal(principal, new TextEncoder().encode(SUBGRAPH_SECRET), { subgraph: 'content', requestId: 'r2' });
@@ -143,6 +143,10 @@ describe('subscriptions at the standalone content service (two replicas, one Pos
       subscribe(replicas[0].url, { headers: { 'x-api-key': key } }),
       subscribe(replicas[1].url, { headers: { authorization: `Bearer ${admin}` } }),
       subscribe(replicas[1].url, { headers: { 'x-cp-principal': signed, 'x-request-id': 'r2' } }),
+      // Apollo Router: propagated headers on the upgrade request, `{ connectionParams: { token } }` as payload, or a
+      // custom payload (Rhai) nested the same way.
+      subscribe(replicas[0].url, { headers: { authorization: `Bearer ${admin}` }, params: { connectionParams: { token: `Bearer ${admin}` } } }),
+      subscribe(replicas[1].url, { params: { connectionParams: { 'x-api-key': key } } }),
     ];
     await fence(subscribers);
     // Signed for another request id: a replay.

@@ -193,10 +193,13 @@ interface Credentials {
 /**
  * From `connectionParams` when they carry any credential, else from the upgrade request's headers (gateways that
  * propagate the client's headers to the subgraph's socket). Names are case-insensitive; empty values count as absent
- * (a gateway's header template with nothing to fill in sends "").
+ * (a gateway's header template with nothing to fill in sends ""). Apollo Router wraps its payload in
+ * `{ connectionParams: … }`: those nested names count too.
  */
 function credentials(params: Record<string, unknown> | undefined, request: IncomingMessage): Credentials {
-  const fromParams = new Map(Object.entries(params ?? {}).map(([name, value]) => [name.toLowerCase(), value]));
+  const nested = params?.connectionParams;
+  const all = { ...(typeof nested === 'object' && nested ? nested : {}), ...params };
+  const fromParams = new Map(Object.entries(all).map(([name, value]) => [name.toLowerCase(), value]));
   const read = (from: (name: string) => unknown): Credentials => {
     const value = (name: string) => {
       const v = from(name);
