@@ -1,6 +1,6 @@
 // Black-box: Hive Gateway (a third-party federation gateway) in front of the four standalone subgraph services, on the
-// committed supergraph, forwarding the client's own credentials: same data as our gateway; anonymous and forged refused;
-// subscriptions go to the content service over graphql-ws and carry events written elsewhere.
+// committed supergraph, forwarding the client's own credentials: same data as our gateway; anonymous and forged
+// refused; subscriptions go to the content service over graphql-ws and carry events written elsewhere.
 import { createPostgresDatabase } from '@cp/db/testing';
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { readFileSync } from 'node:fs';
@@ -55,7 +55,12 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
             subscriptions: {
               kind: 'ws',
               location: '/graphql',
-              options: { connectionParams: { authorization: '{context.headers.authorization}', 'x-api-key': '{context.headers.x-api-key}' } },
+              options: {
+                connectionParams: {
+                  authorization: '{context.headers.authorization}',
+                  'x-api-key': '{context.headers.x-api-key}',
+                },
+              },
             },
           },
         },
@@ -132,7 +137,7 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
     expect((await sdl.json()).data._service.sdl).toContain('type ContentType');
   });
 
-  /** A subscription through Hive over SSE (GraphQL over SSE, what Hive serves by default); `events` fills as data arrives. */
+  /** A subscription through Hive over SSE (what Hive serves by default); `messages` fills as data arrives. */
   const subscribeViaHive = async (query: string, headers: Record<string, string>) => {
     const abort = new AbortController();
     const res = await hive.fetch('http://hive.local/graphql', {
@@ -165,39 +170,39 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
     ['a JWT', () => ({ authorization: `Bearer ${token}` })],
     ['an API key', () => ({ 'x-api-key': apiKey })],
   ])('delivers a publish made through our gateway to a subscription through Hive (%s)', async (name, credentials) => {
-    const sub = await subscribeViaHive('subscription { events(projectId: "default", resourceType: "content-types") { id type resourceId } }', credentials());
+    const query = 'subscription { events(projectId: "default", resourceType: "content-types") { id type resourceId } }';
+    const sub = await subscribeViaHive(query, credentials());
     const api = new Client(ours.url);
     const published = async () => {
-      const created = await api.call('POST', `/app/v1${PROJECT}/content-types`, { token, body: { name: `Live ${Math.random()}`, schema: { type: 'object' } } });
-      expect((await api.call('POST', `/app/v1${PROJECT}/content-types/${created.body.id}/publish`, { token })).status).toBe(200);
+      const body = { name: `Live ${Math.random()}`, schema: { type: 'object' } };
+      const created = await api.call('POST', `/app/v1${PROJECT}/content-types`, { token, body });
+      const publish = await api.call('POST', `/app/v1${PROJECT}/content-types/${created.body.id}/publish`, { token });
+      expect(publish.status).toBe(200);
       return created.body.id as string;
     };
-    // Hive opens the subgraph socket lazily: publish until one arrives, then once more to see it live end to end.
-    const started = Date.now();
-    let id = await published();
-    while (!sub.messages.some((m) => m.data?.events.resourceId === id)) {
+    const types = () => sub.messages.map((m) => m.data?.events.type);
+    const arrived = (id: string) =>
+      sub.messages.some((m) => m.data?.events.resourceId === id && m.data.events.type === 'content-types.published');
+    // Hive opens the subgraph's socket only once the subscription started: publish until one arrives.
+    let id: string;
+    const deadline = Date.now() + 20_000;
+    do {
+      id = await published();
+      await waitFor(() => arrived(id), 2_000);
       expect(sub.messages.flatMap((m) => m.errors ?? [])).toEqual([]);
-      if (Date.now() - started > 20_000) throw new Error('no event through Hive');
-      await new Promise((r) => setTimeout(r, 250));
-      if ((Date.now() - started) % 2_000 < 250) id = await published();
-    }
+    } while (!arrived(id) && Date.now() < deadline);
+    // Then one more, to see a publish delivered live end to end.
     id = await published();
-    for (let i = 0; !sub.messages.some((m) => m.data?.events.resourceId === id && m.data.events.type === 'content-types.published'); i++) {
-      if (i > 80) throw new Error('the second event did not come through Hive');
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    expect(await waitFor(() => arrived(id), 20_000)).toBe(true);
     // Keys receive published-state events only: never the draft's creation.
-    if (name === 'an API key') expect(sub.messages.map((m) => m.data?.events.type)).not.toContain('content-types.created');
-    else expect(sub.messages.map((m) => m.data?.events.type)).toContain('content-types.created');
+    if (name === 'an API key') expect(types()).not.toContain('content-types.created');
+    else expect(types()).toContain('content-types.created');
     sub.close();
   });
 
   it('refuses an anonymous subscription through Hive', async () => {
     const sub = await subscribeViaHive('subscription { events(projectId: "default") { id } }', {});
-    for (let i = 0; sub.messages.length === 0; i++) {
-      if (i > 80) throw new Error('no answer through Hive');
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    expect(await waitFor(() => sub.messages.length > 0, 20_000)).toBe(true);
     expect(sub.messages.some((m) => m.data?.events)).toBe(false);
     expect(sub.messages[0].errors?.length).toBeGreaterThan(0);
     sub.close();
@@ -209,3 +214,13 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
     expect(res.body.data).toMatchObject({ login: { token: expect.any(String) } });
   });
 });
+
+/** Polls `done` until it holds (true) or `ms` passed (false). */
+async function waitFor(done: () => boolean, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}

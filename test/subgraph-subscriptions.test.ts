@@ -9,9 +9,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { Client, PROJECT } from './support/client';
-import { freePort, JWT_SECRET, spawnNode, startService, SUBGRAPH_SECRET, type Process, type TestService } from './support/service';
+import { freePort, JWT_SECRET, spawnNode, startService, SUBGRAPH_SECRET } from './support/service';
+import type { Process, TestService } from './support/service';
 
 const ORG = '/app/v1/organizations/default';
+const TYPES = `/app/v1${PROJECT}/content-types`;
 const EVENTS = 'subscription { events(projectId: "default") { id type } }';
 /** Generous for a loaded machine; delivery normally takes tens of milliseconds. */
 const DEADLINE_MS = 15_000;
@@ -26,8 +28,15 @@ interface Received {
   type: string;
 }
 
-/** A graphql-ws connection to `url` with one `events` subscription; credentials in connectionParams or upgrade headers. */
-function subscribe(url: string, auth: { params?: Record<string, unknown>; headers?: Record<string, string> }, query = EVENTS) {
+interface Credentials {
+  /** The `connection_init` payload. */
+  params?: Record<string, unknown>;
+  /** Headers of the upgrade request. */
+  headers?: Record<string, string>;
+}
+
+/** A graphql-ws connection to `url` with one `events` subscription. */
+function subscribe(url: string, auth: Credentials, query = EVENTS) {
   const events: Received[] = [];
   const errors: unknown[] = [];
   let onClosed!: (code: number) => void;
@@ -48,13 +57,19 @@ function subscribe(url: string, auth: { params?: Record<string, unknown>; header
   });
   client.subscribe<{ events: Received }>(
     { query },
-    { next: (r) => (r.data ? events.push(r.data.events) : errors.push(r.errors)), error: (e) => errors.push(e), complete: () => undefined },
+    {
+      next: (r) => (r.data ? events.push(r.data.events) : errors.push(r.errors)),
+      error: (e) => errors.push(e),
+      complete: () => undefined,
+    },
   );
+  const stillOpen = (ms: number) =>
+    new Promise<number>((_, reject) => setTimeout(() => reject(new Error('the socket is still open')), ms));
   return {
     events,
     errors,
-    /** The close code, or a rejection when the socket is still open at the deadline. */
-    closed: (ms = DEADLINE_MS) => Promise.race([closed, new Promise<number>((_, reject) => setTimeout(() => reject(new Error('the socket is still open')), ms))]),
+    /** The close code, or a rejection when the socket is still open after `ms`. */
+    closed: (ms = DEADLINE_MS) => Promise.race([closed, stillOpen(ms)]),
     dispose: () => client.dispose(),
   };
 }
@@ -70,33 +85,42 @@ async function until(what: string, done: () => boolean) {
 
 describe('subscriptions at the standalone content service (two replicas, one PostgreSQL)', () => {
   let ours: TestService;
-  let replicas: Process[] = [];
+  const replicas: Process[] = [];
   let api: Client;
   let admin: string;
   let drop: () => Promise<void>;
 
+  const asAdmin = (body?: unknown) => ({ token: admin, body });
+
   async function apiKey() {
-    const created = await api.call('POST', `/app/v1${PROJECT}/api-keys`, { token: admin, body: { name: `k-${randomUUID()}` } });
+    const created = await api.call('POST', `/app/v1${PROJECT}/api-keys`, asAdmin({ name: `k-${randomUUID()}` }));
     expect(created.status).toBe(201);
     return { key: created.body.key as string, id: created.body.id as string };
   }
 
-  /** Creates and publishes a content type through our gateway; returns the publish event's id once `subscribers` got it. */
+  async function createType(): Promise<string> {
+    const created = await api.call('POST', TYPES, asAdmin({ name: `t-${randomUUID()}`, schema: { type: 'object' } }));
+    expect(created.status).toBe(201);
+    return created.body.id;
+  }
+
+  /** Publishes a new content type through our gateway; returns the publish event's id once `subscribers` got it. */
   async function fence(subscribers: Subscriber[]): Promise<string> {
-    const created = await api.call('POST', `/app/v1${PROJECT}/content-types`, { token: admin, body: { name: `f-${randomUUID()}`, schema: { type: 'object' } } });
-    expect((await api.call('POST', `/app/v1${PROJECT}/content-types/${created.body.id}/publish`, { token: admin })).status).toBe(200);
-    const log = await eventLog('app');
-    const published = log.findLast((e) => e.type === 'content-types.published')!;
+    const id = await createType();
+    expect((await api.call('POST', `${TYPES}/${id}/publish`, asAdmin())).status).toBe(200);
+    const published = (await eventLog('app')).findLast((e) => e.type === 'content-types.published')!;
     await until('the fence event', () => subscribers.every((s) => s.events.some((e) => e.id === published.id)));
     return published.id;
   }
 
-  /** The stored event log of the project as the admin (`app`) or an API key (`api`) reads it over REST, oldest first. */
+  /** The project's stored event log as the admin (`app`) or an API key (`api`) reads it over REST, oldest first. */
   async function eventLog(family: 'app' | 'api', key?: string): Promise<Received[]> {
     const all: Received[] = [];
     let lastKey: string | undefined;
     do {
-      const page = await api.call('GET', `/${family}/v1${PROJECT}/events?limit=100${lastKey ? `&lastKey=${encodeURIComponent(lastKey)}` : ''}`, family === 'app' ? { token: admin } : { apiKey: key });
+      const cursor = lastKey ? `&lastKey=${encodeURIComponent(lastKey)}` : '';
+      const path = `/${family}/v1${PROJECT}/events?limit=100${cursor}`;
+      const page = await api.call('GET', path, key ? { apiKey: key } : asAdmin());
       expect(page.status).toBe(200);
       all.push(...page.body.data.map(({ id, type }: Received) => ({ id, type })));
       lastKey = page.body.pagination.lastKey;
@@ -110,7 +134,8 @@ describe('subscriptions at the standalone content service (two replicas, one Pos
     // Our gateway migrates the database and creates the admin; the two content services are the replicas under test.
     ours = await startService({ databaseUrl: db.url, env: LIMITS });
     for (let i = 0; i < 2; i++) {
-      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(await freePort()), ...LIMITS };
+      const port = String(await freePort());
+      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: port, ...LIMITS };
       replicas.push(await spawnNode('subgraphs/content/dist/main.js', env, /subgraph content listening/));
     }
     api = new Client(ours.url);
@@ -135,38 +160,48 @@ describe('subscriptions at the standalone content service (two replicas, one Pos
     query.dispose();
   });
 
-  it('takes credentials from the upgrade headers, nested connectionParams and our gateway’s signed principal', async () => {
+  it('takes credentials from upgrade headers, nested connectionParams and our gateway’s signed principal', async () => {
     const { key } = await apiKey();
-    const principal: Principal = { kind: 'apiKey', keyId: 'k', organizationId: 'default', projectId: 'default' } as Principal;
-    const signed = await signPrincipal(principal, new TextEncoder().encode(SUBGRAPH_SECRET), { subgraph: 'content', requestId: 'r2' });
+    const principal = { kind: 'apiKey', keyId: 'k', organizationId: 'default', projectId: 'default' } as Principal;
+    const secret = new TextEncoder().encode(SUBGRAPH_SECRET);
+    const signed = await signPrincipal(principal, secret, { subgraph: 'content', requestId: 'r2' });
+    const bearer = `Bearer ${admin}`;
     const subscribers = [
       subscribe(replicas[0].url, { headers: { 'x-api-key': key } }),
-      subscribe(replicas[1].url, { headers: { authorization: `Bearer ${admin}` } }),
+      subscribe(replicas[1].url, { headers: { authorization: bearer } }),
       subscribe(replicas[1].url, { headers: { 'x-cp-principal': signed, 'x-request-id': 'r2' } }),
       // Apollo Router: propagated headers on the upgrade request, `{ connectionParams: { token } }` as payload, or a
       // custom payload (Rhai) nested the same way.
-      subscribe(replicas[0].url, { headers: { authorization: `Bearer ${admin}` }, params: { connectionParams: { token: `Bearer ${admin}` } } }),
+      subscribe(replicas[0].url, {
+        headers: { authorization: bearer },
+        params: { connectionParams: { token: bearer } },
+      }),
       subscribe(replicas[1].url, { params: { connectionParams: { 'x-api-key': key } } }),
     ];
     await fence(subscribers);
     // Signed for another request id: a replay.
-    expect(await subscribe(replicas[0].url, { params: { 'x-cp-principal': signed, 'x-request-id': 'other' } }).closed()).toBe(4403);
+    const replay = subscribe(replicas[0].url, { params: { 'x-cp-principal': signed, 'x-request-id': 'other' } });
+    expect(await replay.closed()).toBe(4403);
     subscribers.forEach((s) => s.dispose());
   });
 
   it('closes sockets with 4403 when their key is revoked or their user demoted; others stay open', async () => {
     const { key, id } = await apiKey();
-    const role = await api.call('POST', `${ORG}/roles`, { token: admin, body: { name: `r-${randomUUID()}`, permissions: { projects: { read: true }, contentTypes: { read: true } } } });
+    const permissions = { projects: { read: true }, contentTypes: { read: true } };
+    const role = await api.call('POST', `${ORG}/roles`, asAdmin({ name: `r-${randomUUID()}`, permissions }));
     const email = `${randomUUID()}@subscriptions.example`;
     const password = 'a long enough passphrase 7';
-    expect((await api.call('POST', `${ORG}/users`, { token: admin, body: { email, name: 'U', password, roleId: role.body.id } })).status).toBe(201);
+    const user = await api.call('POST', `${ORG}/users`, asAdmin({ email, name: 'U', password, roleId: role.body.id }));
+    expect(user.status).toBe(201);
     const keySocket = subscribe(replicas[1].url, { params: { 'x-api-key': key } });
-    const userSocket = subscribe(replicas[0].url, { headers: { authorization: `Bearer ${await api.login(email, password)}` } });
+    const userToken = await api.login(email, password);
+    const userSocket = subscribe(replicas[0].url, { headers: { authorization: `Bearer ${userToken}` } });
     const survivor = subscribe(replicas[1].url, { params: { authorization: `Bearer ${admin}` } });
     await fence([keySocket, userSocket, survivor]);
-    expect((await api.call('POST', `/app/v1${PROJECT}/api-keys/${id}/revoke`, { token: admin })).status).toBe(200);
+    expect((await api.call('POST', `/app/v1${PROJECT}/api-keys/${id}/revoke`, asAdmin())).status).toBe(200);
     // Without projects.read the user may no longer read the project's events.
-    expect((await api.call('PUT', `${ORG}/roles/${role.body.id}`, { token: admin, body: { permissions: { contentTypes: { read: true } } } })).status).toBe(200);
+    const demoted = { permissions: { contentTypes: { read: true } } };
+    expect((await api.call('PUT', `${ORG}/roles/${role.body.id}`, asAdmin(demoted))).status).toBe(200);
     expect(await keySocket.closed()).toBe(4403);
     expect(await userSocket.closed()).toBe(4403);
     await expect(survivor.closed(1_000)).rejects.toThrow('still open');
@@ -175,12 +210,12 @@ describe('subscriptions at the standalone content service (two replicas, one Pos
 
   it('gives every subscriber on either replica exactly the events it may see, in order, once (property)', async () => {
     const { key } = await apiKey();
-    type Op = { action: 'create' | 'publish' | 'unpublish' | 'update' | 'delete'; target: number; via: 'gateway' | 0 | 1 };
     const op = fc.record({
       action: fc.constantFrom('create', 'publish', 'unpublish', 'update', 'delete'),
       target: fc.nat(),
+      // Writes reach the log through our gateway (REST) or straight through either content replica (GraphQL).
       via: fc.constantFrom('gateway', 0, 1),
-    }) as fc.Arbitrary<Op>;
+    });
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 10 }), async (ops) => {
         const subscribers = [0, 1].flatMap((r) => [
@@ -193,22 +228,18 @@ describe('subscriptions at the standalone content service (two replicas, one Pos
           for (const { action, target, via } of ops) {
             const id = ids[target % Math.max(ids.length, 1)];
             if (action === 'create' || !id) {
-              const created = await api.call('POST', `/app/v1${PROJECT}/content-types`, { token: admin, body: { name: `p-${randomUUID()}`, schema: { type: 'object' } } });
-              expect(created.status).toBe(201);
-              ids.push(created.body.id);
+              ids.push(await createType());
               continue;
             }
-            // Writes reach the log through our gateway or straight through either content replica.
-            const status =
-              via === 'gateway'
-                ? (await write(api, admin, action, id)).status
-                : (await new Client(replicas[via].url.replace(/\/graphql$/, '')).graphql(MUTATIONS[action], { id }, { token: admin })).status;
-            expect(status).toBeLessThan(500);
+            const direct = typeof via === 'number' ? new Client(replicas[via].url.replace(/\/graphql$/, '')) : null;
+            const res = direct ? await direct.graphql(MUTATIONS[action], { id }, asAdmin()) : await write(action, id);
+            expect(res.status).toBeLessThan(500);
           }
           const to = await fence(subscribers);
           // Anything delivered twice or late would arrive within moments of the fence.
           await new Promise((r) => setTimeout(r, 300));
-          const window = (list: Received[]) => list.slice(list.findIndex((e) => e.id === from) + 1, list.findIndex((e) => e.id === to) + 1);
+          const window = (list: Received[]) =>
+            list.slice(list.findIndex((e) => e.id === from) + 1, list.findIndex((e) => e.id === to) + 1);
           const everything = window(await eventLog('app'));
           const published = window(await eventLog('api', key));
           // The key's log is the published-state part of the admin's (drafts' creations and edits never in it).
@@ -225,18 +256,18 @@ describe('subscriptions at the standalone content service (two replicas, one Pos
       { numRuns: RUNS, seed: SEED },
     );
   }, 600_000);
+
+  function write(action: keyof typeof MUTATIONS, id: string) {
+    if (action === 'update') return api.call('PUT', `${TYPES}/${id}`, asAdmin({ description: 'changed' }));
+    if (action === 'delete') return api.call('DELETE', `${TYPES}/${id}`, asAdmin());
+    return api.call('POST', `${TYPES}/${id}/${action}`, asAdmin());
+  }
 });
 
+const SCOPE = 'organizationId: "default", projectId: "default", id: $id';
 const MUTATIONS = {
-  publish: 'mutation($id: ID!) { publishContentType(organizationId: "default", projectId: "default", id: $id) { id } }',
-  unpublish: 'mutation($id: ID!) { unpublishContentType(organizationId: "default", projectId: "default", id: $id) { id } }',
-  update: 'mutation($id: ID!) { updateContentType(organizationId: "default", projectId: "default", id: $id, input: { description: "changed" }) { id } }',
-  delete: 'mutation($id: ID!) { deleteContentType(organizationId: "default", projectId: "default", id: $id) { id } }',
+  publish: `mutation($id: ID!) { publishContentType(${SCOPE}) { id } }`,
+  unpublish: `mutation($id: ID!) { unpublishContentType(${SCOPE}) { id } }`,
+  update: `mutation($id: ID!) { updateContentType(${SCOPE}, input: { description: "changed" }) { id } }`,
+  delete: `mutation($id: ID!) { deleteContentType(${SCOPE}) { id } }`,
 } as const;
-
-function write(api: Client, token: string, action: keyof typeof MUTATIONS, id: string) {
-  const path = `/app/v1${PROJECT}/content-types/${id}`;
-  if (action === 'update') return api.call('PUT', path, { token, body: { description: 'changed' } });
-  if (action === 'delete') return api.call('DELETE', path, { token });
-  return api.call('POST', `${path}/${action}`, { token });
-}

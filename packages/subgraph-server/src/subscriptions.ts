@@ -5,7 +5,8 @@ import { EventFeed, type EventBroker } from '@cp/db';
 import type { ProjectDirectory } from '@cp/graphql';
 import type { GraphQLSchema } from 'graphql';
 import { AccessWatch } from './events/access-watch';
-import { buildSubscriptionSchema, startSubscriptionServer, type SubscriptionServer, type SubscriptionServerDeps } from './events/subscription-server';
+import { buildSubscriptionSchema, startSubscriptionServer } from './events/subscription-server';
+import type { SubscriptionServer, SubscriptionServerDeps } from './events/subscription-server';
 
 export interface ServiceSubscriptions extends Pick<SubscriptionServer, 'connections'> {
   /** Closes every socket (1001, cut at `deadline`) and stops the feed's polling. */

@@ -4,10 +4,12 @@
 import type { ApolloServer } from '@apollo/server';
 import { eventFilterFor, EventRecord, type EventFeed, type EventScope } from '@cp/db';
 import type { RateLimiter } from '@cp/edge';
-import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Context, type Principal, type ProjectDirectory } from '@cp/graphql';
+import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Context, type Principal } from '@cp/graphql';
+import type { ProjectDirectory } from '@cp/graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { execute, getOperationAST, GraphQLError, parse, print, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { execute, getOperationAST, GraphQLError, parse, print } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
@@ -23,7 +25,7 @@ interface SubscriptionContext {
   scopes?: Set<EventScope>;
 }
 
-/** Frames above this close the socket (1009) before they are buffered further: subscription messages are small (issue 11.4). */
+/** Frames above this close the socket (1009) before they are buffered further: subscriptions are small (issue 11.4). */
 export const MAX_FRAME_BYTES = 64 * 1024;
 /** A socket that has not sent `connection_init` by then is closed (4408). */
 export const CONNECTION_INIT_TIMEOUT_MS = 3_000;
@@ -39,7 +41,7 @@ export function buildSubscriptionSchema(schema: GraphQLSchema, feed: EventFeed):
       return {
         ...field,
         subscribe: async (_root: unknown, args: Record<string, unknown>, ctx: SubscriptionContext) => {
-          const { projectId, resourceType, resourceId } = args as { projectId: string; resourceType?: string; resourceId?: string };
+          const { projectId, resourceType, resourceId } = args as EventScope;
           const scope: EventScope = { projectId, resourceType, resourceId };
           const filter = await eventFilterFor(ctx, scope);
           ctx.scopes?.add(scope);
@@ -60,7 +62,7 @@ export interface SubscriptionServerDeps {
   auth: Authenticator;
   projects: ProjectDirectory;
   access: AccessWatch;
-  /** Queries and mutations sent over the socket run through our gateway, like over HTTP; without it they are refused. */
+  /** Queries and mutations sent over the socket run through our gateway, as over HTTP; without it they are refused. */
   apollo?: ApolloServer<Context>;
   /** A standalone subgraph service also takes our gateway's signed principal (checked like over HTTP). */
   vouch?: GatewayVouch;
@@ -78,29 +80,39 @@ interface SocketCaller extends Pick<WatchedCaller, 'principal' | 'headers'> {
  * none, in the upgrade request's headers (as gateways propagate them). None closes with 4401, bad or revoked ones
  * with 4403, an exhausted budget with 4429 (or a RATE_LIMITED error for one more subscription).
  */
-export function startSubscriptionServer({ server, schema, orm, auth, projects, limiter, access, apollo, vouch }: SubscriptionServerDeps) {
+export function startSubscriptionServer(deps: SubscriptionServerDeps) {
+  const { server, schema, orm, auth, projects, limiter, access, apollo, vouch } = deps;
   // The schema's Query and Mutation fields have no resolvers here: those operations take the gateway's query plan.
   const viaGateway = async (args: ExecutionArgs): Promise<ExecutionResult> => {
-    const caller = args.contextValue as SubscriptionContext;
-    const context: Context = { em: orm.em.fork(), principal: caller.principal, requestId: randomUUID(), lang: 'en', projects };
+    const { principal } = args.contextValue as SubscriptionContext;
+    const context: Context = { em: orm.em.fork(), principal, requestId: randomUUID(), lang: 'en', projects };
     const response = await apollo!.executeOperation(
-      { query: print(args.document), variables: (args.variableValues ?? undefined) as Record<string, unknown> | undefined, operationName: args.operationName ?? undefined },
+      {
+        query: print(args.document),
+        variables: (args.variableValues ?? undefined) as Record<string, unknown> | undefined,
+        operationName: args.operationName ?? undefined,
+      },
       { contextValue: context },
     );
-    if (response.body.kind !== 'single') return { errors: [new GraphQLError('Incremental delivery is not supported over graphql-ws.')] };
+    if (response.body.kind !== 'single') {
+      return { errors: [new GraphQLError('Incremental delivery is not supported over graphql-ws.')] };
+    }
     const result = response.body.singleResult;
     if (!result.errors) return result as ExecutionResult;
     // Apollo's errors are already formatted plain objects; graphql-ws calls `toJSON()` on each and, without one, closed
     // the whole socket (4500) on the first failing query or mutation.
-    return { ...result, errors: result.errors.map((e) => new GraphQLError(e.message, { path: e.path, extensions: e.extensions })) } as ExecutionResult;
+    const errors = result.errors.map((e) => new GraphQLError(e.message, { path: e.path, extensions: e.extensions }));
+    return { ...result, errors } as ExecutionResult;
   };
   const identify = async (em: EntityManager, given: Credentials): Promise<Omit<SocketCaller, 'peer' | 'scopes'>> => {
     if (vouch && given.signed !== undefined) {
-      const principal = await verifyPrincipal(given.signed, vouch.secret, { subgraph: vouch.subgraph, requestId: given.requestId });
-      return { principal, vouched: true };
+      const binding = { subgraph: vouch.subgraph, requestId: given.requestId };
+      return { principal: await verifyPrincipal(given.signed, vouch.secret, binding), vouched: true };
     }
     const headers = { authorization: given.authorization, apiKey: given.apiKey };
-    if (headers.authorization === undefined && headers.apiKey === undefined) return { principal: ANONYMOUS, vouched: false };
+    if (headers.authorization === undefined && headers.apiKey === undefined) {
+      return { principal: ANONYMOUS, vouched: false };
+    }
     return { principal: await auth.authenticate(em, headers), headers, vouched: false };
   };
   // Frames are capped before authentication can even start: 8 sockets of 100 MiB frames no longer fill memory.
@@ -111,12 +123,15 @@ export function startSubscriptionServer({ server, schema, orm, auth, projects, l
       schema,
       connectionInitWaitTimeout: CONNECTION_INIT_TIMEOUT_MS,
       execute: (args: ExecutionArgs) =>
-        apollo && getOperationAST(args.document, args.operationName)?.operation !== 'subscription' ? viaGateway(args) : execute(args),
+        apollo && getOperationAST(args.document, args.operationName)?.operation !== 'subscription'
+          ? viaGateway(args)
+          : execute(args),
       async onConnect(ctx) {
         const peer = ctx.extra.request.socket.remoteAddress;
         let caller: SocketCaller;
         try {
-          caller = { ...(await identify(orm.em.fork(), credentials(ctx.connectionParams, ctx.extra.request))), peer, scopes: new Set() };
+          const given = credentials(ctx.connectionParams, ctx.extra.request);
+          caller = { ...(await identify(orm.em.fork(), given)), peer, scopes: new Set() };
         } catch {
           // Guessing credentials spends the anonymous budget, as over HTTP.
           await limiter.allow(ANONYMOUS, peer);
@@ -151,16 +166,23 @@ export function startSubscriptionServer({ server, schema, orm, auth, projects, l
         }
         const operation = operationOf(payload.query, payload.operationName);
         if (!apollo && operation && operation.operation !== 'subscription') {
-          return [new GraphQLError('Only subscriptions are served over WebSocket here; send queries and mutations over HTTP.', { extensions: { code: 'BAD_REQUEST' } })];
+          const message = 'Only subscriptions are served over WebSocket here; send queries and mutations over HTTP.';
+          return [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } })];
         }
         // graphql-js 16 lets `@skip`/`@include` onto a subscription's root field (17 refuses it) and then fails inside
         // `subscribe`, closing the socket.
-        if (operation?.operation === 'subscription' && operation.selectionSet.selections.some((s) => s.directives?.some((d) => d.name.value === 'skip' || d.name.value === 'include'))) {
-          return [new GraphQLError('A subscription root field cannot carry @skip or @include.', { extensions: { code: 'BAD_REQUEST' } })];
+        const conditional = (s: OperationDefinitionNode['selectionSet']['selections'][number]) =>
+          s.directives?.some((d) => d.name.value === 'skip' || d.name.value === 'include');
+        if (operation?.operation === 'subscription' && operation.selectionSet.selections.some(conditional)) {
+          const message = 'A subscription root field cannot carry @skip or @include.';
+          return [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } })];
         }
         return undefined;
       },
-      context: (ctx): SubscriptionContext => ({ principal: callers.get(ctx.extra)?.principal ?? ANONYMOUS, projects, scopes: callers.get(ctx.extra)?.scopes }),
+      context: (ctx): SubscriptionContext => {
+        const caller = callers.get(ctx.extra);
+        return { principal: caller?.principal ?? ANONYMOUS, projects, scopes: caller?.scopes };
+      },
     },
     wss,
   );
@@ -169,7 +191,7 @@ export function startSubscriptionServer({ server, schema, orm, auth, projects, l
     get connections() {
       return wss.clients.size;
     },
-    /** Closes every socket with 1001 (Going Away); sockets that don't finish the close handshake by `deadline` are cut. */
+    /** Closes every socket with 1001 (Going Away); sockets that don't finish the handshake by `deadline` are cut. */
     async close(deadline = Date.now() + 5000) {
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))));
@@ -205,7 +227,12 @@ function credentials(params: Record<string, unknown> | undefined, request: Incom
       const v = from(name);
       return typeof v === 'string' && v !== '' ? v : undefined;
     };
-    return { authorization: value('authorization'), apiKey: value('x-api-key'), signed: value(PRINCIPAL_HEADER), requestId: value('x-request-id') };
+    return {
+      authorization: value('authorization'),
+      apiKey: value('x-api-key'),
+      signed: value(PRINCIPAL_HEADER),
+      requestId: value('x-request-id'),
+    };
   };
   const given = read((name) => fromParams.get(name));
   if (given.authorization ?? given.apiKey ?? given.signed) return given;
