@@ -6,9 +6,9 @@ import type { ProjectDirectory } from '@cp/graphql';
 import type { GraphQLSchema } from 'graphql';
 import { AccessWatch } from './events/access-watch';
 import { buildSubscriptionSchema, startSubscriptionServer } from './events/subscription-server';
-import type { SubscriptionServer, SubscriptionServerDeps } from './events/subscription-server';
+import type { SubscriptionServerDeps } from './events/subscription-server';
 
-export interface ServiceSubscriptions extends Pick<SubscriptionServer, 'connections'> {
+export interface ServiceSubscriptions {
   /** Closes every socket (1001, cut at `deadline`) and stops the feed's polling. */
   close(deadline?: number): Promise<void>;
 }
@@ -26,9 +26,6 @@ export async function serveSubscriptions(
   feed.onEvent((event) => access.changed(event));
   const server = startSubscriptionServer({ ...deps, access, schema: buildSubscriptionSchema(deps.schema, feed) });
   return {
-    get connections() {
-      return server.connections;
-    },
     async close(deadline) {
       await server.close(deadline);
       feed.stop();

@@ -202,8 +202,6 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
   };
 }
 
-export type SubscriptionServer = ReturnType<typeof startSubscriptionServer>;
-
 interface Credentials {
   authorization?: string;
   apiKey?: string;
