@@ -1,5 +1,6 @@
 // Black-box: Hive Gateway (a third-party federation gateway) in front of the four standalone subgraph services, on the
-// committed supergraph, forwarding the client's own credentials: same data as our gateway; anonymous and forged refused.
+// committed supergraph, forwarding the client's own credentials: same data as our gateway; anonymous and forged
+// refused; subscriptions go to the content service over graphql-ws and carry events written elsewhere.
 import { createPostgresDatabase } from '@cp/db/testing';
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
 import { readFileSync } from 'node:fs';
@@ -45,6 +46,24 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
           'x-api-key': request.headers.get('x-api-key'),
           'x-cp-principal': request.headers.get('x-cp-principal'),
         }),
+      },
+      // Subscriptions go to the content service's own graphql-ws endpoint, with the client's credentials as
+      // connectionParams (an empty template value is left out).
+      transportEntries: {
+        content: {
+          options: {
+            subscriptions: {
+              kind: 'ws',
+              location: '/graphql',
+              options: {
+                connectionParams: {
+                  authorization: '{context.headers.authorization}',
+                  'x-api-key': '{context.headers.x-api-key}',
+                },
+              },
+            },
+          },
+        },
       },
     });
 
@@ -118,9 +137,90 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
     expect((await sdl.json()).data._service.sdl).toContain('type ContentType');
   });
 
+  /** A subscription through Hive over SSE (what Hive serves by default); `messages` fills as data arrives. */
+  const subscribeViaHive = async (query: string, headers: Record<string, string>) => {
+    const abort = new AbortController();
+    const res = await hive.fetch('http://hive.local/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+      body: JSON.stringify({ query }),
+      signal: abort.signal,
+    });
+    expect(res.status).toBe(200);
+    const messages: { data?: { events: { id: string; type: string; resourceId: string } }; errors?: unknown[] }[] = [];
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    void (async () => {
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+        if (done) return;
+        buffer += value;
+        let end: number;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const data = buffer.slice(0, end).split('\n').find((line) => line.startsWith('data:'));
+          buffer = buffer.slice(end + 2);
+          if (data && data.length > 'data:'.length) messages.push(JSON.parse(data.slice('data:'.length)));
+        }
+      }
+    })();
+    return { messages, close: () => abort.abort() };
+  };
+
+  it.each([
+    ['a JWT', () => ({ authorization: `Bearer ${token}` })],
+    ['an API key', () => ({ 'x-api-key': apiKey })],
+  ])('delivers a publish made through our gateway to a subscription through Hive (%s)', async (name, credentials) => {
+    const query = 'subscription { events(projectId: "default", resourceType: "content-types") { id type resourceId } }';
+    const sub = await subscribeViaHive(query, credentials());
+    const api = new Client(ours.url);
+    const published = async () => {
+      const body = { name: `Live ${Math.random()}`, schema: { type: 'object' } };
+      const created = await api.call('POST', `/app/v1${PROJECT}/content-types`, { token, body });
+      const publish = await api.call('POST', `/app/v1${PROJECT}/content-types/${created.body.id}/publish`, { token });
+      expect(publish.status).toBe(200);
+      return created.body.id as string;
+    };
+    const types = () => sub.messages.map((m) => m.data?.events.type);
+    const arrived = (id: string) =>
+      sub.messages.some((m) => m.data?.events.resourceId === id && m.data.events.type === 'content-types.published');
+    // Hive opens the subgraph's socket only once the subscription started: publish until one arrives.
+    let id: string;
+    const deadline = Date.now() + 20_000;
+    do {
+      id = await published();
+      await waitFor(() => arrived(id), 2_000);
+      expect(sub.messages.flatMap((m) => m.errors ?? [])).toEqual([]);
+    } while (!arrived(id) && Date.now() < deadline);
+    // Then one more, to see a publish delivered live end to end.
+    id = await published();
+    expect(await waitFor(() => arrived(id), 20_000)).toBe(true);
+    // Keys receive published-state events only: never the draft's creation.
+    if (name === 'an API key') expect(types()).not.toContain('content-types.created');
+    else expect(types()).toContain('content-types.created');
+    sub.close();
+  });
+
+  it('refuses an anonymous subscription through Hive', async () => {
+    const sub = await subscribeViaHive('subscription { events(projectId: "default") { id } }', {});
+    expect(await waitFor(() => sub.messages.length > 0, 20_000)).toBe(true);
+    expect(sub.messages.some((m) => m.data?.events)).toBe(false);
+    expect(sub.messages[0].errors?.length).toBeGreaterThan(0);
+    sub.close();
+  });
+
   it('lets a client sign in through Hive (anonymous login is the one open mutation, on the anonymous budget)', async () => {
     const res = await viaHive('mutation { login(input: { email: "admin@example.com", password: "correct horse battery staple" }) { token } }', {});
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data).toMatchObject({ login: { token: expect.any(String) } });
   });
 });
+
+/** Polls `done` until it holds (true) or `ms` passed (false). */
+async function waitFor(done: () => boolean, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > until) return false;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return true;
+}

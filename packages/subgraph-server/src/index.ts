@@ -14,9 +14,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { callerMiddleware, gatewayCaller, sendGraphQLError, type Authenticator, type Caller } from './caller';
 import { startWorkers, type SubgraphDeps, type SubgraphModule } from './module';
+import { serveSubscriptions } from './subscriptions';
 
 export * from './module';
 export * from './caller';
+export * from './events';
 
 export interface ServiceOptions {
   /** Authenticates forwarded client credentials: the access subgraph's `createAuthService` (injected: no package cycle). */
@@ -132,6 +134,8 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
 
   const server = createServer(drain.listener(retryAfterOn503(app)));
   drain.attach(server);
+  // The content service's `subscription { events }` over graphql-ws at /graphql (subscriptions.ts).
+  const subscriptions = await serveSubscriptions({ server, schema, orm: db.orm, broker, auth, limiter, projects, vouch, logger });
   const port = config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[module.name];
   await new Promise<void>((resolve) => server.listen(port, config.http.host, resolve));
   const url = `http://${config.http.host}:${(server.address() as AddressInfo).port}/graphql`;
@@ -141,7 +145,10 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
     url,
     retire: () => drain.retire(),
     async stop(timeoutMs = config.shutdown.timeoutMs) {
-      if (!(await drain.drain(server, drainDeadline(Date.now(), timeoutMs)))) logger.warn('requests still running at the shutdown deadline were cut');
+      const deadline = drainDeadline(Date.now(), timeoutMs);
+      const drained = drain.drain(server, deadline);
+      await subscriptions?.close(deadline);
+      if (!(await drained)) logger.warn('requests still running at the shutdown deadline were cut');
       await apollo.stop();
       await workers.stop();
       await dispatcher.flush().catch((err) => logger.warn({ err }, 'last event dispatch failed; the next dispatcher numbers them'));

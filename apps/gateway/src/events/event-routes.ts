@@ -3,10 +3,9 @@ import { currentPosition, eventCursor, eventFilterFor, listEvents, positionOf, r
 import { AppError, BadRequestError } from '@cp/errors';
 import type { LiveStreams } from '@cp/edge';
 import { eventSince, type Context } from '@cp/graphql';
+import { liveEvents, type AccessWatch } from '@cp/subgraph-server';
 import type { Request, Response } from 'express';
 import { eventJson } from './event-json';
-import { liveEvents } from './live-queue';
-import type { AccessWatch } from '../access-watch';
 
 /** D9's `resourceType` path values. */
 export const EVENT_RESOURCE_TYPES = new Set(['content', 'content-types', 'components', 'packages', 'assets', 'tags', 'saved-searches', 'folders']);

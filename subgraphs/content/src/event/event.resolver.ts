@@ -31,9 +31,9 @@ export class EventResolver {
   }
 
   /**
-   * Declared here so that the one gateway schema (D13) shows `Subscription.events` to every client; the gateway's
-   * graphql-ws server executes it against that schema (apps/gateway/src/events/subscriptions.ts). A subgraph never
-   * runs it: the gateway refuses subscriptions over HTTP before they get here.
+   * Served over graphql-ws only (packages/subgraph-server/src/events/subscription-server.ts): by our gateway against
+   * its API schema (D13), and by the standalone content service against this schema, for gateways that open
+   * subscriptions to subgraphs. Over HTTP it is refused.
    */
   @Subscription(() => EventRecord, {
     name: 'events',

@@ -1,13 +1,23 @@
 // Long-lived streams (SSE, graphql-ws) re-check their caller when an access change reaches this replica (issue 11.5).
-import { AppError } from '@cp/errors';
+import { AppError, UnauthorizedError } from '@cp/errors';
 import type { Context, Principal, ProjectDirectory } from '@cp/graphql';
-import type { AccessChange, AuthHeaders, AuthService } from '@cp/subgraph-access';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Authenticator } from '../caller';
+
+/** What an access event says about itself: the event record carries these fields. */
+export interface AccessChange {
+  resourceType: string;
+  resourceId: string;
+  organizationId: string;
+}
 
 export interface WatchedCaller {
   principal: Principal;
-  /** The credential the stream was opened with: it is authenticated again, from the database. */
-  headers: AuthHeaders;
+  /**
+   * The credential the stream was opened with: it is authenticated again, from the database. Without one (a principal
+   * our gateway vouched for) nothing can be re-checked here, so any change that concerns the principal ends the stream.
+   */
+  headers?: Parameters<Authenticator['authenticate']>[1];
   /** Whatever the stream needed to be allowed (e.g. `eventFilterFor`); throwing means "no longer allowed". */
   authorize(ctx: Pick<Context, 'principal' | 'projects' | 'em'>): Promise<unknown>;
   /** Ends the stream (SSE ends, graphql-ws closes 4403). */
@@ -22,7 +32,7 @@ export class AccessWatch {
   private readonly callers = new Set<WatchedCaller>();
 
   constructor(
-    private readonly deps: { orm: MikroORM; auth: AuthService; projects: ProjectDirectory },
+    private readonly deps: { orm: MikroORM; auth: Authenticator; projects: ProjectDirectory },
     private readonly onError?: (err: unknown) => void,
   ) {}
 
@@ -32,13 +42,14 @@ export class AccessWatch {
     return () => this.callers.delete(caller);
   }
 
-  /** Called after the principal cache dropped what `change` affects. */
+  /** Called with every new event (after the principal cache, if any, dropped what it affects); others are ignored. */
   changed(change: AccessChange): void {
     for (const caller of this.callers) if (affects(change, caller.principal)) void this.recheck(caller);
   }
 
   private async recheck(caller: WatchedCaller): Promise<void> {
     try {
+      if (!caller.headers) throw new UnauthorizedError('Reconnect through the gateway to be authenticated again.');
       const em = this.deps.orm.em.fork();
       const principal = await this.deps.auth.authenticate(em, caller.headers);
       await caller.authorize({ principal, projects: this.deps.projects, em });
@@ -63,7 +74,11 @@ function affects(change: AccessChange, principal: Principal): boolean {
       return principal.kind === 'user' && change.resourceId === principal.userId;
     case 'roles':
       return principal.kind === 'user';
-    default:
+    case 'projects':
+    case 'organizations':
       return true;
+    default:
+      // Content, assets, …: not an access change.
+      return false;
   }
 }

@@ -1,4 +1,4 @@
-// A bounded queue between the event feed and one slow or fast consumer: overflow drops the consumer, who resumes by cursor.
+// A bounded queue between the event feed and one consumer: overflow drops the consumer, who resumes by cursor.
 import type { EventFeed, EventFilter, EventRecord } from '@cp/db';
 
 export const MAX_QUEUED_EVENTS = 1000;

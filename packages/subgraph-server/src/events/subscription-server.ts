@@ -1,0 +1,247 @@
+// GraphQL subscriptions over graphql-ws (graphql-transport-ws) at /graphql: `events(projectId, …)` from the event feed.
+// Our gateway serves them to clients (it can't proxy them, D13); a standalone content service serves them to any
+// federation gateway that opens subscriptions to subgraphs over WebSocket (Hive Gateway, Apollo Router, Cosmo).
+import type { ApolloServer } from '@apollo/server';
+import { eventFilterFor, EventRecord, type EventFeed, type EventScope } from '@cp/db';
+import type { RateLimiter } from '@cp/edge';
+import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Context, type Principal } from '@cp/graphql';
+import type { ProjectDirectory } from '@cp/graphql';
+import { MapperKind, mapSchema } from '@graphql-tools/utils';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { execute, getOperationAST, GraphQLError, parse, print } from 'graphql';
+import type { ExecutionArgs, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, Server } from 'node:http';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Authenticator, GatewayVouch } from '../caller';
+import type { AccessWatch, WatchedCaller } from './access-watch';
+import { liveEvents } from './live-queue';
+
+interface SubscriptionContext {
+  principal: Principal;
+  projects: ProjectDirectory;
+  /** What the connection's subscriptions were allowed to read: re-checked on access changes (issue 11.5). */
+  scopes?: Set<EventScope>;
+}
+
+/** Frames above this close the socket (1009) before they are buffered further: subscriptions are small (issue 11.4). */
+export const MAX_FRAME_BYTES = 64 * 1024;
+/** A socket that has not sent `connection_init` by then is closed (4408). */
+export const CONNECTION_INIT_TIMEOUT_MS = 3_000;
+
+/**
+ * `schema` (our gateway's API schema, D13, or the content subgraph's own) with `Subscription.events` wired to the
+ * event feed: clients use one schema, and the types graphql-ws executes against are that schema's own.
+ */
+export function buildSubscriptionSchema(schema: GraphQLSchema, feed: EventFeed): GraphQLSchema {
+  return mapSchema(schema, {
+    [MapperKind.SUBSCRIPTION_ROOT_FIELD]: (field, fieldName) => {
+      if (fieldName !== 'events') return field;
+      return {
+        ...field,
+        subscribe: async (_root: unknown, args: Record<string, unknown>, ctx: SubscriptionContext) => {
+          const { projectId, resourceType, resourceId } = args as EventScope;
+          const scope: EventScope = { projectId, resourceType, resourceId };
+          const filter = await eventFilterFor(ctx, scope);
+          ctx.scopes?.add(scope);
+          return liveEvents(feed, filter);
+        },
+        resolve: (event: EventRecord) => event,
+      };
+    },
+  });
+}
+
+export interface SubscriptionServerDeps {
+  /** Connections and subscriptions spend the same budget as HTTP requests. */
+  limiter: Pick<RateLimiter, 'allow'>;
+  server: Server;
+  schema: GraphQLSchema;
+  orm: MikroORM;
+  auth: Authenticator;
+  projects: ProjectDirectory;
+  access: AccessWatch;
+  /** Queries and mutations sent over the socket run through our gateway, as over HTTP; without it they are refused. */
+  apollo?: ApolloServer<Context>;
+  /** A standalone subgraph service also takes our gateway's signed principal (checked like over HTTP). */
+  vouch?: GatewayVouch;
+}
+
+/** A socket's caller; `vouched`: our gateway authenticated it and spent its budget (as over HTTP). */
+interface SocketCaller extends Pick<WatchedCaller, 'principal' | 'headers'> {
+  vouched: boolean;
+  peer?: string;
+  scopes: Set<EventScope>;
+}
+
+/**
+ * Credentials travel in `connectionParams` (`x-api-key`, or `authorization: Bearer …`, D9), or, when those carry
+ * none, in the upgrade request's headers (as gateways propagate them). None closes with 4401, bad or revoked ones
+ * with 4403, an exhausted budget with 4429 (or a RATE_LIMITED error for one more subscription).
+ */
+export function startSubscriptionServer(deps: SubscriptionServerDeps) {
+  const { server, schema, orm, auth, projects, limiter, access, apollo, vouch } = deps;
+  // The schema's Query and Mutation fields have no resolvers here: those operations take the gateway's query plan.
+  const viaGateway = async (args: ExecutionArgs): Promise<ExecutionResult> => {
+    const { principal } = args.contextValue as SubscriptionContext;
+    const context: Context = { em: orm.em.fork(), principal, requestId: randomUUID(), lang: 'en', projects };
+    const response = await apollo!.executeOperation(
+      {
+        query: print(args.document),
+        variables: (args.variableValues ?? undefined) as Record<string, unknown> | undefined,
+        operationName: args.operationName ?? undefined,
+      },
+      { contextValue: context },
+    );
+    if (response.body.kind !== 'single') {
+      return { errors: [new GraphQLError('Incremental delivery is not supported over graphql-ws.')] };
+    }
+    const result = response.body.singleResult;
+    if (!result.errors) return result as ExecutionResult;
+    // Apollo's errors are already formatted plain objects; graphql-ws calls `toJSON()` on each and, without one, closed
+    // the whole socket (4500) on the first failing query or mutation.
+    const errors = result.errors.map((e) => new GraphQLError(e.message, { path: e.path, extensions: e.extensions }));
+    return { ...result, errors } as ExecutionResult;
+  };
+  const identify = async (em: EntityManager, given: Credentials): Promise<Omit<SocketCaller, 'peer' | 'scopes'>> => {
+    if (vouch && given.signed !== undefined) {
+      const binding = { subgraph: vouch.subgraph, requestId: given.requestId };
+      return { principal: await verifyPrincipal(given.signed, vouch.secret, binding), vouched: true };
+    }
+    const headers = { authorization: given.authorization, apiKey: given.apiKey };
+    if (headers.authorization === undefined && headers.apiKey === undefined) {
+      return { principal: ANONYMOUS, vouched: false };
+    }
+    return { principal: await auth.authenticate(em, headers), headers, vouched: false };
+  };
+  // Frames are capped before authentication can even start: 8 sockets of 100 MiB frames no longer fill memory.
+  const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: MAX_FRAME_BYTES });
+  const callers = new WeakMap<object, SocketCaller>();
+  const cleanup = useServer<Record<string, unknown> | undefined, { socket: WebSocket; request: IncomingMessage }>(
+    {
+      schema,
+      connectionInitWaitTimeout: CONNECTION_INIT_TIMEOUT_MS,
+      execute: (args: ExecutionArgs) =>
+        apollo && getOperationAST(args.document, args.operationName)?.operation !== 'subscription'
+          ? viaGateway(args)
+          : execute(args),
+      async onConnect(ctx) {
+        const peer = ctx.extra.request.socket.remoteAddress;
+        let caller: SocketCaller;
+        try {
+          const given = credentials(ctx.connectionParams, ctx.extra.request);
+          caller = { ...(await identify(orm.em.fork(), given)), peer, scopes: new Set() };
+        } catch {
+          // Guessing credentials spends the anonymous budget, as over HTTP.
+          await limiter.allow(ANONYMOUS, peer);
+          return false;
+        }
+        if (caller.principal.kind === 'anonymous') {
+          ctx.extra.socket.close(4401, 'Unauthorized');
+          return false;
+        }
+        if (!caller.vouched && !(await limiter.allow(caller.principal, peer))) {
+          ctx.extra.socket.close(4429, 'Too many requests');
+          return false;
+        }
+        callers.set(ctx.extra, caller);
+        // A revoked key, a removed or demoted user: the connection closes with 4403 on every replica (issue 11.5).
+        const socket = ctx.extra.socket;
+        const stopWatching = access.watch({
+          principal: caller.principal,
+          headers: caller.headers,
+          authorize: async (fresh) => {
+            for (const scope of caller.scopes) await eventFilterFor(fresh, scope);
+          },
+          revoke: () => socket.close(4403, 'Forbidden'),
+        });
+        socket.once('close', stopWatching);
+        return true;
+      },
+      async onSubscribe(ctx, _id, payload) {
+        const caller = callers.get(ctx.extra);
+        if (caller && !caller.vouched && !(await limiter.allow(caller.principal, caller.peer))) {
+          return [new GraphQLError('Too many requests.', { extensions: { code: 'RATE_LIMITED' } })];
+        }
+        const operation = operationOf(payload.query, payload.operationName);
+        if (!apollo && operation && operation.operation !== 'subscription') {
+          const message = 'Only subscriptions are served over WebSocket here; send queries and mutations over HTTP.';
+          return [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } })];
+        }
+        // graphql-js 16 lets `@skip`/`@include` onto a subscription's root field (17 refuses it) and then fails inside
+        // `subscribe`, closing the socket.
+        const conditional = (s: OperationDefinitionNode['selectionSet']['selections'][number]) =>
+          s.directives?.some((d) => d.name.value === 'skip' || d.name.value === 'include');
+        if (operation?.operation === 'subscription' && operation.selectionSet.selections.some(conditional)) {
+          const message = 'A subscription root field cannot carry @skip or @include.';
+          return [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } })];
+        }
+        return undefined;
+      },
+      context: (ctx): SubscriptionContext => {
+        const caller = callers.get(ctx.extra);
+        return { principal: caller?.principal ?? ANONYMOUS, projects, scopes: caller?.scopes };
+      },
+    },
+    wss,
+  );
+  return {
+    /** Open subscription connections (metrics). */
+    get connections() {
+      return wss.clients.size;
+    },
+    /** Closes every socket with 1001 (Going Away); sockets that don't finish the handshake by `deadline` are cut. */
+    async close(deadline = Date.now() + 5000) {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))));
+      await Promise.race([cleanup.dispose(), late]);
+      clearTimeout(timer);
+      for (const socket of wss.clients) socket.terminate();
+    },
+  };
+}
+
+interface Credentials {
+  authorization?: string;
+  apiKey?: string;
+  /** Our gateway's signed principal and the request id it is bound to. */
+  signed?: string;
+  requestId?: string;
+}
+
+/**
+ * From `connectionParams` when they carry any credential, else from the upgrade request's headers (gateways that
+ * propagate the client's headers to the subgraph's socket). Names are case-insensitive; empty values count as absent
+ * (a gateway's header template with nothing to fill in sends ""). Apollo Router wraps its payload in
+ * `{ connectionParams: … }`: those nested names count too.
+ */
+function credentials(params: Record<string, unknown> | undefined, request: IncomingMessage): Credentials {
+  const nested = params?.connectionParams;
+  const all = { ...(typeof nested === 'object' && nested ? nested : {}), ...params };
+  const fromParams = new Map(Object.entries(all).map(([name, value]) => [name.toLowerCase(), value]));
+  const read = (from: (name: string) => unknown): Credentials => {
+    const value = (name: string) => {
+      const v = from(name);
+      return typeof v === 'string' && v !== '' ? v : undefined;
+    };
+    return {
+      authorization: value('authorization'),
+      apiKey: value('x-api-key'),
+      signed: value(PRINCIPAL_HEADER),
+      requestId: value('x-request-id'),
+    };
+  };
+  const given = read((name) => fromParams.get(name));
+  if (given.authorization ?? given.apiKey ?? given.signed) return given;
+  return read((name) => request.headers[name]);
+}
+
+/** Unparsable documents are left to graphql-ws's own validation. */
+function operationOf(query: string, operationName?: string | null): OperationDefinitionNode | undefined {
+  try {
+    return getOperationAST(parse(query), operationName ?? undefined) ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
