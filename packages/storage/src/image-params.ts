@@ -67,20 +67,23 @@ function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[
   return raw as T;
 }
 
-/** Strict: an unknown, repeated or malformed parameter is 400 `BAD_REQUEST` naming it in `details.parameter`. */
-export function parseImageParams(query: URLSearchParams): ImageParams | undefined {
+/**
+ * Strict: an unknown, repeated or malformed parameter is 400 `BAD_REQUEST` naming it in `details.parameter`. Takes
+ * the request's parsed query (the gateway's parser already refuses repeats; an array here is a repeat too).
+ */
+export function parseImageParams(query: Readonly<Record<string, unknown>>): ImageParams | undefined {
   const params: ImageParams = {};
-  const seen = new Set<string>();
-  for (const [name, raw] of query) {
+  const names = Object.keys(query);
+  for (const name of names) {
+    const raw = query[name];
     if (!(PARAMETERS as readonly string[]).includes(name)) invalid(name, `Unknown parameter \`${name}\`; the CDN takes ${PARAMETERS.join(', ')}.`);
-    if (seen.has(name)) invalid(name, `\`${name}\` is given more than once.`);
-    seen.add(name);
+    if (typeof raw !== 'string') invalid(name, `\`${name}\` must be given once, as a plain value.`);
     if (name === 'w' || name === 'h') params[name] = integer(name, raw, MAX_DIMENSION);
     else if (name === 'q') params.q = integer(name, raw, 100);
     else if (name === 'fit') params.fit = oneOf(name, raw, IMAGE_FITS);
     else params.fm = oneOf(name, raw, IMAGE_FORMATS);
   }
-  return seen.size ? params : undefined;
+  return names.length ? params : undefined;
 }
 
 /** Whether `Accept` lists `type` by name with a non-zero weight (`*\/*` and `image/*` name no format in particular). */

@@ -55,7 +55,7 @@ export function cdnHandler(orm: MikroORM, service: AssetService, images: ImageVa
   const notFound = (req: Request) => new AppError('NOT_FOUND', 'Asset not found.', { resource: 'Asset', id: req.params.assetId });
   return async (req: Request, res: Response) => {
     // Checked before the lookup: a malformed URL is the same 400 whether or not the asset exists.
-    const params = parseImageParams(new URL(req.originalUrl, 'http://cdn').searchParams);
+    const params = parseImageParams(req.query);
     const asset = await find(req);
     const key = asset && storageKey(asset);
     if (!asset || !key || !(await service.storage.exists(key))) throw notFound(req);
