@@ -53,7 +53,7 @@ class BoundedQueue {
 export class ImageVariants {
   private readonly queue: BoundedQueue;
   /** Variants being computed by this process: concurrent requests for one variant share one computation. */
-  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly inFlight = new Map<string, Promise<boolean>>();
 
   constructor(
     private readonly storage: AssetStorage,
@@ -62,8 +62,8 @@ export class ImageVariants {
     this.queue = new BoundedQueue(options);
   }
 
-  /** The stored variant of `source`, computed first if no replica has stored it yet. */
-  async variant(source: Deliverable, transform: ImageTransform): Promise<Deliverable> {
+  /** The stored variant of `source`, computed first (`computed`) if no replica had stored it yet. */
+  async variant(source: Deliverable, transform: ImageTransform): Promise<{ file: Deliverable; computed: boolean }> {
     const id = variantId(source.checksum, transform);
     const key = `${variantsKey(source.key)}/${id}`;
     let flight = this.inFlight.get(key);
@@ -71,14 +71,14 @@ export class ImageVariants {
       flight = this.ensure(source, transform, key).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, flight);
     }
-    await flight;
+    const computed = await flight;
     const name = `${source.name.replace(/\.[^.]*$/, '')}.${EXTENSIONS[transform.format]}`;
     // The id hashes the source checksum and the normalised parameters: a strong validator of its own.
-    return { key, checksum: id, type: FORMAT_TYPES[transform.format], name };
+    return { file: { key, checksum: id, type: FORMAT_TYPES[transform.format], name }, computed };
   }
 
-  private async ensure(source: Deliverable, transform: ImageTransform, key: string): Promise<void> {
-    if (await this.storage.exists(key)) return;
+  private async ensure(source: Deliverable, transform: ImageTransform, key: string): Promise<boolean> {
+    if (await this.storage.exists(key)) return false;
     const input = this.storage.path(source.key);
     await assertWithinLimit(input, transform);
     const bytes = await this.queue.run(() => render(input, transform));
@@ -86,6 +86,7 @@ export class ImageVariants {
     // replaces identical bytes, and a reader never sees a partial file.
     await this.storage.put(key, Readable.from([bytes]), Number.MAX_SAFE_INTEGER);
     transformations.inc({ format: transform.format });
+    return true;
   }
 }
 

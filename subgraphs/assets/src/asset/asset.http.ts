@@ -62,9 +62,9 @@ export function cdnHandler(orm: MikroORM, service: AssetService, images: ImageVa
     const original = { key, checksum: asset.checksum, type: asset.type, name: asset.name };
     if (!params) return deliver(req, res, service.storage, original);
     const transform = resolveTransform(params, asset.type, req.header('accept'));
-    const variant = await images.variant(original, transform);
+    const { file: variant, computed } = await images.variant(original, transform);
     // Deleted while its variant was computed: the delete may have run before the variant was stored.
-    if (!(await find(req))) {
+    if (computed && !(await find(req))) {
       await service.storage.remove(variantsKey(key));
       throw notFound(req);
     }
