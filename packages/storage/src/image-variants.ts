@@ -90,26 +90,27 @@ export class ImageVariants {
   }
 }
 
-function tooLarge(width: number, height: number, what: string): ValidationFailedError {
-  const message = `The ${what} would be ${width}×${height} pixels, over the limit of ${MAX_IMAGE_PIXELS}.`;
+function tooLarge(width: number, height: number, what: 'source image is' | 'result would be'): ValidationFailedError {
+  const message = `The ${what} ${width}×${height} pixels, over the limit of ${MAX_IMAGE_PIXELS}.`;
   return new ValidationFailedError([{ path: '', message }], message, { limit: MAX_IMAGE_PIXELS, width, height });
 }
 
-function undecodable(err: unknown): ValidationFailedError {
+/** libvips' own message is not passed on: it can name the file's path in storage. */
+function undecodable(): ValidationFailedError {
   const message = 'The image could not be decoded.';
-  return new ValidationFailedError([{ path: '', message }], message, { reason: err instanceof Error ? err.message : String(err) });
+  return new ValidationFailedError([{ path: '', message }], message);
 }
 
 /** Reads only the header: a small file claiming huge dimensions (a decompression bomb) is refused undecoded. */
 async function assertWithinLimit(input: string, t: ImageTransform): Promise<void> {
-  const meta = await sharp(input).metadata().catch((err: unknown) => Promise.reject(undecodable(err)));
+  const meta = await sharp(input).metadata().catch(() => Promise.reject(undecodable()));
   const width = meta.autoOrient?.width ?? meta.width;
   const height = meta.autoOrient?.height ?? meta.height;
-  if (!width || !height) throw undecodable(new Error('no dimensions in the header'));
-  if (width * height > MAX_IMAGE_PIXELS) throw tooLarge(width, height, 'source image');
+  if (!width || !height) throw undecodable();
+  if (width * height > MAX_IMAGE_PIXELS) throw tooLarge(width, height, 'source image is');
   // One given side keeps the aspect ratio, and `outside` covers both: a thin source can make a huge result.
   const out = outputSize(width, height, t);
-  if (out.width * out.height > MAX_IMAGE_PIXELS) throw tooLarge(out.width, out.height, 'result');
+  if (out.width * out.height > MAX_IMAGE_PIXELS) throw tooLarge(out.width, out.height, 'result would be');
 }
 
 function outputSize(width: number, height: number, t: ImageTransform): { width: number; height: number } {
@@ -135,5 +136,5 @@ async function render(input: string, t: ImageTransform): Promise<Buffer> {
   else if (t.format === 'avif') image = image.avif({ quality: t.quality });
   else if (t.format === 'png') image = image.png();
   else image = image.gif();
-  return image.toBuffer().catch((err: unknown) => Promise.reject(undecodable(err)));
+  return image.toBuffer().catch(() => Promise.reject(undecodable()));
 }
