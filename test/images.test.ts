@@ -50,13 +50,15 @@ function pngClaiming(width: number, height: number): Buffer {
   header.writeUInt32BE(height, 4);
   header.set([8, 2, 0, 0, 0], 8);
   const signature = Buffer.from('89504e470d0a1a0a', 'hex');
-  return Buffer.concat([signature, chunk('IHDR', header), chunk('IDAT', deflateSync(Buffer.alloc(64))), chunk('IEND', Buffer.alloc(0))]);
+  const pixels = chunk('IDAT', deflateSync(Buffer.alloc(64)));
+  return Buffer.concat([signature, chunk('IHDR', header), pixels, chunk('IEND', Buffer.alloc(0))]);
 }
 
 async function upload(service: TestService, token: string, file: Buffer, filename: string): Promise<Asset> {
   const body = new FormData();
-  body.append('file', new Blob([file]), filename);
-  const res = await fetch(`${service.url}/app/v1${PROJECT}/assets`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body });
+  body.append('file', new Blob([new Uint8Array(file)]), filename);
+  const headers = { authorization: `Bearer ${token}` };
+  const res = await fetch(`${service.url}/app/v1${PROJECT}/assets`, { method: 'POST', headers, body });
   expect(res.status).toBe(201);
   return (await res.json()) as Asset;
 }
@@ -64,21 +66,28 @@ async function upload(service: TestService, token: string, file: Buffer, filenam
 async function get(url: string, headers: Record<string, string> = {}) {
   const res = await fetch(url, { headers });
   const bytes = Buffer.from(await res.arrayBuffer());
-  const json = res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(bytes.toString()) : undefined;
+  const isJson = res.headers.get('content-type')?.startsWith('application/json');
+  const json = isJson ? JSON.parse(bytes.toString()) : undefined;
   return { status: res.status, headers: res.headers, bytes, json };
 }
 
 /** Image variants computed by the service so far (the counter behind `/metrics`). */
 async function computations(service: TestService): Promise<number> {
-  const text = await (await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-  return [...text.matchAll(/^cp_image_transformations_total\{[^}]*\} (\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  const res = await fetch(`${service.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const counts = (await res.text()).matchAll(/^cp_image_transformations_total\{[^}]*\} (\d+)/gm);
+  return [...counts].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
-const variantsDir = (service: TestService, asset: Asset) => join(service.env.DATA_DIR, 'assets', 'default', 'default', `${asset.id}.variants`);
+const variantsDir = (service: TestService, asset: Asset) =>
+  join(service.env.DATA_DIR, 'assets', 'default', 'default', `${asset.id}.variants`);
+/** Stored variant files (not the temporary files of writes in progress). */
 const storedVariants = (service: TestService, asset: Asset) =>
-  existsSync(variantsDir(service, asset)) ? readdirSync(variantsDir(service, asset)).filter((f) => !f.startsWith('.')) : [];
+  existsSync(variantsDir(service, asset))
+    ? readdirSync(variantsDir(service, asset)).filter((f) => !f.startsWith('.'))
+    : [];
 
-const variesOnAccept = (vary: string | null) => (vary ?? '').split(',').some((v) => v.trim().toLowerCase() === 'accept');
+const variesOnAccept = (vary: string | null) =>
+  (vary ?? '').split(',').some((v) => v.trim().toLowerCase() === 'accept');
 
 const withQuery = (url: string, params: [string, string][]) => `${url}?${new URLSearchParams(params)}`;
 
@@ -90,37 +99,54 @@ describe('image transformations on the CDN (D19)', () => {
 
   beforeAll(async () => {
     // One transformation at a time and one waiting: the queue-full test needs a small queue; the others don't mind.
-    service = await startService({ env: { METRICS_TOKEN, IMAGE_TRANSFORM_CONCURRENCY: '1', IMAGE_TRANSFORM_QUEUE: '1', EMBEDDINGS: 'off' } });
+    const env = { METRICS_TOKEN, IMAGE_TRANSFORM_CONCURRENCY: '1', IMAGE_TRANSFORM_QUEUE: '1', EMBEDDINGS: 'off' };
+    service = await startService({ env });
     api = new Client(service.url);
     token = await api.login();
     for (const [i, format] of SOURCE_FORMATS.entries()) {
       const [width, height] = [60 + i * 7, 40 + i * 3];
-      sources[format] = { asset: await upload(service, token, await picture(width, height, format), `source.${format}`), width, height };
+      const asset = await upload(service, token, await picture(width, height, format), `source.${format}`);
+      sources[format] = { asset, width, height };
     }
   });
   afterAll(() => service?.destroy());
 
-  it('answers every valid parameter combination with an image of the requested format within the requested bounds', async () => {
+  it('answers every valid parameter combination with an image of the requested format and size', async () => {
     const dimension = fc.option(fc.integer({ min: 1, max: 120 }), { nil: undefined });
     const params = fc.record(
-      { w: dimension, h: dimension, fit: fc.constantFrom(...FITS), fm: fc.constantFrom(...FORMATS), q: fc.integer({ min: 1, max: 100 }) },
+      {
+        w: dimension,
+        h: dimension,
+        fit: fc.constantFrom(...FITS),
+        fm: fc.constantFrom(...FORMATS),
+        q: fc.integer({ min: 1, max: 100 }),
+      },
       { requiredKeys: [] },
     );
-    const accept = fc.constantFrom('image/avif,image/webp,*/*', 'image/webp,*/*;q=0.8', '*/*', 'image/avif;q=0,image/webp');
+    const accept = fc.constantFrom(
+      'image/avif,image/webp,*/*',
+      'image/webp,*/*;q=0.8',
+      '*/*',
+      'image/avif;q=0,image/webp',
+    );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...SOURCE_FORMATS), params, accept, async (sourceFormat, p, acceptHeader) => {
         const source = sources[sourceFormat];
-        const entries = Object.entries(p).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)] as [string, string]);
+        const entries = Object.entries(p)
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => [k, String(v)] as [string, string]);
         const res = await get(withQuery(source.asset.url, entries), { accept: acceptHeader });
         if (entries.length === 0) {
           expect(res.headers.get('etag')).toBe(`"${source.asset.checksum}"`);
           return;
         }
         expect(res.status, res.bytes.toString().slice(0, 300)).toBe(200);
-        const expected =
-          p.fm === 'auto'
-            ? acceptHeader.startsWith('image/avif,') ? 'avif' : acceptHeader.includes('image/webp') ? 'webp' : sourceFormat
-            : (p.fm ?? sourceFormat);
+        const negotiated = acceptHeader.startsWith('image/avif,')
+          ? 'avif'
+          : acceptHeader.includes('image/webp')
+            ? 'webp'
+            : sourceFormat;
+        const expected = p.fm === 'auto' ? negotiated : (p.fm ?? sourceFormat);
         const meta = await sharp(res.bytes).metadata();
         expect(meta.format === 'heif' ? 'avif' : meta.format).toBe(expected);
         expect(res.headers.get('content-type')).toBe(`image/${expected}`);
@@ -132,8 +158,9 @@ describe('image transformations on the CDN (D19)', () => {
         const { width, height } = meta as { width: number; height: number };
         const fit = p.fit ?? 'inside';
         if (p.w && p.h) {
-          if (fit === 'inside') expect(width <= p.w && height <= p.h && (width === p.w || height === p.h)).toBe(true);
-          else if (fit === 'outside') expect(width >= p.w && height >= p.h && (width === p.w || height === p.h)).toBe(true);
+          const touches = width === p.w || height === p.h;
+          if (fit === 'inside') expect(width <= p.w && height <= p.h && touches).toBe(true);
+          else if (fit === 'outside') expect(width >= p.w && height >= p.h && touches).toBe(true);
           else expect([width, height]).toEqual([p.w, p.h]);
         } else if (p.w) expect(width).toBe(p.w);
         else if (p.h) expect(height).toBe(p.h);
@@ -164,12 +191,16 @@ describe('image transformations on the CDN (D19)', () => {
       fit: fc.string().filter((s) => !(FITS as readonly string[]).includes(s)),
       fm: fc.string().filter((s) => !(FORMATS as readonly string[]).includes(s)),
     };
-    const invalid = fc.oneof(
-      fc.constantFrom(...Object.keys(bad)).chain((name) => bad[name].map((value) => ({ name, value, repeated: false }))),
-      fc.string({ minLength: 1 }).filter((name) => !(name in valid)).map((name) => ({ name, value: '1', repeated: false })),
-      fc.constantFrom(...Object.keys(valid)).chain((name) => valid[name].map((value) => ({ name, value, repeated: true }))),
-    );
-    const others = fc.subarray(Object.keys(valid)).chain((names) => fc.tuple(...names.map((n) => valid[n].map((v) => [n, v] as [string, string]))));
+    const entry = (values: Record<string, fc.Arbitrary<string>>, repeated: boolean) =>
+      fc.constantFrom(...Object.keys(values)).chain((name) => values[name].map((value) => ({ name, value, repeated })));
+    const unknown = fc
+      .string({ minLength: 1 })
+      .filter((name) => !(name in valid))
+      .map((name) => ({ name, value: '1', repeated: false }));
+    const invalid = fc.oneof(entry(bad, false), unknown, entry(valid, true));
+    const others = fc
+      .subarray(Object.keys(valid))
+      .chain((names) => fc.tuple(...names.map((n) => valid[n].map((v) => [n, v] as [string, string]))));
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...SOURCE_FORMATS), invalid, others, async (sourceFormat, bad, rest) => {
         const entries = rest.filter(([n]) => n !== bad.name);
@@ -182,7 +213,8 @@ describe('image transformations on the CDN (D19)', () => {
       { numRuns: RUNS * 3, seed: SEED },
     );
     // The bounds themselves are valid (a 1×4000 strip is cheap to make).
-    const edge = await get(withQuery(sources.png.asset.url, [['w', '1'], ['h', '4000'], ['fit', 'fill'], ['q', '100']]));
+    const bounds: [string, string][] = [['w', '1'], ['h', '4000'], ['fit', 'fill'], ['q', '100']];
+    const edge = await get(withQuery(sources.png.asset.url, bounds));
     expect(edge.status).toBe(200);
     expect(await sharp(edge.bytes).metadata()).toMatchObject({ width: 1, height: 4000 });
   });
@@ -207,7 +239,9 @@ describe('image transformations on the CDN (D19)', () => {
     const url = withQuery(sources.jpeg.asset.url, [['w', '25'], ['fm', 'auto']]);
     const answers = [];
     // One after another: the service under test runs one transformation at a time with one waiting.
-    for (const accept of ['image/avif,image/webp,*/*', 'image/webp,*/*', 'text/html,*/*']) answers.push(await get(url, { accept }));
+    for (const accept of ['image/avif,image/webp,*/*', 'image/webp,*/*', 'text/html,*/*']) {
+      answers.push(await get(url, { accept }));
+    }
     expect(answers.map((a) => a.headers.get('content-type'))).toEqual(['image/avif', 'image/webp', 'image/jpeg']);
     for (const a of answers) expect(variesOnAccept(a.headers.get('vary'))).toBe(true);
     expect(new Set(answers.map((a) => a.headers.get('etag'))).size).toBe(3);
@@ -215,7 +249,8 @@ describe('image transformations on the CDN (D19)', () => {
     expect(revalidated.status).toBe(304);
     expect(variesOnAccept(revalidated.headers.get('vary'))).toBe(true);
     // An explicit format never varies.
-    expect(variesOnAccept((await get(withQuery(sources.jpeg.asset.url, [['w', '25'], ['fm', 'webp']]))).headers.get('vary'))).toBe(false);
+    const explicit = await get(withQuery(sources.jpeg.asset.url, [['w', '25'], ['fm', 'webp']]));
+    expect(variesOnAccept(explicit.headers.get('vary'))).toBe(false);
   });
 
   it('answers the same bytes for the same URL, even when the stored variant has to be computed again', async () => {
@@ -229,7 +264,8 @@ describe('image transformations on the CDN (D19)', () => {
     expect(recomputed.bytes.equals(first.bytes)).toBe(true);
     expect(recomputed.headers.get('etag')).toBe(first.headers.get('etag'));
     // Parameters that cannot change the result name the same variant: `fit` without both sides, `q` for PNG.
-    const [a, b] = await Promise.all([get(withQuery(asset.url, [['w', '33']])), get(withQuery(asset.url, [['fit', 'cover'], ['w', '33']]))]);
+    const a = await get(withQuery(asset.url, [['w', '33']]));
+    const b = await get(withQuery(asset.url, [['fit', 'cover'], ['w', '33']]));
     expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
     expect(b.bytes.equals(a.bytes)).toBe(true);
   });
@@ -245,7 +281,7 @@ describe('image transformations on the CDN (D19)', () => {
     expect(storedVariants(service, asset)).toHaveLength(1);
   });
 
-  it('refuses with 503 and Retry-After when the transformation queue is full, and serves the refused URL later', async () => {
+  it('refuses with 503 and Retry-After when the transformation queue is full; the URL works later', async () => {
     const asset = await upload(service, token, await picture(1600, 1200, 'jpeg'), 'flood.jpg');
     const urls = Array.from({ length: 6 }, (_, i) => withQuery(asset.url, [['w', String(600 + i)], ['fm', 'webp']]));
     const answers = await Promise.all(urls.map((url) => get(url)));
@@ -278,7 +314,8 @@ describe('image transformations on the CDN (D19)', () => {
     const before = await computations(service);
     const res = await get(withQuery(bomb.url, [['w', '100']]));
     expect(res.status).toBe(422);
-    expect(res.json.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { limit: 50_000_000, width: 10_000, height: 10_000 } });
+    const details = { limit: 50_000_000, width: 10_000, height: 10_000 };
+    expect(res.json.error).toMatchObject({ code: 'VALIDATION_FAILED', details });
     expect(await computations(service)).toBe(before);
     expect((await get(bomb.url)).status).toBe(200);
     // A thin strip scaled to 4000 wide keeps its aspect ratio: 4000 × 1,600,000 would be far over the limit.
@@ -288,8 +325,9 @@ describe('image transformations on the CDN (D19)', () => {
     expect(wide.json.error.details.limit).toBe(50_000_000);
   });
 
-  it('refuses transform parameters on SVG and non-image assets with 400, and still serves them without parameters', async () => {
-    const svg = await upload(service, token, Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>'), 'a.svg');
+  it('refuses transform parameters on SVG and non-image assets with 400; serves them without parameters', async () => {
+    const drawing = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>';
+    const svg = await upload(service, token, Buffer.from(drawing), 'a.svg');
     const text = await upload(service, token, Buffer.from('plain words'), 'a.txt');
     expect([svg.type, text.type]).toEqual(['image/svg+xml', 'text/plain']);
     for (const asset of [svg, text]) {
@@ -304,7 +342,11 @@ describe('image transformations on the CDN (D19)', () => {
     const asset = await upload(service, token, await picture(80, 60, 'png'), 'shared.png');
     const url = withQuery(asset.url, [['w', '20'], ['fm', 'jpeg']]);
     const first = await get(url);
-    const replica = await startService({ databaseUrl: service.databaseUrl, dataDir: service.env.DATA_DIR, env: { METRICS_TOKEN, EMBEDDINGS: 'off' } });
+    const replica = await startService({
+      databaseUrl: service.databaseUrl,
+      dataDir: service.env.DATA_DIR,
+      env: { METRICS_TOKEN, EMBEDDINGS: 'off' },
+    });
     try {
       const other = await get(url.replace(service.url, replica.url));
       expect(other.status).toBe(200);

@@ -48,7 +48,7 @@ const envSchema = z.object({
   AUTH_CACHE_TTL_SECONDS: z.preprocess((v) => (v === '' || v === undefined ? 300 : Number(v)), z.number().int().min(0)),
   MAX_UPLOAD_BYTES: int(50 * 1024 * 1024),
   MAX_RESPONSE_BYTES: int(8 * 1024 * 1024),
-  // Each transformation holds one of libuv's 4 pool threads, which file reads and password hashing share: keep one free.
+  // Each transformation holds one of libuv's 4 pool threads, shared with file reads and password hashing: keep one free.
   IMAGE_TRANSFORM_CONCURRENCY: int(Math.min(availableParallelism(), 3)),
   IMAGE_TRANSFORM_QUEUE: z.preprocess((v) => (v === '' || v === undefined ? 64 : Number(v)), z.number().int().min(0)),
   EMBEDDINGS: z.enum(['local', 'off']).default('local'),

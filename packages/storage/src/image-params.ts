@@ -63,7 +63,9 @@ function integer(name: string, raw: string, max: number): number {
 }
 
 function oneOf<T extends string>(name: string, raw: string, allowed: readonly T[]): T {
-  if (!(allowed as readonly string[]).includes(raw)) invalid(name, `\`${name}\` must be one of ${allowed.join(', ')}.`, raw);
+  if (!(allowed as readonly string[]).includes(raw)) {
+    invalid(name, `\`${name}\` must be one of ${allowed.join(', ')}.`, raw);
+  }
   return raw as T;
 }
 
@@ -76,7 +78,9 @@ export function parseImageParams(query: Readonly<Record<string, unknown>>): Imag
   const names = Object.keys(query);
   for (const name of names) {
     const raw = query[name];
-    if (!(PARAMETERS as readonly string[]).includes(name)) invalid(name, `Unknown parameter \`${name}\`; the CDN takes ${PARAMETERS.join(', ')}.`);
+    if (!(PARAMETERS as readonly string[]).includes(name)) {
+      invalid(name, `Unknown parameter \`${name}\`; the CDN takes ${PARAMETERS.join(', ')}.`);
+    }
     if (typeof raw !== 'string') invalid(name, `\`${name}\` must be given once, as a plain value.`);
     if (name === 'w' || name === 'h') params[name] = integer(name, raw, MAX_DIMENSION);
     else if (name === 'q') params.q = integer(name, raw, 100);
@@ -100,7 +104,8 @@ export function resolveTransform(params: ImageParams, sourceType: string, accept
   const source = TRANSFORMABLE_TYPES.get(sourceType);
   if (!source) {
     const parameter = Object.keys(params)[0];
-    throw new BadRequestError(`Only PNG, JPEG, WebP, AVIF and GIF images can be transformed, not ${sourceType}.`, { parameter, type: sourceType });
+    const message = `Only PNG, JPEG, WebP, AVIF and GIF images can be transformed, not ${sourceType}.`;
+    throw new BadRequestError(message, { parameter, type: sourceType });
   }
   let format: OutputFormat = source;
   if (params.fm === 'auto') {

@@ -26,7 +26,13 @@ export interface ImageTransformOptions {
 /** Where an original's variants live: one folder per asset, so deleting the asset removes them all at once. */
 export const variantsKey = (originalKey: string) => `${originalKey}.variants`;
 
-const EXTENSIONS: Record<ImageTransform['format'], string> = { png: 'png', jpeg: 'jpg', webp: 'webp', avif: 'avif', gif: 'gif' };
+const EXTENSIONS: Record<ImageTransform['format'], string> = {
+  png: 'png',
+  jpeg: 'jpg',
+  webp: 'webp',
+  avif: 'avif',
+  gif: 'gif',
+};
 
 /** At most `concurrency` jobs run; at most `queue` wait; the rest are refused at once instead of piling up. */
 class BoundedQueue {
@@ -129,7 +135,8 @@ async function render(input: string, t: ImageTransform): Promise<Buffer> {
   let image = sharp(input, { limitInputPixels: MAX_IMAGE_PIXELS, autoOrient: true });
   if (t.width || t.height) {
     // `contain` pads with transparency (white where the format has no alpha).
-    image = image.resize({ width: t.width, height: t.height, fit: t.fit, background: { r: 255, g: 255, b: 255, alpha: 0 } });
+    const background = { r: 255, g: 255, b: 255, alpha: 0 };
+    image = image.resize({ width: t.width, height: t.height, fit: t.fit, background });
   }
   if (t.format === 'jpeg') image = image.flatten({ background: '#ffffff' }).jpeg({ quality: t.quality });
   else if (t.format === 'webp') image = image.webp({ quality: t.quality });

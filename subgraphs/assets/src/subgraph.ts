@@ -42,7 +42,11 @@ export const assetsModule: SubgraphModule = {
     const images = new ImageVariants(assets.storage, config.images);
     return [
       { method: 'post', family: 'app', path: '/app/v1/organizations/:organizationId/projects/:projectId/assets', handler: uploadHandler(assets, config.http.cdnUrl) },
-      { method: 'get', path: '/cdn/:organizationId/:projectId/assets/:assetId/:filename', handler: cdnHandler(orm, assets, images) },
+      {
+        method: 'get',
+        path: '/cdn/:organizationId/:projectId/assets/:assetId/:filename',
+        handler: cdnHandler(orm, assets, images),
+      },
     ];
   },
 };

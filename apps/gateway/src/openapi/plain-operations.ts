@@ -7,25 +7,24 @@ import { PAGINATION_PARAMETERS } from './parameters';
 const schemaRef = (name: string, has: (name: string) => boolean): OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject =>
   has(name) ? { $ref: `#/components/schemas/${name}` } : { type: 'object', additionalProperties: true };
 
+const queryParameter = (name: string, schema: OpenAPIV3.SchemaObject, description: string) =>
+  ({ in: 'query', name, required: false, schema, description }) satisfies OpenAPIV3.ParameterObject;
+
 /** D19: the image transformation parameters of the asset CDN route. */
 const IMAGE_PARAMETERS: OpenAPIV3.ParameterObject[] = [
-  { in: 'query', name: 'w', required: false, schema: { type: 'integer', minimum: 1, maximum: 4000 }, description: 'Width in pixels.' },
-  { in: 'query', name: 'h', required: false, schema: { type: 'integer', minimum: 1, maximum: 4000 }, description: 'Height in pixels.' },
-  {
-    in: 'query',
-    name: 'fit',
-    required: false,
-    schema: { type: 'string', enum: ['cover', 'contain', 'fill', 'inside', 'outside'], default: 'inside' },
-    description: 'How the image fits `w`×`h` when both are given.',
-  },
-  {
-    in: 'query',
-    name: 'fm',
-    required: false,
-    schema: { type: 'string', enum: ['png', 'jpeg', 'webp', 'avif', 'auto'] },
-    description: 'Output format; `auto`: AVIF or WebP when `Accept` lists them, else the source format. Default: the source format.',
-  },
-  { in: 'query', name: 'q', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 80 }, description: 'Quality (JPEG, WebP, AVIF).' },
+  queryParameter('w', { type: 'integer', minimum: 1, maximum: 4000 }, 'Width in pixels.'),
+  queryParameter('h', { type: 'integer', minimum: 1, maximum: 4000 }, 'Height in pixels.'),
+  queryParameter(
+    'fit',
+    { type: 'string', enum: ['cover', 'contain', 'fill', 'inside', 'outside'], default: 'inside' },
+    'How the image fits `w`×`h` when both are given.',
+  ),
+  queryParameter(
+    'fm',
+    { type: 'string', enum: ['png', 'jpeg', 'webp', 'avif', 'auto'] },
+    'Output format (default: the source format); `auto`: AVIF or WebP when `Accept` lists them, else the source.',
+  ),
+  queryParameter('q', { type: 'integer', minimum: 1, maximum: 100, default: 80 }, 'Quality (JPEG, WebP, AVIF).'),
 ];
 
 const EVENT_RESOURCE_TYPES = ['content', 'content-types', 'components', 'packages', 'assets', 'tags', 'saved-searches', 'folders'];

@@ -52,7 +52,8 @@ export function cdnHandler(orm: MikroORM, service: AssetService, images: ImageVa
     const { organizationId, projectId, assetId } = req.params as Record<string, string>;
     return orm.em.fork().findOne(Asset, { id: assetId, organizationId, projectId, status: 'active' });
   };
-  const notFound = (req: Request) => new AppError('NOT_FOUND', 'Asset not found.', { resource: 'Asset', id: req.params.assetId });
+  const notFound = (req: Request) =>
+    new AppError('NOT_FOUND', 'Asset not found.', { resource: 'Asset', id: req.params.assetId });
   return async (req: Request, res: Response) => {
     // Checked before the lookup: a malformed URL is the same 400 whether or not the asset exists.
     const params = parseImageParams(req.query);
