@@ -40,6 +40,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'not a url' })).toThrow(/OTEL_EXPORTER_OTLP_ENDPOINT/);
   });
 
+  it('bounds image transformations per process: at most 3 at once by default, 64 waiting; queue 0 allowed', () => {
+    const { concurrency, queue } = loadConfig({}).images;
+    expect(concurrency).toBeGreaterThanOrEqual(1);
+    expect(concurrency).toBeLessThanOrEqual(3);
+    expect(queue).toBe(64);
+    const set = loadConfig({ IMAGE_TRANSFORM_CONCURRENCY: '8', IMAGE_TRANSFORM_QUEUE: '0' });
+    expect(set.images).toEqual({ concurrency: 8, queue: 0 });
+    expect(() => loadConfig({ IMAGE_TRANSFORM_CONCURRENCY: '0' })).toThrow(/IMAGE_TRANSFORM_CONCURRENCY/);
+    expect(() => loadConfig({ IMAGE_TRANSFORM_QUEUE: '-1' })).toThrow(/IMAGE_TRANSFORM_QUEUE/);
+  });
+
   it('reports every invalid variable at once', () => {
     try {
       loadConfig({ PORT: 'abc', JWT_SECRET: 'short', SUBGRAPH_URLS: 'nope=http://x' });

@@ -1,4 +1,5 @@
 // The service's one configuration object: environment variables (D14) parsed and validated once with zod.
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 export const SUBGRAPH_NAMES = ['access', 'content', 'components', 'assets'] as const;
@@ -47,6 +48,9 @@ const envSchema = z.object({
   AUTH_CACHE_TTL_SECONDS: z.preprocess((v) => (v === '' || v === undefined ? 300 : Number(v)), z.number().int().min(0)),
   MAX_UPLOAD_BYTES: int(50 * 1024 * 1024),
   MAX_RESPONSE_BYTES: int(8 * 1024 * 1024),
+  // Each transformation holds one of libuv's 4 pool threads, shared with file reads and password hashing: keep one free.
+  IMAGE_TRANSFORM_CONCURRENCY: int(Math.min(availableParallelism(), 3)),
+  IMAGE_TRANSFORM_QUEUE: z.preprocess((v) => (v === '' || v === undefined ? 64 : Number(v)), z.number().int().min(0)),
   EMBEDDINGS: z.enum(['local', 'off']).default('local'),
   EMBEDDINGS_API_KEY: optionalString,
   EMBEDDINGS_IDLE_SECONDS: z.coerce.number().int().min(0).default(120),
@@ -99,6 +103,8 @@ export interface Config {
     signInWindowSeconds: number;
   };
   uploads: { maxBytes: number };
+  /** CDN image transformations (D19): how many run at once in a process, and how many may wait for a slot. */
+  images: { concurrency: number; queue: number };
   /** Semantic search: the local MiniLM model, a hosted OpenAI-compatible API (key), or off. */
   /** `idleSeconds`: the local model's thread is stopped after this long without work (0: never), freeing its memory. */
   embeddings: { enabled: boolean; apiKey?: string; idleSeconds: number };
@@ -158,6 +164,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       signInWindowSeconds: e.SIGN_IN_FAILURE_WINDOW_SECONDS,
     },
     uploads: { maxBytes: e.MAX_UPLOAD_BYTES },
+    images: { concurrency: e.IMAGE_TRANSFORM_CONCURRENCY, queue: e.IMAGE_TRANSFORM_QUEUE },
     embeddings: { enabled: e.EMBEDDINGS === 'local' || Boolean(e.EMBEDDINGS_API_KEY), apiKey: e.EMBEDDINGS_API_KEY, idleSeconds: e.EMBEDDINGS_IDLE_SECONDS },
     webhooks: { allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS },
     cache: { enabled: e.CACHE === 'on', maxBytes: e.CACHE_MAX_BYTES, cdnMaxAge: e.CACHE_CDN_MAX_AGE },

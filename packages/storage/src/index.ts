@@ -3,3 +3,5 @@ export * from './storage';
 export * from './sniff';
 export * from './upload';
 export * from './deliver';
+export * from './image-params';
+export * from './image-variants';

@@ -21,6 +21,7 @@ export interface AssetStorage {
   /** Absolute path for `res.sendFile` (local storage); a remote store would return a URL or stream instead. */
   path(key: string): string;
   exists(key: string): Promise<boolean>;
+  /** Removes a key, or a folder of keys (an original's image variants) with everything under it. */
   remove(key: string): Promise<void>;
 }
 
@@ -92,7 +93,7 @@ export class LocalFileStorage implements AssetStorage {
   }
 
   async remove(key: string): Promise<void> {
-    await rm(this.path(key), { force: true });
+    await rm(this.path(key), { force: true, recursive: true });
   }
 
   read(key: string): Readable {

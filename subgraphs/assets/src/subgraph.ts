@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { Asset } from './asset/asset.entity';
 import { AssetResolver } from './asset/asset.resolver';
 import { AssetService } from './asset/asset.service';
-import { LocalFileStorage } from '@cp/storage';
+import { ImageVariants, LocalFileStorage } from '@cp/storage';
 import { assetMigrations } from './migrations';
 
 export const assetsDatabase: DatabaseModule = {
@@ -38,9 +38,15 @@ export const assetsModule: SubgraphModule = {
   build: ({ config }) => buildAssetsSubgraph(config),
   http({ config, orm }) {
     const assets = createAssetService(config);
+    // One per process: the single-flight map and the work queue bound this process's transformations.
+    const images = new ImageVariants(assets.storage, config.images);
     return [
       { method: 'post', family: 'app', path: '/app/v1/organizations/:organizationId/projects/:projectId/assets', handler: uploadHandler(assets, config.http.cdnUrl) },
-      { method: 'get', path: '/cdn/:organizationId/:projectId/assets/:assetId/:filename', handler: cdnHandler(orm, assets) },
+      {
+        method: 'get',
+        path: '/cdn/:organizationId/:projectId/assets/:assetId/:filename',
+        handler: cdnHandler(orm, assets, images),
+      },
     ];
   },
 };

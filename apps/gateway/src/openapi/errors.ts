@@ -48,9 +48,12 @@ const STATUSES: Record<string, string> = {
   '409': 'Conflicts with the current state (status transition, name taken, in use, …).',
   '412': 'If-Match names another revision (`details.currentRevision`, D16).',
   '413': 'The body exceeds the size limit.',
-  '422': 'A well-formed body failed validation (`details.errors[]` of `{path, message}`).',
+  '422':
+    'A well-formed body failed validation (`details.errors[]` of `{path, message}`), or an image is over the pixel ' +
+    'limit (`details.limit`).',
   '429': 'Rate limit exceeded; see `Retry-After`.',
   '500': 'Unexpected error; `details.requestId` identifies it in the logs.',
+  '503': 'Temporarily unavailable (`UNAVAILABLE`), e.g. the image transformation queue is full; see `Retry-After`.',
   '507': 'No space left to store the upload (`INSUFFICIENT_STORAGE`); nothing was kept, retry later.',
 };
 
@@ -61,20 +64,30 @@ export const ERROR_RESPONSES: Record<string, OpenAPIV3.ResponseObject> = Object.
       description,
       headers: {
         'X-Request-ID': ref('RequestId'),
-        ...(status === '429' ? { 'Retry-After': ref('RetryAfter') } : {}),
+        ...(status === '429' || status === '503' ? { 'Retry-After': ref('RetryAfter') } : {}),
       } as Record<string, OpenAPIV3.ReferenceObject>,
       content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorEnvelope' } } },
     },
   ]),
 );
 
-/** Error statuses an operation documents: every one a request can produce on that kind of route. */
-export function errorResponses(options: { authenticated: boolean; write: boolean; body: boolean; upload?: boolean }) {
+/**
+ * Error statuses an operation documents: every one a request can produce on that kind of route. `image`: the asset
+ * CDN route's transformations (D19) add 422 (pixel limit) and 503 (queue full).
+ */
+export function errorResponses(options: {
+  authenticated: boolean;
+  write: boolean;
+  body: boolean;
+  upload?: boolean;
+  image?: boolean;
+}) {
   const statuses = ['400', ...(options.authenticated ? ['401', '403', '429'] : []), '404'];
   if (options.write) statuses.push('409', '412');
   if (options.body || options.upload) statuses.push('413', '422');
   statuses.push('500');
   if (options.upload) statuses.push('507');
+  if (options.image) statuses.push('422', '503');
   return Object.fromEntries(statuses.sort().map((s) => [s, { $ref: `#/components/responses/Error${s}` }]));
 }
 

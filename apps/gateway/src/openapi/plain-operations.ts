@@ -7,6 +7,26 @@ import { PAGINATION_PARAMETERS } from './parameters';
 const schemaRef = (name: string, has: (name: string) => boolean): OpenAPIV3.SchemaObject | OpenAPIV3.ReferenceObject =>
   has(name) ? { $ref: `#/components/schemas/${name}` } : { type: 'object', additionalProperties: true };
 
+const queryParameter = (name: string, schema: OpenAPIV3.SchemaObject, description: string) =>
+  ({ in: 'query', name, required: false, schema, description }) satisfies OpenAPIV3.ParameterObject;
+
+/** D19: the image transformation parameters of the asset CDN route. */
+const IMAGE_PARAMETERS: OpenAPIV3.ParameterObject[] = [
+  queryParameter('w', { type: 'integer', minimum: 1, maximum: 4000 }, 'Width in pixels.'),
+  queryParameter('h', { type: 'integer', minimum: 1, maximum: 4000 }, 'Height in pixels.'),
+  queryParameter(
+    'fit',
+    { type: 'string', enum: ['cover', 'contain', 'fill', 'inside', 'outside'], default: 'inside' },
+    'How the image fits `w`×`h` when both are given.',
+  ),
+  queryParameter(
+    'fm',
+    { type: 'string', enum: ['png', 'jpeg', 'webp', 'avif', 'auto'] },
+    'Output format (default: the source format); `auto`: AVIF or WebP when `Accept` lists them, else the source.',
+  ),
+  queryParameter('q', { type: 'integer', minimum: 1, maximum: 100, default: 80 }, 'Quality (JPEG, WebP, AVIF).'),
+];
+
 const EVENT_RESOURCE_TYPES = ['content', 'content-types', 'components', 'packages', 'assets', 'tags', 'saved-searches', 'folders'];
 
 const uploadBody = (extra: Record<string, OpenAPIV3.SchemaObject>): OpenAPIV3.RequestBodyObject => ({
@@ -63,8 +83,13 @@ export function plainOperation(route: PlainRoute, has: (name: string) => boolean
         summary: route.id === 'assetCdn' ? 'The bytes of an active asset (public).' : 'The bytes of an active component asset (public).',
         description:
           'Strong `ETag` (the sha256), `304` on `If-None-Match`, `Range` → `206`, a year of immutable caching, `nosniff`; ' +
-          'HTML, SVG, XML and JavaScript download as attachments. The file name segment is informational.',
+          'HTML, SVG, XML and JavaScript download as attachments. The file name segment is informational.' +
+          (route.id === 'assetCdn'
+            ? ' Image parameters (D19) answer a stored variant with its own `ETag` (`Vary: Accept` with `fm=auto`); ' +
+              'without parameters the original bytes.'
+            : ''),
         parameters: [
+          ...(route.id === 'assetCdn' ? IMAGE_PARAMETERS : []),
           { in: 'header', name: 'Range', required: false, schema: { type: 'string' }, description: 'A byte range, e.g. `bytes=0-99`.' },
           { in: 'header', name: 'If-None-Match', required: false, schema: { type: 'string' }, description: 'A previously received ETag.' },
         ],
@@ -76,7 +101,7 @@ export function plainOperation(route: PlainRoute, has: (name: string) => boolean
           },
           '206': { description: 'The requested range.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
           '304': { description: 'Not modified.' },
-          ...errorResponses({ authenticated: false, write: false, body: false }),
+          ...errorResponses({ authenticated: false, write: false, body: false, image: route.id === 'assetCdn' }),
         },
       };
     case 'events':

@@ -1,4 +1,4 @@
-// The two HTTP routes that are not GraphQL: multipart upload (D8) and CDN delivery with ETag, Range and safe headers.
+// The two HTTP routes that are not GraphQL: multipart upload (D8) and CDN delivery (D8, image variants D19).
 import { AppError } from '@cp/errors';
 import { authorizeProject, type Context } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { Asset } from './asset.entity';
 import type { AssetService } from './asset.service';
 import { assetUrl } from './asset-url';
-import { deliver, storageKey } from '@cp/storage';
+import { deliver, parseImageParams, resolveTransform, storageKey, variantsKey, type ImageVariants } from '@cp/storage';
 
 /**
  * The REST shape of an asset, as `GET …/assets/{id}` answers it through GraphQL (a black-box test keeps the two
@@ -43,13 +43,33 @@ export function uploadHandler(service: AssetService, cdnUrl: string) {
   };
 }
 
-/** Immutable bytes: a strong ETag (the sha256), a year of caching, ranges; active types download instead of running. */
-export function cdnHandler(orm: MikroORM, service: AssetService) {
-  return async (req: Request, res: Response) => {
+/**
+ * Immutable bytes: a strong ETag (the sha256), a year of caching, ranges; active types download instead of running.
+ * With image parameters (D19) the same, for the stored variant: its own ETag, `Vary: Accept` when `fm=auto`.
+ */
+export function cdnHandler(orm: MikroORM, service: AssetService, images: ImageVariants) {
+  const find = (req: Request) => {
     const { organizationId, projectId, assetId } = req.params as Record<string, string>;
-    const asset = await orm.em.fork().findOne(Asset, { id: assetId, organizationId, projectId, status: 'active' });
+    return orm.em.fork().findOne(Asset, { id: assetId, organizationId, projectId, status: 'active' });
+  };
+  const notFound = (req: Request) =>
+    new AppError('NOT_FOUND', 'Asset not found.', { resource: 'Asset', id: req.params.assetId });
+  return async (req: Request, res: Response) => {
+    // Checked before the lookup: a malformed URL is the same 400 whether or not the asset exists.
+    const params = parseImageParams(req.query);
+    const asset = await find(req);
     const key = asset && storageKey(asset);
-    if (!asset || !key || !(await service.storage.exists(key))) throw new AppError('NOT_FOUND', 'Asset not found.', { resource: 'Asset', id: assetId });
-    await deliver(req, res, service.storage, { key, checksum: asset.checksum, type: asset.type, name: asset.name });
+    if (!asset || !key || !(await service.storage.exists(key))) throw notFound(req);
+    const original = { key, checksum: asset.checksum, type: asset.type, name: asset.name };
+    if (!params) return deliver(req, res, service.storage, original);
+    const transform = resolveTransform(params, asset.type, req.header('accept'));
+    const { file: variant, computed } = await images.variant(original, transform);
+    // Deleted while its variant was computed: the delete may have run before the variant was stored.
+    if (computed && !(await find(req))) {
+      await service.storage.remove(variantsKey(key));
+      throw notFound(req);
+    }
+    if (transform.negotiated) res.vary('Accept');
+    await deliver(req, res, service.storage, variant);
   };
 }

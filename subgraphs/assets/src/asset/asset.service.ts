@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Asset } from './asset.entity';
 import type { AssetListArgs, UpdateAssetInput } from './asset.inputs';
-import { receiveUpload, sanitizeFileName, sniffType, storageKey, type AssetStorage } from '@cp/storage';
+import { receiveUpload, sanitizeFileName, sniffType, storageKey, variantsKey, type AssetStorage } from '@cp/storage';
 
 export class AssetService {
   constructor(
@@ -87,13 +87,15 @@ export class AssetService {
     });
   }
 
-  /** Soft delete: the row stays for history; the CDN stops serving the bytes. */
+  /** Soft delete: the row stays for history; the CDN stops serving the bytes, and the image variants are removed. */
   async delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string): Promise<Asset> {
-    return em.transactional(async (tx) => {
+    const deleted = await em.transactional(async (tx) => {
       const asset = await this.get(tx, scope, id);
       asset.status = 'deleted';
       recordEvent(tx, { resourceType: 'assets', action: 'deleted', resourceId: id, ...scope, actorId, published: true });
       return asset;
     });
+    await this.storage.remove(variantsKey(storageKey(deleted)));
+    return deleted;
   }
 }

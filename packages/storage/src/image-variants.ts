@@ -1,0 +1,147 @@
+// Transformed images (D19): each variant computed once, stored beside its original, under a bounded work queue.
+import { UnavailableError, ValidationFailedError } from '@cp/errors';
+import { counter } from '@cp/metrics';
+import { Readable } from 'node:stream';
+import sharp from 'sharp';
+import type { Deliverable } from './deliver';
+import { FORMAT_TYPES, variantId, type ImageTransform } from './image-params';
+import type { AssetStorage } from './storage';
+
+/** Sources above this are refused from their header, before any pixel is decoded; results above it are refused too. */
+export const MAX_IMAGE_PIXELS = 50_000_000;
+
+const transformations = counter(
+  'cp_image_transformations_total',
+  'Image variants computed and stored (a variant found in storage or being computed already is not counted).',
+  ['format'],
+);
+
+export interface ImageTransformOptions {
+  /** Transformations running at once in this process. */
+  concurrency: number;
+  /** Transformations waiting for a slot; past that, 503 `UNAVAILABLE` with `Retry-After`. */
+  queue: number;
+}
+
+/** Where an original's variants live: one folder per asset, so deleting the asset removes them all at once. */
+export const variantsKey = (originalKey: string) => `${originalKey}.variants`;
+
+const EXTENSIONS: Record<ImageTransform['format'], string> = {
+  png: 'png',
+  jpeg: 'jpg',
+  webp: 'webp',
+  avif: 'avif',
+  gif: 'gif',
+};
+
+/** At most `concurrency` jobs run; at most `queue` wait; the rest are refused at once instead of piling up. */
+class BoundedQueue {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly options: ImageTransformOptions) {}
+
+  async run<T>(job: () => Promise<T>): Promise<T> {
+    if (this.running < this.options.concurrency) this.running++;
+    else if (this.waiting.length < this.options.queue) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else throw new UnavailableError('Too many image transformations are waiting; retry shortly.');
+    try {
+      return await job();
+    } finally {
+      // A finished job hands its slot straight to the next waiter, so `running` only drops when nobody waits.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
+    }
+  }
+}
+
+export class ImageVariants {
+  private readonly queue: BoundedQueue;
+  /** Variants being computed by this process: concurrent requests for one variant share one computation. */
+  private readonly inFlight = new Map<string, Promise<boolean>>();
+
+  constructor(
+    private readonly storage: AssetStorage,
+    options: ImageTransformOptions,
+  ) {
+    this.queue = new BoundedQueue(options);
+  }
+
+  /** The stored variant of `source`, computed first (`computed`) if no replica had stored it yet. */
+  async variant(source: Deliverable, transform: ImageTransform): Promise<{ file: Deliverable; computed: boolean }> {
+    const id = variantId(source.checksum, transform);
+    const key = `${variantsKey(source.key)}/${id}`;
+    let flight = this.inFlight.get(key);
+    if (!flight) {
+      flight = this.ensure(source, transform, key).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, flight);
+    }
+    const computed = await flight;
+    const name = `${source.name.replace(/\.[^.]*$/, '')}.${EXTENSIONS[transform.format]}`;
+    // The id hashes the source checksum and the normalised parameters: a strong validator of its own.
+    return { file: { key, checksum: id, type: FORMAT_TYPES[transform.format], name }, computed };
+  }
+
+  private async ensure(source: Deliverable, transform: ImageTransform, key: string): Promise<boolean> {
+    if (await this.storage.exists(key)) return false;
+    const input = this.storage.path(source.key);
+    await assertWithinLimit(input, transform);
+    const bytes = await this.queue.run(() => render(input, transform));
+    // put() writes a temporary file and renames it: another replica computing the same variant at the same moment
+    // replaces identical bytes, and a reader never sees a partial file.
+    await this.storage.put(key, Readable.from([bytes]), Number.MAX_SAFE_INTEGER);
+    transformations.inc({ format: transform.format });
+    return true;
+  }
+}
+
+function tooLarge(width: number, height: number, what: 'source image is' | 'result would be'): ValidationFailedError {
+  const message = `The ${what} ${width}×${height} pixels, over the limit of ${MAX_IMAGE_PIXELS}.`;
+  return new ValidationFailedError([{ path: '', message }], message, { limit: MAX_IMAGE_PIXELS, width, height });
+}
+
+/** libvips' own message is not passed on: it can name the file's path in storage. */
+function undecodable(): ValidationFailedError {
+  const message = 'The image could not be decoded.';
+  return new ValidationFailedError([{ path: '', message }], message);
+}
+
+/** Reads only the header: a small file claiming huge dimensions (a decompression bomb) is refused undecoded. */
+async function assertWithinLimit(input: string, t: ImageTransform): Promise<void> {
+  const meta = await sharp(input).metadata().catch(() => Promise.reject(undecodable()));
+  const width = meta.autoOrient?.width ?? meta.width;
+  const height = meta.autoOrient?.height ?? meta.height;
+  if (!width || !height) throw undecodable();
+  if (width * height > MAX_IMAGE_PIXELS) throw tooLarge(width, height, 'source image is');
+  // One given side keeps the aspect ratio, and `outside` covers both: a thin source can make a huge result.
+  const out = outputSize(width, height, t);
+  if (out.width * out.height > MAX_IMAGE_PIXELS) throw tooLarge(out.width, out.height, 'result would be');
+}
+
+function outputSize(width: number, height: number, t: ImageTransform): { width: number; height: number } {
+  if (!t.width && !t.height) return { width, height };
+  if (!t.width || !t.height) {
+    const scale = t.width ? t.width / width : t.height! / height;
+    return { width: Math.round(width * scale), height: Math.round(height * scale) };
+  }
+  if (t.fit !== 'outside') return { width: t.width, height: t.height };
+  const scale = Math.max(t.width / width, t.height / height);
+  return { width: Math.round(width * scale), height: Math.round(height * scale) };
+}
+
+/** Same input, parameters and library version → same bytes; metadata (EXIF, GPS) is dropped, orientation applied. */
+async function render(input: string, t: ImageTransform): Promise<Buffer> {
+  let image = sharp(input, { limitInputPixels: MAX_IMAGE_PIXELS, autoOrient: true });
+  if (t.width || t.height) {
+    // `contain` pads with transparency (white where the format has no alpha).
+    const background = { r: 255, g: 255, b: 255, alpha: 0 };
+    image = image.resize({ width: t.width, height: t.height, fit: t.fit, background });
+  }
+  if (t.format === 'jpeg') image = image.flatten({ background: '#ffffff' }).jpeg({ quality: t.quality });
+  else if (t.format === 'webp') image = image.webp({ quality: t.quality });
+  else if (t.format === 'avif') image = image.avif({ quality: t.quality });
+  else if (t.format === 'png') image = image.png();
+  else image = image.gif();
+  return image.toBuffer().catch(() => Promise.reject(undecodable()));
+}
