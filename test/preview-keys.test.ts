@@ -74,6 +74,7 @@ describe('preview API keys (D18)', () => {
       }
       expect(refused.status, JSON.stringify(bad)).toBe(422);
       expect(refused.body.error.code).toBe('VALIDATION_FAILED');
+      expect(refused.body.error.details.errors[0].path).toBe('/scope');
     }
     const mutation = `mutation($input: CreateApiKeyInput!) { createApiKey(${scope}, input: $input) { scope key } }`;
     const viaGraphql = await fx.api.graphql(mutation, { input: { name: 'gql', scope: 'preview' } }, { token: fx.token });

@@ -33,7 +33,9 @@ export function keepPrivate(res: ServerResponse): void {
   const writeHead = res.writeHead as (this: ServerResponse, status: number, message?: string) => ServerResponse;
   res.writeHead = ((status: number, ...rest: unknown[]) => {
     const message = rest.find((r): r is string => typeof r === 'string');
-    const headers = rest.find((r): r is OutgoingHttpHeaders => typeof r === 'object' && r !== null && !Array.isArray(r));
+    const headers = rest.find(
+      (r): r is OutgoingHttpHeaders => typeof r === 'object' && r !== null && !Array.isArray(r),
+    );
     for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) res.setHeader(name, value);
     const noTransform = /no-transform/i.test(String(res.getHeader('cache-control') ?? ''));
     res.setHeader('Cache-Control', noTransform ? 'private, no-store, no-transform' : 'private, no-store');

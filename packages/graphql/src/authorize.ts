@@ -2,7 +2,9 @@
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '@cp/errors';
 import { ArgsType, Field, ID } from 'type-graphql';
 import type { Context } from './context';
-import { visibilityOf, type Action, type ApiKeyPrincipal, type Resource, type UserPrincipal, type Visibility } from './principal';
+import {
+  visibilityOf, type Action, type ApiKeyPrincipal, type Resource, type UserPrincipal, type Visibility,
+} from './principal';
 
 export interface ProjectScope {
   organizationId: string;

@@ -1,6 +1,8 @@
 // Reading events: one filter shape for the event API, SSE replay and live delivery; cursors are opaque positions (D1).
 import { BadRequestError } from '@cp/errors';
-import { decodeCursor, encodeCursor, parseLimit, type CursorPagination, type ListPage, type Visibility } from '@cp/graphql';
+import {
+  decodeCursor, encodeCursor, parseLimit, type CursorPagination, type ListPage, type Visibility,
+} from '@cp/graphql';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { EventRecord } from './event.entity';
 
@@ -20,7 +22,9 @@ export interface EventFilter {
 }
 
 /** The resources whose working state a preview key reads, so all of whose events it receives (D18). */
-export const PREVIEW_EVENT_RESOURCES: readonly EventRecord['resourceType'][] = ['content', 'content-types', 'components'];
+export const PREVIEW_EVENT_RESOURCES: readonly EventRecord['resourceType'][] = [
+  'content', 'content-types', 'components',
+];
 
 function visibleTo(event: EventRecord, visibility: Visibility): boolean {
   if (visibility === 'admin' || event.published) return true;

@@ -25,7 +25,7 @@ registerEnumType(ApiKeyScope, {
   description: 'What a key reads, fixed when it is created (D18).',
   valuesConfig: {
     published: { description: 'The published state only; answers may be cached and shared (the default).' },
-    preview: { description: 'The working state (drafts and working copies), read-only; answers are `private, no-store`.' },
+    preview: { description: 'The working state (drafts, working copies), read-only; answers are `private, no-store`.' },
   },
 });
 

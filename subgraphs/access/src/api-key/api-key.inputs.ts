@@ -10,6 +10,9 @@ export class CreateApiKeyInput {
   @Field({ nullable: true, description: 'What the key is used for.' })
   description?: string;
 
-  @Field(() => ApiKeyScope, { nullable: true, description: '`published` (default) or `preview`: reads drafts and working copies (D18).' })
+  @Field(() => ApiKeyScope, {
+    nullable: true,
+    description: '`published` (default) or `preview`: reads drafts and working copies (D18).',
+  })
   scope?: ApiKeyScope;
 }

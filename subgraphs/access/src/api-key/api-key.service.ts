@@ -89,14 +89,17 @@ export class ApiKeyService {
     const ticket = this.cache.ticket();
     // Plain SQL on the unique hash index.
     const [key] = await em.getConnection().execute<KeyRow[]>(
-      'select "id", "organization_id", "project_id", "status", "scope", "last_used", "key_hash" from "api_key" where "key_hash" = ?',
+      `select "id", "organization_id", "project_id", "status", "scope", "last_used", "key_hash"
+         from "api_key" where "key_hash" = ?`,
       [hash],
     );
     // The lookup is by hash, so its timing says nothing about the key; the compare is constant-time anyway.
     if (!key || !matchesHash(presented, key.key_hash) || key.status !== ApiKeyStatus.active) {
       throw new UnauthorizedError('The API key is invalid or revoked.');
     }
-    const principal: ApiKeyPrincipal = { kind: 'apiKey', keyId: key.id, organizationId: key.organization_id, projectId: key.project_id, scope: key.scope };
+    const principal: ApiKeyPrincipal = {
+      kind: 'apiKey', keyId: key.id, organizationId: key.organization_id, projectId: key.project_id, scope: key.scope,
+    };
     this.cache.setKey(ticket, hash, principal);
     this.lastUsed.record(em, key.id, key.last_used ? new Date(key.last_used) : null);
     return principal;

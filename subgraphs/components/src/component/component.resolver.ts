@@ -15,16 +15,22 @@ const idArg = { description: 'The component.' };
 export class ComponentResolver {
   private readonly service = new ComponentService();
 
-  @Query(() => ComponentList, { description: 'Components of a project, newest first; API keys see last published versions only, preview keys working copies.' })
+  @Query(() => ComponentList, {
+    description: 'Components of a project, newest first; API keys see last published versions only, preview keys working copies.',
+  })
   async components(@Args() scope: ProjectScopeArgs, @Args() page: CursorArgs, @Ctx() ctx: Context) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'components');
-    return visibility === 'admin' ? this.service.list(ctx.em, scope, page) : listVisibleComponents(ctx.em, scope, page, visibility);
+    if (visibility === 'admin') return this.service.list(ctx.em, scope, page);
+    return listVisibleComponents(ctx.em, scope, page, visibility);
   }
 
-  @Query(() => Component, { description: 'One component; API keys see its last published version, preview keys its working copy.' })
+  @Query(() => Component, {
+    description: 'One component; API keys see its last published version, preview keys its working copy.',
+  })
   async component(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'components');
-    return visibility === 'admin' ? this.service.get(ctx.em, scope, id) : getVisibleComponent(ctx.em, scope, id, visibility);
+    if (visibility === 'admin') return this.service.get(ctx.em, scope, id);
+    return getVisibleComponent(ctx.em, scope, id, visibility);
   }
 
   @Query(() => ComponentVersionList, { description: 'Published versions of a component, newest first (D11: `{data}`).' })

@@ -1,6 +1,8 @@
 // What API keys see of components: the last published version of each, never a draft or a working copy (D9);
 // preview keys see the working copies instead (D18).
-import { EntityStatus, keysetPage, PREVIEW_STATUSES, type CursorArgs, type ProjectScope, type KeyVisibility } from '@cp/graphql';
+import {
+  EntityStatus, keysetPage, PREVIEW_STATUSES, type CursorArgs, type KeyVisibility, type ProjectScope,
+} from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { lastPublishedVersions } from '@cp/db';
 import { NotFoundError } from '@cp/errors';
@@ -28,12 +30,23 @@ const visible = (scope: ProjectScope, visibility: KeyVisibility) => {
   return { ...project, lastPublishedVersion: { $ne: null }, status: { $ne: EntityStatus.deleted } };
 };
 
-export async function listVisibleComponents(em: EntityManager, scope: ProjectScope, args: CursorArgs, visibility: KeyVisibility) {
-  const page = await keysetPage(em, Component, { where: visible(scope, visibility), sortField: 'createdAt', direction: 'desc', args });
+export async function listVisibleComponents(
+  em: EntityManager,
+  scope: ProjectScope,
+  args: CursorArgs,
+  visibility: KeyVisibility,
+) {
+  const where = visible(scope, visibility);
+  const page = await keysetPage(em, Component, { where, sortField: 'createdAt', direction: 'desc', args });
   return visibility === 'preview' ? page : { ...page, data: await withVersions(em, page.data) };
 }
 
-export async function getVisibleComponent(em: EntityManager, scope: ProjectScope, id: string, visibility: KeyVisibility): Promise<Component> {
+export async function getVisibleComponent(
+  em: EntityManager,
+  scope: ProjectScope,
+  id: string,
+  visibility: KeyVisibility,
+): Promise<Component> {
   const component = await em.findOne(Component, { id, ...visible(scope, visibility) });
   const [view] = !component ? [] : visibility === 'preview' ? [component] : await withVersions(em, [component]);
   if (!view) throw new NotFoundError('Component', id);

@@ -16,16 +16,23 @@ const body = { description: 'The request body (REST: the JSON body).' };
 export class ContentTypeResolver {
   private readonly service = new ContentTypeService();
 
-  @Query(() => ContentTypeList, { description: 'Content types of a project, newest first (cursor pagination); API keys see last published versions, preview keys working copies.' })
+  @Query(() => ContentTypeList, {
+    description:
+      'Content types of a project, newest first (cursor pagination); API keys see last published versions, preview keys working copies.',
+  })
   async contentTypes(@Args() scope: ProjectScopeArgs, @Args() page: CursorArgs, @Ctx() ctx: Context) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'contentTypes');
-    return visibility === 'admin' ? this.service.list(ctx.em, scope, page) : listVisibleContentTypes(ctx.em, scope, page, visibility);
+    if (visibility === 'admin') return this.service.list(ctx.em, scope, page);
+    return listVisibleContentTypes(ctx.em, scope, page, visibility);
   }
 
-  @Query(() => ContentType, { description: 'One content type; API keys see its last published version, preview keys its working copy.' })
+  @Query(() => ContentType, {
+    description: 'One content type; API keys see its last published version, preview keys its working copy.',
+  })
   async contentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'contentTypes');
-    return visibility === 'admin' ? this.service.get(ctx.em, scope, id) : getVisibleContentType(ctx.em, scope, id, visibility);
+    if (visibility === 'admin') return this.service.get(ctx.em, scope, id);
+    return getVisibleContentType(ctx.em, scope, id, visibility);
   }
 
   @Query(() => ContentTypeVersionList, { description: 'Published versions of a content type, newest first (D11: `{data}`).' })

@@ -36,11 +36,18 @@ export function fullText(terms: string, parameter: 'search' | 'query' = 'search'
  * is `published`: `status=published` is then a no-op and any other status a 400 naming the parameter. `preview`
  * (preview keys, D18) reads the working rows in `PREVIEW_STATUSES` only, and another status is a 400 the same way.
  */
-export function listWhere(scope: ProjectScope, args: ContentListArgs, visibility: Visibility = 'admin'): FilterQuery<Content>[] {
+export function listWhere(
+  scope: ProjectScope,
+  args: ContentListArgs,
+  visibility: Visibility = 'admin',
+): FilterQuery<Content>[] {
   const where: FilterQuery<Content>[] = [{ organizationId: scope.organizationId, projectId: scope.projectId }];
   const typeId = args.typeId ?? args.type ?? args.contentType;
   if (typeId) where.push({ typeId });
-  const allowed = visibility === 'published' ? [EntityStatus.published] : visibility === 'preview' ? PREVIEW_STATUSES : undefined;
+  const allowed =
+    visibility === 'published' ? [EntityStatus.published]
+    : visibility === 'preview' ? PREVIEW_STATUSES
+    : undefined;
   if (args.status && allowed && !allowed.includes(args.status)) {
     const sees = visibility === 'published' ? 'published content only' : 'drafts, working copies and published content';
     const message = `This API key sees ${sees}: status may only be ${allowed.map((s) => `\`${s}\``).join(', ')}.`;
@@ -92,7 +99,10 @@ const NOTHING = { id: { $in: [] } } as FilterQuery<Content>;
  * `published` view (API keys, the published projection) `status` is decided here: every entry there is `published`.
  * Every other view filters the working rows' own status (a preview key's are limited by `listWhere`).
  */
-export function searchWhere(filter: Record<string, unknown> | undefined, visibility: Visibility = 'admin'): FilterQuery<Content>[] {
+export function searchWhere(
+  filter: Record<string, unknown> | undefined,
+  visibility: Visibility = 'admin',
+): FilterQuery<Content>[] {
   return Object.entries(filter ?? {}).flatMap(([field, ops]) => {
     const spec = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
     if (!spec) throw new BadRequestError(`Unknown filter field "${field}".`, { field, allowed: Object.keys(FIELDS) });
@@ -171,7 +181,12 @@ function scalar(field: string, op: string, kind: FieldKind, value: unknown): unk
  * Which of `ids` match `where` (on the published projection with `published`, the working rows otherwise): one query,
  * the ids sent as one JSON parameter however many there are.
  */
-export async function matchingIds(em: EntityManager, where: FilterQuery<Content>[], ids: string[], published = false): Promise<Set<string>> {
+export async function matchingIds(
+  em: EntityManager,
+  where: FilterQuery<Content>[],
+  ids: string[],
+  published = false,
+): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const among = { [raw((alias) => `${alias}.id in (select jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(ids)])]: true } as FilterQuery<Content>;
   const from = published ? PublishedContent : Content;

@@ -107,7 +107,9 @@ export async function readContentRows(
     if (typeVersion) {
       // The row's own type version: the published version's in the projection (a later migration of the working copy
       // doesn't move it), the working copy's otherwise.
-      query.join('content_type_version as t', (on) => on.on('t.content_type_id', '=', 'c.type_id').andOn('t.version', '=', 'c.type_version')).select(typeVersionSelect(em));
+      query
+        .join('content_type_version as t', (on) => on.on('t.content_type_id', '=', 'c.type_id').andOn('t.version', '=', 'c.type_version'))
+        .select(typeVersionSelect(em));
     }
     return query;
   };

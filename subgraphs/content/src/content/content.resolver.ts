@@ -15,7 +15,9 @@ const ContentSearchResult = OffsetList(Content, 'ContentSearchResult');
 const idArg = { description: 'The content entry.' };
 const body = { description: 'The request body (REST: the JSON body).' };
 
-@ObjectType({ description: 'An entry with its compiled module and the content type version it follows (published; preview keys: working).' })
+@ObjectType({
+  description: 'An entry with its compiled module and the content type version it follows (published; preview keys: working).',
+})
 class ResolvedContent extends Content {
   @Field(() => ContentTypeVersion, { description: 'The content type as of the entry’s type version.' })
   contentType!: ContentTypeVersion;
@@ -25,7 +27,10 @@ class ResolvedContent extends Content {
 export class ContentResolver {
   constructor(private readonly service: ContentService) {}
 
-  @Query(() => ContentList, { description: 'Entries of a project by `updatedAt` (cursor pagination, D1); API keys see published versions only, preview keys working copies (D18).' })
+  @Query(() => ContentList, {
+    description:
+      'Entries of a project by `updatedAt` (cursor pagination, D1); API keys see published versions only, preview keys working copies (D18).',
+  })
   async contents(@Args() scope: ProjectScopeArgs, @Args() args: ContentListArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     return this.service.list(ctx.em, scope, args, { visibility, compiled: selects(info, ['data', 'compiled']) });
@@ -39,16 +44,20 @@ export class ContentResolver {
     @Info() info: GraphQLResolveInfo,
   ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
-    return this.service.search(ctx.em, scope, input ?? {}, { visibility, compiled: selects(info, ['data', 'compiled']) });
+    const compiled = selects(info, ['data', 'compiled']);
+    return this.service.search(ctx.em, scope, input ?? {}, { visibility, compiled });
   }
 
   @Query(() => Content, { description: 'One entry.' })
   async content(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
-    return visibility === 'admin' ? this.service.get(ctx.em, scope, id) : getVisibleContent(ctx.em, scope, id, visibility);
+    if (visibility === 'admin') return this.service.get(ctx.em, scope, id);
+    return getVisibleContent(ctx.em, scope, id, visibility);
   }
 
-  @Query(() => ResolvedContent, { description: 'The published entry (preview keys: the working copy) with its compiled module and its content type version.' })
+  @Query(() => ResolvedContent, {
+    description: 'The published entry (preview keys: the working copy) with its compiled module and its content type version.',
+  })
   async resolvedContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     // Staff resolve what clients are served (the published version); a preview key what they will be.

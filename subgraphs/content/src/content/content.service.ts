@@ -172,9 +172,9 @@ export class ContentService {
   }
 
   /**
-   * GET …/content: cursor pages sorted by updatedAt (D1). For the `published` view (API keys, D9) every filter, sort and
-   * search runs on the published projection (`published_content`), never on the working copy; every other view reads
-   * the working rows (`preview` keys only those in `PREVIEW_STATUSES`, D18). With `query`, the best semantic matches
+   * GET …/content: cursor pages sorted by updatedAt (D1). For the `published` view (API keys, D9) every filter, sort
+   * and search runs on the published projection (`published_content`), never on the working copy; every other view
+   * reads the working rows (`preview` keys only those in `PREVIEW_STATUSES`, D18). With `query`, the best semantic matches
    * instead, most relevant first; their cursor is the last entry's (score, id), so pages never overlap while
    * embeddings stay put. `compiled: false` (the caller didn't select it) leaves the modules in the database.
    */
@@ -210,7 +210,10 @@ export class ContentService {
    */
   async search(em: EntityManager, scope: ProjectScope, input: SearchContentInput, view: ContentView = ADMIN_VIEW) {
     const { page, limit, offset } = parseOffsetArgs(input);
-    const where = [...listWhere(scope, { search: input.search }, view.visibility), ...searchWhere(input.filter, view.visibility)];
+    const where = [
+      ...listWhere(scope, { search: input.search }, view.visibility),
+      ...searchWhere(input.filter, view.visibility),
+    ];
     const order = sortOrder(input.sort);
     const published = view.visibility === 'published';
     if (input.query) searchWords(input.query, 'query');
@@ -222,7 +225,8 @@ export class ContentService {
         const passing = await matchingIds(em, where, ranking.map((r) => r.id), published);
         const hits = ranking.filter((r) => passing.has(r.id));
         const ids = hits.slice(offset, offset + limit).map((r) => r.id);
-        return { data: await this.rowsInOrder(em, scope, ids, limit, view), pagination: { page, limit, total: hits.length } };
+        const data = await this.rowsInOrder(em, scope, ids, limit, view);
+        return { data, pagination: { page, limit, total: hits.length } };
       });
     }
     const text = input.query ? fullText(input.query, 'query') : undefined;
@@ -262,7 +266,8 @@ export class ContentService {
   private async rowsInOrder(em: EntityManager, scope: ProjectScope, ids: string[], limit: number, view: ContentView) {
     if (ids.length === 0) return [];
     const chosen = { organizationId: scope.organizationId, projectId: scope.projectId, id: { $in: ids } };
-    const rows = await readContentRows(em, chosen, {}, limit, { published: view.visibility === 'published', compiled: view.compiled, offset: 0 });
+    const published = view.visibility === 'published';
+    const rows = await readContentRows(em, chosen, {}, limit, { published, compiled: view.compiled, offset: 0 });
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }

@@ -6,7 +6,12 @@ import type { ContentTypeVersion } from '../content-type/content-type-version.en
 import type { Content } from './content.entity';
 import { readContentRows } from './content-rows';
 
-export async function getVisibleContent(em: EntityManager, scope: ProjectScope, id: string, visibility: KeyVisibility): Promise<Content> {
+export async function getVisibleContent(
+  em: EntityManager,
+  scope: ProjectScope,
+  id: string,
+  visibility: KeyVisibility,
+): Promise<Content> {
   return oneVisible(em, scope, id, visibility, {});
 }
 
@@ -20,10 +25,17 @@ export async function getResolvedContent(
   id: string,
   visibility: KeyVisibility,
 ): Promise<Content & { contentType: ContentTypeVersion }> {
-  return oneVisible(em, scope, id, visibility, { typeVersion: true }) as Promise<Content & { contentType: ContentTypeVersion }>;
+  const entry = await oneVisible(em, scope, id, visibility, { typeVersion: true });
+  return entry as Content & { contentType: ContentTypeVersion };
 }
 
-async function oneVisible(em: EntityManager, scope: ProjectScope, id: string, visibility: KeyVisibility, options: { typeVersion?: boolean }) {
+async function oneVisible(
+  em: EntityManager,
+  scope: ProjectScope,
+  id: string,
+  visibility: KeyVisibility,
+  options: { typeVersion?: boolean },
+) {
   const where = { id, organizationId: scope.organizationId, projectId: scope.projectId };
   const published = visibility === 'published';
   const visible = published ? where : { ...where, status: { $in: [...PREVIEW_STATUSES] } };
