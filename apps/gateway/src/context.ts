@@ -1,8 +1,9 @@
 // Builds the per-request GraphQL context: a forked EntityManager, the authenticated principal, request facts.
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Context, ProjectDirectory } from '@cp/graphql';
+import { visibilityOf, type Context, type ProjectDirectory } from '@cp/graphql';
 import type { AuthService } from '@cp/subgraph-access';
 import type { NextFunction, Request, Response } from 'express';
+import { keepPrivate } from './api-headers';
 import { edgeContext } from './request-scope';
 
 export interface ContextDeps {
@@ -21,15 +22,20 @@ export async function buildContext(deps: ContextDeps, req: Request): Promise<Con
   return { em, principal, requestId, lang, projects: deps.projects };
 }
 
-/** Authenticates once per request and keeps the context in `res.locals.context`; `onError` answers a bad credential. */
+/**
+ * Authenticates once per request and keeps the context in `res.locals.context`; `onError` answers a bad credential.
+ * A preview key's answers, whatever they turn out to be, are private from here on (D18).
+ */
 export function contextMiddleware(deps: ContextDeps, onError: (res: Response, err: unknown) => void) {
   return async (req: Request, res: Response, next: NextFunction) => {
+    let context: Context;
     try {
-      res.locals.context = await buildContext(deps, req);
+      context = res.locals.context = await buildContext(deps, req);
     } catch (err) {
       onError(res, err);
       return;
     }
+    if (context.principal.kind === 'apiKey' && visibilityOf(context.principal) === 'preview') keepPrivate(res);
     next();
   };
 }

@@ -2,7 +2,9 @@
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '@cp/errors';
 import { ArgsType, Field, ID } from 'type-graphql';
 import type { Context } from './context';
-import type { Action, ApiKeyPrincipal, Resource, UserPrincipal } from './principal';
+import {
+  visibilityOf, type Action, type ApiKeyPrincipal, type Resource, type UserPrincipal, type Visibility,
+} from './principal';
 
 export interface ProjectScope {
   organizationId: string;
@@ -50,22 +52,23 @@ export async function authorizeProject<R extends Resource>(
 
 /**
  * Client reads (`/api/v1`, key-holder GraphQL): an API key of exactly this project, or an admin with read rights.
- * Returns `published` when the caller may see published state only (API keys never see drafts, D9).
+ * Returns what the caller reads: `published` state only (API keys, D9), the working state (preview keys, D18), or
+ * everything (`admin`).
  */
 export async function authorizeClientRead<R extends Resource>(
   ctx: Context,
   scope: ProjectScope,
   resource: R,
-): Promise<{ publishedOnly: boolean }> {
+): Promise<{ visibility: Visibility }> {
   const principal = requireAuthenticated(ctx);
   if (principal.kind === 'apiKey') {
     if (principal.organizationId !== scope.organizationId || principal.projectId !== scope.projectId) {
       throw new NotFoundError('Project', scope.projectId);
     }
-    return { publishedOnly: true };
+    return { visibility: visibilityOf(principal) };
   }
   await authorizeProject(ctx, scope, resource, 'read' as Action<R>);
-  return { publishedOnly: false };
+  return { visibility: 'admin' };
 }
 
 @ArgsType()

@@ -20,3 +20,11 @@ registerEnumType(EntityStatus, {
     deleted: { description: 'Soft-deleted; history kept, can be restored.' },
   },
 });
+
+/**
+ * What a preview key sees (D18): the working state of everything in use. `unpublished` (withdrawn on purpose) and
+ * `deleted` stay hidden, as from published keys; an edit makes an unpublished item `modified`, and visible again.
+ */
+export const PREVIEW_STATUSES: readonly EntityStatus[] = [
+  EntityStatus.draft, EntityStatus.modified, EntityStatus.published,
+];

@@ -28,11 +28,15 @@ export interface UserPrincipal {
   tokenExpiresAt?: number;
 }
 
+/** What a key reads (D18): the published state, or the working state (drafts and working copies) for previews. */
+export type ApiKeyScope = 'published' | 'preview';
+
 export interface ApiKeyPrincipal {
   kind: 'apiKey';
   keyId: string;
   organizationId: string;
   projectId: string;
+  scope: ApiKeyScope;
 }
 
 export interface AnonymousPrincipal {
@@ -40,6 +44,24 @@ export interface AnonymousPrincipal {
 }
 
 export type Principal = UserPrincipal | ApiKeyPrincipal | AnonymousPrincipal;
+
+/**
+ * Which state a caller reads, decided once per principal: `published` (API keys, D9), `preview` (preview keys, D18:
+ * the working state, read-only, never cached) or `admin` (staff: everything, deleted included).
+ */
+export type Visibility = 'published' | 'preview' | 'admin';
+/** What an API key reads. */
+export type KeyVisibility = Exclude<Visibility, 'admin'>;
+
+export function visibilityOf(principal: UserPrincipal | ApiKeyPrincipal): Visibility {
+  if (principal.kind === 'user') return 'admin';
+  return principal.scope === 'preview' ? 'preview' : 'published';
+}
+
+/** Whether an answer for this caller may be kept in, or served from, a shared cache: published keys only (D18). */
+export function sharedCacheable(principal: Principal | undefined): principal is ApiKeyPrincipal {
+  return principal?.kind === 'apiKey' && principal.scope !== 'preview';
+}
 
 export const ANONYMOUS: AnonymousPrincipal = { kind: 'anonymous' };
 

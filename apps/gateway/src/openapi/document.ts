@@ -31,7 +31,12 @@ const SECURITY: Record<RouteFamily, Record<string, OpenAPIV3.SecuritySchemeObjec
     bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token from `POST /app/v1/auth/login` (D5).' },
   },
   api: {
-    apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'A project API key (`cpk_live_…`), read-only, published state only.' },
+    apiKey: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+      description: 'A project API key (`cpk_live_…`), read-only: published state, or the working state for preview keys (D18).',
+    },
   },
 };
 

@@ -1,5 +1,5 @@
 // Express middleware in front of client reads (/api/v1 GETs, API-key GraphQL queries): answer from the cache or fill it.
-import type { Context } from '@cp/graphql';
+import { sharedCacheable, type Context } from '@cp/graphql';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
@@ -19,8 +19,8 @@ type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 
 /**
  * Runs after authentication and rate limiting (they stay per request, so a revoked key or an exhausted budget is
- * refused even when the answer is cached) and before sofa/Apollo. Only API-key principals are served: JWT callers
- * may see drafts and per-user data, so their answers are never cached.
+ * refused even when the answer is cached) and before sofa/Apollo. Only published API keys are served: JWT callers
+ * and preview keys (D18) see drafts (and staff per-user data), so their answers are never cached.
  */
 export function clientReadCache(options: ClientCacheOptions): { rest: Middleware; graphql: Middleware } {
   const serve = (req: Request, res: Response, next: NextFunction, projectId: string, key: string, tags: string, validate: (body: Buffer) => boolean) => {
@@ -52,7 +52,7 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
   return {
     rest(req, res, next) {
       const principal = (res.locals.context as Context | undefined)?.principal;
-      if (req.method !== 'GET' || principal?.kind !== 'apiKey') return next();
+      if (req.method !== 'GET' || !sharedCacheable(principal)) return next();
       // /organizations/{org}/projects/{proj}/<family>/<id>/…: tags name the family and the resource.
       const segments = req.path.split('/').filter(Boolean);
       const resourcePath = segments[0] === 'organizations' && segments[2] === 'projects' ? segments.slice(4) : segments;
@@ -60,7 +60,7 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
     },
     graphql(req, res, next) {
       const principal = (res.locals.context as Context | undefined)?.principal;
-      if ((req.method !== 'GET' && req.method !== 'POST') || principal?.kind !== 'apiKey') return next();
+      if ((req.method !== 'GET' && req.method !== 'POST') || !sharedCacheable(principal)) return next();
       const key = graphqlKey(req);
       if (!key) return next();
       serve(req, res, next, principal.projectId, key, surrogateKeys(principal.projectId, ['graphql']), isCleanGraphQLResult);

@@ -2,7 +2,7 @@
 import type { Logger } from '@cp/config';
 import type { RateLimiter } from '@cp/edge';
 import { observeRequest } from '@cp/metrics';
-import type { ApiKeyPrincipal } from '@cp/graphql';
+import { sharedCacheable, type ApiKeyPrincipal } from '@cp/graphql';
 import type { ApiKeyService } from '@cp/subgraph-access';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
@@ -76,7 +76,9 @@ export function fastCachedReads(options: FastHitOptions): { listener(app: Reques
   const principalOf = (req: IncomingMessage): ApiKeyPrincipal | undefined => {
     const presented = req.headers['x-api-key'];
     if (!cache || typeof presented !== 'string' || req.headers.authorization !== undefined) return undefined;
-    return options.apiKeys.cachedPrincipal(options.em, presented);
+    const principal = options.apiKeys.cachedPrincipal(options.em, presented);
+    // A preview key (D18) never reads the shared cache: it takes the full chain, which answers it privately.
+    return sharedCacheable(principal) ? principal : undefined;
   };
   const answer = (req: IncomingMessage, res: ServerResponse, principal: ApiKeyPrincipal, hit: CachedResponse, onError: Answer, onFailure: (err: unknown) => void) => {
     // Express's types, Node's objects: `admit` and `sendCached` only use what `http` provides (headers, status, end).

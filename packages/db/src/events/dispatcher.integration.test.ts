@@ -5,7 +5,7 @@ import { EventDispatcher } from './dispatcher';
 import { readEvents, type EventFilter } from './event-query';
 import { recordEvent } from './record-event';
 
-const filter: EventFilter = { organizationId: 'o', projectId: 'p', publishedOnly: false };
+const filter: EventFilter = { organizationId: 'o', projectId: 'p', visibility: 'admin' };
 const input = (resourceId: string) => ({ resourceType: 'content' as const, action: 'created' as const, resourceId, organizationId: 'o', projectId: 'p' });
 
 describe('commit-ordered event positions (real PostgreSQL)', () => {

@@ -1,9 +1,10 @@
-// Who may read which events: API keys their project's published-state events only, admins everything in their projects (D9).
+// Who may read which events: API keys their project's published-state events only (D9), preview keys also those of
+// the working state (D18), admins everything in their projects.
 import { NotFoundError, UnauthorizedError } from '@cp/errors';
-import { authorizeProject, type Context } from '@cp/graphql';
+import { authorizeProject, visibilityOf, type Context } from '@cp/graphql';
 import type { EventFilter } from './event-query';
 
-export type EventScope = Omit<EventFilter, 'publishedOnly' | 'organizationId'> & { organizationId?: string };
+export type EventScope = Omit<EventFilter, 'visibility' | 'organizationId'> & { organizationId?: string };
 
 /** Resolves the filter a caller may read; a foreign project is 404 like an unknown one. */
 export async function eventFilterFor(ctx: Pick<Context, 'principal' | 'projects'>, scope: EventScope): Promise<EventFilter> {
@@ -13,10 +14,10 @@ export async function eventFilterFor(ctx: Pick<Context, 'principal' | 'projects'
     if (principal.projectId !== scope.projectId || (scope.organizationId && scope.organizationId !== principal.organizationId)) {
       throw new NotFoundError('Project', scope.projectId);
     }
-    return { ...scope, organizationId: principal.organizationId, publishedOnly: true };
+    return { ...scope, organizationId: principal.organizationId, visibility: visibilityOf(principal) };
   }
   const organizationId = scope.organizationId ?? principal.organizationId;
   await authorizeProject(ctx as Context, { organizationId, projectId: scope.projectId }, 'projects', 'read');
-  return { ...scope, organizationId, publishedOnly: false };
+  return { ...scope, organizationId, visibility: 'admin' };
 }
 

@@ -1,6 +1,8 @@
 // Reading events: one filter shape for the event API, SSE replay and live delivery; cursors are opaque positions (D1).
 import { BadRequestError } from '@cp/errors';
-import { decodeCursor, encodeCursor, parseLimit, type CursorPagination, type ListPage } from '@cp/graphql';
+import {
+  decodeCursor, encodeCursor, parseLimit, type CursorPagination, type ListPage, type Visibility,
+} from '@cp/graphql';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { EventRecord } from './event.entity';
 
@@ -12,8 +14,27 @@ export interface EventFilter {
   /** Exact event type, e.g. `content.published`. */
   type?: string;
   since?: Date;
-  /** API keys see published-state events only (D9). */
-  publishedOnly: boolean;
+  /**
+   * Whose events: API keys see published-state events only (D9); preview keys also every event of content, content
+   * types and components (what an admin of the project sees of them, D18); admins everything.
+   */
+  visibility: Visibility;
+}
+
+/** The resources whose working state a preview key reads, so all of whose events it receives (D18). */
+export const PREVIEW_EVENT_RESOURCES: readonly EventRecord['resourceType'][] = [
+  'content', 'content-types', 'components',
+];
+
+function visibleTo(event: EventRecord, visibility: Visibility): boolean {
+  if (visibility === 'admin' || event.published) return true;
+  return visibility === 'preview' && PREVIEW_EVENT_RESOURCES.includes(event.resourceType);
+}
+
+function visibleWhere(visibility: Visibility): Record<string, unknown> {
+  if (visibility === 'admin') return {};
+  if (visibility === 'published') return { published: true };
+  return { $or: [{ published: true }, { resourceType: { $in: [...PREVIEW_EVENT_RESOURCES] } }] };
 }
 
 export function eventCursor(event: EventRecord): string {
@@ -36,7 +57,7 @@ export function matches(event: EventRecord, filter: EventFilter): boolean {
     (!filter.resourceId || event.resourceId === filter.resourceId) &&
     (!filter.type || event.type === filter.type) &&
     (!filter.since || event.occurredAt >= filter.since) &&
-    (!filter.publishedOnly || event.published)
+    visibleTo(event, filter.visibility)
   );
 }
 
@@ -49,7 +70,7 @@ function where(filter: EventFilter, after: bigint): FilterQuery<EventRecord> {
     ...(filter.resourceId ? { resourceId: filter.resourceId } : {}),
     ...(filter.type ? { type: filter.type } : {}),
     ...(filter.since ? { occurredAt: { $gte: filter.since } } : {}),
-    ...(filter.publishedOnly ? { published: true } : {}),
+    ...visibleWhere(filter.visibility),
   };
 }
 

@@ -1,4 +1,4 @@
-// A project API key (spec "API Key"): read-only client access to one project's published state.
+// A project API key (spec "API Key"): read-only client access to one project's published (or, D18, working) state.
 import { Entity, Enum, Index, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Field, ID, ObjectType, registerEnumType, Int } from 'type-graphql';
@@ -12,6 +12,21 @@ registerEnumType(ApiKeyStatus, {
   name: 'ApiKeyStatus',
   description: 'Whether the key still authenticates.',
   valuesConfig: { active: { description: 'The key works.' }, revoked: { description: 'The key is refused (401), for good.' } },
+});
+
+/** Values of the `ApiKeyScope` enum: the principal's `scope` (D18). */
+export enum ApiKeyScope {
+  published = 'published',
+  preview = 'preview',
+}
+
+registerEnumType(ApiKeyScope, {
+  name: 'ApiKeyScope',
+  description: 'What a key reads, fixed when it is created (D18).',
+  valuesConfig: {
+    published: { description: 'The published state only; answers may be cached and shared (the default).' },
+    preview: { description: 'The working state (drafts, working copies), read-only; answers are `private, no-store`.' },
+  },
 });
 
 @ObjectType({ description: 'A key for the client API (`x-api-key`); its value is shown only when it is created.' })
@@ -41,6 +56,10 @@ export class ApiKey {
   @Field(() => String, { nullable: true, description: 'What the key is used for.' })
   @Property({ nullable: true, type: 'text' })
   description?: string | null;
+
+  @Field(() => ApiKeyScope, { description: '`published` or `preview` (D18); fixed at creation.' })
+  @Enum({ items: () => ApiKeyScope, length: 16 })
+  scope: ApiKeyScope & Opt = ApiKeyScope.published;
 
   /** SHA-256 (hex) of the key; the key itself is never stored. */
   @Property({ length: 64, hidden: true, unique: true })

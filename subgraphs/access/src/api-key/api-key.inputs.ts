@@ -1,5 +1,6 @@
 // Inputs of API key operations.
 import { Field, InputType } from 'type-graphql';
+import { ApiKeyScope } from './api-key.entity';
 
 @InputType({ description: 'A new API key.' })
 export class CreateApiKeyInput {
@@ -8,4 +9,10 @@ export class CreateApiKeyInput {
 
   @Field({ nullable: true, description: 'What the key is used for.' })
   description?: string;
+
+  @Field(() => ApiKeyScope, {
+    nullable: true,
+    description: '`published` (default) or `preview`: reads drafts and working copies (D18).',
+  })
+  scope?: ApiKeyScope;
 }

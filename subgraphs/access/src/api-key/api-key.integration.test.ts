@@ -2,7 +2,7 @@ import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../bootstrap';
 import { accessDatabase } from '../subgraph';
-import { ApiKey } from './api-key.entity';
+import { ApiKey, ApiKeyScope } from './api-key.entity';
 import { PrincipalCache } from '../auth/principal-cache';
 import { ApiKeyService } from './api-key.service';
 
@@ -20,10 +20,16 @@ describe.each(['postgres', 'pglite'] as const)('API keys on %s', (kind) => {
   it('authenticates a created key as a read-only principal of its project, and refuses it once revoked', async () => {
     const created = await service.create(db.orm.em.fork(), scope, { name: 'site' }, 'user-1');
     const principal = await service.authenticate(db.orm.em.fork(), created.key);
-    expect(principal).toEqual({ kind: 'apiKey', keyId: created.id, ...scope });
+    expect(principal).toEqual({ kind: 'apiKey', keyId: created.id, ...scope, scope: 'published' });
     await service.revoke(db.orm.em.fork(), scope, created.id, 'user-1');
     await expect(service.authenticate(db.orm.em.fork(), created.key)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
     await expect(service.revoke(db.orm.em.fork(), { ...scope, projectId: 'elsewhere' }, created.id, 'user-1')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('carries a preview key\'s scope (D18) into its principal', async () => {
+    const created = await service.create(db.orm.em.fork(), scope, { name: 'preview', scope: ApiKeyScope.preview }, 'user-1');
+    expect(created.scope).toBe('preview');
+    expect(await service.authenticate(db.orm.em.fork(), created.key)).toMatchObject({ keyId: created.id, scope: 'preview' });
   });
 
   it('writes lastUsed off the request path, in batches, at most once a minute per key', async () => {

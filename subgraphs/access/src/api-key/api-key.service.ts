@@ -4,7 +4,7 @@ import { NotFoundError, UnauthorizedError, ValidationFailedError } from '@cp/err
 import { recordEvent } from '@cp/db';
 import { offsetPage, type ApiKeyPrincipal, type OffsetArgs, type ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiKey, ApiKeyStatus, CreatedApiKey } from './api-key.entity';
+import { ApiKey, ApiKeyScope, ApiKeyStatus, CreatedApiKey } from './api-key.entity';
 import type { CreateApiKeyInput } from './api-key.inputs';
 import { generateKey, hashKey, looksLikeKey, matchesHash } from './api-key.secret';
 import { PrincipalCache } from '../auth/principal-cache';
@@ -15,6 +15,7 @@ interface KeyRow {
   organization_id: string;
   project_id: string;
   status: string;
+  scope: ApiKeyScope;
   last_used: Date | string | null;
   key_hash: string;
 }
@@ -42,7 +43,8 @@ export class ApiKeyService {
     if (name.length > 255) throw new ValidationFailedError([{ path: '/name', message: 'must be at most 255 characters' }]);
     const key = generateKey();
     const apiKey = await em.transactional(async (tx) => {
-      const created = tx.create(ApiKey, { ...scope, name, description: input.description ?? null, keyHash: hashKey(key), createdById: actorId });
+      const fields = { name, description: input.description ?? null, scope: input.scope ?? ApiKeyScope.published };
+      const created = tx.create(ApiKey, { ...scope, ...fields, keyHash: hashKey(key), createdById: actorId });
       recordEvent(tx, { resourceType: 'api-keys', action: 'created', resourceId: created.id, ...scope, actorId });
       return created;
     });
@@ -87,14 +89,17 @@ export class ApiKeyService {
     const ticket = this.cache.ticket();
     // Plain SQL on the unique hash index.
     const [key] = await em.getConnection().execute<KeyRow[]>(
-      'select "id", "organization_id", "project_id", "status", "last_used", "key_hash" from "api_key" where "key_hash" = ?',
+      `select "id", "organization_id", "project_id", "status", "scope", "last_used", "key_hash"
+         from "api_key" where "key_hash" = ?`,
       [hash],
     );
     // The lookup is by hash, so its timing says nothing about the key; the compare is constant-time anyway.
     if (!key || !matchesHash(presented, key.key_hash) || key.status !== ApiKeyStatus.active) {
       throw new UnauthorizedError('The API key is invalid or revoked.');
     }
-    const principal: ApiKeyPrincipal = { kind: 'apiKey', keyId: key.id, organizationId: key.organization_id, projectId: key.project_id };
+    const principal: ApiKeyPrincipal = {
+      kind: 'apiKey', keyId: key.id, organizationId: key.organization_id, projectId: key.project_id, scope: key.scope,
+    };
     this.cache.setKey(ticket, hash, principal);
     this.lastUsed.record(em, key.id, key.last_used ? new Date(key.last_used) : null);
     return principal;

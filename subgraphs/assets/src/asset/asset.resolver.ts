@@ -17,14 +17,15 @@ export class AssetResolver {
 
   @Query(() => AssetList, { description: 'Assets of a project, newest first (cursor pagination); API keys see active assets only.' })
   async assets(@Args() scope: ProjectScopeArgs, @Args() args: AssetListArgs, @Ctx() ctx: Context) {
-    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'assets');
-    return this.service.list(ctx.em, scope, args, publishedOnly);
+    const { visibility } = await authorizeClientRead(ctx, scope, 'assets');
+    // Assets have no working copy: every key (preview keys too) sees the active ones.
+    return this.service.list(ctx.em, scope, args, visibility !== 'admin');
   }
 
   @Query(() => Asset, { description: 'One asset.' })
   async asset(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, { description: 'The asset.' }) id: string, @Ctx() ctx: Context) {
-    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'assets');
-    return this.service.get(ctx.em, scope, id, publishedOnly);
+    const { visibility } = await authorizeClientRead(ctx, scope, 'assets');
+    return this.service.get(ctx.em, scope, id, visibility !== 'admin');
   }
 
   @Mutation(() => Asset, { description: 'Renames, retags, moves or annotates an asset; the bytes never change.' })

@@ -86,7 +86,7 @@ describe.each(['postgres', 'pglite'] as const)('components and packages on %s', 
   });
 
   it('shows API keys the last published version only, never drafts', async () => {
-    const key = { principal: { kind: 'apiKey' as const, keyId: 'k', organizationId: 'o', projectId: 'p' } };
+    const key = { principal: { kind: 'apiKey' as const, keyId: 'k', organizationId: 'o', projectId: 'p', scope: 'published' as const } };
     const list = (await exec(`{ components(organizationId: "o", projectId: "p", limit: 100) { data { name status version title } } }`, {}, key)).data.components.data;
     expect(list.map((c: any) => c.name).sort()).toEqual(['Card', 'Hero']);
     expect(list.find((c: any) => c.name === 'Hero')).toEqual({ name: 'Hero', status: 'published', version: 2, title: 'Hero v2' });

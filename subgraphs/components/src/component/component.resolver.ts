@@ -5,7 +5,7 @@ import { ComponentVersion } from './component-version.entity';
 import { Component } from './component.entity';
 import { CreateComponentInput, RollbackInput, UpdateComponentInput } from './component.inputs';
 import { ComponentService } from './component.service';
-import { getPublishedComponent, listPublishedComponents } from './published-components';
+import { getVisibleComponent, listVisibleComponents } from './published-components';
 
 const ComponentList = CursorList(Component, 'ComponentList');
 const ComponentVersionList = VersionList(ComponentVersion, 'ComponentVersionList');
@@ -15,16 +15,22 @@ const idArg = { description: 'The component.' };
 export class ComponentResolver {
   private readonly service = new ComponentService();
 
-  @Query(() => ComponentList, { description: 'Components of a project, newest first; API keys see last published versions only.' })
+  @Query(() => ComponentList, {
+    description: 'Components of a project, newest first; API keys see last published versions only, preview keys working copies.',
+  })
   async components(@Args() scope: ProjectScopeArgs, @Args() page: CursorArgs, @Ctx() ctx: Context) {
-    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'components');
-    return publishedOnly ? listPublishedComponents(ctx.em, scope, page) : this.service.list(ctx.em, scope, page);
+    const { visibility } = await authorizeClientRead(ctx, scope, 'components');
+    if (visibility === 'admin') return this.service.list(ctx.em, scope, page);
+    return listVisibleComponents(ctx.em, scope, page, visibility);
   }
 
-  @Query(() => Component, { description: 'One component; API keys see its last published version.' })
+  @Query(() => Component, {
+    description: 'One component; API keys see its last published version, preview keys its working copy.',
+  })
   async component(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
-    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'components');
-    return publishedOnly ? getPublishedComponent(ctx.em, scope, id) : this.service.get(ctx.em, scope, id);
+    const { visibility } = await authorizeClientRead(ctx, scope, 'components');
+    if (visibility === 'admin') return this.service.get(ctx.em, scope, id);
+    return getVisibleComponent(ctx.em, scope, id, visibility);
   }
 
   @Query(() => ComponentVersionList, { description: 'Published versions of a component, newest first (D11: `{data}`).' })

@@ -1,5 +1,8 @@
-// What API keys see of components: the last published version of each, never a draft or a working copy (D9).
-import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope } from '@cp/graphql';
+// What API keys see of components: the last published version of each, never a draft or a working copy (D9);
+// preview keys see the working copies instead (D18).
+import {
+  EntityStatus, keysetPage, PREVIEW_STATUSES, type CursorArgs, type KeyVisibility, type ProjectScope,
+} from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { lastPublishedVersions } from '@cp/db';
 import { NotFoundError } from '@cp/errors';
@@ -21,26 +24,31 @@ async function withVersions(em: EntityManager, components: Component[]): Promise
   });
 }
 
-export async function listPublishedComponents(em: EntityManager, scope: ProjectScope, args: CursorArgs) {
-  const where = {
-    organizationId: scope.organizationId,
-    projectId: scope.projectId,
-    lastPublishedVersion: { $ne: null },
-    status: { $ne: EntityStatus.deleted },
-  };
+const visible = (scope: ProjectScope, visibility: KeyVisibility) => {
+  const project = { organizationId: scope.organizationId, projectId: scope.projectId };
+  if (visibility === 'preview') return { ...project, status: { $in: [...PREVIEW_STATUSES] } };
+  return { ...project, lastPublishedVersion: { $ne: null }, status: { $ne: EntityStatus.deleted } };
+};
+
+export async function listVisibleComponents(
+  em: EntityManager,
+  scope: ProjectScope,
+  args: CursorArgs,
+  visibility: KeyVisibility,
+) {
+  const where = visible(scope, visibility);
   const page = await keysetPage(em, Component, { where, sortField: 'createdAt', direction: 'desc', args });
-  return { ...page, data: await withVersions(em, page.data) };
+  return visibility === 'preview' ? page : { ...page, data: await withVersions(em, page.data) };
 }
 
-export async function getPublishedComponent(em: EntityManager, scope: ProjectScope, id: string): Promise<Component> {
-  const component = await em.findOne(Component, {
-    id,
-    organizationId: scope.organizationId,
-    projectId: scope.projectId,
-    lastPublishedVersion: { $ne: null },
-    status: { $ne: EntityStatus.deleted },
-  });
-  const [view] = component ? await withVersions(em, [component]) : [];
+export async function getVisibleComponent(
+  em: EntityManager,
+  scope: ProjectScope,
+  id: string,
+  visibility: KeyVisibility,
+): Promise<Component> {
+  const component = await em.findOne(Component, { id, ...visible(scope, visibility) });
+  const [view] = !component ? [] : visibility === 'preview' ? [component] : await withVersions(em, [component]);
   if (!view) throw new NotFoundError('Component', id);
   return view;
 }

@@ -32,7 +32,7 @@ describe.each(['postgres', 'pglite'] as const)('content type lifecycle on %s', (
   it('edits into a working copy that API keys never see; discard restores the published version', async () => {
     const edit = `mutation($id: ID!) { updateContentType(organizationId: "o", projectId: "p", id: $id, input: { name: "Page v2", schema: { type: "object", required: ["x"] } }) { ${FIELDS} } }`;
     expect((await exec(edit, { id })).data.updateContentType).toMatchObject({ status: 'modified', version: null, lastPublishedVersion: 1, name: 'Page v2' });
-    const key = { principal: { kind: 'apiKey' as const, keyId: 'k', organizationId: 'o', projectId: 'p' } };
+    const key = { principal: { kind: 'apiKey' as const, keyId: 'k', organizationId: 'o', projectId: 'p', scope: 'published' as const } };
     const seen = (await exec(`query($id: ID!) { contentType(organizationId: "o", projectId: "p", id: $id) { ${FIELDS} } }`, { id }, key)).data.contentType;
     expect(seen).toMatchObject({ name: 'Page', status: 'published', version: 1 });
     expect((await exec(op('discardContentType'), { id })).data.discardContentType).toMatchObject({ name: 'Page', status: 'published', version: 1 });

@@ -5,7 +5,7 @@ import { ContentTypeVersion } from './content-type-version.entity';
 import { ContentType } from './content-type.entity';
 import { ContentTypeStatusInput, CreateContentTypeInput, RollbackInput, UpdateContentTypeInput } from './content-type.inputs';
 import { ContentTypeService } from './content-type.service';
-import { getPublishedContentType, listPublishedContentTypes } from './published-content-types';
+import { getVisibleContentType, listVisibleContentTypes } from './published-content-types';
 
 const ContentTypeList = CursorList(ContentType, 'ContentTypeList');
 const ContentTypeVersionList = VersionList(ContentTypeVersion, 'ContentTypeVersionList');
@@ -16,22 +16,29 @@ const body = { description: 'The request body (REST: the JSON body).' };
 export class ContentTypeResolver {
   private readonly service = new ContentTypeService();
 
-  @Query(() => ContentTypeList, { description: 'Content types of a project, newest first (cursor pagination); API keys see last published versions.' })
+  @Query(() => ContentTypeList, {
+    description:
+      'Content types of a project, newest first (cursor pagination); API keys see last published versions, preview keys working copies.',
+  })
   async contentTypes(@Args() scope: ProjectScopeArgs, @Args() page: CursorArgs, @Ctx() ctx: Context) {
-    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'contentTypes');
-    return publishedOnly ? listPublishedContentTypes(ctx.em, scope, page) : this.service.list(ctx.em, scope, page);
+    const { visibility } = await authorizeClientRead(ctx, scope, 'contentTypes');
+    if (visibility === 'admin') return this.service.list(ctx.em, scope, page);
+    return listVisibleContentTypes(ctx.em, scope, page, visibility);
   }
 
-  @Query(() => ContentType, { description: 'One content type; API keys see its last published version.' })
+  @Query(() => ContentType, {
+    description: 'One content type; API keys see its last published version, preview keys its working copy.',
+  })
   async contentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
-    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'contentTypes');
-    return publishedOnly ? getPublishedContentType(ctx.em, scope, id) : this.service.get(ctx.em, scope, id);
+    const { visibility } = await authorizeClientRead(ctx, scope, 'contentTypes');
+    if (visibility === 'admin') return this.service.get(ctx.em, scope, id);
+    return getVisibleContentType(ctx.em, scope, id, visibility);
   }
 
   @Query(() => ContentTypeVersionList, { description: 'Published versions of a content type, newest first (D11: `{data}`).' })
   async contentTypeVersions(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
-    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'contentTypes');
-    if (publishedOnly) await getPublishedContentType(ctx.em, scope, id);
+    const { visibility } = await authorizeClientRead(ctx, scope, 'contentTypes');
+    if (visibility !== 'admin') await getVisibleContentType(ctx.em, scope, id, visibility);
     return { data: await this.service.versions(ctx.em, scope, id) };
   }
 

@@ -1,7 +1,7 @@
 // Finding content: list filters (D1 aliases), D2 search filters, and full-text conditions shared by both.
 import { escapeLike } from '@cp/db';
 import { BadRequestError } from '@cp/errors';
-import { EntityStatus, parseOffsetArgs, type ProjectScope } from '@cp/graphql';
+import { EntityStatus, parseOffsetArgs, PREVIEW_STATUSES, type ProjectScope, type Visibility } from '@cp/graphql';
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { Content } from './content.entity';
 import { PublishedContent } from './published-content.entity';
@@ -32,17 +32,29 @@ export function fullText(terms: string, parameter: 'search' | 'query' = 'search'
 }
 
 /**
- * List filters (D1). With `publishedOnly` (API keys) they apply to the published projection, where every entry is
- * `published`: `status=published` is then a no-op and any other status a 400 naming the parameter.
+ * List filters (D1), for the caller's view. `published` (API keys) reads the published projection, where every entry
+ * is `published`: `status=published` is then a no-op and any other status a 400 naming the parameter. `preview`
+ * (preview keys, D18) reads the working rows in `PREVIEW_STATUSES` only, and another status is a 400 the same way.
  */
-export function listWhere(scope: ProjectScope, args: ContentListArgs, publishedOnly = false): FilterQuery<Content>[] {
+export function listWhere(
+  scope: ProjectScope,
+  args: ContentListArgs,
+  visibility: Visibility = 'admin',
+): FilterQuery<Content>[] {
   const where: FilterQuery<Content>[] = [{ organizationId: scope.organizationId, projectId: scope.projectId }];
   const typeId = args.typeId ?? args.type ?? args.contentType;
   if (typeId) where.push({ typeId });
-  if (args.status && publishedOnly && args.status !== EntityStatus.published) {
-    throw new BadRequestError('An API key sees published content only: status may only be `published`.', { parameter: 'status', value: args.status, allowed: [EntityStatus.published] });
+  const allowed =
+    visibility === 'published' ? [EntityStatus.published]
+    : visibility === 'preview' ? PREVIEW_STATUSES
+    : undefined;
+  if (args.status && allowed && !allowed.includes(args.status)) {
+    const sees = visibility === 'published' ? 'published content only' : 'drafts, working copies and published content';
+    const message = `This API key sees ${sees}: status may only be ${allowed.map((s) => `\`${s}\``).join(', ')}.`;
+    throw new BadRequestError(message, { parameter: 'status', value: args.status, allowed });
   }
-  if (args.status && !publishedOnly) where.push({ status: args.status });
+  if (visibility === 'preview') where.push({ status: { $in: [...PREVIEW_STATUSES] } });
+  if (args.status && visibility !== 'published') where.push({ status: args.status });
   if (args.isTemplate !== undefined && args.isTemplate !== null) where.push({ isTemplate: args.isTemplate });
   if (args.folderId !== undefined && args.folderId !== null) where.push({ folderId: args.folderId === 'null' ? null : args.folderId });
   const tags = args.tags?.split(',').map((t) => t.trim()).filter(Boolean);
@@ -83,10 +95,14 @@ const ALL_OPERATORS = [...new Set(Object.values(OPERATORS).flat())];
 const NOTHING = { id: { $in: [] } } as FilterQuery<Content>;
 
 /**
- * D2 filter → MikroORM conditions; unknown fields, operators or ill-typed values are 400 naming them. With
- * `publishedOnly` (API keys, the published projection) `status` is decided here: every entry there is `published`.
+ * D2 filter → MikroORM conditions; unknown fields, operators or ill-typed values are 400 naming them. For the
+ * `published` view (API keys, the published projection) `status` is decided here: every entry there is `published`.
+ * Every other view filters the working rows' own status (a preview key's are limited by `listWhere`).
  */
-export function searchWhere(filter: Record<string, unknown> | undefined, publishedOnly = false): FilterQuery<Content>[] {
+export function searchWhere(
+  filter: Record<string, unknown> | undefined,
+  visibility: Visibility = 'admin',
+): FilterQuery<Content>[] {
   return Object.entries(filter ?? {}).flatMap(([field, ops]) => {
     const spec = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
     if (!spec) throw new BadRequestError(`Unknown filter field "${field}".`, { field, allowed: Object.keys(FIELDS) });
@@ -95,7 +111,7 @@ export function searchWhere(filter: Record<string, unknown> | undefined, publish
     }
     return Object.entries(ops).flatMap(([op, value]) => {
       const where = condition(field, spec.column, spec.kind, op, value);
-      if (!publishedOnly || spec.kind !== 'status') return [where];
+      if (visibility !== 'published' || spec.kind !== 'status') return [where];
       return matchesPublished(op, value) ? [] : [NOTHING];
     });
   });
@@ -162,13 +178,18 @@ function scalar(field: string, op: string, kind: FieldKind, value: unknown): unk
 }
 
 /**
- * Which of `ids` match `where` (on the published projection with `publishedOnly`): one query, the ids sent as one
- * JSON parameter however many there are.
+ * Which of `ids` match `where` (on the published projection with `published`, the working rows otherwise): one query,
+ * the ids sent as one JSON parameter however many there are.
  */
-export async function matchingIds(em: EntityManager, where: FilterQuery<Content>[], ids: string[], publishedOnly = false): Promise<Set<string>> {
+export async function matchingIds(
+  em: EntityManager,
+  where: FilterQuery<Content>[],
+  ids: string[],
+  published = false,
+): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const among = { [raw((alias) => `${alias}.id in (select jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(ids)])]: true } as FilterQuery<Content>;
-  const from = publishedOnly ? PublishedContent : Content;
+  const from = published ? PublishedContent : Content;
   const rows: { id: string }[] = await em.createQueryBuilder(from as typeof Content, 'c').select('id').where({ $and: [...where, among] } as never).execute('all', false);
   return new Set(rows.map((r) => r.id));
 }

@@ -5,6 +5,7 @@ import type { FilterQuery, QBFilterQuery } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentDatabase } from '../index';
 import { Content } from './content.entity';
+import type { Visibility } from '@cp/graphql';
 import { fullText, listWhere } from './content-query';
 import { PublishedContent } from './published-content.entity';
 
@@ -26,7 +27,8 @@ describe('QueryShapes on content filters', () => {
   afterAll(() => db?.destroy());
 
   const scope = (o: string, p: string) => ({ organizationId: o, projectId: p });
-  const list = (o: string, p: string, args: Record<string, unknown> = {}) => ({ $and: listWhere(scope(o, p), args, true) }) as FilterQuery<Content>;
+  const list = (o: string, p: string, args: Record<string, unknown> = {}, visibility: Visibility = 'published') =>
+    ({ $and: listWhere(scope(o, p), args, visibility) }) as FilterQuery<Content>;
   const cursor = (where: FilterQuery<Content>, at: Date, id: string) =>
     ({ $and: [where, { $or: [{ updatedAt: { $lt: at } }, { updatedAt: at, id: { $lt: id } }] }] }) as FilterQuery<Content>;
 
@@ -55,6 +57,26 @@ describe('QueryShapes on content filters', () => {
     builds = 0;
     for (const where of cases) expect(shapes.compile('k', where, build)).toEqual(fresh(where));
     expect(builds).toBe(cases.length); // learned: only the `fresh` references build
+  });
+
+  it('keeps the working rows\' views apart: a preview key\'s status limit is part of its shape (D18)', () => {
+    const working = (where: FilterQuery<Content>) =>
+      db.orm.em.fork().createQueryBuilder(Content, 'c').select('*').where(where as QBFilterQuery<Content>).limit(21).getKnexQuery();
+    const sql = (where: FilterQuery<Content>) => {
+      const { sql, bindings } = working(where).toSQL();
+      return { sql, bindings: [...bindings] };
+    };
+    const shapes = new QueryShapes<FilterQuery<Content>>();
+    const cases = [
+      list('org-a', 'p1', {}, 'admin'),
+      list('org-a', 'p1', {}, 'preview'),
+      list('org-b', 'p2', { status: 'draft' }, 'preview'),
+      list('org-a', 'p1', { status: 'deleted' }, 'admin'),
+      list('org-b', 'p2', {}, 'admin'),
+      list('org-b', 'p2', {}, 'preview'),
+    ];
+    for (const where of cases) expect(shapes.compile('k', where, working)).toEqual(sql(where));
+    expect(sql(list('o', 'p', {}, 'preview')).bindings).toEqual(expect.arrayContaining(['draft', 'modified', 'published']));
   });
 
   it('builds every time what it cannot prove: converted values and raw fragments', () => {

@@ -1,6 +1,6 @@
 // Read-only content pages in one query as plain rows: no entities, no identity map, no change-tracking snapshots.
 import { QueryShapes } from '@cp/db';
-import { EntityStatus } from '@cp/graphql';
+import { EntityStatus, type Visibility } from '@cp/graphql';
 import type { EntityManager, FilterQuery, QBFilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { Content } from './content.entity';
@@ -40,13 +40,21 @@ function shapesOf(em: EntityManager, kind: keyof ShapeCaches): QueryShapes<Filte
   return shapes[kind];
 }
 
+/** Who reads (D9, D18), and whether the caller selected `compiled`. */
+export interface ContentView {
+  visibility: Visibility;
+  compiled: boolean;
+}
+
+export const ADMIN_VIEW: ContentView = { visibility: 'admin', compiled: true };
+
 export interface ContentRowsOptions {
   /**
    * API keys' view (D9): rows of the published projection (`where` and `orderBy` apply to it, never to the working
    * copy), each with its version's document and module joined in the same query.
    */
   published?: boolean;
-  /** With `published`: also the content type version that version follows, as `contentType` (the resolved view). */
+  /** Also the content type version the row follows, as `contentType` (the resolved view). */
   typeVersion?: boolean;
   /** False when the caller didn't select `compiled`: the largest column of a list page stays in the database. */
   compiled?: boolean;
@@ -73,9 +81,10 @@ export async function readContentRows(
   { published = false, typeVersion = false, compiled = true, offset }: ContentRowsOptions = {},
 ): Promise<Content[]> {
   const build = (filter: FilterQuery<Content>) => {
+    let query;
     if (!published) {
       const { all, withoutCompiled } = contentColumns(em);
-      return em
+      query = em
         .createQueryBuilder(Content, 'c')
         .select(compiled ? all : withoutCompiled)
         .where(filter as QBFilterQuery<Content>)
@@ -83,20 +92,24 @@ export async function readContentRows(
         .limit(limit)
         .offset(offset)
         .getKnexQuery();
+    } else {
+      query = em
+        .createQueryBuilder(PublishedContent, 'c')
+        .select(publishedColumns(em))
+        .where(filter as QBFilterQuery<PublishedContent>)
+        .orderBy(orderBy)
+        .limit(limit)
+        .offset(offset)
+        .getKnexQuery()
+        .join('content_version as v', (on) => on.on('v.content_id', '=', 'c.id').andOn('v.version', '=', 'c.version'))
+        .select(em.getKnex().raw(`v.content->'content' as v__document`), ...(compiled ? ['v.compiled as v__compiled'] : []));
     }
-    const query = em
-      .createQueryBuilder(PublishedContent, 'c')
-      .select(publishedColumns(em))
-      .where(filter as QBFilterQuery<PublishedContent>)
-      .orderBy(orderBy)
-      .limit(limit)
-      .offset(offset)
-      .getKnexQuery()
-      .join('content_version as v', (on) => on.on('v.content_id', '=', 'c.id').andOn('v.version', '=', 'c.version'))
-      .select(em.getKnex().raw(`v.content->'content' as v__document`), ...(compiled ? ['v.compiled as v__compiled'] : []));
     if (typeVersion) {
-      // The version's own type version (a later migration of the working copy doesn't move it).
-      query.join('content_type_version as t', (on) => on.on('t.content_type_id', '=', 'c.type_id').andOn('t.version', '=', 'c.type_version')).select(typeVersionSelect(em));
+      // The row's own type version: the published version's in the projection (a later migration of the working copy
+      // doesn't move it), the working copy's otherwise.
+      query
+        .join('content_type_version as t', (on) => on.on('t.content_type_id', '=', 'c.type_id').andOn('t.version', '=', 'c.type_version'))
+        .select(typeVersionSelect(em));
     }
     return query;
   };
@@ -120,7 +133,7 @@ export async function readContentRows(
     }
     const { v__document, v__compiled, ...columns } = row;
     const entry = driver.mapResult(columns, meta) as Record<string, unknown>;
-    if (!published) return entry as unknown as Content;
+    if (!published) return (typeMeta ? { ...entry, contentType } : entry) as unknown as Content;
     // Keys never write, so they get no working-copy revision (it moves with every draft edit): the version stands in.
     const view = {
       ...entry,

@@ -7,7 +7,7 @@ import { RollbackInput } from '../content-type/content-type.inputs';
 import { Content, ContentVersion } from './content.entity';
 import { ContentListArgs, CreateContentInput, MigrateInput, SearchContentInput, UpdateContentInput } from './content.inputs';
 import { ContentService } from './content.service';
-import { getPublishedContent, getResolvedContent } from './published-content';
+import { getResolvedContent, getVisibleContent } from './published-content';
 
 const ContentList = CursorList(Content, 'ContentList');
 const ContentVersionList = VersionList(ContentVersion, 'ContentVersionList');
@@ -15,7 +15,9 @@ const ContentSearchResult = OffsetList(Content, 'ContentSearchResult');
 const idArg = { description: 'The content entry.' };
 const body = { description: 'The request body (REST: the JSON body).' };
 
-@ObjectType({ description: 'A published entry with its compiled module and the content type version it follows.' })
+@ObjectType({
+  description: 'An entry with its compiled module and the content type version it follows (published; preview keys: working).',
+})
 class ResolvedContent extends Content {
   @Field(() => ContentTypeVersion, { description: 'The content type as of the entry’s type version.' })
   contentType!: ContentTypeVersion;
@@ -25,10 +27,13 @@ class ResolvedContent extends Content {
 export class ContentResolver {
   constructor(private readonly service: ContentService) {}
 
-  @Query(() => ContentList, { description: 'Entries of a project by `updatedAt` (cursor pagination, D1); API keys see published versions only.' })
+  @Query(() => ContentList, {
+    description:
+      'Entries of a project by `updatedAt` (cursor pagination, D1); API keys see published versions only, preview keys working copies (D18).',
+  })
   async contents(@Args() scope: ProjectScopeArgs, @Args() args: ContentListArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
-    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'content');
-    return this.service.list(ctx.em, scope, args, { publishedOnly, compiled: selects(info, ['data', 'compiled']) });
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    return this.service.list(ctx.em, scope, args, { visibility, compiled: selects(info, ['data', 'compiled']) });
   }
 
   @Query(() => ContentSearchResult, { description: 'Advanced search (D2): filter operators, sort, offset pages with the total.' })
@@ -38,20 +43,25 @@ export class ContentResolver {
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ) {
-    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'content');
-    return this.service.search(ctx.em, scope, input ?? {}, { publishedOnly, compiled: selects(info, ['data', 'compiled']) });
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    const compiled = selects(info, ['data', 'compiled']);
+    return this.service.search(ctx.em, scope, input ?? {}, { visibility, compiled });
   }
 
   @Query(() => Content, { description: 'One entry.' })
   async content(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
-    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'content');
-    return publishedOnly ? getPublishedContent(ctx.em, scope, id) : this.service.get(ctx.em, scope, id);
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    if (visibility === 'admin') return this.service.get(ctx.em, scope, id);
+    return getVisibleContent(ctx.em, scope, id, visibility);
   }
 
-  @Query(() => ResolvedContent, { description: 'The published entry with its compiled module and its content type version.' })
+  @Query(() => ResolvedContent, {
+    description: 'The published entry (preview keys: the working copy) with its compiled module and its content type version.',
+  })
   async resolvedContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
-    await authorizeClientRead(ctx, scope, 'content');
-    return getResolvedContent(ctx.em, scope, id);
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    // Staff resolve what clients are served (the published version); a preview key what they will be.
+    return getResolvedContent(ctx.em, scope, id, visibility === 'preview' ? 'preview' : 'published');
   }
 
   @Query(() => ContentVersionList, { description: 'Published versions of an entry, newest first (D11: `{data}`).' })

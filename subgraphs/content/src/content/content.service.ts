@@ -13,7 +13,7 @@ import { Folder } from '../folder/folder.entity';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
 import { fullText, listWhere, matchingIds, parseSort, searchWhere, searchWords, sortOrder } from './content-query';
-import { readContentRows } from './content-rows';
+import { ADMIN_VIEW, readContentRows, type ContentView } from './content-rows';
 import { PublishedContent } from './published-content.entity';
 import type { SemanticSearch } from '../semantic/semantic-search';
 import { allowedComponents, validateDocument } from './content-validation';
@@ -172,19 +172,20 @@ export class ContentService {
   }
 
   /**
-   * GET …/content: cursor pages sorted by updatedAt (D1). With `publishedOnly` (API keys, D9) every filter, sort and
-   * search runs on the published projection (`published_content`), never on the working copy. With `query`, the best
-   * semantic matches instead, most relevant first; their cursor is the last entry's (score, id), so pages never
-   * overlap while embeddings stay put. `compiled: false` (the caller didn't select it) leaves the modules in the database.
+   * GET …/content: cursor pages sorted by updatedAt (D1). For the `published` view (API keys, D9) every filter, sort
+   * and search runs on the published projection (`published_content`), never on the working copy; every other view
+   * reads the working rows (`preview` keys only those in `PREVIEW_STATUSES`, D18). With `query`, the best semantic matches
+   * instead, most relevant first; their cursor is the last entry's (score, id), so pages never overlap while
+   * embeddings stay put. `compiled: false` (the caller didn't select it) leaves the modules in the database.
    */
-  async list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, { publishedOnly = false, compiled = true } = {}) {
-    const where = listWhere(scope, args, publishedOnly);
+  async list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, view: ContentView = ADMIN_VIEW) {
+    const where = listWhere(scope, args, view.visibility);
     if (args.query) searchWords(args.query, 'query');
     if (args.query && this.semantic) {
       const limit = parseLimit(args.limit);
       const raw = args.lastKey ?? args.afterKey;
       const after = raw ? rankCursor(decodeCursor(raw, args.lastKey ? 'lastKey' : 'afterKey'), args.lastKey ? 'lastKey' : 'afterKey') : undefined;
-      const ranked = await this.ranked(em, scope, args.query, where, { publishedOnly, compiled }, after, limit + 1);
+      const ranked = await this.ranked(em, scope, args.query, where, view, after, limit + 1);
       const data = ranked.slice(0, limit);
       const last = data.at(-1);
       const pagination: CursorPagination = {};
@@ -192,40 +193,46 @@ export class ContentService {
       return { data: data.map((r) => r.entry), pagination };
     }
     const text = args.query ? fullText(args.query, 'query') : undefined;
-    return keysetPage(em, (publishedOnly ? PublishedContent : Content) as typeof Content, {
+    const published = view.visibility === 'published';
+    return keysetPage(em, (published ? PublishedContent : Content) as typeof Content, {
       where: { $and: text ? [...where, text] : where } as FilterQuery<Content>,
       sortField: 'updatedAt',
       direction: parseSort(args.sort),
       args,
       // Read-only: plain rows in one query (the published document joined in), no entities.
-      rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, { published: publishedOnly, compiled }),
+      rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, { published, compiled: view.compiled }),
     });
   }
 
   /**
    * POST …/content as a search (D2): filter operators, sort, offset pages with the total; `query` ranks by meaning.
-   * `publishedOnly` and `compiled` as for `list`: an API key's filters apply to the published projection.
+   * `view` as for `list`: an API key's filters apply to the published projection, a preview key's to working rows.
    */
-  async search(em: EntityManager, scope: ProjectScope, input: SearchContentInput, { publishedOnly = false, compiled = true } = {}) {
+  async search(em: EntityManager, scope: ProjectScope, input: SearchContentInput, view: ContentView = ADMIN_VIEW) {
     const { page, limit, offset } = parseOffsetArgs(input);
-    const where = [...listWhere(scope, { search: input.search }, publishedOnly), ...searchWhere(input.filter, publishedOnly)];
+    const where = [
+      ...listWhere(scope, { search: input.search }, view.visibility),
+      ...searchWhere(input.filter, view.visibility),
+    ];
     const order = sortOrder(input.sort);
+    const published = view.visibility === 'published';
     if (input.query) searchWords(input.query, 'query');
     if (input.query && this.semantic) {
       // Every entry above the similarity threshold that passes the filters, most similar first: the total is exact and
       // every page is reachable (no cap on the ranking, unlike a cursor page of the list).
-      const ranking = await this.semantic.rank(em, scope, input.query, publishedOnly);
+      const ranking = await this.semantic.rank(em, scope, input.query, published);
       return RawQueryFragment.run(async () => {
-        const passing = await matchingIds(em, where, ranking.map((r) => r.id), publishedOnly);
+        const passing = await matchingIds(em, where, ranking.map((r) => r.id), published);
         const hits = ranking.filter((r) => passing.has(r.id));
         const ids = hits.slice(offset, offset + limit).map((r) => r.id);
-        return { data: await this.rowsInOrder(em, scope, ids, limit, { publishedOnly, compiled }), pagination: { page, limit, total: hits.length } };
+        const data = await this.rowsInOrder(em, scope, ids, limit, view);
+        return { data, pagination: { page, limit, total: hits.length } };
       });
     }
     const text = input.query ? fullText(input.query, 'query') : undefined;
     const filter = { $and: text ? [...where, text] : where } as FilterQuery<Content>;
-    return offsetPage(em, (publishedOnly ? PublishedContent : Content) as typeof Content, filter, input, { updatedAt: order, id: 'asc' }, (page, orderBy, limit, offset) =>
-      readContentRows(em, page, orderBy, limit, { published: publishedOnly, compiled, offset }),
+    return offsetPage(em, (published ? PublishedContent : Content) as typeof Content, filter, input, { updatedAt: order, id: 'asc' }, (page, orderBy, limit, offset) =>
+      readContentRows(em, page, orderBy, limit, { published, compiled: view.compiled, offset }),
     );
   }
 
@@ -238,15 +245,16 @@ export class ContentService {
     scope: ProjectScope,
     query: string,
     where: FilterQuery<Content>[],
-    view: { publishedOnly: boolean; compiled: boolean },
+    view: ContentView,
     after: { score: number; id: string } | undefined,
     max: number,
   ): Promise<{ entry: Content; score: number }[]> {
-    const all = await this.semantic!.rank(em, scope, query, view.publishedOnly);
+    const published = view.visibility === 'published';
+    const all = await this.semantic!.rank(em, scope, query, published);
     const past = after ? all.filter((r) => r.score < after.score || (r.score === after.score && r.id > after.id)) : all;
     const ranking = past.slice(0, Math.max(max, 500));
     return RawQueryFragment.run(async () => {
-      const passing = await matchingIds(em, where, ranking.map((r) => r.id), view.publishedOnly);
+      const passing = await matchingIds(em, where, ranking.map((r) => r.id), published);
       const hits = ranking.filter((r) => passing.has(r.id)).slice(0, max);
       const scores = new Map(hits.map((r) => [r.id, r.score]));
       const rows = await this.rowsInOrder(em, scope, [...scores.keys()], max, view);
@@ -255,10 +263,11 @@ export class ContentService {
   }
 
   /** The entries `ids` (all known to match), in that order, as one page of plain rows. */
-  private async rowsInOrder(em: EntityManager, scope: ProjectScope, ids: string[], limit: number, view: { publishedOnly: boolean; compiled: boolean }) {
+  private async rowsInOrder(em: EntityManager, scope: ProjectScope, ids: string[], limit: number, view: ContentView) {
     if (ids.length === 0) return [];
     const chosen = { organizationId: scope.organizationId, projectId: scope.projectId, id: { $in: ids } };
-    const rows = await readContentRows(em, chosen, {}, limit, { published: view.publishedOnly, compiled: view.compiled, offset: 0 });
+    const published = view.visibility === 'published';
+    const rows = await readContentRows(em, chosen, {}, limit, { published, compiled: view.compiled, offset: 0 });
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }

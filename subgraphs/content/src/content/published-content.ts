@@ -1,23 +1,45 @@
-// What API keys see of content (D9): the published projection of each entry; drafts and working copies never.
+// What API keys see of one entry: the published projection (D9), or for preview keys the working copy (D18).
 import { NotFoundError } from '@cp/errors';
-import type { ProjectScope } from '@cp/graphql';
+import { PREVIEW_STATUSES, type ProjectScope, type KeyVisibility } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import type { Content } from './content.entity';
 import { readContentRows } from './content-rows';
 
-export async function getPublishedContent(em: EntityManager, scope: ProjectScope, id: string): Promise<Content> {
-  return onePublished(em, scope, id, {});
+export async function getVisibleContent(
+  em: EntityManager,
+  scope: ProjectScope,
+  id: string,
+  visibility: KeyVisibility,
+): Promise<Content> {
+  return oneVisible(em, scope, id, visibility, {});
 }
 
-/** The published entry with the content type version it follows (`contentType`), in one query. */
-export async function getResolvedContent(em: EntityManager, scope: ProjectScope, id: string): Promise<Content & { contentType: ContentTypeVersion }> {
-  return onePublished(em, scope, id, { typeVersion: true }) as Promise<Content & { contentType: ContentTypeVersion }>;
+/**
+ * The entry with the content type version it follows (`contentType`), in one query: the published version for API
+ * keys, the working copy (and the type version it was last validated against) for preview keys.
+ */
+export async function getResolvedContent(
+  em: EntityManager,
+  scope: ProjectScope,
+  id: string,
+  visibility: KeyVisibility,
+): Promise<Content & { contentType: ContentTypeVersion }> {
+  const entry = await oneVisible(em, scope, id, visibility, { typeVersion: true });
+  return entry as Content & { contentType: ContentTypeVersion };
 }
 
-async function onePublished(em: EntityManager, scope: ProjectScope, id: string, options: { typeVersion?: boolean }): Promise<Content> {
+async function oneVisible(
+  em: EntityManager,
+  scope: ProjectScope,
+  id: string,
+  visibility: KeyVisibility,
+  options: { typeVersion?: boolean },
+) {
   const where = { id, organizationId: scope.organizationId, projectId: scope.projectId };
-  const [view] = await readContentRows(em, where, {}, 1, { published: true, ...options });
+  const published = visibility === 'published';
+  const visible = published ? where : { ...where, status: { $in: [...PREVIEW_STATUSES] } };
+  const [view] = await readContentRows(em, visible, {}, 1, { published, ...options });
   if (!view) throw new NotFoundError('Content', id);
   return view;
 }

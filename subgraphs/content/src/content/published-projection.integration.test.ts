@@ -47,7 +47,7 @@ describe.each(['postgres', 'pglite'] as const)('published projection (%s)', (kin
     const schema = (await buildContentSubgraph(loadConfig({ DATA_DIR: tmpdir(), EMBEDDINGS: 'off' }))).schema;
     const projects = fixedProjects(['o', 'p']);
     admin = { schema, em: db.orm.em, principal: adminPrincipal('o', 'u'), projects };
-    key = { schema, em: db.orm.em, principal: { kind: 'apiKey', keyId: 'k', organizationId: 'o', projectId: 'p' }, projects };
+    key = { schema, em: db.orm.em, principal: { kind: 'apiKey', keyId: 'k', organizationId: 'o', projectId: 'p', scope: 'published' as const }, projects };
     typeId = (await exec(admin, `mutation { createContentType(${SCOPE}, input: { name: "T", schema: { type: "object" } }) { id } }`)).createContentType.id;
     await exec(admin, `mutation($id: ID!) { publishContentType(${SCOPE}, id: $id) { id } }`, { id: typeId });
   }, 120_000);

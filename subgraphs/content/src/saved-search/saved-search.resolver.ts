@@ -89,10 +89,10 @@ export class SavedSearchResolver {
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ) {
-    const { publishedOnly } = await authorizeClientRead(ctx, scope, 'content');
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const saved = await searches.get(ctx.em, scope, id);
     const query = { ...saved.query, page: input?.page ?? 1, limit: input?.limit ?? (saved.query.limit as number | undefined) };
-    return this.content.search(ctx.em, scope, query, { publishedOnly, compiled: selects(info, ['data', 'compiled']) });
+    return this.content.search(ctx.em, scope, query, { visibility, compiled: selects(info, ['data', 'compiled']) });
   }
 
   @FieldResolver(() => UserReference, { description: 'The user who saved the search.' })
