@@ -61,7 +61,7 @@ export async function startService(config: Config, logger: Logger = createLogger
   const broker = await createBroker({ redisUrl: config.redisUrl, natsUrl: config.natsUrl, databaseUrl: db.embedded ? undefined : config.database.url, logger });
   const dispatcher = new EventDispatcher(db.orm, broker, logger).start();
   onEventsCommitted(db.orm.em, () => dispatcher.kick());
-  const feed = await new EventFeed(db.orm, broker, logger).start();
+  const feed = await new EventFeed(db.orm, broker, logger).open();
   const projects = sqlProjectDirectory(db.orm);
   const access = new AccessWatch({ orm: db.orm, auth, projects }, (err) => logger.warn({ err }, 're-checking a stream caller failed'));
   // Access changes (keys, users, roles, projects, organizations) reach every replica through the broker: drop the

@@ -8,7 +8,7 @@ import { SemanticSearch } from './semantic/semantic-search';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
 import { gaugeFrom } from '@cp/metrics';
-import type { BackgroundWorker, SubgraphModule } from '@cp/subgraph-server';
+import type { SubgraphModule } from '@cp/subgraph-server';
 import { contentRoutes } from './routes';
 import { ContentType } from './content-type/content-type.entity';
 import { ContentTypeVersion } from './content-type/content-type-version.entity';
@@ -84,19 +84,8 @@ export const contentModule: SubgraphModule = {
   routes: contentRoutes,
   build: ({ config }) => buildContentSubgraph(config),
   workers({ config, orm, logger }) {
-    const workers: BackgroundWorker[] = [];
-    // Deliveries are found by scanning numbered events: new positions are the signal.
-    const webhooks = createWebhookWorker(config, orm, logger);
-    workers.push({ name: 'webhooks', start: () => webhooks.start(), stop: () => webhooks.stop(), kick: () => webhooks.kick(), kickOn: ['announce'] });
-    // Embeddings follow `updatedAt` of entries written here; other processes index their own writes.
     const embeddings = createEmbeddingIndexer(config, orm, logger);
-    if (embeddings) {
-      workers.push({ name: 'embeddings', start: () => embeddings.start(), stop: () => embeddings.stop(), kick: () => embeddings.kick(), kickOn: ['commit'] });
-    }
-    // Due schedules are found by polling every second (D15: within 5 s); any replica may claim one.
-    const schedules = new ScheduleWorker({ orm, logger });
-    workers.push({ name: 'schedules', start: () => schedules.start(), stop: () => schedules.stop(), kick: () => schedules.kick() });
-    return workers;
+    return [createWebhookWorker(config, orm, logger), ...(embeddings ? [embeddings] : []), new ScheduleWorker({ orm, logger })];
   },
   metrics({ orm }) {
     const count = async (where: string) => {
