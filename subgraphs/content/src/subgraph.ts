@@ -1,6 +1,5 @@
 // The content subgraph: content types, content entries, tags, folders, saved searches, the event log, webhooks.
-import { loadJwtSecret, type Config, type Logger } from '@cp/config';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '@cp/config';
 import { ContentService } from './content/content.service';
 import { createEmbedder, type Embedder } from './semantic/embedder';
 import { EmbeddingIndexer } from './semantic/indexer';
@@ -8,7 +7,7 @@ import { SemanticSearch } from './semantic/semantic-search';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
 import { gaugeFrom } from '@cp/metrics';
-import type { SubgraphModule } from '@cp/subgraph-server';
+import type { SubgraphModule } from '@cp/host';
 import { contentRoutes } from './routes';
 import { ContentType } from './content-type/content-type.entity';
 import { ContentTypeVersion } from './content-type/content-type-version.entity';
@@ -39,20 +38,18 @@ export const contentDatabase: DatabaseModule = {
   migrations: contentMigrations,
 };
 
-type ContentConfig = Pick<Config, 'auth' | 'database' | 'webhooks' | 'embeddings'>;
+type ContentConfig = Pick<Config, 'webhooks' | 'embeddings'>;
 
-let embedder: Embedder | undefined;
-
-/** One embedding model per process, loaded on first use, shared by queries and the indexer. */
-function sharedEmbedder(config: ContentConfig): Embedder | undefined {
+/** The embedding model (undefined with EMBEDDINGS=off): loaded on first use, unloaded when idle. */
+export function contentEmbedder(config: ContentConfig): Embedder | undefined {
   if (!config.embeddings.enabled) return undefined;
-  return (embedder ??= createEmbedder({ apiKey: config.embeddings.apiKey, idleMs: config.embeddings.idleSeconds * 1000 }));
+  return createEmbedder({ apiKey: config.embeddings.apiKey, idleMs: config.embeddings.idleSeconds * 1000 });
 }
 
-export function buildContentSubgraph(config: ContentConfig): Promise<BuiltSubgraph> {
-  const webhooks = new WebhookService({ box: new SecretBox(loadJwtSecret(config)), allowPrivateTargets: config.webhooks.allowPrivateTargets });
-  const shared = sharedEmbedder(config);
-  const content = new ContentService(shared && new SemanticSearch(shared));
+/** `secret` keys the webhook secrets' box; `embedder` answers semantic searches (none: they are refused). */
+export function buildContentSubgraph({ config, secret, embedder }: { config: ContentConfig; secret: Uint8Array; embedder?: Embedder }): Promise<BuiltSubgraph> {
+  const webhooks = new WebhookService({ box: new SecretBox(secret), allowPrivateTargets: config.webhooks.allowPrivateTargets });
+  const content = new ContentService(embedder && new SemanticSearch(embedder));
   return buildFederatedSchema({
     name: 'content',
     resolvers: [ContentTypeResolver, ContentTypeVersionResolver, ContentResolver, ContentVersionResolver, ContentVersionSnapshotResolver, TagResolver, FolderResolver, SavedSearchResolver, ScheduleResolver, EventResolver, WebhookResolver],
@@ -60,39 +57,33 @@ export function buildContentSubgraph(config: ContentConfig): Promise<BuiltSubgra
   });
 }
 
-/** Keeps embeddings current off the request path (one per replica; any replica may do the work). */
-export function createEmbeddingIndexer(config: ContentConfig, orm: MikroORM, logger?: Logger): EmbeddingIndexer | undefined {
-  const shared = sharedEmbedder(config);
-  return shared && new EmbeddingIndexer(orm, shared, logger);
+/**
+ * The content subgraph as its hosts run it: schema, tables, REST routes, the webhook worker (one per replica; they
+ * share the work through the database), the embedding indexer and the schedule worker. One embedding model per
+ * instance, shared by queries and the indexer.
+ */
+export function createContentModule(): SubgraphModule {
+  let embedder: Embedder | undefined;
+  const shared = (config: ContentConfig) => (embedder ??= contentEmbedder(config));
+  return {
+    name: 'content',
+    database: contentDatabase,
+    routes: contentRoutes,
+    build: ({ config, secret }) => buildContentSubgraph({ config, secret, embedder: shared(config) }),
+    workers({ config, secret, orm, logger }) {
+      const webhooks = new WebhookWorker({ orm, box: new SecretBox(secret), allowPrivateTargets: config.webhooks.allowPrivateTargets, retryBaseMs: config.webhooks.retryBaseMs, logger });
+      const model = shared(config);
+      return [webhooks, ...(model ? [new EmbeddingIndexer(orm, model, logger)] : []), new ScheduleWorker({ orm, logger })];
+    },
+    metrics({ orm }) {
+      const count = async (where: string) => {
+        const [row] = await orm.em.getConnection().execute<{ n: string }[]>(`select count(*) as "n" from "webhook_delivery" where ${where}`);
+        return Number(row?.n ?? 0);
+      };
+      gaugeFrom('cp_webhook_queue_depth', 'Webhook deliveries pending, retrying or being sent.', () => count(`"status" in ('pending', 'retrying', 'sending')`));
+      gaugeFrom('cp_webhook_deliveries_failed', 'Webhook deliveries that gave up after 24 hours of retries.', () => count(`"status" = 'failed'`));
+    },
+  };
 }
 
-/** The delivery worker; the gateway runs one per replica (they share the work through the database). */
-export function createWebhookWorker(config: ContentConfig, orm: MikroORM, logger?: Logger) {
-  return new WebhookWorker({
-    orm,
-    box: new SecretBox(loadJwtSecret(config)),
-    allowPrivateTargets: config.webhooks.allowPrivateTargets,
-    retryBaseMs: config.webhooks.retryBaseMs,
-    logger,
-  });
-}
-
-/** The content subgraph as its hosts run it: schema, tables, REST routes, the webhook worker and the embedding indexer. */
-export const contentModule: SubgraphModule = {
-  name: 'content',
-  database: contentDatabase,
-  routes: contentRoutes,
-  build: ({ config }) => buildContentSubgraph(config),
-  workers({ config, orm, logger }) {
-    const embeddings = createEmbeddingIndexer(config, orm, logger);
-    return [createWebhookWorker(config, orm, logger), ...(embeddings ? [embeddings] : []), new ScheduleWorker({ orm, logger })];
-  },
-  metrics({ orm }) {
-    const count = async (where: string) => {
-      const [row] = await orm.em.getConnection().execute<{ n: string }[]>(`select count(*) as "n" from "webhook_delivery" where ${where}`);
-      return Number(row?.n ?? 0);
-    };
-    gaugeFrom('cp_webhook_queue_depth', 'Webhook deliveries pending, retrying or being sent.', () => count(`"status" in ('pending', 'retrying', 'sending')`));
-    gaugeFrom('cp_webhook_deliveries_failed', 'Webhook deliveries that gave up after 24 hours of retries.', () => count(`"status" = 'failed'`));
-  },
-};
+export const contentModule = createContentModule();

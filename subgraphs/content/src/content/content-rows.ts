@@ -6,26 +6,29 @@ import { ContentTypeVersion } from '../content-type/content-type-version.entity'
 import { Content } from './content.entity';
 import { PublishedContent } from './published-content.entity';
 
-/** The mapped columns of `content` (not the generated `search_vector`), resolved once. */
-let columns: { all: string[]; withoutCompiled: string[] } | undefined;
-function contentColumns(em: EntityManager) {
+interface Columns {
+  /** The mapped columns of `content` (not the generated `search_vector`). */
+  all: string[];
+  withoutCompiled: string[];
+  /** `content_type_version`'s columns, as `t__<column>` aliases. */
+  typeVersion: string[];
+}
+
+/** Resolved once per ORM (its metadata and naming), like the query shapes below. */
+const columnsByOrm = new WeakMap<object, Columns>();
+function columnsOf(em: EntityManager): Columns {
+  let columns = columnsByOrm.get(em.config);
   if (!columns) {
     const props = em.getMetadata().get(Content.name).props.filter((p) => p.fieldNames?.length && p.persist !== false);
     const all = props.map((p) => p.name);
-    columns = { all, withoutCompiled: all.filter((name) => name !== 'compiled') };
+    const typeVersion = em
+      .getMetadata()
+      .get(ContentTypeVersion.name)
+      .props.flatMap((p) => p.fieldNames ?? [])
+      .map((column) => `t.${column} as t__${column}`);
+    columnsByOrm.set(em.config, (columns = { all, withoutCompiled: all.filter((name) => name !== 'compiled'), typeVersion }));
   }
   return columns;
-}
-
-/** `content_type_version`'s columns, as `t__<column>` aliases, resolved once. */
-let typeVersionColumns: string[] | undefined;
-function typeVersionSelect(em: EntityManager): string[] {
-  typeVersionColumns ??= em
-    .getMetadata()
-    .get(ContentTypeVersion.name)
-    .props.flatMap((p) => p.fieldNames ?? [])
-    .map((column) => `t.${column} as t__${column}`);
-  return typeVersionColumns;
 }
 
 /**
@@ -74,7 +77,7 @@ export async function readContentRows(
 ): Promise<Content[]> {
   const build = (filter: FilterQuery<Content>) => {
     if (!published) {
-      const { all, withoutCompiled } = contentColumns(em);
+      const { all, withoutCompiled } = columnsOf(em);
       return em
         .createQueryBuilder(Content, 'c')
         .select(compiled ? all : withoutCompiled)
@@ -96,7 +99,7 @@ export async function readContentRows(
       .select(em.getKnex().raw(`v.content->'content' as v__document`), ...(compiled ? ['v.compiled as v__compiled'] : []));
     if (typeVersion) {
       // The version's own type version (a later migration of the working copy doesn't move it).
-      query.join('content_type_version as t', (on) => on.on('t.content_type_id', '=', 'c.type_id').andOn('t.version', '=', 'c.type_version')).select(typeVersionSelect(em));
+      query.join('content_type_version as t', (on) => on.on('t.content_type_id', '=', 'c.type_id').andOn('t.version', '=', 'c.type_version')).select(columnsOf(em).typeVersion);
     }
     return query;
   };
