@@ -96,6 +96,12 @@ export abstract class PollingWorker implements BackgroundWorker {
     while (this.running) await this.running;
   }
 
+  /** Waits for the running pass, then runs one more: resolves once what was there before the call is handled. */
+  async flush(): Promise<void> {
+    await this.settle();
+    await this.pass();
+  }
+
   /** Starts no other pass; resolves once the running one finished. */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -24,22 +24,13 @@ export class EventDispatcher extends PollingWorker {
     super({ name: 'event-dispatcher', what: 'event dispatch', pollMs, kickOn: ['commit'], logger });
   }
 
-  /** Resolves once every event committed before the call has a position. */
-  async flush(): Promise<void> {
-    await this.settle();
-    await this.assign();
-  }
-
-  // `settle()` (PollingWorker) resolves once the assignment run that a commit of this process kicked (and any it
-  // queued) has finished, i.e. its events have positions, this process has heard of them, and the broker was given a
-  // bounded moment to carry them to the other replicas (see AnnouncingBroker). Cheaper than `flush` (no transaction).
-
-  protected pass(): Promise<boolean> {
-    return this.assign();
-  }
+  // `flush()` (PollingWorker) resolves once every event committed before the call has a position. `settle()` resolves
+  // once the assignment run that a commit of this process kicked (and any it queued) has finished, i.e. its events
+  // have positions, this process has heard of them, and the broker was given a bounded moment to carry them to the
+  // other replicas (see AnnouncingBroker): cheaper than `flush` (no transaction).
 
   /** Numbers one batch; true when the batch was full (more are waiting). */
-  private async assign(): Promise<boolean> {
+  protected async pass(): Promise<boolean> {
     const em = this.orm.em.fork();
     const batch = await em.transactional(async (tx) => {
       const conn = tx.getConnection();

@@ -40,18 +40,9 @@ export class EmbeddingIndexer extends PollingWorker {
     super({ name: 'embeddings', what: 'embedding content', pollMs, kickOn: ['commit'], logger });
   }
 
-  /** Resolves once every entry changed before the call has a current embedding. */
-  async flush(): Promise<void> {
-    await this.settle();
-    await this.catchUp();
-  }
-
-  /** Finishes the batch being embedded (`stop()`); starts no other. */
-  protected pass(): Promise<void> {
-    return this.catchUp();
-  }
-
-  private async catchUp(): Promise<void> {
+  // `flush()` (PollingWorker) resolves once every entry changed before the call has a current embedding; `stop()`
+  // finishes the batch being embedded and starts no other.
+  protected async pass(): Promise<void> {
     await this.catchUpOn(WORKING);
     await this.catchUpOn(PUBLISHED);
   }
