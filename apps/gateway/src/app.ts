@@ -68,7 +68,7 @@ export async function startService(config: Config, logger: Logger = createLogger
         app.use(['/app/v1', '/api/v1', '/graphql'], apiHeaders());
       },
       async serve(parts) {
-        const served = await serveGateway({ config, logger, modules, subgraphSecret, auth, ...parts });
+        const served = await serveGateway({ modules, subgraphSecret, auth, ...parts });
         cache = served.cache;
         return served;
       },
@@ -79,15 +79,14 @@ export async function startService(config: Config, logger: Logger = createLogger
 }
 
 interface GatewayParts extends HostParts {
-  config: Config;
-  logger: Logger;
   modules: SubgraphModule[];
   subgraphSecret?: Uint8Array;
   auth: AuthService;
 }
 
 /** The gateway's own concerns on the host: Apollo gateway, REST, events (SSE, subscriptions), the read cache. */
-async function serveGateway({ config, logger, modules, subgraphSecret, auth, db, broker, dispatcher, limiter, deps, app, server }: GatewayParts): Promise<HostedService & { cache?: ReadCache }> {
+async function serveGateway({ modules, subgraphSecret, auth, db, broker, dispatcher, limiter, deps, app, server }: GatewayParts): Promise<HostedService & { cache?: ReadCache }> {
+  const { config, logger } = deps;
   // Events announced by every replica's dispatcher (transactional outbox, issue 7) reach this one through the broker.
   const feed = await new EventFeed(db.orm, broker, logger).open();
   const projects = sqlProjectDirectory(db.orm);
