@@ -5,7 +5,8 @@ import { EventFeed, onEventsFlushed, sqlProjectDirectory } from '@cp/db';
 import { LiveStreams } from '@cp/edge';
 import { AppError } from '@cp/errors';
 import { JSON_LIMIT_BYTES, jsonBodyError, type RouteFamily } from '@cp/graphql';
-import { packageVersion, startHost, type Host, type HostedService, type HostParts, type SubgraphModule } from '@cp/host';
+import { packageVersion, startHost, type Host, type HostedService, type HostParts } from '@cp/host';
+import type { SubgraphModule } from '@cp/host';
 import { registerCacheStats } from '@cp/metrics';
 import { bootstrap, createAuthService, type AuthService } from '@cp/subgraph-access';
 import express, { type NextFunction, type Request, type Response } from 'express';
@@ -55,7 +56,8 @@ export async function startService(config: Config, logger: Logger = createLogger
     async auth({ db, limiter, secret }) {
       // Principals cached per replica, dropped by access events (issue 12.4). In-process access shares this service:
       // one principal cache, and sign-in failures counted in the rate limiter's shared store (issue 11.3).
-      auth = createAuthService(config, secret, { cacheTtlSeconds: config.auth.cacheTtlSeconds, signInLimiter: limiter.signInLimiter });
+      const { cacheTtlSeconds } = config.auth;
+      auth = createAuthService(config, secret, { cacheTtlSeconds, signInLimiter: limiter.signInLimiter });
       await bootstrap(db.orm.em.fork(), config.admin, logger);
       return auth;
     },
@@ -85,7 +87,8 @@ interface GatewayParts extends HostParts {
 }
 
 /** The gateway's own concerns on the host: Apollo gateway, REST, events (SSE, subscriptions), the read cache. */
-async function serveGateway({ modules, subgraphSecret, auth, db, broker, dispatcher, limiter, deps, app, server }: GatewayParts): Promise<HostedService & { cache?: ReadCache }> {
+async function serveGateway(parts: GatewayParts): Promise<HostedService & { cache?: ReadCache }> {
+  const { modules, subgraphSecret, auth, db, broker, dispatcher, limiter, deps, app, server } = parts;
   const { config, logger } = deps;
   // Events announced by every replica's dispatcher (transactional outbox, issue 7) reach this one through the broker.
   const feed = await new EventFeed(db.orm, broker, logger).open();
@@ -178,9 +181,13 @@ async function serveGateway({ modules, subgraphSecret, auth, db, broker, dispatc
 
   return {
     cache,
-    // REST and GraphQL POST hits of the published-read cache are answered in front of Express (read-cache/fast-hits.ts).
+    // REST and GraphQL POST hits of the published-read cache are answered in front of Express (fast-hits.ts).
     listener: fastHits.listener(app),
-    metrics: { feedPosition: () => feed.position, sseStreams: () => streams.size, wsConnections: () => subscriptions.connections },
+    metrics: {
+      feedPosition: () => feed.position,
+      sseStreams: () => streams.size,
+      wsConnections: () => subscriptions.connections,
+    },
     async drain(deadline) {
       idempotencyCleanup.stop();
       streams.endAll();

@@ -7,7 +7,7 @@ export interface BackgroundWorker {
   start(): unknown;
   stop(): Promise<void>;
   kick?(): void;
-  /** `commit`: after a commit in this process that wrote events; `announce`: when the broker announces new positions. */
+  /** `commit`: after a commit in this process that wrote events; `announce`: when the broker announces positions. */
   kickOn?: ReadonlyArray<'commit' | 'announce'>;
 }
 
@@ -57,7 +57,8 @@ export abstract class PollingWorker implements BackgroundWorker {
   /** Starts the timer and a first pass. */
   start(): this {
     const { pollMs, quietMs } = this.polling;
-    this.timer = setInterval(() => (quietMs === undefined || Date.now() - this.startedAt >= quietMs) && this.kick(), pollMs);
+    const due = () => quietMs === undefined || Date.now() - this.startedAt >= quietMs;
+    this.timer = setInterval(() => due() && this.kick(), pollMs);
     this.timer.unref();
     this.kick();
     return this;

@@ -1,7 +1,8 @@
 // Starts what every HTTP process of the platform runs the same way, and closes it in one order: the database, the
 // event outbox, the rate limiter, the modules' workers, /health, /ready and metrics, the drain on shutdown.
 import { loadJwtSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
-import { createBroker, EventDispatcher, onEventsCommitted, openDatabase, type Database, type EventBroker } from '@cp/db';
+import { createBroker, EventDispatcher, onEventsCommitted, openDatabase } from '@cp/db';
+import type { Database, EventBroker } from '@cp/db';
 import {
   createRateLimiter,
   drainDeadline,
@@ -89,7 +90,8 @@ export async function startHost({ config, logger, modules, remote = {}, auth, ht
   const secret = loadJwtSecret(config);
   const db = await openDatabase({ config, modules: modules.map((m) => m.database), logger });
   // Transactional outbox: positions assigned right after this process's commits, announced to every replica.
-  const broker = await createBroker({ redisUrl: config.redisUrl, natsUrl: config.natsUrl, databaseUrl: db.embedded ? undefined : config.database.url, logger });
+  const databaseUrl = db.embedded ? undefined : config.database.url;
+  const broker = await createBroker({ redisUrl: config.redisUrl, natsUrl: config.natsUrl, databaseUrl, logger });
   const dispatcher = new EventDispatcher(db.orm, broker, logger).start();
   onEventsCommitted(db.orm.em, () => dispatcher.kick());
   // One limiter for every host (same store, same budgets).
@@ -99,7 +101,10 @@ export async function startHost({ config, logger, modules, remote = {}, auth, ht
   const workers = startWorkers(
     modules.filter((m) => !remote[m.name]),
     deps,
-    { onCommit: (listener) => onEventsCommitted(db.orm.em, listener), onAnnounce: (listener) => broker.subscribe(listener) },
+    {
+      onCommit: (listener) => onEventsCommitted(db.orm.em, listener),
+      onAnnounce: (listener) => broker.subscribe(listener),
+    },
   );
 
   const app = express();
@@ -136,7 +141,8 @@ export async function startHost({ config, logger, modules, remote = {}, auth, ht
       if (!(await drained)) logger.warn('requests still running at the shutdown deadline were cut');
       await service.stop();
       await workers.stop();
-      await dispatcher.flush().catch((err) => logger.warn({ err }, 'last event dispatch failed; another replica or the next start numbers them'));
+      const lastDispatch = 'last event dispatch failed; another replica or the next start numbers them';
+      await dispatcher.flush().catch((err) => logger.warn({ err }, lastDispatch));
       await dispatcher.stop();
       await service.close?.();
       await broker.close();

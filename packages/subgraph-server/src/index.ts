@@ -10,8 +10,10 @@ import { armorProtection, assertGraphQLLimits, assertJsonDepth, JSON_LIMIT_BYTES
 import type { Tracing } from '@cp/tracing';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import { packageVersion, startHost, type HostedService, type HostParts, type SubgraphDeps, type SubgraphModule } from '@cp/host';
-import { callerMiddleware, gatewayCaller, sendGraphQLError, type Authenticator, type Caller, type GatewayVouch } from './caller';
+import { packageVersion, startHost, type HostedService, type HostParts } from '@cp/host';
+import type { SubgraphDeps, SubgraphModule } from '@cp/host';
+import { callerMiddleware, gatewayCaller, sendGraphQLError, type Authenticator, type Caller } from './caller';
+import type { GatewayVouch } from './caller';
 
 export * from './caller';
 
@@ -32,14 +34,17 @@ export interface RunningSubgraphService {
   stop(timeoutMs?: number): Promise<void>;
 }
 
-export async function runSubgraphService(module: SubgraphModule, { config, authenticator }: ServiceOptions): Promise<RunningSubgraphService> {
+export async function runSubgraphService(
+  module: SubgraphModule,
+  { config, authenticator }: ServiceOptions,
+): Promise<RunningSubgraphService> {
   const logger = createLogger(config, `subgraph-${module.name}`);
   const vouch = { secret: loadSubgraphSecret(config, 'to run a subgraph service'), subgraph: module.name };
   const host = await startHost({
     config,
     logger,
     modules: [module],
-    // The host's limiter (same store and budgets as the gateway's): callers that bring their own credentials spend it here.
+    // The host's limiter (the gateway's store and budgets): callers that bring their own credentials spend it here.
     auth: ({ limiter, ...deps }) => authenticator({ ...deps, signInLimiter: limiter.signInLimiter }),
     http: {
       port: config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[module.name],
@@ -53,7 +58,11 @@ export async function runSubgraphService(module: SubgraphModule, { config, authe
 }
 
 /** The module's schema on Apollo at /graphql, and its plain HTTP routes, for our gateway and any other caller. */
-async function serveSubgraph(module: SubgraphModule, vouch: GatewayVouch, { db, limiter, deps, app }: HostParts): Promise<HostedService> {
+async function serveSubgraph(
+  module: SubgraphModule,
+  vouch: GatewayVouch,
+  { db, limiter, deps, app }: HostParts,
+): Promise<HostedService> {
   const { logger } = deps;
   const auth = deps.auth as Authenticator;
   const projects = sqlProjectDirectory(db.orm);
@@ -135,7 +144,8 @@ export function main(module: SubgraphModule, options: ServiceOptions & { tracing
         await stop(timeoutMs);
         await options.tracing?.shutdown();
       };
-      exitGracefullyOnSignals({ retire, close }, { ...options.config.shutdown, logger: createLogger(options.config, `subgraph-${module.name}`) });
+      const logger = createLogger(options.config, `subgraph-${module.name}`);
+      exitGracefullyOnSignals({ retire, close }, { ...options.config.shutdown, logger });
     },
     (err) => {
       console.error(err);

@@ -10,4 +10,8 @@ const { main } = require('@cp/subgraph-server') as typeof import('@cp/subgraph-s
 const { accessModule, createAuthService } = require('./subgraph') as typeof import('./subgraph');
 
 // Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
-main(accessModule, { config, authenticator: ({ secret, signInLimiter }) => createAuthService(config, secret, { signInLimiter }), tracing });
+main(accessModule, {
+  config,
+  authenticator: ({ secret, signInLimiter }) => createAuthService(config, secret, { signInLimiter }),
+  tracing,
+});

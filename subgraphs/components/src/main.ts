@@ -11,4 +11,8 @@ const { createAuthService } = require('@cp/subgraph-access') as typeof import('@
 const { componentsModule } = require('./subgraph') as typeof import('./subgraph');
 
 // Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
-main(componentsModule, { config, authenticator: ({ secret, signInLimiter }) => createAuthService(config, secret, { signInLimiter }), tracing });
+main(componentsModule, {
+  config,
+  authenticator: ({ secret, signInLimiter }) => createAuthService(config, secret, { signInLimiter }),
+  tracing,
+});

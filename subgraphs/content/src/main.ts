@@ -11,4 +11,8 @@ const { createAuthService } = require('@cp/subgraph-access') as typeof import('@
 const { contentModule } = require('./subgraph') as typeof import('./subgraph');
 
 // Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
-main(contentModule, { config, authenticator: ({ secret, signInLimiter }) => createAuthService(config, secret, { signInLimiter }), tracing });
+main(contentModule, {
+  config,
+  authenticator: ({ secret, signInLimiter }) => createAuthService(config, secret, { signInLimiter }),
+  tracing,
+});

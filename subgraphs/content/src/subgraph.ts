@@ -47,8 +47,10 @@ export function contentEmbedder(config: ContentConfig): Embedder | undefined {
 }
 
 /** `secret` keys the webhook secrets' box; `embedder` answers semantic searches (none: they are refused). */
-export function buildContentSubgraph({ config, secret, embedder }: { config: ContentConfig; secret: Uint8Array; embedder?: Embedder }): Promise<BuiltSubgraph> {
-  const webhooks = new WebhookService({ box: new SecretBox(secret), allowPrivateTargets: config.webhooks.allowPrivateTargets });
+export function buildContentSubgraph(options: { config: ContentConfig; secret: Uint8Array; embedder?: Embedder }): Promise<BuiltSubgraph> {
+  const { config, secret, embedder } = options;
+  const { allowPrivateTargets } = config.webhooks;
+  const webhooks = new WebhookService({ box: new SecretBox(secret), allowPrivateTargets });
   const content = new ContentService(embedder && new SemanticSearch(embedder));
   return buildFederatedSchema({
     name: 'content',
@@ -71,9 +73,11 @@ export function createContentModule(): SubgraphModule {
     routes: contentRoutes,
     build: ({ config, secret }) => buildContentSubgraph({ config, secret, embedder: shared(config) }),
     workers({ config, secret, orm, logger }) {
-      const webhooks = new WebhookWorker({ orm, box: new SecretBox(secret), allowPrivateTargets: config.webhooks.allowPrivateTargets, retryBaseMs: config.webhooks.retryBaseMs, logger });
+      const { allowPrivateTargets, retryBaseMs } = config.webhooks;
+      const webhooks = new WebhookWorker({ orm, box: new SecretBox(secret), allowPrivateTargets, retryBaseMs, logger });
       const model = shared(config);
-      return [webhooks, ...(model ? [new EmbeddingIndexer(orm, model, logger)] : []), new ScheduleWorker({ orm, logger })];
+      const embeddings = model ? [new EmbeddingIndexer(orm, model, logger)] : [];
+      return [webhooks, ...embeddings, new ScheduleWorker({ orm, logger })];
     },
     metrics({ orm }) {
       const count = async (where: string) => {

@@ -26,7 +26,8 @@ function columnsOf(em: EntityManager): Columns {
       .get(ContentTypeVersion.name)
       .props.flatMap((p) => p.fieldNames ?? [])
       .map((column) => `t.${column} as t__${column}`);
-    columnsByOrm.set(em.config, (columns = { all, withoutCompiled: all.filter((name) => name !== 'compiled'), typeVersion }));
+    const withoutCompiled = all.filter((name) => name !== 'compiled');
+    columnsByOrm.set(em.config, (columns = { all, withoutCompiled, typeVersion }));
   }
   return columns;
 }

@@ -52,7 +52,8 @@ export class WebhookWorker extends PollingWorker {
 
   constructor(private readonly options: WebhookWorkerOptions) {
     // Deliveries are found by scanning numbered events: new positions are the signal.
-    super({ name: 'webhooks', what: 'webhook delivery round', pollMs: options.pollMs ?? 1000, kickOn: ['announce'], logger: options.logger });
+    const pollMs = options.pollMs ?? 1000;
+    super({ name: 'webhooks', what: 'webhook delivery round', pollMs, kickOn: ['announce'], logger: options.logger });
   }
 
   /** Lets the attempts in flight finish (and record their outcome); claims nothing new. */
