@@ -49,6 +49,19 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
     expect(missing.body.error.code).toBe('NOT_FOUND');
   });
 
+  it('answers /health on every subgraph service with exactly the D10 members, as the gateway does', async () => {
+    const shape = async (base: string) => {
+      const res = await fetch(`${base}/health`);
+      const body = await res.json();
+      expect(res.status).toBe(200);
+      expect(body).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/), timestamp: expect.any(String) });
+      expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
+      return Object.keys(body).sort();
+    };
+    const gatewayKeys = await shape(gateway.url);
+    for (const service of services) expect(await shape(service.url.replace(/\/graphql$/, ''))).toEqual(gatewayKeys);
+  });
+
   it('refuses a forged principal at a subgraph service', async () => {
     const res = await fetch(services[1].url, {
       method: 'POST',

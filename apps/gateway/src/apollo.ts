@@ -50,34 +50,37 @@ const noSubscriptionsOverHttp: ApolloServerPlugin<Context> = {
 const operations = counter('cp_graphql_operations_total', 'GraphQL operations (HTTP and REST) by operation name and outcome.', ['operation', 'outcome']);
 const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
 const MAX_OPERATION_NAMES = 500;
-const seenNames = new Set<string>();
 
-/** Operation names are client-chosen: only well-formed ones, and at most 500 distinct, become label values. */
-function operationLabel(name: string | null | undefined): string {
-  if (!name) return 'anonymous';
-  if (!OPERATION_NAME.test(name)) return 'invalid';
-  if (!seenNames.has(name)) {
-    if (seenNames.size >= MAX_OPERATION_NAMES) return 'other';
-    seenNames.add(name);
+/** One service's operation counting: the names it has turned into label values are its own. */
+export class OperationCounter {
+  private readonly seenNames = new Set<string>();
+
+  /** Counts an answered operation: `success`, `partial` (data and errors) or `error` (no data). */
+  count(operationName: string | null | undefined, { data, errors }: { data?: Record<string, unknown> | null; errors?: readonly unknown[] }): void {
+    const outcome = !errors?.length ? 'success' : data && Object.values(data).some((v) => v !== null) ? 'partial' : 'error';
+    operations.inc({ operation: this.label(operationName), outcome });
   }
-  return name;
-}
 
-/** Counts an answered operation: `success`, `partial` (data and errors) or `error` (no data). */
-export function countOperation(operationName: string | null | undefined, { data, errors }: { data?: Record<string, unknown> | null; errors?: readonly unknown[] }) {
-  const outcome = !errors?.length ? 'success' : data && Object.values(data).some((v) => v !== null) ? 'partial' : 'error';
-  operations.inc({ operation: operationLabel(operationName), outcome });
-}
-
-const operationMetrics: ApolloServerPlugin<Context> = {
-  async requestDidStart() {
-    return {
-      async willSendResponse({ operationName, response }) {
-        if (response.body.kind === 'single') countOperation(operationName, response.body.singleResult);
+  /** Counts what Apollo answers. */
+  readonly plugin: ApolloServerPlugin<Context> = {
+    requestDidStart: async () => ({
+      willSendResponse: async ({ operationName, response }) => {
+        if (response.body.kind === 'single') this.count(operationName, response.body.singleResult);
       },
-    };
-  },
-};
+    }),
+  };
+
+  /** Operation names are client-chosen: only well-formed ones, and at most 500 distinct, become label values. */
+  private label(name: string | null | undefined): string {
+    if (!name) return 'anonymous';
+    if (!OPERATION_NAME.test(name)) return 'invalid';
+    if (!this.seenNames.has(name)) {
+      if (this.seenNames.size >= MAX_OPERATION_NAMES) return 'other';
+      this.seenNames.add(name);
+    }
+    return name;
+  }
+}
 
 /** Every error of an answer leaves with its D4 code and no internals; unexpected ones are logged here, once. */
 export function formatOperationError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
@@ -89,7 +92,7 @@ export function formatOperationError(formatted: GraphQLFormattedError, error: un
   return result;
 }
 
-export function createApollo(gateway: GatewayInterface, plugins: ApolloServerPlugin<Context>[] = []) {
+export function createApollo(gateway: GatewayInterface, plugins: ApolloServerPlugin<Context>[] = [], operations = new OperationCounter()) {
   const armor = graphqlArmor();
   return new ApolloServer<Context>({
     validationRules: armor.validationRules,
@@ -107,7 +110,7 @@ export function createApollo(gateway: GatewayInterface, plugins: ApolloServerPlu
     introspection: true,
     formatError: formatOperationError,
     // Apollo's landing page loads from a CDN: disabled; our GraphiQL (docs/mount.ts) answers browsers instead.
-    plugins: [ApolloServerPluginLandingPageDisabled(), statusFromErrors, noSubscriptionsOverHttp, operationMetrics, ...armor.plugins, ...plugins],
+    plugins: [ApolloServerPluginLandingPageDisabled(), statusFromErrors, noSubscriptionsOverHttp, operations.plugin, ...armor.plugins, ...plugins],
   });
 }
 

@@ -1,23 +1,23 @@
-// Assembles the service: database, subgraphs, gateway, /graphql, REST, /health; returns a server tests can start on port 0.
-import { createLogger, loadJwtSecret, loadSubgraphSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
-import { createBroker, EventDispatcher, EventFeed, onEventsCommitted, onEventsFlushed, openDatabase, sqlProjectDirectory, type Database } from '@cp/db';
-import { JSON_LIMIT_BYTES, jsonBodyError, type RouteFamily } from '@cp/graphql';
-import { registerCacheStats } from '@cp/metrics';
-import { createRateLimiter, drainDeadline, HttpDrain, LiveStreams, Readiness, registerRuntimeMetrics, requestMetrics, retryAfterOn503, serveMetrics } from '@cp/edge';
+// Assembles the gateway on the host (@cp/host): subgraphs, Apollo gateway, /graphql, REST, events, the read cache;
+// returns a server tests can start on port 0.
+import { createLogger, loadSubgraphSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
+import { EventFeed, onEventsFlushed, sqlProjectDirectory } from '@cp/db';
+import { LiveStreams } from '@cp/edge';
 import { AppError } from '@cp/errors';
-import { bootstrap, createAuthService, limiterSignInThrottle } from '@cp/subgraph-access';
-import { AccessWatch, buildSubscriptionSchema, startSubscriptionServer, startWorkers, type SubgraphDeps } from '@cp/subgraph-server';
+import { JSON_LIMIT_BYTES, jsonBodyError, type RouteFamily } from '@cp/graphql';
+import { packageVersion, startHost, type Host, type HostedService, type HostParts } from '@cp/host';
+import type { SubgraphModule } from '@cp/host';
+import { registerCacheStats } from '@cp/metrics';
+import { bootstrap, createAuthService, type AuthService } from '@cp/subgraph-access';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { createServer as createHttpServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { apolloHandler, createApollo } from './apollo';
+import { apolloHandler, createApollo, OperationCounter } from './apollo';
 import { DirectReads } from './direct-reads';
 import { eventRoutesHandler } from './events/event-routes';
 import { documentSizeLimit, responseSizeLimit } from './armor';
+import { AccessWatch, buildSubscriptionSchema, startSubscriptionServer } from '@cp/subgraph-server';
 import { contextMiddleware } from './context';
 import { createGateway, readSupergraph } from './gateway';
-import { healthHandler, SERVICE_VERSION } from './health';
 import { idempotency, startIdempotencyCleanup } from './idempotency';
 import { fastCachedReads } from './read-cache/fast-hits';
 import { mountDocs } from './docs/mount';
@@ -31,35 +31,66 @@ import { announceWritesBeforeAnswering } from './read-cache/announce-writes';
 import { assertFamilyPrincipal, createRestHandler } from './rest';
 import { answerEarlyRefusals } from './early-answers';
 import { sendError, sendGraphQLError } from './send-error';
-import { allRoutes, SUBGRAPHS } from './subgraphs';
+import { allRoutes, subgraphModules } from './subgraphs';
 
-export interface RunningService {
-  url: string;
-  server: Server;
-  db: Database;
-  logger: Logger;
+export interface RunningService extends Host {
   /** The published-read cache (undefined with `CACHE=off`); `stats()` for metrics. */
   cache?: ReadCache;
-  /** Shutdown's grace window: `/ready` 503 and `Connection: close`, still serving (see `exitGracefullyOnSignals`). */
-  retire(): void;
-  /** Graceful: stop accepting, finish in-flight requests, end streams, stop workers; `timeoutMs` bounds the drain. */
-  close(timeoutMs?: number): Promise<void>;
 }
 
+const SERVICE_VERSION = packageVersion(__dirname);
+
 export async function startService(config: Config, logger: Logger = createLogger(config)): Promise<RunningService> {
-  const secret = loadJwtSecret(config);
   // Checked before anything starts: remote subgraphs refuse a principal header not signed with it.
   const subgraphSecret = Object.keys(config.subgraphUrls).length ? loadSubgraphSecret(config, 'when SUBGRAPH_URLS is set') : undefined;
-  const db = await openDatabase({ config, modules: SUBGRAPHS.map((s) => s.database), logger });
-  // Principals cached per replica, dropped by access events below (issue 12.4).
-  const auth = createAuthService(config, secret, { cacheTtlSeconds: config.auth.cacheTtlSeconds });
-  await bootstrap(db.orm.em.fork(), config.admin, logger);
+  const modules = subgraphModules();
+  let auth!: AuthService;
+  let cache: ReadCache | undefined;
+  const host = await startHost({
+    config,
+    logger,
+    modules,
+    // Subgraphs served here run their workers here; a remote subgraph's service runs its own (same module object).
+    remote: config.subgraphUrls,
+    async auth({ db, limiter, secret }) {
+      // Principals cached per replica, dropped by access events (issue 12.4). In-process access shares this service:
+      // one principal cache, and sign-in failures counted in the rate limiter's shared store (issue 11.3).
+      const { cacheTtlSeconds } = config.auth;
+      auth = createAuthService(config, secret, { cacheTtlSeconds, signInLimiter: limiter.signInLimiter });
+      await bootstrap(db.orm.em.fork(), config.admin, logger);
+      return auth;
+    },
+    http: {
+      port: config.http.port,
+      version: SERVICE_VERSION,
+      front(app) {
+        app.use(requestScope(logger));
+        app.use(inputGuard());
+        app.use(['/app/v1', '/api/v1', '/graphql'], apiHeaders());
+      },
+      async serve(parts) {
+        const served = await serveGateway({ modules, subgraphSecret, auth, ...parts });
+        cache = served.cache;
+        return served;
+      },
+    },
+  });
+  logger.info({ url: host.url }, 'content platform listening');
+  return { ...host, cache };
+}
 
-  // Transactional outbox (issue 7): positions assigned after commit, announced to every replica.
-  const broker = await createBroker({ redisUrl: config.redisUrl, natsUrl: config.natsUrl, databaseUrl: db.embedded ? undefined : config.database.url, logger });
-  const dispatcher = new EventDispatcher(db.orm, broker, logger).start();
-  onEventsCommitted(db.orm.em, () => dispatcher.kick());
-  const feed = await new EventFeed(db.orm, broker, logger).start();
+interface GatewayParts extends HostParts {
+  modules: SubgraphModule[];
+  subgraphSecret?: Uint8Array;
+  auth: AuthService;
+}
+
+/** The gateway's own concerns on the host: Apollo gateway, REST, events (SSE, subscriptions), the read cache. */
+async function serveGateway(parts: GatewayParts): Promise<HostedService & { cache?: ReadCache }> {
+  const { modules, subgraphSecret, auth, db, broker, dispatcher, limiter, deps, app, server } = parts;
+  const { config, logger } = deps;
+  // Events announced by every replica's dispatcher (transactional outbox, issue 7) reach this one through the broker.
+  const feed = await new EventFeed(db.orm, broker, logger).open();
   const projects = sqlProjectDirectory(db.orm);
   const access = new AccessWatch({ orm: db.orm, auth, projects }, (err) => logger.warn({ err }, 're-checking a stream caller failed'));
   // Access changes (keys, users, roles, projects, organizations) reach every replica through the broker: drop the
@@ -81,35 +112,21 @@ export async function startService(config: Config, logger: Logger = createLogger
   }
   const clientCache = clientReadCache({ cache, cdnMaxAge: config.cache.cdnMaxAge });
 
-  // Subgraphs served here run their workers here; a remote subgraph's service runs its own (same module object).
-  const deps: SubgraphDeps = { config, logger, orm: db.orm, secret, auth };
-  const inProcess = SUBGRAPHS.filter((s) => !config.subgraphUrls[s.name]);
-  const workers = startWorkers(inProcess, deps, {
-    onCommit: (listener) => onEventsCommitted(db.orm.em, listener),
-    onAnnounce: (listener) => broker.subscribe(listener),
-  });
+  const inProcess = modules.filter((s) => !config.subgraphUrls[s.name]);
   const local: Partial<Record<SubgraphName, GraphQLSchema>> = {};
   // In-process access shares the gateway's AuthService (`deps.auth`): one principal cache, and sign-in failures counted
   // in the rate limiter's shared store (issue 11.3) rather than per process.
   for (const subgraph of inProcess) local[subgraph.name] = (await subgraph.build(deps)).schema;
-  const direct = new DirectReads(local);
+  const operations = new OperationCounter();
+  const direct = new DirectReads(local, operations);
   const gateway = createGateway({ supergraphSdl: readSupergraph(), local, remote: config.subgraphUrls, subgraphSecret, didResolveQueryPlan: direct.didResolveQueryPlan });
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate(({ apiSchema: schema }) => (apiSchema = schema));
 
-  const limiter = await createRateLimiter({ config, orm: db.orm, embedded: db.embedded, logger });
-  auth.signInThrottle = limiterSignInThrottle(limiter.signInLimiter);
   const fastHits = fastCachedReads({ cache, apiKeys: auth.apiKeys, em: db.orm.em, limiter, cdnMaxAge: config.cache.cdnMaxAge, onGraphQLError: sendGraphQLError, logger });
-  const app = express();
-  app.disable('x-powered-by');
-  const readiness = new Readiness();
-  const drain = new HttpDrain(readiness);
-  // REST and GraphQL POST hits of the published-read cache are answered in front of Express (read-cache/fast-hits.ts).
-  const server = createHttpServer(drain.listener(retryAfterOn503(fastHits.listener(app))));
-  drain.attach(server);
   answerEarlyRefusals(server);
   const streams = new LiveStreams();
-  const apollo = createApollo(direct.wrap(gateway), [announceWritesBeforeAnswering(dispatcher)]);
+  const apollo = createApollo(direct.wrap(gateway), [announceWritesBeforeAnswering(dispatcher)], operations);
   await apollo.start();
   if (!apiSchema) throw new Error('The gateway did not load the supergraph.');
 
@@ -118,14 +135,6 @@ export async function startService(config: Config, logger: Logger = createLogger
     idempotency({ orm: db.orm, logger, body, graphql: body === 'parsed', maxBodyBytes: JSON_LIMIT_BYTES, onError });
   const idempotencyCleanup = startIdempotencyCleanup(db.orm, logger);
   const subscriptions = startSubscriptionServer({ server, schema: buildSubscriptionSchema(apiSchema, feed), limiter, access, apollo, ...contextDeps });
-  app.use(requestMetrics());
-  app.use(requestScope(logger));
-  app.use(inputGuard());
-  app.use(['/app/v1', '/api/v1', '/graphql'], apiHeaders());
-  app.get('/health', healthHandler(db, broker));
-  app.get('/ready', readiness.handler(() => db.ping(), () => broker.connected));
-  const metricsServer = await serveMetrics(app, config, logger);
-  registerRuntimeMetrics({ orm: db.orm, feedPosition: () => feed.position, sseStreams: () => streams.size, wsConnections: () => subscriptions.connections });
   // OpenAPI documents, /docs and the GraphQL IDE: public, before any authentication.
   mountDocs(app, { config, schema: apiSchema, routes: allRoutes(), version: SERVICE_VERSION });
   app.use(
@@ -152,7 +161,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     ...(family === 'app' ? [idempotent('none', sendError)] : []),
   ];
   // plain-routes.ts documents these paths in OpenAPI; the contract test walks them against this server.
-  for (const route of SUBGRAPHS.flatMap((s) => s.http?.(deps) ?? [])) {
+  for (const route of modules.flatMap((s) => s.http?.(deps) ?? [])) {
     app[route.method](route.path, ...(route.family ? authenticated(route.family) : []), route.handler);
   }
   for (const family of ['app', 'api'] as const) {
@@ -169,37 +178,24 @@ export async function startService(config: Config, logger: Logger = createLogger
   app.use((req: Request, res: Response) => sendError(res, new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`)));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, jsonBodyError(err)));
 
-  await new Promise<void>((resolve) => server.listen(config.http.port, config.http.host, resolve));
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${config.http.host}:${port}`;
-  readiness.ready();
-  logger.info({ url }, 'content platform listening');
   return {
-    url,
-    server,
-    db,
-    logger,
     cache,
-    retire: () => drain.retire(),
-    async close(timeoutMs = config.shutdown.timeoutMs) {
-      // Order matters: stop accepting at the HTTP server and drain, then stop Apollo (nothing runs on it any more), then
-      // the background work.
-      const deadline = drainDeadline(Date.now(), timeoutMs);
+    // REST and GraphQL POST hits of the published-read cache are answered in front of Express (fast-hits.ts).
+    listener: fastHits.listener(app),
+    metrics: {
+      feedPosition: () => feed.position,
+      sseStreams: () => streams.size,
+      wsConnections: () => subscriptions.connections,
+    },
+    async drain(deadline) {
       idempotencyCleanup.stop();
-      const drained = drain.drain(server, deadline);
       streams.endAll();
       await subscriptions.close(deadline);
-      if (!(await drained)) logger.warn('requests still running at the shutdown deadline were cut');
-      await apollo.stop();
-      await workers.stop();
-      await dispatcher.flush().catch((err) => logger.warn({ err }, 'last event dispatch failed; another replica or the next start numbers them'));
-      await dispatcher.stop();
-      feed.stop();
-      await broker.close();
+    },
+    stop: () => apollo.stop(),
+    async close() {
+      await feed.stop();
       await auth.apiKeys.lastUsed.flush();
-      await limiter.close();
-      await db.close();
-      metricsServer?.close();
     },
   };
 }

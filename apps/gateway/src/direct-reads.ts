@@ -9,7 +9,7 @@ import {
   type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode,
 } from 'graphql';
 import { createHash } from 'node:crypto';
-import { countOperation, formatOperationError } from './apollo';
+import { formatOperationError, OperationCounter } from './apollo';
 import { assertListCost } from './armor';
 import { withKnownCode } from './local-data-source';
 
@@ -30,7 +30,11 @@ const MAX_PLANS = 1000;
 export class DirectReads {
   private readonly plans = new Map<string, GraphQLSchema | null>();
 
-  constructor(private readonly local: Partial<Record<SubgraphName, GraphQLSchema>>) {}
+  constructor(
+    private readonly local: Partial<Record<SubgraphName, GraphQLSchema>>,
+    /** Counts the reads run here, like Apollo counts the others. */
+    readonly operations = new OperationCounter(),
+  ) {}
 
   /** For `experimental_didResolveQueryPlan`: called with every plan the gateway uses (fresh or cached). */
   readonly didResolveQueryPlan: Experimental_DidResolveQueryPlanCallback = ({ queryPlan, requestContext }) => {
@@ -115,6 +119,7 @@ function introspects(document: DocumentNode): boolean {
  * Depth and alias limits can't bind: the documents are the service's own.
  */
 export async function executeDirect(
+  operations: OperationCounter,
   apiSchema: GraphQLSchema,
   subgraph: GraphQLSchema,
   document: DocumentNode,
@@ -125,12 +130,12 @@ export async function executeDirect(
   try {
     assertListCost(apiSchema, document, operation, variableValues);
   } catch (err) {
-    countOperation(operation.name?.value, { errors: [err] });
+    operations.count(operation.name?.value, { errors: [err] });
     throw err;
   }
   directRuns.inc({ api: 'rest' });
   const result = await execute({ schema: subgraph, document, variableValues, contextValue });
-  countOperation(operation.name?.value, result);
+  operations.count(operation.name?.value, result);
   if (!result.errors) return result;
   return { ...result, errors: result.errors.map((e) => formatOperationError(e.toJSON(), withKnownCode(e))) as never };
 }

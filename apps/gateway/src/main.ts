@@ -1,19 +1,10 @@
 // The gateway process (`npm start` runs it): reads the configuration, starts tracing when configured, then the service; drains and stops on SIGINT/SIGTERM (exit 0).
 import 'reflect-metadata';
-import { ConfigError, loadConfig } from '@cp/config';
+import { loadConfigOrExit } from '@cp/config';
 import { startTracing } from '@cp/tracing';
 
 async function main() {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(1);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   // Tracing before the service's modules are required: OpenTelemetry patches http, graphql and pg as they load.
   const tracing = startTracing('gateway', config);
   const { exitGracefullyOnSignals } = require('@cp/edge') as typeof import('@cp/edge');

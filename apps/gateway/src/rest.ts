@@ -142,7 +142,7 @@ export function createRestHandler(options: RestOptions) {
     const subgraph = options.direct?.schemaFor(read.hash, read.name);
     let result: ExecutionResult;
     if (subgraph && coercible(subgraph, read.sent.definitions[0] as OperationDefinitionNode, variableValues)) {
-      result = await executeDirect(options.schema, subgraph, read.sent, variableValues, context);
+      result = await executeDirect(options.direct!.operations, options.schema, subgraph, read.sent, variableValues, context);
       if (result.data && !result.errors) results.set(context, result.data);
     } else {
       result = await config.execute({ schema, document: read.document, variableValues, contextValue: context, operationName: read.name });

@@ -1,14 +1,20 @@
 // The four subgraphs this gateway composes, as their module objects (schema, database, routes, HTTP, workers).
 import { DEFAULT_SUBGRAPH_PORTS, type SubgraphName } from '@cp/config';
 import type { RestRoutes } from '@cp/graphql';
+import type { SubgraphModule } from '@cp/host';
 import { accessModule } from '@cp/subgraph-access';
 import { assetsModule } from '@cp/subgraph-assets';
 import { componentsModule } from '@cp/subgraph-components';
-import { contentModule } from '@cp/subgraph-content';
-import type { SubgraphModule } from '@cp/subgraph-server';
+import { contentModule, createContentModule } from '@cp/subgraph-content';
 
-export type { SubgraphModule } from '@cp/subgraph-server';
+export type { SubgraphModule } from '@cp/host';
 
+/** Fresh module instances for one running service (the content module holds its embedding model). */
+export function subgraphModules(): SubgraphModule[] {
+  return [accessModule, createContentModule(), componentsModule, assetsModule];
+}
+
+/** For what needs no running module: composition, REST routes, the database's tables. */
 export const SUBGRAPHS: SubgraphModule[] = [accessModule, contentModule, componentsModule, assetsModule];
 
 export const defaultSubgraphUrl = (name: SubgraphName) => `http://127.0.0.1:${DEFAULT_SUBGRAPH_PORTS[name]}/graphql`;

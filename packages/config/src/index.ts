@@ -175,6 +175,17 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/$/, ''), serviceName: e.OTEL_SERVICE_NAME },
   };
 }
+/** For a process's entry point: the configuration, or every error on stderr and exit 1 (a message, not a stack). */
+export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    console.error(err.message);
+    process.exit(1);
+  }
+}
+
 export * from './logger';
 export * from './secrets';
 export * from './connection-state';

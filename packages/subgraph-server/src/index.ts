@@ -2,28 +2,29 @@
 import 'reflect-metadata';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
-import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadConfig, loadJwtSecret, loadSubgraphSecret } from '@cp/config';
-import { createBroker, EventDispatcher, onEventsCommitted, openDatabase, sqlProjectDirectory } from '@cp/db';
-import { createRateLimiter, type RateLimiter, drainDeadline, exitGracefullyOnSignals, HttpDrain, Readiness, registerRuntimeMetrics, requestMetrics, retryAfterOn503, serveMetrics } from '@cp/edge';
+import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadSubgraphSecret, type Config } from '@cp/config';
+import { sqlProjectDirectory } from '@cp/db';
+import { exitGracefullyOnSignals, type RateLimiter } from '@cp/edge';
 import { formatGraphQLError, isInternal, negotiateLanguage, toErrorEnvelope } from '@cp/errors';
 import { armorProtection, assertGraphQLLimits, assertJsonDepth, JSON_LIMIT_BYTES, jsonBodyError, type Context } from '@cp/graphql';
 import type { Tracing } from '@cp/tracing';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { packageVersion, startHost, type HostedService, type HostParts } from '@cp/host';
+import type { SubgraphDeps, SubgraphModule } from '@cp/host';
 import { callerMiddleware, gatewayCaller, sendGraphQLError, type Authenticator, type Caller } from './caller';
-import { startWorkers, type SubgraphDeps, type SubgraphModule } from './module';
+import type { GatewayVouch } from './caller';
 import { serveSubscriptions } from './subscriptions';
 
-export * from './module';
 export * from './caller';
 export * from './events';
 
 export interface ServiceOptions {
+  /** Parsed once by the entry point (`main.ts`), which also started tracing with it. */
+  config: Config;
   /** Authenticates forwarded client credentials: the access subgraph's `createAuthService` (injected: no package cycle). */
   /** `signInLimiter`: failed sign-ins per account in the shared rate-limit store (the access service's sign-in). */
-  authenticator(deps: SubgraphDeps & { signInLimiter: RateLimiter['signInLimiter'] }): Authenticator;
+  authenticator(deps: Omit<SubgraphDeps, 'auth'> & { signInLimiter: RateLimiter['signInLimiter'] }): Authenticator;
 }
 
 /** Starts the module on `SUBGRAPH_PORT` (or its default port) with its HTTP routes and workers; returns its URL. */
@@ -35,26 +36,38 @@ export interface RunningSubgraphService {
   stop(timeoutMs?: number): Promise<void>;
 }
 
-export async function runSubgraphService(module: SubgraphModule, options: ServiceOptions): Promise<RunningSubgraphService> {
-  const config = loadConfig();
+export async function runSubgraphService(
+  module: SubgraphModule,
+  { config, authenticator }: ServiceOptions,
+): Promise<RunningSubgraphService> {
   const logger = createLogger(config, `subgraph-${module.name}`);
-  const secret = loadJwtSecret(config);
   const vouch = { secret: loadSubgraphSecret(config, 'to run a subgraph service'), subgraph: module.name };
-  const db = await openDatabase({ config, modules: [module.database], logger });
-  const projects = sqlProjectDirectory(db.orm);
-  // Events this service writes get their positions right after commit, not at the gateway's next poll.
-  const broker = await createBroker({ redisUrl: config.redisUrl, natsUrl: config.natsUrl, databaseUrl: config.database.url, logger });
-  const dispatcher = new EventDispatcher(db.orm, broker, logger).start();
-  onEventsCommitted(db.orm.em, () => dispatcher.kick());
-  const base: SubgraphDeps = { config, logger, orm: db.orm, secret };
-  // The same limiter as the gateway (same store, same budgets): callers that bring their own credentials spend it here.
-  const limiter = await createRateLimiter({ config, orm: db.orm, embedded: db.embedded, logger });
-  const auth = options.authenticator({ ...base, signInLimiter: limiter.signInLimiter });
-  const deps: SubgraphDeps = { ...base, auth };
-  const workers = startWorkers([module], deps, {
-    onCommit: (listener) => onEventsCommitted(db.orm.em, listener),
-    onAnnounce: (listener) => broker.subscribe(listener),
+  const host = await startHost({
+    config,
+    logger,
+    modules: [module],
+    // The host's limiter (the gateway's store and budgets): callers that bring their own credentials spend it here.
+    auth: ({ limiter, ...deps }) => authenticator({ ...deps, signInLimiter: limiter.signInLimiter }),
+    http: {
+      port: config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[module.name],
+      version: packageVersion(__dirname),
+      serve: (parts) => serveSubgraph(module, vouch, parts),
+    },
   });
+  const url = `${host.url}/graphql`;
+  logger.info({ url }, `subgraph ${module.name} listening`);
+  return { url, retire: host.retire, stop: host.close };
+}
+
+/** The module's schema on Apollo at /graphql, and its plain HTTP routes, for our gateway and any other caller. */
+async function serveSubgraph(
+  module: SubgraphModule,
+  vouch: GatewayVouch,
+  { db, broker, limiter, deps, app, server }: HostParts,
+): Promise<HostedService> {
+  const { logger } = deps;
+  const auth = deps.auth as Authenticator;
+  const projects = sqlProjectDirectory(db.orm);
   const { schema } = await module.build(deps);
   const apollo = new ApolloServer<Context>({
     schema,
@@ -84,18 +97,6 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
     res.status(status).json(body);
   };
 
-  const app = express();
-  app.disable('x-powered-by');
-  const readiness = new Readiness();
-  const drain = new HttpDrain(readiness);
-  app.use(requestMetrics());
-  app.get('/health', async (_req, res) => {
-    const ok = await db.ping();
-    res.status(ok ? 200 : 503).json({ status: ok && broker.connected ? 'ok' : 'degraded', timestamp: new Date().toISOString() });
-  });
-  app.get('/ready', readiness.handler(() => db.ping(), () => broker.connected));
-  const metricsServer = await serveMetrics(app, config, logger);
-  registerRuntimeMetrics({ orm: db.orm });
   // Our gateway's principal header is checked before the body is read: only its requests, whose client operation
   // already passed the gateway's limits, get 50 MB (entity batches can be large) and skip the GraphQL limits. Anyone
   // else (a third-party gateway forwarding credentials, a direct caller) gets the gateway's own limits (D13), before
@@ -131,33 +132,11 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
     app[route.method](route.path, ...(route.family ? [callers(false, sendError), withContext] : []), route.handler);
   }
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err));
-
-  const server = createServer(drain.listener(retryAfterOn503(app)));
-  drain.attach(server);
   // The content service's `subscription { events }` over graphql-ws at /graphql (subscriptions.ts).
   const subscriptions = await serveSubscriptions({ server, schema, orm: db.orm, broker, auth, limiter, projects, vouch, logger });
-  const port = config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[module.name];
-  await new Promise<void>((resolve) => server.listen(port, config.http.host, resolve));
-  const url = `http://${config.http.host}:${(server.address() as AddressInfo).port}/graphql`;
-  readiness.ready();
-  logger.info({ url }, `subgraph ${module.name} listening`);
   return {
-    url,
-    retire: () => drain.retire(),
-    async stop(timeoutMs = config.shutdown.timeoutMs) {
-      const deadline = drainDeadline(Date.now(), timeoutMs);
-      const drained = drain.drain(server, deadline);
-      await subscriptions?.close(deadline);
-      if (!(await drained)) logger.warn('requests still running at the shutdown deadline were cut');
-      await apollo.stop();
-      await workers.stop();
-      await dispatcher.flush().catch((err) => logger.warn({ err }, 'last event dispatch failed; the next dispatcher numbers them'));
-      await dispatcher.stop();
-      await broker.close();
-      await limiter.close();
-      await db.close();
-      metricsServer?.close();
-    },
+    drain: async (deadline) => subscriptions?.close(deadline),
+    stop: () => apollo.stop(),
   };
 }
 
@@ -168,12 +147,12 @@ export async function runSubgraphService(module: SubgraphModule, options: Servic
 export function main(module: SubgraphModule, options: ServiceOptions & { tracing?: Tracing }): void {
   runSubgraphService(module, options).then(
     ({ retire, stop }) => {
-      const config = loadConfig();
       const close = async (timeoutMs: number) => {
         await stop(timeoutMs);
         await options.tracing?.shutdown();
       };
-      exitGracefullyOnSignals({ retire, close }, { ...config.shutdown, logger: createLogger(config, `subgraph-${module.name}`) });
+      const logger = createLogger(options.config, `subgraph-${module.name}`);
+      exitGracefullyOnSignals({ retire, close }, { ...options.config.shutdown, logger });
     },
     (err) => {
       console.error(err);

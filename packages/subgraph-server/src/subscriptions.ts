@@ -21,14 +21,14 @@ export async function serveSubscriptions(
   deps: Omit<SubscriptionServerDeps, 'access' | 'apollo'> & { broker: EventBroker; logger: Logger },
 ): Promise<ServiceSubscriptions | undefined> {
   if (!deps.schema.getSubscriptionType()?.getFields().events) return undefined;
-  const feed = await new EventFeed(deps.orm, deps.broker, deps.logger).start();
+  const feed = await new EventFeed(deps.orm, deps.broker, deps.logger).open();
   const access = new AccessWatch(deps, (err) => deps.logger.warn({ err }, 're-checking a subscriber failed'));
   feed.onEvent((event) => access.changed(event));
   const server = startSubscriptionServer({ ...deps, access, schema: buildSubscriptionSchema(deps.schema, feed) });
   return {
     async close(deadline) {
       await server.close(deadline);
-      feed.stop();
+      await feed.stop();
     },
   };
 }

@@ -2,7 +2,7 @@
 import type { Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph, type Context } from '@cp/graphql';
-import type { SubgraphModule } from '@cp/subgraph-server';
+import type { SubgraphModule } from '@cp/host';
 import { accessRoutes } from './routes';
 import { ApiKey } from './api-key/api-key.entity';
 import { ApiKeyResolver } from './api-key/api-key.resolver';

@@ -1,11 +1,18 @@
 // Standalone assets subgraph service (`npm start -w subgraphs/assets`).
+import { loadConfigOrExit } from '@cp/config';
 import { startTracing } from '@cp/tracing';
 
-// Tracing before the service's modules are required: OpenTelemetry patches http, graphql and pg as they load.
-const tracing = startTracing('subgraph-assets');
+// The configuration is parsed once, here. Tracing before the service's modules are required: OpenTelemetry patches
+// http, graphql and pg as they load.
+const config = loadConfigOrExit();
+const tracing = startTracing('subgraph-assets', config);
 const { main } = require('@cp/subgraph-server') as typeof import('@cp/subgraph-server');
 const { createAuthService } = require('@cp/subgraph-access') as typeof import('@cp/subgraph-access');
 const { assetsModule } = require('./subgraph') as typeof import('./subgraph');
 
 // Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
-main(assetsModule, { authenticator: ({ config, secret, signInLimiter }) => createAuthService(config, secret, { signInLimiter }), tracing });
+main(assetsModule, {
+  config,
+  authenticator: ({ secret, signInLimiter }) => createAuthService(config, secret, { signInLimiter }),
+  tracing,
+});

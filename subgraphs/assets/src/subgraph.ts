@@ -2,7 +2,7 @@
 import type { Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
-import type { SubgraphModule } from '@cp/subgraph-server';
+import type { SubgraphModule } from '@cp/host';
 import { cdnHandler, uploadHandler } from './asset/asset.http';
 import { assetRoutes } from './routes';
 import { join } from 'node:path';

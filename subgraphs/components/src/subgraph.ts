@@ -2,7 +2,7 @@
 import type { Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
-import type { SubgraphModule } from '@cp/subgraph-server';
+import type { SubgraphModule } from '@cp/host';
 import { componentAssetCdnHandler, componentAssetUploadHandler } from './component-asset/component-asset.http';
 import { componentRoutes } from './routes';
 import { LocalFileStorage } from '@cp/storage';

@@ -1,6 +1,5 @@
 // The content subgraph: content types, content entries, tags, folders, saved searches, the event log, webhooks.
-import { loadJwtSecret, type Config, type Logger } from '@cp/config';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Config } from '@cp/config';
 import { ContentService } from './content/content.service';
 import { createEmbedder, type Embedder } from './semantic/embedder';
 import { EmbeddingIndexer } from './semantic/indexer';
@@ -8,7 +7,7 @@ import { SemanticSearch } from './semantic/semantic-search';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
 import { gaugeFrom } from '@cp/metrics';
-import type { BackgroundWorker, SubgraphModule } from '@cp/subgraph-server';
+import type { SubgraphModule } from '@cp/host';
 import { contentRoutes } from './routes';
 import { ContentType } from './content-type/content-type.entity';
 import { ContentTypeVersion } from './content-type/content-type-version.entity';
@@ -39,20 +38,20 @@ export const contentDatabase: DatabaseModule = {
   migrations: contentMigrations,
 };
 
-type ContentConfig = Pick<Config, 'auth' | 'database' | 'webhooks' | 'embeddings'>;
+type ContentConfig = Pick<Config, 'webhooks' | 'embeddings'>;
 
-let embedder: Embedder | undefined;
-
-/** One embedding model per process, loaded on first use, shared by queries and the indexer. */
-function sharedEmbedder(config: ContentConfig): Embedder | undefined {
+/** The embedding model (undefined with EMBEDDINGS=off): loaded on first use, unloaded when idle. */
+export function contentEmbedder(config: ContentConfig): Embedder | undefined {
   if (!config.embeddings.enabled) return undefined;
-  return (embedder ??= createEmbedder({ apiKey: config.embeddings.apiKey, idleMs: config.embeddings.idleSeconds * 1000 }));
+  return createEmbedder({ apiKey: config.embeddings.apiKey, idleMs: config.embeddings.idleSeconds * 1000 });
 }
 
-export function buildContentSubgraph(config: ContentConfig): Promise<BuiltSubgraph> {
-  const webhooks = new WebhookService({ box: new SecretBox(loadJwtSecret(config)), allowPrivateTargets: config.webhooks.allowPrivateTargets });
-  const shared = sharedEmbedder(config);
-  const content = new ContentService(shared && new SemanticSearch(shared));
+/** `secret` keys the webhook secrets' box; `embedder` answers semantic searches (none: they are refused). */
+export function buildContentSubgraph(options: { config: ContentConfig; secret: Uint8Array; embedder?: Embedder }): Promise<BuiltSubgraph> {
+  const { config, secret, embedder } = options;
+  const { allowPrivateTargets } = config.webhooks;
+  const webhooks = new WebhookService({ box: new SecretBox(secret), allowPrivateTargets });
+  const content = new ContentService(embedder && new SemanticSearch(embedder));
   return buildFederatedSchema({
     name: 'content',
     resolvers: [ContentTypeResolver, ContentTypeVersionResolver, ContentResolver, ContentVersionResolver, ContentVersionSnapshotResolver, TagResolver, FolderResolver, SavedSearchResolver, ScheduleResolver, EventResolver, WebhookResolver],
@@ -60,50 +59,35 @@ export function buildContentSubgraph(config: ContentConfig): Promise<BuiltSubgra
   });
 }
 
-/** Keeps embeddings current off the request path (one per replica; any replica may do the work). */
-export function createEmbeddingIndexer(config: ContentConfig, orm: MikroORM, logger?: Logger): EmbeddingIndexer | undefined {
-  const shared = sharedEmbedder(config);
-  return shared && new EmbeddingIndexer(orm, shared, logger);
+/**
+ * The content subgraph as its hosts run it: schema, tables, REST routes, the webhook worker (one per replica; they
+ * share the work through the database), the embedding indexer and the schedule worker. One embedding model per
+ * instance, shared by queries and the indexer.
+ */
+export function createContentModule(): SubgraphModule {
+  let embedder: Embedder | undefined;
+  const shared = (config: ContentConfig) => (embedder ??= contentEmbedder(config));
+  return {
+    name: 'content',
+    database: contentDatabase,
+    routes: contentRoutes,
+    build: ({ config, secret }) => buildContentSubgraph({ config, secret, embedder: shared(config) }),
+    workers({ config, secret, orm, logger }) {
+      const { allowPrivateTargets, retryBaseMs } = config.webhooks;
+      const webhooks = new WebhookWorker({ orm, box: new SecretBox(secret), allowPrivateTargets, retryBaseMs, logger });
+      const model = shared(config);
+      const embeddings = model ? [new EmbeddingIndexer(orm, model, logger)] : [];
+      return [webhooks, ...embeddings, new ScheduleWorker({ orm, logger })];
+    },
+    metrics({ orm }) {
+      const count = async (where: string) => {
+        const [row] = await orm.em.getConnection().execute<{ n: string }[]>(`select count(*) as "n" from "webhook_delivery" where ${where}`);
+        return Number(row?.n ?? 0);
+      };
+      gaugeFrom('cp_webhook_queue_depth', 'Webhook deliveries pending, retrying or being sent.', () => count(`"status" in ('pending', 'retrying', 'sending')`));
+      gaugeFrom('cp_webhook_deliveries_failed', 'Webhook deliveries that gave up after 24 hours of retries.', () => count(`"status" = 'failed'`));
+    },
+  };
 }
 
-/** The delivery worker; the gateway runs one per replica (they share the work through the database). */
-export function createWebhookWorker(config: ContentConfig, orm: MikroORM, logger?: Logger) {
-  return new WebhookWorker({
-    orm,
-    box: new SecretBox(loadJwtSecret(config)),
-    allowPrivateTargets: config.webhooks.allowPrivateTargets,
-    retryBaseMs: config.webhooks.retryBaseMs,
-    logger,
-  });
-}
-
-/** The content subgraph as its hosts run it: schema, tables, REST routes, the webhook worker and the embedding indexer. */
-export const contentModule: SubgraphModule = {
-  name: 'content',
-  database: contentDatabase,
-  routes: contentRoutes,
-  build: ({ config }) => buildContentSubgraph(config),
-  workers({ config, orm, logger }) {
-    const workers: BackgroundWorker[] = [];
-    // Deliveries are found by scanning numbered events: new positions are the signal.
-    const webhooks = createWebhookWorker(config, orm, logger);
-    workers.push({ name: 'webhooks', start: () => webhooks.start(), stop: () => webhooks.stop(), kick: () => webhooks.kick(), kickOn: ['announce'] });
-    // Embeddings follow `updatedAt` of entries written here; other processes index their own writes.
-    const embeddings = createEmbeddingIndexer(config, orm, logger);
-    if (embeddings) {
-      workers.push({ name: 'embeddings', start: () => embeddings.start(), stop: () => embeddings.stop(), kick: () => embeddings.kick(), kickOn: ['commit'] });
-    }
-    // Due schedules are found by polling every second (D15: within 5 s); any replica may claim one.
-    const schedules = new ScheduleWorker({ orm, logger });
-    workers.push({ name: 'schedules', start: () => schedules.start(), stop: () => schedules.stop(), kick: () => schedules.kick() });
-    return workers;
-  },
-  metrics({ orm }) {
-    const count = async (where: string) => {
-      const [row] = await orm.em.getConnection().execute<{ n: string }[]>(`select count(*) as "n" from "webhook_delivery" where ${where}`);
-      return Number(row?.n ?? 0);
-    };
-    gaugeFrom('cp_webhook_queue_depth', 'Webhook deliveries pending, retrying or being sent.', () => count(`"status" in ('pending', 'retrying', 'sending')`));
-    gaugeFrom('cp_webhook_deliveries_failed', 'Webhook deliveries that gave up after 24 hours of retries.', () => count(`"status" = 'failed'`));
-  },
-};
+export const contentModule = createContentModule();

@@ -1,6 +1,7 @@
 // Gives committed events their commit-ordered positions and announces them (transactional outbox, issue 7).
 import type { Logger } from '@cp/config';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { PollingWorker } from '../polling-worker';
 import type { EventBroker } from './broker';
 
 // Any constant: it makes the dispatchers of all replicas take turns.
@@ -13,76 +14,25 @@ const BATCH = 1000;
  * in this process (kick) and on a timer, which also catches writes of other processes and of a process that died
  * between its commit and its dispatch.
  */
-export class EventDispatcher {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  /** Logged once when dispatching starts failing (a database outage), not twice a second until it ends. */
-  private failing = false;
-
+export class EventDispatcher extends PollingWorker {
   constructor(
     private readonly orm: MikroORM,
     private readonly broker: EventBroker,
-    private readonly logger?: Logger,
-    private readonly pollMs = 500,
-  ) {}
-
-  start(): this {
-    this.timer = setInterval(() => this.kick(), this.pollMs);
-    this.timer.unref();
-    this.kick();
-    return this;
+    logger?: Logger,
+    pollMs = 500,
+  ) {
+    super({ name: 'event-dispatcher', what: 'event dispatch', pollMs, kickOn: ['commit'], logger });
   }
 
-  /** Coalesces bursts: at most one assignment runs, and one more follows if kicked meanwhile. */
-  kick(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.assign()
-      .then(
-        () => {
-          if (this.failing) this.logger?.info('event dispatch works again');
-          this.failing = false;
-        },
-        (err) => {
-          if (!this.failing) this.logger?.warn({ err }, 'event dispatch failed; will retry');
-          this.failing = true;
-        },
-      )
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
-  }
+  // `flush()` (PollingWorker) resolves once every event committed before the call has a position. `settle()` resolves
+  // once the assignment run that a commit of this process kicked (and any it queued) has finished, i.e. its events
+  // have positions, this process has heard of them, and the broker was given a bounded moment to carry them to the
+  // other replicas (see AnnouncingBroker): cheaper than `flush` (no transaction).
 
-  /** Resolves once every event committed before the call has a position. */
-  async flush(): Promise<void> {
-    while (this.running) await this.running;
-    await this.assign();
-  }
-
-  /**
-   * Resolves once the assignment run that a commit of this process kicked (and any it queued) has finished, i.e.
-   * its events have positions, this process has heard of them, and the broker was given a bounded moment to carry
-   * them to the other replicas (see AnnouncingBroker). Cheaper than `flush` (no extra transaction).
-   */
-  async settle(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    while (this.running) await this.running;
-  }
-
-  private async assign(): Promise<void> {
+  /** Numbers one batch; true when the batch was full (more are waiting). */
+  protected async pass(): Promise<boolean> {
     const em = this.orm.em.fork();
-    const last = await em.transactional(async (tx) => {
+    const batch = await em.transactional(async (tx) => {
       const conn = tx.getConnection();
       const ctx = tx.getTransactionContext();
       await conn.execute('select pg_advisory_xact_lock(?)', [DISPATCH_LOCK], 'all', ctx);
@@ -96,10 +46,10 @@ export class EventDispatcher {
         'all',
         ctx,
       );
-      // A full batch means more are waiting: go again right after this one.
-      if (rows.length === BATCH) this.again = true;
-      return rows.reduce<string | undefined>((max, r) => (max === undefined || BigInt(r.position) > BigInt(max) ? String(r.position) : max), undefined);
+      const max = rows.reduce<string | undefined>((m, r) => (m === undefined || BigInt(r.position) > BigInt(m) ? String(r.position) : m), undefined);
+      return { max, full: rows.length === BATCH };
     });
-    if (last !== undefined) await this.broker.publish(last);
+    if (batch.max !== undefined) await this.broker.publish(batch.max);
+    return batch.full;
   }
 }

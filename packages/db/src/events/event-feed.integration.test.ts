@@ -21,7 +21,7 @@ describe('event feeds without notifications (real PostgreSQL)', () => {
     db = await openTestDatabase('postgres', []);
     // Two replicas: each with its own dispatcher (only its timer notices the other's writes) and feed.
     dispatchers = [0, 1].map(() => new EventDispatcher(db.orm, deaf).start());
-    feeds = await Promise.all([0, 1].map(() => new EventFeed(db.orm, deaf).start()));
+    feeds = await Promise.all([0, 1].map(() => new EventFeed(db.orm, deaf).open()));
     feeds.forEach((feed, replica) =>
       feed.onEvent((event) => {
         applied.set(event.resourceId, [...(applied.get(event.resourceId) ?? []), replica]);
@@ -30,7 +30,7 @@ describe('event feeds without notifications (real PostgreSQL)', () => {
     );
   });
   afterAll(async () => {
-    feeds?.forEach((f) => f.stop());
+    await Promise.all(feeds?.map((f) => f.stop()) ?? []);
     await Promise.all(dispatchers?.map((d) => d.stop()) ?? []);
     await db?.destroy();
   });

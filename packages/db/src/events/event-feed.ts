@@ -1,6 +1,7 @@
 // One reader per process follows the event table and fans new events out to this process's live subscribers.
 import type { Logger } from '@cp/config';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { PollingWorker } from '../polling-worker';
 import type { EventBroker } from './broker';
 import { EventRecord } from './event.entity';
 import { currentPosition, matches, type EventFilter } from './event-query';
@@ -21,33 +22,24 @@ const PAGE = 500;
 const QUIET_MS = 1000;
 const CHECK_MS = 250;
 
-export class EventFeed {
+export class EventFeed extends PollingWorker {
   private last = 0n;
   private readonly subscribers = new Set<LiveSubscriber>();
   private readonly watchers = new Set<(event: EventRecord) => void>();
-  private pulling: Promise<void> | undefined;
-  private again = false;
-  private lastReadAt = 0;
-  private timer: NodeJS.Timeout | undefined;
-  private failing = false;
 
   constructor(
     private readonly orm: MikroORM,
     private readonly broker: EventBroker,
     private readonly logger?: Logger,
-  ) {}
-
-  async start(): Promise<this> {
-    this.last = await currentPosition(this.orm.em.fork());
-    this.broker.subscribe(() => this.pull());
-    this.timer = setInterval(() => Date.now() - this.lastReadAt >= QUIET_MS && this.pull(), CHECK_MS);
-    this.timer.unref();
-    return this;
+  ) {
+    super({ name: 'event-feed', what: 'reading new events', pollMs: CHECK_MS, quietMs: QUIET_MS, logger });
   }
 
-  /** Stops the quiet-time polling (shutdown); announcements still trigger reads until the broker closes. */
-  stop(): void {
-    clearInterval(this.timer);
+  /** Starts from the current position: reads on every announcement, and when quiet. */
+  async open(): Promise<this> {
+    this.last = await currentPosition(this.orm.em.fork());
+    this.broker.subscribe(() => this.kick());
+    return this.start();
   }
 
   /**
@@ -74,33 +66,7 @@ export class EventFeed {
     return () => this.subscribers.delete(subscriber);
   }
 
-  private pull(): void {
-    if (this.pulling) {
-      this.again = true;
-      return;
-    }
-    this.lastReadAt = Date.now();
-    this.pulling = this.read()
-      .then(
-        () => {
-          if (this.failing) this.logger?.info('reading new events works again');
-          this.failing = false;
-        },
-        (err) => {
-          if (!this.failing) this.logger?.warn({ err }, 'reading new events failed; will retry');
-          this.failing = true;
-        },
-      )
-      .finally(() => {
-        this.pulling = undefined;
-        if (this.again) {
-          this.again = false;
-          this.pull();
-        }
-      });
-  }
-
-  private async read(): Promise<void> {
+  protected async pass(): Promise<void> {
     const em = this.orm.em.fork();
     for (;;) {
       const events = await em.find(EventRecord, { position: { $gt: String(this.last) } }, { orderBy: { position: 'asc' }, limit: PAGE });

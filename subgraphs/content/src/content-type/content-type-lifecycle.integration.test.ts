@@ -19,7 +19,7 @@ describe.each(['postgres', 'pglite'] as const)('content type lifecycle on %s', (
 
   beforeAll(async () => {
     db = await openTestDatabase(kind, [contentDatabase]);
-    run = { schema: (await buildContentSubgraph(loadConfig({ DATA_DIR: tmpdir() }))).schema, em: db.orm.em, principal: adminPrincipal('o', 'u1'), projects: fixedProjects(['o', 'p']) };
+    run = { schema: (await buildContentSubgraph({ config: loadConfig({ DATA_DIR: tmpdir() }), secret: new Uint8Array(32) })).schema, em: db.orm.em, principal: adminPrincipal('o', 'u1'), projects: fixedProjects(['o', 'p']) };
     id = (await exec(`mutation { createContentType(organizationId: "o", projectId: "p", input: { name: "Page", schema: { type: "object" } }) { id } }`)).data.createContentType.id;
   });
   afterAll(() => db?.destroy());

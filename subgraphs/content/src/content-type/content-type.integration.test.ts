@@ -22,7 +22,7 @@ describe.each(['postgres', 'pglite'] as const)('content types on %s', (kind) => 
   beforeAll(async () => {
     db = await openTestDatabase(kind, [contentDatabase]);
     run = {
-      schema: (await buildContentSubgraph(loadConfig({ DATA_DIR: tmpdir() }))).schema,
+      schema: (await buildContentSubgraph({ config: loadConfig({ DATA_DIR: tmpdir() }), secret: new Uint8Array(32) })).schema,
       em: db.orm.em,
       principal: adminPrincipal('org-a', 'user-a'),
       projects: fixedProjects(['org-a', 'p1'], ['org-b', 'p2']),

@@ -6,26 +6,33 @@ import { ContentTypeVersion } from '../content-type/content-type-version.entity'
 import { Content } from './content.entity';
 import { PublishedContent } from './published-content.entity';
 
-/** The mapped columns of `content` (not the generated `search_vector`), resolved once. */
-let columns: { all: string[]; withoutCompiled: string[] } | undefined;
-function contentColumns(em: EntityManager) {
+interface Columns {
+  /** The mapped columns of `content` (not the generated `search_vector`). */
+  all: string[];
+  withoutCompiled: string[];
+  /** `content_type_version`'s columns, as `t__<column>` aliases. */
+  typeVersion: string[];
+  /** `published_content`'s mapped columns. */
+  published: string[];
+}
+
+/** Resolved once per ORM (its metadata and naming), like the query shapes below. */
+const columnsByOrm = new WeakMap<object, Columns>();
+function columnsOf(em: EntityManager): Columns {
+  let columns = columnsByOrm.get(em.config);
   if (!columns) {
     const props = em.getMetadata().get(Content.name).props.filter((p) => p.fieldNames?.length && p.persist !== false);
     const all = props.map((p) => p.name);
-    columns = { all, withoutCompiled: all.filter((name) => name !== 'compiled') };
+    const typeVersion = em
+      .getMetadata()
+      .get(ContentTypeVersion.name)
+      .props.flatMap((p) => p.fieldNames ?? [])
+      .map((column) => `t.${column} as t__${column}`);
+    const withoutCompiled = all.filter((name) => name !== 'compiled');
+    const published = em.getMetadata().get(PublishedContent.name).props.map((p) => p.name);
+    columnsByOrm.set(em.config, (columns = { all, withoutCompiled, typeVersion, published }));
   }
   return columns;
-}
-
-/** `content_type_version`'s columns, as `t__<column>` aliases, resolved once. */
-let typeVersionColumns: string[] | undefined;
-function typeVersionSelect(em: EntityManager): string[] {
-  typeVersionColumns ??= em
-    .getMetadata()
-    .get(ContentTypeVersion.name)
-    .props.flatMap((p) => p.fieldNames ?? [])
-    .map((column) => `t.${column} as t__${column}`);
-  return typeVersionColumns;
 }
 
 /**
@@ -62,13 +69,6 @@ export interface ContentRowsOptions {
   offset?: number;
 }
 
-/** `published_content`'s mapped columns, resolved once. */
-let projectionColumns: string[] | undefined;
-function publishedColumns(em: EntityManager): string[] {
-  projectionColumns ??= em.getMetadata().get(PublishedContent.name).props.map((p) => p.name);
-  return projectionColumns;
-}
-
 /**
  * A page of entries as plain objects. List responses only read these values, so hydrating entities (identity map,
  * snapshots of every JSON column for change tracking) was most of a list read's cost.
@@ -83,7 +83,7 @@ export async function readContentRows(
   const build = (filter: FilterQuery<Content>) => {
     let query;
     if (!published) {
-      const { all, withoutCompiled } = contentColumns(em);
+      const { all, withoutCompiled } = columnsOf(em);
       query = em
         .createQueryBuilder(Content, 'c')
         .select(compiled ? all : withoutCompiled)
@@ -95,7 +95,7 @@ export async function readContentRows(
     } else {
       query = em
         .createQueryBuilder(PublishedContent, 'c')
-        .select(publishedColumns(em))
+        .select(columnsOf(em).published)
         .where(filter as QBFilterQuery<PublishedContent>)
         .orderBy(orderBy)
         .limit(limit)
@@ -109,7 +109,7 @@ export async function readContentRows(
       // doesn't move it), the working copy's otherwise.
       query
         .join('content_type_version as t', (on) => on.on('t.content_type_id', '=', 'c.type_id').andOn('t.version', '=', 'c.type_version'))
-        .select(typeVersionSelect(em));
+        .select(columnsOf(em).typeVersion);
     }
     return query;
   };

@@ -37,7 +37,7 @@ describe('content lifecycle invariants (property test, real PostgreSQL)', () => 
 
   beforeAll(async () => {
     db = await openTestDatabase('postgres', [contentDatabase]);
-    run = { schema: (await buildContentSubgraph(loadConfig({ DATA_DIR: tmpdir() }))).schema, em: db.orm.em, principal: adminPrincipal('o', 'u'), projects: fixedProjects(['o', 'p']) };
+    run = { schema: (await buildContentSubgraph({ config: loadConfig({ DATA_DIR: tmpdir() }), secret: new Uint8Array(32) })).schema, em: db.orm.em, principal: adminPrincipal('o', 'u'), projects: fixedProjects(['o', 'p']) };
     typeId = (await exec(`mutation { createContentType(organizationId: "o", projectId: "p", input: { name: "T", schema: { type: "object" } }) { id } }`)).data.createContentType.id;
     await exec(`mutation($id: ID!) { publishContentType(organizationId: "o", projectId: "p", id: $id) { id } }`, { id: typeId });
   });

@@ -44,7 +44,7 @@ describe.each(['postgres', 'pglite'] as const)('published projection (%s)', (kin
 
   beforeAll(async () => {
     db = await openTestDatabase(kind, [contentDatabase]);
-    const schema = (await buildContentSubgraph(loadConfig({ DATA_DIR: tmpdir(), EMBEDDINGS: 'off' }))).schema;
+    const schema = (await buildContentSubgraph({ config: loadConfig({ DATA_DIR: tmpdir(), EMBEDDINGS: 'off' }), secret: new Uint8Array(32) })).schema;
     const projects = fixedProjects(['o', 'p']);
     admin = { schema, em: db.orm.em, principal: adminPrincipal('o', 'u'), projects };
     key = { schema, em: db.orm.em, principal: { kind: 'apiKey', keyId: 'k', organizationId: 'o', projectId: 'p', scope: 'published' as const }, projects };

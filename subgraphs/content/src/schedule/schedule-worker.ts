@@ -1,6 +1,7 @@
 // Runs due schedules (D15): any number of replicas poll; a row is claimed with FOR UPDATE SKIP LOCKED inside the
 // transaction that runs its action, so each runs exactly once, and a replica that dies mid-way (kill -9) releases it.
 import type { Logger } from '@cp/config';
+import { PollingWorker } from '@cp/db';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { Schedule } from './schedule.entity';
 import { ScheduleService } from './schedule.service';
@@ -14,31 +15,15 @@ export interface ScheduleWorkerOptions {
   concurrency?: number;
 }
 
-export class ScheduleWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
+export class ScheduleWorker extends PollingWorker {
   private readonly service = new ScheduleService();
 
-  constructor(private readonly options: ScheduleWorkerOptions) {}
-
-  start(): this {
-    this.timer = setInterval(() => this.kick(), this.options.pollMs ?? 1000);
-    this.timer.unref();
-    return this;
+  constructor(private readonly options: ScheduleWorkerOptions) {
+    // Due schedules are found by polling every second (D15: within 5 s); any replica may claim one.
+    super({ name: 'schedules', what: 'schedule round', pollMs: options.pollMs ?? 1000, logger: options.logger });
   }
 
-  kick(): void {
-    this.running ??= this.tick()
-      .catch((err) => this.options.logger?.warn({ err }, 'schedule round failed'))
-      .finally(() => (this.running = undefined));
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  private async tick(): Promise<void> {
+  protected async pass(): Promise<void> {
     // One plain read when nothing is due (almost every second): claim loops only start when there is work.
     const due = await this.options.orm.em
       .getConnection()

@@ -1,6 +1,7 @@
 // Keeps content embeddings current off the request path: entries changed since their embedding are re-embedded in batches.
 import type { Logger } from '@cp/config';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { PollingWorker } from '@cp/db';
 import type { Embedder } from './embedder';
 
 const BATCH = 16;
@@ -28,45 +29,20 @@ export function textOf(entry: { name: string; description?: string | null; conte
   return [entry.name, entry.description ?? '', ...strings].join('\n').slice(0, MAX_TEXT);
 }
 
-export class EmbeddingIndexer {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopping = false;
-
+export class EmbeddingIndexer extends PollingWorker {
   constructor(
     private readonly orm: MikroORM,
     private readonly embedder: Embedder,
-    private readonly logger?: Logger,
-    private readonly pollMs = 1000,
-  ) {}
-
-  start(): this {
-    this.timer = setInterval(() => this.kick(), this.pollMs);
-    this.timer.unref();
-    return this;
+    logger?: Logger,
+    pollMs = 1000,
+  ) {
+    // Embeddings follow `updatedAt` of entries written here; other processes index their own writes.
+    super({ name: 'embeddings', what: 'embedding content', pollMs, kickOn: ['commit'], logger });
   }
 
-  kick(): void {
-    if (this.stopping) return;
-    this.running ??= this.catchUp()
-      .catch((err) => this.logger?.warn({ err }, 'embedding content failed; will retry'))
-      .finally(() => (this.running = undefined));
-  }
-
-  /** Resolves once every entry changed before the call has a current embedding. */
-  async flush(): Promise<void> {
-    while (this.running) await this.running;
-    await this.catchUp();
-  }
-
-  /** Finishes the batch being embedded; starts no other. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    clearInterval(this.timer);
-    await this.running;
-  }
-
-  private async catchUp(): Promise<void> {
+  // `flush()` (PollingWorker) resolves once every entry changed before the call has a current embedding; `stop()`
+  // finishes the batch being embedded and starts no other.
+  protected async pass(): Promise<void> {
     await this.catchUpOn(WORKING);
     await this.catchUpOn(PUBLISHED);
   }

@@ -3,8 +3,8 @@ import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
 import { adminPrincipal, fixedProjects, runOperation, type RunOptions } from '@cp/graphql/testing';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildContentSubgraph, contentDatabase, createEmbeddingIndexer } from '../index';
-import type { EmbeddingIndexer } from './indexer';
+import { buildContentSubgraph, contentDatabase, contentEmbedder } from '../index';
+import { EmbeddingIndexer } from './indexer';
 
 const CORPUS = [
   ['Sourdough basics', 'A beginner guide to baking bread with a natural yeast starter.'],
@@ -23,8 +23,9 @@ describe('semantic search (local MiniLM, real PostgreSQL)', () => {
   beforeAll(async () => {
     const config = loadConfig({ DATA_DIR: tmpdir() });
     db = await openTestDatabase('postgres', [contentDatabase]);
-    run = { schema: (await buildContentSubgraph(config)).schema, em: db.orm.em, principal: adminPrincipal('o', 'u'), projects: fixedProjects(['o', 'p']) };
-    indexer = createEmbeddingIndexer(config, db.orm)!;
+    const embedder = contentEmbedder(config)!;
+    run = { schema: (await buildContentSubgraph({ config, secret: new Uint8Array(32), embedder })).schema, em: db.orm.em, principal: adminPrincipal('o', 'u'), projects: fixedProjects(['o', 'p']) };
+    indexer = new EmbeddingIndexer(db.orm, embedder);
     const typeId = (await exec(`mutation { createContentType(organizationId: "o", projectId: "p", input: { name: "Article", schema: { type: "object" } }) { id } }`)).data.createContentType.id;
     await exec(`mutation($id: ID!) { publishContentType(organizationId: "o", projectId: "p", id: $id) { id } }`, { id: typeId });
     for (const [name, body] of CORPUS) {

@@ -1,6 +1,7 @@
 // Delivers webhooks from the database, so any number of replicas share the work and a crash loses nothing.
 import type { Logger } from '@cp/config';
 import { counter } from '@cp/metrics';
+import { PollingWorker } from '@cp/db';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { SecretBox } from './secret-box';
 import { SIGNATURE_HEADER, sign } from './signature';
@@ -46,47 +47,22 @@ const attemptFailures = counter('cp_webhook_attempt_failures_total', 'Webhook de
  * its own deliveries (issue 11). Rounds (scan the event log, claim due deliveries) run every poll and whenever an
  * attempt ends; attempts are not awaited by the round, so new events keep flowing while others are in flight.
  */
-export class WebhookWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private round: Promise<void> | undefined;
-  private again = false;
-  private stopping = false;
+export class WebhookWorker extends PollingWorker {
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly options: WebhookWorkerOptions) {}
-
-  start(): this {
-    this.timer = setInterval(() => this.kick(), this.options.pollMs ?? 1000);
-    this.timer.unref();
-    return this;
-  }
-
-  kick(): void {
-    if (this.stopping) return;
-    if (this.round) {
-      this.again = true;
-      return;
-    }
-    this.round = this.runRound()
-      .catch((err) => this.options.logger?.warn({ err }, 'webhook delivery round failed'))
-      .finally(() => {
-        this.round = undefined;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
+  constructor(private readonly options: WebhookWorkerOptions) {
+    // Deliveries are found by scanning numbered events: new positions are the signal.
+    const pollMs = options.pollMs ?? 1000;
+    super({ name: 'webhooks', what: 'webhook delivery round', pollMs, kickOn: ['announce'], logger: options.logger });
   }
 
   /** Lets the attempts in flight finish (and record their outcome); claims nothing new. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    clearInterval(this.timer);
-    await this.round;
+  override async stop(): Promise<void> {
+    await super.stop();
     await Promise.all(this.inFlight);
   }
 
-  private async runRound(): Promise<void> {
+  protected async pass(): Promise<void> {
     await this.scan();
     const room = MAX_IN_FLIGHT - this.inFlight.size;
     if (this.stopping || room <= 0) return;

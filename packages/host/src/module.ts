@@ -1,9 +1,11 @@
 // One module object per subgraph: everything a host (the gateway or a standalone service) needs to run it.
 import type { Config, Logger, SubgraphName } from '@cp/config';
-import type { DatabaseModule } from '@cp/db';
+import type { BackgroundWorker, DatabaseModule } from '@cp/db';
 import type { BuiltSubgraph, RestRoutes, RouteFamily } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
+
+export type { BackgroundWorker } from '@cp/db';
 
 /** What building the schema may use: no database, so `npm run compose` can print the SDL without one. */
 export interface BuildDeps {
@@ -33,16 +35,6 @@ export interface HttpRoute {
   path: string;
   family?: RouteFamily;
   handler: RequestHandler;
-}
-
-/** A background loop. `stop()` lets the current step finish and resolves once it has. */
-export interface BackgroundWorker {
-  name: string;
-  start(): unknown;
-  stop(): Promise<void>;
-  kick?(): void;
-  /** `commit`: after a commit in this process that wrote events; `announce`: when the broker announces new positions. */
-  kickOn?: ReadonlyArray<'commit' | 'announce'>;
 }
 
 export interface SubgraphModule {
