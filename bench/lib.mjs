@@ -48,9 +48,9 @@ export async function createDatabase() {
   throw new Error('no local PostgreSQL server reachable');
 }
 
-/** Spawns a built entry point and resolves with its URL once it logs `ready`. */
-export function spawnNode(entry, env, ready) {
-  const child = spawn(process.execPath, [join(ROOT, entry)], {
+/** Spawns a built entry point and resolves with its URL once it logs `ready`; `flags` go to node (e.g. --cpu-prof). */
+export function spawnNode(entry, env, ready, flags = []) {
+  const child = spawn(process.execPath, [...flags, join(ROOT, entry)], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -73,7 +73,7 @@ export function spawnNode(entry, env, ready) {
 }
 
 /** The gateway logs at info when listening; benchmarks keep other logs quiet. */
-export async function startGateway(env) {
+export async function startGateway(env, flags) {
   const port = await freePort();
   return spawnNode(
     'apps/gateway/dist/main.js',
@@ -89,6 +89,7 @@ export async function startGateway(env) {
       ...env,
     },
     /content platform listening/,
+    flags,
   );
 }
 

@@ -17,6 +17,10 @@ export class EventDispatcher {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
+  /** Assignment runs started and finished so far: `settle` waits for one run number, not for a quiet moment. */
+  private started = 0;
+  private finished = 0;
+  private readonly waiters: { run: number; resolve: () => void }[] = [];
   /** Logged once when dispatching starts failing (a database outage), not twice a second until it ends. */
   private failing = false;
 
@@ -40,6 +44,7 @@ export class EventDispatcher {
       this.again = true;
       return;
     }
+    const run = ++this.started;
     this.running = this.assign()
       .then(
         () => {
@@ -53,6 +58,8 @@ export class EventDispatcher {
       )
       .finally(() => {
         this.running = undefined;
+        this.finished = run;
+        this.release();
         if (this.again) {
           this.again = false;
           this.kick();
@@ -67,17 +74,28 @@ export class EventDispatcher {
   }
 
   /**
-   * Resolves once the assignment run that a commit of this process kicked (and any it queued) has finished, i.e.
-   * its events have positions, this process has heard of them, and the broker was given a bounded moment to carry
-   * them to the other replicas (see AnnouncingBroker). Cheaper than `flush` (no extra transaction).
+   * Resolves once the assignment run that covers every commit of this process made before the call has finished,
+   * i.e. their events have positions, this process has heard of them, and the broker was given a bounded moment to
+   * carry them to the other replicas (see AnnouncingBroker). Cheaper than `flush` (no extra transaction).
+   * A commit kicks before its writer calls this: it either started the running run (which began after the commit, so
+   * sees it) or queued the next one (`again`). Only that run is awaited, not every later one: under a steady stream
+   * of writes the dispatcher is never idle, and waiting for it to be would hold each answer for several runs.
    */
-  async settle(): Promise<void> {
-    while (this.running) await this.running;
+  settle(): Promise<void> {
+    const run = this.again ? this.started + 1 : this.started;
+    if (this.finished >= run) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ run, resolve }));
   }
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
     while (this.running) await this.running;
+  }
+
+  private release(): void {
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      if (this.waiters[i].run <= this.finished) this.waiters.splice(i, 1)[0].resolve();
+    }
   }
 
   private async assign(): Promise<void> {
