@@ -48,10 +48,10 @@ export async function createDatabase() {
   throw new Error('no local PostgreSQL server reachable');
 }
 
-/** Spawns a built entry point and resolves with its URL once it logs `ready`; `flags` go to node (e.g. --cpu-prof). */
-export function spawnNode(entry, env, ready, flags = []) {
-  const child = spawn(process.execPath, [...flags, join(ROOT, entry)], {
-    cwd: ROOT,
+/** Spawns a built entry point and resolves with its URL once it logs `ready`. */
+export function spawnNode(entry, env, ready, { flags = [], root = ROOT } = {}) {
+  const child = spawn(process.execPath, [...flags, join(root, entry)], {
+    cwd: root,
     env: { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -72,8 +72,11 @@ export function spawnNode(entry, env, ready, flags = []) {
   });
 }
 
-/** The gateway logs at info when listening; benchmarks keep other logs quiet. */
-export async function startGateway(env, flags) {
+/**
+ * The gateway logs at info when listening; benchmarks keep other logs quiet. `flags` go to node; `root`: another
+ * checkout's build (e.g. the code before a change), run on the same machine in the same run.
+ */
+export async function startGateway(env, options) {
   const port = await freePort();
   return spawnNode(
     'apps/gateway/dist/main.js',
@@ -89,7 +92,7 @@ export async function startGateway(env, flags) {
       ...env,
     },
     /content platform listening/,
-    flags,
+    options,
   );
 }
 
