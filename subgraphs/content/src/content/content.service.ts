@@ -298,7 +298,8 @@ export class ContentService {
   }
 
   private async validate(em: EntityManager, scope: ProjectScope, document: Record<string, unknown>, typeVersion: FrozenTypeVersion): Promise<void> {
-    const allowed = await allowedComponents(em, scope, typeVersion.content.componentIdsAllowList ?? []);
+    // Without a component tree there is nothing to check against the catalog: no query for it.
+    const allowed = document.components === undefined ? new Map() : await allowedComponents(em, scope, typeVersion.content.componentIdsAllowList ?? []);
     validateDocument(document, typeVersion.content.schema, allowed);
   }
 
