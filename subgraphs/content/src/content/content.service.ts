@@ -284,8 +284,8 @@ export class ContentService {
 
   /** Type versions are immutable (the database refuses changes, D3): each is read once per database, then remembered. */
   private async typeVersion(em: EntityManager, typeId: string, version: number): Promise<FrozenTypeVersion> {
-    const known = typeVersions.get(em.getConnection()) ?? new Map<string, FrozenTypeVersion>();
-    typeVersions.set(em.getConnection(), known);
+    let known = typeVersions.get(em.getConnection());
+    if (!known) typeVersions.set(em.getConnection(), (known = new Map()));
     const key = `${typeId}:${version}`;
     const cached = known.get(key);
     if (cached) return cached;

@@ -7,8 +7,8 @@ const BATCH = 16;
 const MAX_TEXT = 2000;
 /**
  * In the background the indexer rests this many times as long as each batch took before the next: under a stream of
- * writes it would otherwise embed without pause and take a core from the requests (on a two-core machine, a quarter
- * of the publish throughput). Entries changed meanwhile are embedded once, in their latest state, when it gets to them.
+ * writes it would otherwise embed without pause, half a core of two in the write benchmark (bench/writes.mjs), taken
+ * from the requests. Entries changed meanwhile are embedded once, in their latest state, when it gets to them.
  */
 const REST_FACTOR = 3;
 const MAX_REST_MS = 2000;

@@ -24,8 +24,8 @@ const present = new WeakMap<object, Set<string>>();
 async function query<T>(em: EntityManager, tables: string[], sql: string, params: unknown[]): Promise<T[]> {
   const conn = em.getConnection();
   const ctx = em.getTransactionContext();
-  const known = present.get(conn) ?? new Set<string>();
-  present.set(conn, known);
+  let known = present.get(conn);
+  if (!known) present.set(conn, (known = new Set()));
   if (!tables.every((t) => known.has(t))) {
     const [found] = await conn.execute<{ missing: boolean }[]>(
       `select bool_or(to_regclass(t) is null) as missing from unnest(?::text[]) as t`,
