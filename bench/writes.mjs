@@ -1,7 +1,8 @@
 // W4, the write path against the database's own speed: update+publish cycles beside pgbench TPC-B, then an audit that
 // every acknowledged publish left exactly one version row and one `content.published` event.
 // `node bench/writes.mjs` — WRITES_SECONDS (15), WRITES_WORKERS (20), PGBENCH_SCALE (20), EMBEDDINGS (service default);
-// BASE_ROOT=<checkout> also runs W4 on that checkout's build in the same run; CPU_PROF=<dir> profiles the gateways.
+// BASE_ROOT=<checkout> also runs W4 on that checkout's build in the same run (first; BASE_LAST=1: second);
+// CPU_PROF=<dir> profiles the gateways.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
@@ -112,8 +113,10 @@ try {
   // pgbench before and after W4, the mean being the baseline: a neighbour's load during either half shows as spread.
   const half = Math.ceil(SECONDS / 2);
   const before = pgbench(pgbenchDb.url, half);
-  if (process.env.BASE_ROOT) runs.push({ name: `before (${process.env.BASE_ROOT})`, ...(await w4(process.env.BASE_ROOT)) });
-  runs.push({ name: 'this build', ...(await w4(ROOT)) });
+  // BASE_LAST=1 swaps the order: whichever runs second meets a warmer (or busier) database server.
+  const builds = [{ name: 'this build', root: ROOT }];
+  if (process.env.BASE_ROOT) builds[process.env.BASE_LAST ? 'push' : 'unshift']({ name: `before (${process.env.BASE_ROOT})`, root: process.env.BASE_ROOT });
+  for (const { name, root } of builds) runs.push({ name, ...(await w4(root)) });
   const after = pgbench(pgbenchDb.url, half);
   tps = { mean: (before + after) / 2, before, after, half };
 } finally {
