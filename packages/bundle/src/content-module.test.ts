@@ -70,17 +70,25 @@ describe('content module shells', () => {
   /** Evaluates a module in this process: its data, the component names and what it renders. */
   async function evaluate(code: string) {
     const m = await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
-    return { content: m.content, meta: m.meta, names: Object.keys(m.components).sort(), layout: m.layout === null, html: m.default() };
+    const names = Object.keys(m.components).sort();
+    return { content: m.content, meta: m.meta, names, layout: m.layout === null, html: m.default() };
   }
   const runs = { seed: Number(process.env.FC_SEED ?? 20261125), numRuns: Number(process.env.FC_RUNS ?? 60) };
 
   it('data spliced into a cached shell gives the module esbuild builds with the data (differential)', async () => {
-    const text = await compile(`export default function render(p: { body: string }) { return '<p>' + p.body + '</p>'; }`);
-    const page = await compile(`export default ({ meta, children }: any) => '<main id="' + meta.id + '">' + children + '</main>';`);
-    const document = fc.record({ title: fc.string(), data: fc.jsonValue(), components: fc.array(fc.record({ type: fc.constant('Text'), props: fc.record({ body: fc.string() }) }), { maxLength: 3 }) });
+    const text = await compile(`export default (p: { body: string }) => '<p>' + p.body + '</p>';`);
+    const page = await compile(`export default ({ meta, children }: any) => '<main id="' + meta.id + '">' + children;`);
+    const node = fc.record({ type: fc.constant('Text'), props: fc.record({ body: fc.string() }) });
+    const document = fc.record({ title: fc.string(), data: fc.jsonValue(), components: fc.array(node, { maxLength: 3 }) });
+    const meta = fc.dictionary(fc.string(), fc.jsonValue());
     await fc.assert(
-      fc.asyncProperty(document, fc.dictionary(fc.string(), fc.jsonValue()), fc.boolean(), async (content, meta, withLayout) => {
-        const input = { content, meta: { ...meta, id: 'e' }, layout: withLayout ? { name: 'Page', compiled: page } : null, components: [{ name: 'Text', compiled: text }] };
+      fc.asyncProperty(document, meta, fc.boolean(), async (content, extra, withLayout) => {
+        const input = {
+          content,
+          meta: { ...extra, id: 'e' },
+          layout: withLayout ? { name: 'Page', compiled: page } : null,
+          components: [{ name: 'Text', compiled: text }],
+        };
         expect(await evaluate(await buildContentModule(input))).toEqual(await evaluate(await bundleWhole(input)));
       }),
       runs,
@@ -89,7 +97,8 @@ describe('content module shells', () => {
 
   it('a component whose source holds a placeholder falls back to bundling each entry whole', async () => {
     const tricky = await compile(`export default () => "__cp_content_placeholder__";`);
-    const input = { content: { title: 't', components: [{ type: 'T' }] }, meta: { id: 'e' }, components: [{ name: 'T', compiled: tricky }] };
+    const content = { title: 't', components: [{ type: 'T' }] };
+    const input = { content, meta: { id: 'e' }, components: [{ name: 'T', compiled: tricky }] };
     const mod = await evaluate(await buildContentModule(input));
     expect(mod.content).toEqual(input.content);
     expect(mod.html).toBe('__cp_content_placeholder__');

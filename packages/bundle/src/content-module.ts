@@ -80,7 +80,11 @@ function cut(code: string): Shell | null {
   const at = code.indexOf(CONTENT);
   const metaAt = code.indexOf(META);
   if (at < 0 || metaAt < at || code.lastIndexOf(CONTENT) !== at || code.lastIndexOf(META) !== metaAt) return null;
-  return { before: code.slice(0, at), between: code.slice(at + CONTENT.length, metaAt), after: code.slice(metaAt + META.length) };
+  return {
+    before: code.slice(0, at),
+    between: code.slice(at + CONTENT.length, metaAt),
+    after: code.slice(metaAt + META.length),
+  };
 }
 
 /** The module with its data, all through esbuild: what a shell with the data spliced in must equal. */
@@ -89,7 +93,12 @@ export function bundleWhole(input: ContentModuleInput): Promise<string> {
 }
 
 /** `content` and `meta` are JavaScript expressions (the data as JSON, or the shell's placeholders). */
-async function bundle(layout: CompiledComponent | null, components: CompiledComponent[], content: string, meta: string): Promise<string> {
+async function bundle(
+  layout: CompiledComponent | null,
+  components: CompiledComponent[],
+  content: string,
+  meta: string,
+): Promise<string> {
   const used = new Map<string, CompiledComponent>();
   for (const c of components) used.set(c.name, c);
   const sources = new Map<string, string>();

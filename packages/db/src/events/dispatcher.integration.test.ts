@@ -75,7 +75,7 @@ describe('commit-ordered event positions (real PostgreSQL)', () => {
     expect(positions).toEqual([...positions].sort((x, y) => x - y));
   });
 
-  it('settle waits for the run that covers the commits made before it, not for the dispatcher to go quiet', async () => {
+  it('settle waits for the run that covers the commits made before it, not for the dispatcher to idle', async () => {
     const broker = new GatedBroker();
     const gated = new EventDispatcher(db.orm, broker);
     const commit = (id: string) => db.orm.em.fork().transactional(async (tx) => void recordEvent(tx, input(id)));

@@ -282,7 +282,7 @@ export class ContentService {
     return this.typeVersion(em, type.id, type.lastPublishedVersion!);
   }
 
-  /** Type versions are immutable (the database refuses changes, D3): each is read once per database, then remembered. */
+  /** Type versions are immutable (the database refuses changes, D3): each is read once per database, then kept. */
   private async typeVersion(em: EntityManager, typeId: string, version: number): Promise<FrozenTypeVersion> {
     let known = typeVersions.get(em.getConnection());
     if (!known) typeVersions.set(em.getConnection(), (known = new Map()));
@@ -297,9 +297,15 @@ export class ContentService {
     return frozen;
   }
 
-  private async validate(em: EntityManager, scope: ProjectScope, document: Record<string, unknown>, typeVersion: FrozenTypeVersion): Promise<void> {
+  private async validate(
+    em: EntityManager,
+    scope: ProjectScope,
+    document: Record<string, unknown>,
+    typeVersion: FrozenTypeVersion,
+  ): Promise<void> {
     // Without a component tree there is nothing to check against the catalog: no query for it.
-    const allowed = document.components === undefined ? new Map() : await allowedComponents(em, scope, typeVersion.content.componentIdsAllowList ?? []);
+    const allowList = typeVersion.content.componentIdsAllowList ?? [];
+    const allowed = document.components === undefined ? new Map() : await allowedComponents(em, scope, allowList);
     validateDocument(document, typeVersion.content.schema, allowed);
   }
 

@@ -84,7 +84,8 @@ export class EmbeddingIndexer {
     const conn = this.orm.em.fork().getConnection();
     for (let first = true; !this.stopping; first = false) {
       // Rested before reading, so the batch has the entries' latest state; capped so that stopping never waits long.
-      if (resting && !first) await new Promise((r) => setTimeout(r, Math.min(REST_FACTOR * this.lastBatchMs, MAX_REST_MS)));
+      const rest = Math.min(REST_FACTOR * this.lastBatchMs, MAX_REST_MS);
+      if (resting && !first) await new Promise((r) => setTimeout(r, rest));
       if (this.stopping) return;
       const rows = await conn.execute<Pending[]>(`${source.select} limit ${BATCH}`);
       if (rows.length === 0) return;
