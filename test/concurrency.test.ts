@@ -90,6 +90,8 @@ describe('optimistic concurrency (D16)', () => {
 
 /** One entry's script: edits, publishes, and two publishes sent at once (a double click, a retry racing the first). */
 const step = fc.constantFrom('update' as const, 'publish' as const, 'publishTwice' as const);
+/** Two to five entries, each with its own script. */
+const scriptsOfEntries = fc.array(fc.array(step, { minLength: 1, maxLength: 6 }), { minLength: 2, maxLength: 5 });
 
 describe('concurrent edit and publish cycles (D3, D9; property, real PostgreSQL)', () => {
   const fx = useService();
@@ -97,18 +99,19 @@ describe('concurrent edit and publish cycles (D3, D9; property, real PostgreSQL)
   const SEED = Number(process.env.FC_SEED ?? 20261125);
   const call = (method: string, path: string, body?: unknown) => fx.api.call(method, path, { token: fx.token, body });
 
-  it('gives every entry consecutive versions, and exactly one event per acknowledged change, none for a refused one', async () => {
+  it('gives each entry consecutive versions, one event per acknowledged change and none for a refusal', async () => {
     const type = (await call('POST', `${base}/content-types`, { name: 'Cycles', schema: { type: 'object' } })).body;
     await call('POST', `${base}/content-types/${type.id}/publish`);
     const pg = new Pg({ connectionString: fx.service.databaseUrl });
     await pg.connect();
     try {
       await fc.assert(
-        fc.asyncProperty(fc.array(fc.array(step, { minLength: 1, maxLength: 6 }), { minLength: 2, maxLength: 5 }), async (scripts) => {
+        fc.asyncProperty(scriptsOfEntries, async (scripts) => {
           // Every entry runs its script while all the others run theirs.
           const outcomes = await Promise.all(
             scripts.map(async (script, e) => {
-              const id = (await call('POST', `${base}/content`, { typeId: type.id, name: `cycle ${e} ${Math.random()}`, content: {} })).body.id;
+              const input = { typeId: type.id, name: `cycle ${e} ${Math.random()}`, content: {} };
+              const id = (await call('POST', `${base}/content`, input)).body.id;
               const published: number[] = [];
               let updates = 0;
               for (const [n, action] of script.entries()) {
@@ -118,9 +121,8 @@ describe('concurrent edit and publish cycles (D3, D9; property, real PostgreSQL)
                   updates++;
                   continue;
                 }
-                const attempts = await Promise.all(
-                  Array.from({ length: action === 'publish' ? 1 : 2 }, () => call('POST', `${base}/content/${id}/publish`)),
-                );
+                const publish = () => call('POST', `${base}/content/${id}/publish`);
+                const attempts = await Promise.all(action === 'publish' ? [publish()] : [publish(), publish()]);
                 for (const res of attempts) {
                   // Publishing what is already published is refused (D3) and must leave no trace.
                   if (res.status === 200) published.push(res.body.version);
@@ -133,9 +135,13 @@ describe('concurrent edit and publish cycles (D3, D9; property, real PostgreSQL)
           for (const { id, published, updates } of outcomes) {
             const consecutive = published.map((_, i) => i + 1);
             expect([...published].sort((a, b) => a - b), 'acknowledged versions').toEqual(consecutive);
-            const rows = await pg.query('select version from content_version where content_id = $1 order by version', [id]);
+            const rows = await pg.query('select version from content_version where content_id = $1 order by version', [
+              id,
+            ]);
             expect(rows.rows.map((r) => r.version), 'version rows').toEqual(consecutive);
-            const events = await pg.query(`select type, version from event where resource_id = $1 order by version, type`, [id]);
+            const events = await pg.query('select type, version from event where resource_id = $1 order by version', [
+              id,
+            ]);
             const of = (type: string) => events.rows.filter((r) => r.type === type);
             expect(of('content.published').map((r) => r.version), 'content.published events').toEqual(consecutive);
             expect(of('content.updated'), 'content.updated events').toHaveLength(updates);
