@@ -49,9 +49,9 @@ export async function createDatabase() {
 }
 
 /** Spawns a built entry point and resolves with its URL once it logs `ready`. */
-export function spawnNode(entry, env, ready) {
-  const child = spawn(process.execPath, [join(ROOT, entry)], {
-    cwd: ROOT,
+export function spawnNode(entry, env, ready, { flags = [], root = ROOT } = {}) {
+  const child = spawn(process.execPath, [...flags, join(root, entry)], {
+    cwd: root,
     env: { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -72,8 +72,11 @@ export function spawnNode(entry, env, ready) {
   });
 }
 
-/** The gateway logs at info when listening; benchmarks keep other logs quiet. */
-export async function startGateway(env) {
+/**
+ * The gateway logs at info when listening; benchmarks keep other logs quiet. `flags` go to node; `root`: another
+ * checkout's build (e.g. the code before a change), run on the same machine in the same run.
+ */
+export async function startGateway(env, options) {
   const port = await freePort();
   return spawnNode(
     'apps/gateway/dist/main.js',
@@ -89,6 +92,7 @@ export async function startGateway(env) {
       ...env,
     },
     /content platform listening/,
+    options,
   );
 }
 

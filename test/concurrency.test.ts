@@ -1,4 +1,6 @@
 // Black-box: optimistic concurrency (D16) — `revision`, `ETag`, `If-Match` → 412 PRECONDITION_FAILED, GraphQL `expectedRevision`.
+import fc from 'fast-check';
+import { Client as Pg } from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
 import { useService } from './support/setup';
@@ -83,5 +85,74 @@ describe('optimistic concurrency (D16)', () => {
     expect(stale.body.errors?.[0].extensions).toMatchObject({ code: 'PRECONDITION_FAILED', details: { currentRevision: 1 } });
     const ok = await fx.api.graphql(mutation, { id: created.body.id, rev: 1 }, { token: fx.token });
     expect(ok.body.data?.updateContentType).toEqual({ revision: 2 });
+  });
+});
+
+/** One entry's script: edits, publishes, and two publishes sent at once (a double click, a retry racing the first). */
+const step = fc.constantFrom('update' as const, 'publish' as const, 'publishTwice' as const);
+/** Two to five entries, each with its own script. */
+const scriptsOfEntries = fc.array(fc.array(step, { minLength: 1, maxLength: 6 }), { minLength: 2, maxLength: 5 });
+
+describe('concurrent edit and publish cycles (D3, D9; property, real PostgreSQL)', () => {
+  const fx = useService();
+  const RUNS = Number(process.env.FC_RUNS ?? 4);
+  const SEED = Number(process.env.FC_SEED ?? 20261125);
+  const call = (method: string, path: string, body?: unknown) => fx.api.call(method, path, { token: fx.token, body });
+
+  it('gives each entry consecutive versions, one event per acknowledged change and none for a refusal', async () => {
+    const type = (await call('POST', `${base}/content-types`, { name: 'Cycles', schema: { type: 'object' } })).body;
+    await call('POST', `${base}/content-types/${type.id}/publish`);
+    const pg = new Pg({ connectionString: fx.service.databaseUrl });
+    await pg.connect();
+    try {
+      await fc.assert(
+        fc.asyncProperty(scriptsOfEntries, async (scripts) => {
+          // Every entry runs its script while all the others run theirs.
+          const outcomes = await Promise.all(
+            scripts.map(async (script, e) => {
+              const input = { typeId: type.id, name: `cycle ${e} ${Math.random()}`, content: {} };
+              const id = (await call('POST', `${base}/content`, input)).body.id;
+              const published: number[] = [];
+              let updates = 0;
+              for (const [n, action] of script.entries()) {
+                if (action === 'update') {
+                  const res = await call('PUT', `${base}/content/${id}`, { content: { n } });
+                  expect(res.status).toBe(200);
+                  updates++;
+                  continue;
+                }
+                const publish = () => call('POST', `${base}/content/${id}/publish`);
+                const attempts = await Promise.all(action === 'publish' ? [publish()] : [publish(), publish()]);
+                for (const res of attempts) {
+                  // Publishing what is already published is refused (D3) and must leave no trace.
+                  if (res.status === 200) published.push(res.body.version);
+                  else expect(res.body.error?.code).toBe('INVALID_STATUS_TRANSITION');
+                }
+              }
+              return { id, published, updates };
+            }),
+          );
+          for (const { id, published, updates } of outcomes) {
+            const consecutive = published.map((_, i) => i + 1);
+            expect([...published].sort((a, b) => a - b), 'acknowledged versions').toEqual(consecutive);
+            const rows = await pg.query('select version from content_version where content_id = $1 order by version', [
+              id,
+            ]);
+            expect(rows.rows.map((r) => r.version), 'version rows').toEqual(consecutive);
+            const events = await pg.query('select type, version from event where resource_id = $1 order by version', [
+              id,
+            ]);
+            const of = (type: string) => events.rows.filter((r) => r.type === type);
+            expect(of('content.published').map((r) => r.version), 'content.published events').toEqual(consecutive);
+            expect(of('content.updated'), 'content.updated events').toHaveLength(updates);
+            expect(of('content.created'), 'content.created events').toHaveLength(1);
+            expect(events.rows, 'no other events').toHaveLength(published.length + updates + 1);
+          }
+        }),
+        { numRuns: RUNS, seed: SEED },
+      );
+    } finally {
+      await pg.end();
+    }
   });
 });

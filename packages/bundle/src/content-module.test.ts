@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { buildContentModule } from './content-module';
+import fc from 'fast-check';
+import { buildContentModule, bundleWhole } from './content-module';
 
 const compile = async (ts: string) => (await transform(ts, { loader: 'ts', format: 'esm' })).code;
 /** Imports the module in a separate Node process, as a client would, and reports what it exports and renders. */
@@ -62,5 +63,44 @@ describe('content module (D6)', () => {
     expect(mod.names).toEqual(['Bare', 'Text']);
     expect(mod.layout).toBeNull();
     expect(mod.html).toBe('<p>b</p>');
+  });
+});
+
+describe('content module shells', () => {
+  /** Evaluates a module in this process: its data, the component names and what it renders. */
+  async function evaluate(code: string) {
+    const m = await import(`data:text/javascript;base64,${Buffer.from(code).toString('base64')}`);
+    const names = Object.keys(m.components).sort();
+    return { content: m.content, meta: m.meta, names, layout: m.layout === null, html: m.default() };
+  }
+  const runs = { seed: Number(process.env.FC_SEED ?? 20261125), numRuns: Number(process.env.FC_RUNS ?? 60) };
+
+  it('data spliced into a cached shell gives the module esbuild builds with the data (differential)', async () => {
+    const text = await compile(`export default (p: { body: string }) => '<p>' + p.body + '</p>';`);
+    const page = await compile(`export default ({ meta, children }: any) => '<main id="' + meta.id + '">' + children;`);
+    const node = fc.record({ type: fc.constant('Text'), props: fc.record({ body: fc.string() }) });
+    const document = fc.record({ title: fc.string(), data: fc.jsonValue(), components: fc.array(node, { maxLength: 3 }) });
+    const meta = fc.dictionary(fc.string(), fc.jsonValue());
+    await fc.assert(
+      fc.asyncProperty(document, meta, fc.boolean(), async (content, extra, withLayout) => {
+        const input = {
+          content,
+          meta: { ...extra, id: 'e' },
+          layout: withLayout ? { name: 'Page', compiled: page } : null,
+          components: [{ name: 'Text', compiled: text }],
+        };
+        expect(await evaluate(await buildContentModule(input))).toEqual(await evaluate(await bundleWhole(input)));
+      }),
+      runs,
+    );
+  });
+
+  it('a component whose source holds a placeholder falls back to bundling each entry whole', async () => {
+    const tricky = await compile(`export default () => "__cp_content_placeholder__";`);
+    const content = { title: 't', components: [{ type: 'T' }] };
+    const input = { content, meta: { id: 'e' }, components: [{ name: 'T', compiled: tricky }] };
+    const mod = await evaluate(await buildContentModule(input));
+    expect(mod.content).toEqual(input.content);
+    expect(mod.html).toBe('__cp_content_placeholder__');
   });
 });

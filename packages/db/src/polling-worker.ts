@@ -40,6 +40,10 @@ export abstract class PollingWorker implements BackgroundWorker {
   private stopped = false;
   private failing = false;
   private startedAt = 0;
+  /** Passes started and finished (a pass that left work over counts as finished with the one that ends it). */
+  private started = 0;
+  private finished = 0;
+  private readonly waiters: { run: number; resolve: () => void }[] = [];
 
   constructor(private readonly polling: PollingWorkerOptions) {
     this.name = polling.name;
@@ -71,9 +75,12 @@ export abstract class PollingWorker implements BackgroundWorker {
       return;
     }
     this.startedAt = Date.now();
+    const run = ++this.started;
+    let more = false;
     this.running = this.pass()
       .then(
-        (more) => {
+        (left) => {
+          more = left === true;
           if (more) this.again = true;
           if (this.failing) this.polling.logger?.info(`${this.polling.what} works again`);
           this.failing = false;
@@ -85,6 +92,7 @@ export abstract class PollingWorker implements BackgroundWorker {
       )
       .finally(() => {
         this.running = undefined;
+        if (!more) this.release(run);
         if (this.again) {
           this.again = false;
           this.kick();
@@ -92,14 +100,20 @@ export abstract class PollingWorker implements BackgroundWorker {
       });
   }
 
-  /** Resolves once no pass runs, those queued by kicks meanwhile included. */
-  async settle(): Promise<void> {
-    while (this.running) await this.running;
+  /**
+   * Resolves once the pass that covers every kick made before the call has finished: the running one when nothing was
+   * kicked meanwhile, else the one queued after it. Only that pass is awaited, not every later one: under a steady
+   * stream of kicks the worker is never idle, and waiting for it to be would hold each caller for several passes.
+   */
+  settle(): Promise<void> {
+    const run = this.again ? this.started + 1 : this.started;
+    if (this.finished >= run || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ run, resolve }));
   }
 
   /** Waits for the running pass, then runs one more: resolves once what was there before the call is handled. */
   async flush(): Promise<void> {
-    await this.settle();
+    while (this.running) await this.running;
     await this.pass();
   }
 
@@ -107,6 +121,14 @@ export abstract class PollingWorker implements BackgroundWorker {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await this.settle();
+    while (this.running) await this.running;
+    this.release(Infinity);
+  }
+
+  private release(run: number): void {
+    this.finished = Math.max(this.finished, Math.min(run, this.started));
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      if (this.waiters[i].run <= run) this.waiters.splice(i, 1)[0].resolve();
+    }
   }
 }

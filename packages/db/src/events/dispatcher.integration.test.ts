@@ -2,8 +2,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../testing';
 import { LocalBroker } from './broker';
 import { EventDispatcher } from './dispatcher';
+import { EventRecord } from './event.entity';
 import { readEvents, type EventFilter } from './event-query';
 import { recordEvent } from './record-event';
+
+/** Holds each announcement until the test releases it: the dispatcher's runs then advance one step at a time. */
+class GatedBroker extends LocalBroker {
+  private readonly arrivals: ((release: () => void) => void)[] = [];
+  private readonly held: (() => void)[] = [];
+  override async publish(position: string) {
+    await new Promise<void>((release) => {
+      const waiting = this.arrivals.shift();
+      if (waiting) waiting(release);
+      else this.held.push(release);
+    });
+    await super.publish(position);
+  }
+  /** The next run to reach its announcement; call the result to let it finish. */
+  arrival(): Promise<() => void> {
+    const held = this.held.shift();
+    return held ? Promise.resolve(held) : new Promise((r) => this.arrivals.push(r));
+  }
+}
 
 const filter: EventFilter = { organizationId: 'o', projectId: 'p', visibility: 'admin' };
 const input = (resourceId: string) => ({ resourceType: 'content' as const, action: 'created' as const, resourceId, organizationId: 'o', projectId: 'p' });
@@ -53,5 +73,33 @@ describe('commit-ordered event positions (real PostgreSQL)', () => {
     expect(all).toHaveLength(42);
     expect(new Set(positions).size).toBe(42);
     expect(positions).toEqual([...positions].sort((x, y) => x - y));
+  });
+
+  it('settle waits for the run that covers the commits made before it, not for the dispatcher to idle', async () => {
+    const broker = new GatedBroker();
+    const gated = new EventDispatcher(db.orm, broker);
+    const commit = (id: string) => db.orm.em.fork().transactional(async (tx) => void recordEvent(tx, input(id)));
+    await commit('first');
+    gated.kick();
+    const firstRun = await broker.arrival();
+    // Committed while run 1 runs (its kick queues run 2): the writer then waits for run 2.
+    await commit('mine');
+    gated.kick();
+    let settled = false;
+    const settling = gated.settle().then(() => (settled = true));
+    firstRun();
+    const secondRun = await broker.arrival();
+    expect(settled).toBe(false);
+    // Writes keep coming: run 3 is queued before run 2 ends. The writer of 'mine' must not wait for it.
+    await commit('later');
+    gated.kick();
+    secondRun();
+    const thirdRun = await broker.arrival();
+    expect(settled).toBe(true);
+    const mine = await db.orm.em.fork().findOneOrFail(EventRecord, { resourceId: 'mine' });
+    expect(mine.position).not.toBeNull();
+    thirdRun();
+    await settling;
+    await gated.stop();
   });
 });

@@ -10,14 +10,19 @@ import { jsonSchema as ajv } from '../shared/json-schema';
 
 /** Compiled validators by schema content: types and components change rarely, documents are validated often. */
 const validators = new Map<string, ValidateFunction>();
+/** By schema object too: a type version's schema is one shared object (read once), so most lookups hash nothing. */
+const bySchema = new WeakMap<object, ValidateFunction>();
 
 function validatorFor(schema: Record<string, unknown>): ValidateFunction {
+  const known = bySchema.get(schema);
+  if (known) return known;
   const key = createHash('sha256').update(JSON.stringify(schema)).digest('base64url');
   let validate = validators.get(key);
   if (!validate) {
     if (validators.size > 1000) validators.clear();
     validators.set(key, (validate = ajv.compile(schema)));
   }
+  bySchema.set(schema, validate);
   return validate;
 }
 

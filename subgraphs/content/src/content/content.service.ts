@@ -19,6 +19,12 @@ import type { SemanticSearch } from '../semantic/semantic-search';
 import { allowedComponents, validateDocument } from './content-validation';
 import { ensureTags } from '../tag/tag.resolver';
 
+/** What content needs of a type version; immutable, so shared between requests. */
+type FrozenTypeVersion = Pick<ContentTypeVersion, 'version' | 'packageVersion' | 'content'>;
+
+/** Type versions read so far, per database (a connection per ORM): every edit and publish needs its entry's. */
+const typeVersions = new WeakMap<object, Map<string, FrozenTypeVersion>>();
+
 export class ContentService {
   /** Without semantic search (embeddings off), `query` falls back to full-text matching. */
   constructor(private readonly semantic?: SemanticSearch) {}
@@ -272,7 +278,7 @@ export class ContentService {
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
-  private async latestTypeVersion(em: EntityManager, scope: ProjectScope, typeId: string): Promise<ContentTypeVersion> {
+  private async latestTypeVersion(em: EntityManager, scope: ProjectScope, typeId: string): Promise<FrozenTypeVersion> {
     const type = await em.findOne(ContentType, {
       id: typeId,
       organizationId: scope.organizationId,
@@ -285,14 +291,30 @@ export class ContentService {
     return this.typeVersion(em, type.id, type.lastPublishedVersion!);
   }
 
-  private async typeVersion(em: EntityManager, typeId: string, version: number): Promise<ContentTypeVersion> {
+  /** Type versions are immutable (the database refuses changes, D3): each is read once per database, then kept. */
+  private async typeVersion(em: EntityManager, typeId: string, version: number): Promise<FrozenTypeVersion> {
+    let known = typeVersions.get(em.getConnection());
+    if (!known) typeVersions.set(em.getConnection(), (known = new Map()));
+    const key = `${typeId}:${version}`;
+    const cached = known.get(key);
+    if (cached) return cached;
     const row = await em.findOne(ContentTypeVersion, { contentTypeId: typeId, version });
     if (!row) throw new AppError('TYPE_VERSION_NOT_FOUND', `Content type version ${version} does not exist.`, { typeId, version });
-    return row;
+    if (known.size >= 1000) known.clear();
+    const frozen = { version: row.version, packageVersion: row.packageVersion, content: row.content };
+    known.set(key, frozen);
+    return frozen;
   }
 
-  private async validate(em: EntityManager, scope: ProjectScope, document: Record<string, unknown>, typeVersion: ContentTypeVersion): Promise<void> {
-    const allowed = await allowedComponents(em, scope, typeVersion.content.componentIdsAllowList ?? []);
+  private async validate(
+    em: EntityManager,
+    scope: ProjectScope,
+    document: Record<string, unknown>,
+    typeVersion: FrozenTypeVersion,
+  ): Promise<void> {
+    // Without a component tree there is nothing to check against the catalog: no query for it.
+    const allowList = typeVersion.content.componentIdsAllowList ?? [];
+    const allowed = document.components === undefined ? new Map() : await allowedComponents(em, scope, allowList);
     validateDocument(document, typeVersion.content.schema, allowed);
   }
 

@@ -6,6 +6,13 @@ import type { Embedder } from './embedder';
 
 const BATCH = 16;
 const MAX_TEXT = 2000;
+/**
+ * In the background the indexer rests this many times as long as each batch took before the next: under a stream of
+ * writes it would otherwise embed without pause, half a core of two in the write benchmark (bench/writes.mjs), taken
+ * from the requests. Entries changed meanwhile are embedded once, in their latest state, when it gets to them.
+ */
+const REST_FACTOR = 3;
+const MAX_REST_MS = 2000;
 
 interface Pending {
   id: string;
@@ -30,6 +37,8 @@ export function textOf(entry: { name: string; description?: string | null; conte
 }
 
 export class EmbeddingIndexer extends PollingWorker {
+  private lastBatchMs = 0;
+
   constructor(
     private readonly orm: MikroORM,
     private readonly embedder: Embedder,
@@ -40,19 +49,32 @@ export class EmbeddingIndexer extends PollingWorker {
     super({ name: 'embeddings', what: 'embedding content', pollMs, kickOn: ['commit'], logger });
   }
 
-  // `flush()` (PollingWorker) resolves once every entry changed before the call has a current embedding; `stop()`
-  // finishes the batch being embedded and starts no other.
+  // `stop()` (PollingWorker) finishes the batch being embedded and starts no other.
+  /** In the background: rest between batches, so the model leaves the writers CPU. */
   protected async pass(): Promise<void> {
-    await this.catchUpOn(WORKING);
-    await this.catchUpOn(PUBLISHED);
+    await this.catchUpOn(WORKING, true);
+    await this.catchUpOn(PUBLISHED, true);
   }
 
-  private async catchUpOn(source: { select: string; table: string }): Promise<void> {
+  /** Resolves once every entry changed before the call has a current embedding; goes flat out (no rest). */
+  override async flush(): Promise<void> {
+    await this.settle();
+    await this.catchUpOn(WORKING, false);
+    await this.catchUpOn(PUBLISHED, false);
+  }
+
+  private async catchUpOn(source: { select: string; table: string }, resting: boolean): Promise<void> {
     const conn = this.orm.em.fork().getConnection();
-    while (!this.stopping) {
+    for (let first = true; !this.stopping; first = false) {
+      // Rested before reading, so the batch has the entries' latest state; capped so that stopping never waits long.
+      const rest = Math.min(REST_FACTOR * this.lastBatchMs, MAX_REST_MS);
+      if (resting && !first) await new Promise((r) => setTimeout(r, rest));
+      if (this.stopping) return;
       const rows = await conn.execute<Pending[]>(`${source.select} limit ${BATCH}`);
       if (rows.length === 0) return;
+      const began = performance.now();
       const vectors = await this.embedder.embed(rows.map((r) => textOf(r)));
+      this.lastBatchMs = performance.now() - began;
       for (const [i, row] of rows.entries()) {
         await conn.execute(
           `insert into "${source.table}" ("content_id", "organization_id", "project_id", "vector", "source_updated_at") values (?, ?, ?, ?::real[], ?)

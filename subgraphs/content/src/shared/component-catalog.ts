@@ -14,6 +14,9 @@ export interface PinnedModule {
   compiled: string;
 }
 
+/** Per database (a connection per ORM), the tables found to exist: migrations add tables, none drops them again. */
+const present = new WeakMap<object, Set<string>>();
+
 /**
  * Runs in the caller's transaction (PGlite serialises connections: a query beside an open transaction would wait for
  * it). A deployment whose components subgraph hasn't migrated yet simply has no packages and no components.
@@ -21,13 +24,18 @@ export interface PinnedModule {
 async function query<T>(em: EntityManager, tables: string[], sql: string, params: unknown[]): Promise<T[]> {
   const conn = em.getConnection();
   const ctx = em.getTransactionContext();
-  const [found] = await conn.execute<{ missing: boolean }[]>(
-    `select bool_or(to_regclass(t) is null) as missing from unnest(?::text[]) as t`,
-    [`{${tables.join(',')}}`],
-    'all',
-    ctx,
-  );
-  if (found?.missing) return [];
+  let known = present.get(conn);
+  if (!known) present.set(conn, (known = new Set()));
+  if (!tables.every((t) => known.has(t))) {
+    const [found] = await conn.execute<{ missing: boolean }[]>(
+      `select bool_or(to_regclass(t) is null) as missing from unnest(?::text[]) as t`,
+      [`{${tables.join(',')}}`],
+      'all',
+      ctx,
+    );
+    if (found?.missing) return [];
+    tables.forEach((t) => known.add(t));
+  }
   return conn.execute<T[]>(sql, params, 'all', ctx);
 }
 

@@ -1,0 +1,167 @@
+// W4, the write path against the database's own speed: update+publish cycles beside pgbench TPC-B, then an audit that
+// every acknowledged publish left exactly one version row and one `content.published` event.
+// `node bench/writes.mjs` — WRITES_SECONDS (15), WRITES_WORKERS (20), PGBENCH_SCALE (20), EMBEDDINGS (service default);
+// BASE_ROOT=<checkout> also runs W4 on that checkout's build in the same run (first; BASE_LAST=1: second);
+// CPU_PROF=<dir> profiles the gateways.
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import pg from 'pg';
+import { createDatabase, login, ROOT, startGateway } from './lib.mjs';
+
+const SECONDS = Number(process.env.WRITES_SECONDS ?? 15);
+const WORKERS = Number(process.env.WRITES_WORKERS ?? 20);
+const SCALE = Number(process.env.PGBENCH_SCALE ?? 20);
+const PROJECT = '/organizations/default/projects/default';
+
+/** pgbench TPC-B (its default script) on its own database: `-c WORKERS -j 2`, tps without connection time. */
+function pgbench(url, seconds) {
+  const args = ['-c', String(WORKERS), '-j', '2', '-T', String(seconds), '-n', url];
+  const out = execFileSync('pgbench', args, { encoding: 'utf8' });
+  const tps = /tps = ([\d.]+)/.exec(out);
+  if (!tps) throw new Error(`pgbench printed no tps:\n${out}`);
+  return Number(tps[1]);
+}
+
+/** CPU seconds used so far by a process and its children (the gateway's esbuild service), all threads. */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean),
+    );
+    const own = (Number(fields[11]) + Number(fields[12])) / 100;
+    return own + children.reduce((sum, child) => sum + cpuSeconds(child), 0);
+  } catch {
+    return 0; // exited meanwhile
+  }
+}
+
+const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+
+/** W4 on a fresh database: WORKERS loops of PUT then publish, each on its own entry; then the audit. */
+async function w4(root) {
+  const db = await createDatabase();
+  const env = { DATABASE_URL: db.url, ...(process.env.EMBEDDINGS ? { EMBEDDINGS: process.env.EMBEDDINGS } : {}) };
+  const flags = process.env.CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF}`] : [];
+  const gateway = await startGateway(env, { root, flags });
+  try {
+    const token = await login(gateway.url);
+    const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
+    const call = async (method, path, body) => {
+      const url = `${gateway.url}/app/v1${PROJECT}${path}`;
+      const res = await fetch(url, { method, headers, body: body && JSON.stringify(body) });
+      const json = await res.json();
+      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+      return json;
+    };
+    const properties = { title: { type: 'string' }, body: { type: 'string' }, n: { type: 'integer' } };
+    const schema = { type: 'object', properties };
+    const type = await call('POST', '/content-types', { name: 'Writes', schema });
+    await call('POST', `/content-types/${type.id}/publish`, {});
+    const entries = [];
+    for (let w = 0; w < WORKERS; w++) {
+      const input = { typeId: type.id, name: `Writer ${w}`, content: { title: 'start' } };
+      const entry = await call('POST', '/content', input);
+      entries.push(entry.id);
+    }
+
+    const acked = new Map(entries.map((id) => [id, []]));
+    const publishMs = [];
+    let cycles = 0;
+    const until = Date.now() + SECONDS * 1000;
+    const started = performance.now();
+    const cpuBefore = cpuSeconds(gateway.pid);
+    await Promise.all(
+      entries.map(async (id, w) => {
+        for (let n = 0; Date.now() < until; n++) {
+          const content = { title: `Writer ${w} cycle ${n}`, body: 'x'.repeat(500), n };
+          await call('PUT', `/content/${id}`, { content });
+          const t = performance.now();
+          const published = await call('POST', `/content/${id}/publish`, {});
+          publishMs.push(performance.now() - t);
+          acked.get(id).push(published.version);
+          cycles++;
+        }
+      }),
+    );
+    const rate = cycles / ((performance.now() - started) / 1000);
+    const cpuMs = ((cpuSeconds(gateway.pid) - cpuBefore) * 1000) / cycles;
+    publishMs.sort((a, b) => a - b);
+    const problems = await audit(db.url, acked);
+    return { rate, cycles, cpuMs, p50: percentile(publishMs, 50), p99: percentile(publishMs, 99), problems };
+  } finally {
+    await gateway.stop();
+    await db.drop();
+  }
+}
+
+/** Each entry's acknowledged versions are 1..n in order, with exactly one version row and one event each. */
+async function audit(url, acked) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const problems = [];
+  const list = (rows) => rows.map((r) => r.version).join(',');
+  for (const [id, versions] of acked) {
+    const expected = versions.map((_, i) => i + 1).join(',');
+    const { rows } = await client.query(
+      'select version from content_version where content_id = $1 order by version',
+      [id],
+    );
+    const events = await client.query(
+      `select version from event where resource_id = $1 and type = 'content.published' order by version`,
+      [id],
+    );
+    if (versions.join(',') !== expected) problems.push(`${id}: acknowledged versions ${versions.join(',')}`);
+    if (list(rows) !== expected) problems.push(`${id}: version rows ${list(rows)}, acknowledged ${expected}`);
+    if (list(events.rows) !== expected) {
+      problems.push(`${id}: content.published events ${list(events.rows)}, acknowledged ${expected}`);
+    }
+  }
+  await client.end();
+  return problems;
+}
+
+const pgbenchDb = await createDatabase();
+const runs = [];
+let tps;
+try {
+  execFileSync('pgbench', ['-i', '-q', '-s', String(SCALE), pgbenchDb.url], { stdio: 'ignore' });
+  // pgbench before and after W4, the mean being the baseline: a neighbour's load during either half shows as spread.
+  const half = Math.ceil(SECONDS / 2);
+  const before = pgbench(pgbenchDb.url, half);
+  // BASE_LAST=1 swaps the order: whichever runs second meets a warmer (or busier) database server.
+  const builds = [{ name: 'this build', root: ROOT }];
+  const base = process.env.BASE_ROOT && { name: `before (${process.env.BASE_ROOT})`, root: process.env.BASE_ROOT };
+  if (base && process.env.BASE_LAST) builds.push(base);
+  else if (base) builds.unshift(base);
+  for (const { name, root } of builds) runs.push({ name, ...(await w4(root)) });
+  const after = pgbench(pgbenchDb.url, half);
+  tps = { mean: (before + after) / 2, before, after, half };
+} finally {
+  await pgbenchDb.drop();
+}
+
+console.log(
+  [
+    `### W4 publish throughput vs pgbench TPC-B (${new Date().toISOString()})`,
+    '',
+    `${WORKERS} workers × (PUT + publish) for ${SECONDS} s; pgbench -c ${WORKERS} -j 2, scale ${SCALE}, ` +
+      `${tps.half} s before and after: ${tps.before.toFixed(0)} / ${tps.after.toFixed(0)} tps, ` +
+      `mean ${tps.mean.toFixed(0)}`,
+    '',
+    '| build | cycles/s | publish p50 ms | publish p99 ms | cycles/s ÷ pgbench tps | service CPU ms/cycle | audit |',
+    '|---|---:|---:|---:|---:|---:|---|',
+    ...runs.map(
+      (r) =>
+        `| ${r.name} | ${r.rate.toFixed(1)} | ${r.p50.toFixed(0)} | ${r.p99.toFixed(0)} | ` +
+        `${(r.rate / tps.mean).toFixed(3)} | ${r.cpuMs.toFixed(1)} | ` +
+        `${r.problems.length === 0 ? `${r.cycles} publishes, each one version + one event` : 'FAILED'} |`,
+    ),
+  ].join('\n'),
+);
+const problems = runs.flatMap((r) => r.problems.map((p) => `${r.name}: ${p}`));
+if (problems.length > 0) {
+  console.error('AUDIT FAILED: acknowledged publishes without exactly one version and one event');
+  console.error(problems.slice(0, 20).join('\n'));
+  process.exit(1);
+}
