@@ -21,6 +21,17 @@ describe('toErrorEnvelope', () => {
     expect(toErrorEnvelope(unknownName, edge)).toMatchObject({ status: 400, body: { error: { code: 'BAD_REQUEST' } } });
   });
 
+  it("answers Apollo's own request refusals (a persisted-query hash that doesn't match) as BAD_REQUEST, not INTERNAL", () => {
+    const mismatch = new GraphQLError('provided sha does not match query', { extensions: { http: { status: 400, headers: new Map() } } });
+    expect(toErrorEnvelope(mismatch, edge)).toEqual({
+      status: 400,
+      body: { error: { code: 'BAD_REQUEST', message: 'provided sha does not match query' } },
+    });
+    // Without Apollo's 400 an error without a code stays INTERNAL.
+    const bare = new GraphQLError('boom', { extensions: { http: { status: 500 } } });
+    expect(toErrorEnvelope(bare, edge).body.error.code).toBe('INTERNAL');
+  });
+
   it('reads the code from extensions of errors that crossed the gateway', () => {
     const remote = new GraphQLError('nope', { extensions: { code: 'NAME_TAKEN', details: { name: 'x' } } });
     expect(toErrorEnvelope(remote, edge)).toMatchObject({ status: 409, body: { error: { code: 'NAME_TAKEN', details: { name: 'x' } } } });

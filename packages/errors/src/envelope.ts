@@ -44,6 +44,14 @@ function variableError(message: string): { variable: string; path: string; reaso
 const CLIENT_GRAPHQL_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'INVALID_GRAPHQL', 'OPERATION_RESOLUTION_FAILURE']);
 
 /**
+ * Apollo's own refusals of a request before it runs (a persisted-query hash that doesn't match its query, an
+ * unsupported persisted-query version) carry no code, only `extensions.http.status` 400: the client's mistake.
+ */
+function isApolloRequestError(ext: Record<string, unknown>): boolean {
+  return ext.code === undefined && (ext.http as { status?: unknown } | undefined)?.status === 400;
+}
+
+/**
  * The typed error a database failure stands for, wherever it sits in the chain of causes: a refused client value
  * (400) or an unreachable database (503); undefined for anything else.
  */
@@ -72,7 +80,7 @@ export function toErrorEnvelope(err: unknown, edge: EdgeContext): { status: numb
       details = { errors: [{ path: variable.path, message: variable.reason }] };
       message = ERROR_CATALOGUE.VALIDATION_FAILED.message;
     }
-  } else if (CLIENT_GRAPHQL_CODES.has(String(ext.code))) {
+  } else if (CLIENT_GRAPHQL_CODES.has(String(ext.code)) || isApolloRequestError(ext)) {
     code = 'BAD_REQUEST';
   } else {
     code = 'INTERNAL';
