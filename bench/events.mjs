@@ -1,81 +1,133 @@
-// Issue 7 benchmark: one change → N concurrent graphql-ws subscribers; delivery latency p50/p99 and gateway memory.
+// Event fan-out benchmark: one change → N graphql-ws subscribers (optionally over two gateway replicas on one
+// PostgreSQL); latency from the write's start to receipt p50/p99, delivered/expected, gateway RSS per subscriber.
+//   BENCH_SUBSCRIBERS (1000), BENCH_REPLICAS (1; 2 spreads subscribers round-robin), BENCH_CHANGES (20)
 import { readFileSync } from 'node:fs';
-import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { createDatabase, login, startGateway } from './lib.mjs';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
+const REPLICAS = Number(process.env.BENCH_REPLICAS ?? 1);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 20);
+const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 const PROJECT = '/organizations/default/projects/default';
-const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+const QUERY = 'subscription { events(projectId: "default", resourceType: "content-types") { resourceId } }';
+const rssKb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function run(url, token, pid, count) {
+/** `cp_graphql_ws_subscriptions` of one gateway, or undefined where the gauge does not exist (older builds). */
+async function registered(url) {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const line = (await res.text()).split('\n').find((l) => l.startsWith('cp_graphql_ws_subscriptions '));
+  return line === undefined ? undefined : Number(line.split(' ')[1]);
+}
+
+/** A bare graphql-transport-ws client (the graphql-ws client costs the bench more than the server it measures). */
+function subscriber(url, token, onEvent) {
+  const socket = new WebSocket(url.replace(/^http/, 'ws') + '/graphql', 'graphql-transport-ws');
+  const state = { socket, received: 0, closed: undefined };
+  return new Promise((resolve, reject) => {
+    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })));
+    socket.on('message', (data) => {
+      const at = process.hrtime.bigint();
+      const message = JSON.parse(data);
+      if (message.type === 'connection_ack') {
+        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: QUERY } }));
+        resolve(state);
+      } else if (message.type === 'next') {
+        state.received++;
+        onEvent(message.payload.data.events.resourceId, at);
+      } else if (message.type === 'error') console.error('subscription error', JSON.stringify(message.payload));
+    });
+    socket.on('close', (code) => (state.closed = code));
+    socket.on('error', reject);
+  });
+}
+
+async function change(url, token, name) {
+  const res = await fetch(`${url}/app/v1${PROJECT}/content-types`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ name, schema: { type: 'object' } }),
+  });
+  return (await res.json()).id;
+}
+
+async function run(gateways, token, count) {
   const sentAt = new Map();
   const latencies = [];
-  let received = 0;
+  const before = gateways.map((g) => rssKb(g.pid));
   const clients = [];
-  const before = rssMb(pid);
-  await Promise.all(
-    Array.from({ length: count }, () => {
-      const client = createClient({ url: url.replace(/^http/, 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, lazy: false, retryAttempts: 0 });
-      clients.push(client);
-      return new Promise((subscribed) => {
-        client.on('connected', () => setTimeout(subscribed, 50));
-        client.subscribe(
-          { query: 'subscription { events(projectId: "default", resourceType: "content-types") { resourceId } }' },
-          {
-            next: ({ data }) => {
-              const at = sentAt.get(data.events.resourceId);
-              if (at !== undefined) latencies.push(Number(process.hrtime.bigint() - at) / 1e6);
-              received++;
-            },
-            error: (e) => console.error('subscription error', e),
-            complete: () => undefined,
-          },
-        );
-      });
-    }),
-  );
-  const withSubscribers = rssMb(pid);
+  // In batches, so the bench does not measure a connection storm.
+  for (let i = 0; i < count; i += 250) {
+    const batch = Array.from({ length: Math.min(250, count - i) }, (_, j) =>
+      subscriber(gateways[(i + j) % gateways.length].url, token, (id, at) => {
+        const started = sentAt.get(id);
+        if (started !== undefined) latencies.push(Number(at - started) / 1e6);
+      }),
+    );
+    clients.push(...(await Promise.all(batch)));
+  }
+  // Ready = every subscription registered (the server's gauge), then one warm-up event received by every subscriber.
+  const readyBy = Date.now() + 120_000;
+  for (;;) {
+    const counts = await Promise.all(gateways.map((g) => registered(g.url)));
+    if (counts.includes(undefined) || counts.reduce((a, b) => a + b, 0) >= count || Date.now() > readyBy) break;
+    await sleep(20);
+  }
+  while (clients.some((c) => c.received === 0) && Date.now() < readyBy) {
+    await change(gateways[0].url, token, `Warm-up ${count}-${Date.now()}`);
+    const warmBy = Date.now() + 5_000;
+    while (clients.some((c) => c.received === 0) && Date.now() < warmBy) await sleep(5);
+  }
+  const warmed = clients.reduce((n, c) => n + c.received, 0);
+  await sleep(200);
+  const withSubscribers = gateways.map((g) => rssKb(g.pid));
   for (let i = 0; i < CHANGES; i++) {
     const started = process.hrtime.bigint();
-    const res = await fetch(`${url}/app/v1${PROJECT}/content-types`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ name: `Bench ${count}-${i}-${Date.now()}`, schema: { type: 'object' } }),
-    });
-    const { id } = await res.json();
+    const id = await change(gateways[0].url, token, `Bench ${count}-${i}-${Date.now()}`);
     sentAt.set(id, started);
     const deadline = Date.now() + 10_000;
-    while (received < count * (i + 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
+    while (latencies.length < count * (i + 1) && Date.now() < deadline) await sleep(2);
   }
-  await Promise.all(clients.map((c) => c.dispose()));
-  return { count, delivered: latencies.length, expected: count * CHANGES, p50: percentile(latencies, 50), p99: percentile(latencies, 99), before, withSubscribers };
+  const closed = clients.filter((c) => c.closed !== undefined).length;
+  for (const c of clients) c.socket.terminate();
+  const addedKb = withSubscribers.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0);
+  return {
+    count,
+    delivered: latencies.length,
+    expected: count * CHANGES,
+    extra: clients.reduce((n, c) => n + c.received, 0) - warmed - latencies.length,
+    closed,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    rssPerSubscriberKb: addedKb / count,
+  };
 }
 
 const db = await createDatabase();
-const gateway = await startGateway({ DATABASE_URL: db.url });
+const gateways = [];
 try {
-  const token = await login(gateway.url);
-  const pid = gateway.pid;
-  const one = await run(gateway.url, token, pid, 1);
-  const many = await run(gateway.url, token, pid, SUBSCRIBERS);
-  const row = (r) =>
-    `| ${r.count} | ${r.delivered}/${r.expected} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.p50 / one.p50).toFixed(2)} | ${(r.withSubscribers - r.before).toFixed(0)} |`;
+  for (let i = 0; i < REPLICAS; i++) gateways.push(await startGateway({ DATABASE_URL: db.url, METRICS_TOKEN }));
+  const token = await login(gateways[0].url);
+  const one = await run(gateways.slice(0, 1), token, 1);
+  const many = await run(gateways, token, SUBSCRIBERS);
+  const row = (r, replicas) =>
+    `| ${r.count} | ${replicas} | ${r.delivered}/${r.expected} | ${r.extra} | ${r.closed} | ${r.p50.toFixed(1)} | ` +
+    `${r.p99.toFixed(1)} | ${(r.p50 / one.p50).toFixed(2)} | ${r.rssPerSubscriberKb.toFixed(1)} |`;
   console.log(
     [
       '### Event delivery over graphql-ws (publish → subscriber)',
       '',
       `${CHANGES} content-type creations, latency from the REST request start to receipt; ${new Date().toISOString()}`,
       '',
-      '| subscribers | delivered | p50 ms | p99 ms | p50 vs 1 subscriber | gateway RSS added by the subscribers, MB |',
-      '|---:|---:|---:|---:|---:|---:|',
-      row(one),
-      row(many),
+      '| subscribers | replicas | delivered | extra | closed | p50 ms | p99 ms | p50 vs 1 subscriber | RSS KB/subscriber |',
+      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      row(one, 1),
+      row(many, REPLICAS),
     ].join('\n'),
   );
 } finally {
-  await gateway.stop();
+  await Promise.all(gateways.map((g) => g.stop()));
   await db.drop();
 }

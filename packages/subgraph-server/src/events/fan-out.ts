@@ -6,8 +6,9 @@ import type { ExecutionResult } from 'graphql';
 import { liveEvents } from './live-queue';
 
 /**
- * A socket whose unsent bytes exceed this is closed with {@link SLOW_CONSUMER_CLOSE_CODE}: about a thousand typical
- * events. Memory per slow socket stays bounded, and nobody else waits for it (writes never block).
+ * A socket that still holds more unsent bytes than this from earlier deliveries is closed with
+ * {@link SLOW_CONSUMER_CLOSE_CODE}: about a thousand typical events. Memory per slow socket stays bounded (this plus
+ * one page of the feed), and nobody else waits for it: writes never block.
  */
 export const MAX_BUFFERED_BYTES = 256 * 1024;
 /** Close code for a socket that could not keep up (4008, after 1008 "policy violation"); resume by event id. */
@@ -22,6 +23,21 @@ export interface FanOutSocket {
   close(code: number, reason: string): void;
 }
 const OPEN = 1;
+/** A WebSocket frame's header, at most. */
+const FRAME_HEADER_BYTES = 10;
+
+/**
+ * Bytes written to each socket in the current synchronous pass (one page of the feed): they cannot have left yet,
+ * so they don't count against the socket. Cleared once the pass ends.
+ */
+const writtenThisPass = new Map<FanOutSocket, number>();
+function wrote(socket: FanOutSocket, bytes: number): void {
+  if (writtenThisPass.size === 0) queueMicrotask(() => writtenThisPass.clear());
+  writtenThisPass.set(socket, (writtenThisPass.get(socket) ?? 0) + bytes);
+}
+function behind(socket: FanOutSocket): boolean {
+  return socket.bufferedAmount - (writtenThisPass.get(socket) ?? 0) > MAX_BUFFERED_BYTES;
+}
 
 /**
  * What the `events` field's `subscribe` returns: the filter the caller was allowed. Iterated directly (plain
@@ -98,11 +114,13 @@ export class EventFanOut {
       filter: source.filter,
       push: (event) => {
         if (socket.readyState !== OPEN) return true;
-        if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+        if (behind(socket)) {
           socket.close(SLOW_CONSUMER_CLOSE_CODE, SLOW_CONSUMER_CLOSE_REASON);
           return false;
         }
-        socket.send(head + payloadOf(shared, event) + '}');
+        const frame = head + payloadOf(shared, event) + '}';
+        socket.send(frame);
+        wrote(socket, Buffer.byteLength(frame) + FRAME_HEADER_BYTES);
         return true;
       },
       dropped: () => undefined,
