@@ -91,8 +91,9 @@ const subscriberArb = fc.record({
   full: fc.boolean(),
   skip: fc.boolean(),
   type: fc.option(fc.constantFrom(...RESOURCE_TYPES), { nil: undefined }),
-  visibility: fc.constantFrom(...VISIBILITIES),
-  resourceType: fc.option(fc.constantFrom(...RESOURCE_TYPES), { nil: undefined }),
+  // Weighted so that subscribers often share a document and visibility but not their variables.
+  visibility: fc.oneof({ arbitrary: fc.constant('admin' as const), weight: 4 }, fc.constantFrom(...VISIBILITIES)),
+  resourceType: fc.option(fc.constantFrom(...RESOURCE_TYPES), { nil: undefined, freq: 2 }),
 });
 
 describe('grouped fan-out', () => {
@@ -108,7 +109,7 @@ describe('grouped fan-out', () => {
   it('gives every subscriber the frames per-subscriber execution gives it, in order', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(subscriberArb, { minLength: 1, maxLength: 24 }),
+        fc.array(subscriberArb, { minLength: 1, maxLength: 40 }),
         fc.array(eventArb, { minLength: 1, maxLength: 30 }),
         async (subscribers, events) => {
           // The feed is the real one, handed events directly (no database: its reading is not under test here).
