@@ -31,10 +31,12 @@ async function registered(url) {
  * receipt is timed when the frame arrives, and `next` frames are read without JSON parsing.
  */
 function subscriber(url, token, onEvent) {
-  const socket = new WebSocket(url.replace(/^http/, 'ws') + '/graphql', 'graphql-transport-ws', { skipUTF8Validation: true });
+  const address = url.replace(/^http/, 'ws') + '/graphql';
+  const socket = new WebSocket(address, 'graphql-transport-ws', { skipUTF8Validation: true });
   const state = { socket, received: 0, closed: undefined };
   return new Promise((resolve, reject) => {
-    socket.on('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })));
+    const init = { type: 'connection_init', payload: { authorization: `Bearer ${token}` } };
+    socket.on('open', () => socket.send(JSON.stringify(init)));
     socket.on('message', (data) => {
       const at = process.hrtime.bigint();
       const text = String(data);
@@ -69,7 +71,9 @@ async function clientThread({ urls, token, from, to }) {
   };
   // In batches, so the bench does not measure a connection storm.
   for (let i = from; i < to; i += 250) {
-    const shard = Array.from({ length: Math.min(250, to - i) }, (_, j) => subscriber(urls[(i + j) % urls.length], token, onEvent));
+    const shard = Array.from({ length: Math.min(250, to - i) }, (_, j) =>
+      subscriber(urls[(i + j) % urls.length], token, onEvent),
+    );
     clients.push(...(await Promise.all(shard)));
   }
   parentPort.postMessage({ connected: true, waiting: clients.length });
@@ -100,7 +104,8 @@ async function run(gateways, token, count) {
   let connected = 0;
   for (let t = 0; t < threads; t++) {
     const [from, to] = [Math.floor((t * count) / threads), Math.floor(((t + 1) * count) / threads)];
-    const worker = new Worker(new URL(import.meta.url), { workerData: { urls: gateways.map((g) => g.url), token, from, to } });
+    const urls = gateways.map((g) => g.url);
+    const worker = new Worker(new URL(import.meta.url), { workerData: { urls, token, from, to } });
     worker.on('message', (m) => {
       if (m.connected) connected++;
       if (m.waiting !== undefined) waiting[t] = m.waiting;
@@ -179,7 +184,8 @@ if (!isMainThread) {
       [
         '### Event delivery over graphql-ws (publish → subscriber)',
         '',
-        `${CHANGES} content-type creations, latency from the REST request start to receipt; ${new Date().toISOString()}`,
+        `${CHANGES} content-type creations, latency from the REST request start to receipt; ` +
+          new Date().toISOString(),
         '',
         '| subscribers | replicas | delivered | late or duplicate | closed | p50 ms | p99 ms | p50 vs 1 subscriber | ' +
           'RSS KB/subscriber | readiness |',

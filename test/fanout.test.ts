@@ -7,12 +7,14 @@ import fc from 'fast-check';
 import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
+import { ROOT } from './support/service';
 
 // The server's graphql instance (CommonJS): schemas built by another instance are refused by its `execute`.
-const { buildSchema, createSourceEventStream, parse, subscribe, validate } = createRequire(import.meta.url)(
+const { buildSchema, createSourceEventStream, parse, subscribe, validate } = createRequire(__filename)(
   'graphql',
 ) as typeof import('graphql');
 const RUNS = Number(process.env.FC_RUNS ?? 25);
@@ -33,7 +35,7 @@ const RESOURCE_TYPES = ['content', 'content-types', 'assets', 'tags'] as const;
 
 /** The API schema with `Subscription.events` returning what the server's does: an {@link EventStream}. */
 function schemaFor(feed: EventFeed): GraphQLSchema {
-  const schema = buildSchema(readFileSync(new URL('../schema/api.graphql', import.meta.url), 'utf8'));
+  const schema = buildSchema(readFileSync(join(ROOT, 'schema/api.graphql'), 'utf8'));
   const events = schema.getSubscriptionType()!.getFields().events;
   events.subscribe = (_root, _args, ctx: { filter: EventFilter }) => new EventStream(feed, ctx.filter);
   events.resolve = (event: EventRecord) => event;
@@ -130,7 +132,7 @@ describe('grouped fan-out', () => {
               schema,
               document,
               operationName: s.document === 2 ? 'S' : undefined,
-              variableValues: s.document === 3 ? { full: s.full } : s.document === 4 ? { skip: s.skip, type: s.type } : {},
+              variableValues: [{}, {}, {}, { full: s.full }, { skip: s.skip, type: s.type }][s.document],
               contextValue: { filter },
             });
             // Per subscriber, as before: graphql-js iterates the stream and executes each event for this subscriber.
@@ -151,7 +153,8 @@ describe('grouped fan-out', () => {
             const event = Object.assign(new EventRecord(), {
               type: `${e.resourceType}.updated`, resourceType: e.resourceType, resourceId: e.resourceId,
               organizationId: 'o1', projectId: e.project, version: e.version, published: e.published,
-              actorId: e.actorId, occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, position)), position: String(++position),
+              actorId: e.actorId, occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, position)),
+              position: String(++position),
             });
             feed.deliver(event);
           }
@@ -187,7 +190,8 @@ describe('grouped fan-out', () => {
     const document = parse(`subscription { events(projectId: "p1") { ${fields} } }`);
     const filter: EventFilter = { organizationId: 'o1', projectId: 'p1', visibility: 'admin' };
     for (const socket of server) {
-      await fanOut.subscribe({ schema, document, contextValue: { filter } }, { socket, id: '1' }, createSourceEventStream);
+      const args = { schema, document, contextValue: { filter } };
+      await fanOut.subscribe(args, { socket, id: '1' }, createSourceEventStream);
     }
     const slow = clients[0];
     (slow.socket as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();

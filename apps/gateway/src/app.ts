@@ -125,7 +125,13 @@ export async function startService(config: Config, logger: Logger = createLogger
   app.get('/health', healthHandler(db, broker));
   app.get('/ready', readiness.handler(() => db.ping(), () => broker.connected));
   const metricsServer = await serveMetrics(app, config, logger);
-  registerRuntimeMetrics({ orm: db.orm, feedPosition: () => feed.position, sseStreams: () => streams.size, wsConnections: () => subscriptions.connections, wsSubscriptions: () => subscriptions.subscriptions });
+  registerRuntimeMetrics({
+    orm: db.orm,
+    feedPosition: () => feed.position,
+    sseStreams: () => streams.size,
+    wsConnections: () => subscriptions.connections,
+    wsSubscriptions: () => subscriptions.subscriptions,
+  });
   // OpenAPI documents, /docs and the GraphQL IDE: public, before any authentication.
   mountDocs(app, { config, schema: apiSchema, routes: allRoutes(), version: SERVICE_VERSION });
   app.use(

@@ -101,8 +101,8 @@ export class EventFanOut {
     if (document === undefined) this.documents.set(args.document, (document = this.nextDocument++));
     // Same document, operation, variables and visibility: the `Event` fields resolve from the event alone, and with
     // visibility in the key a resolver that ever looks at the caller's rights stays correct.
-    const key = [document, args.operationName ?? '', JSON.stringify(args.variableValues ?? {}), source.filter.visibility]
-      .join('\0');
+    const variables = JSON.stringify(args.variableValues ?? {});
+    const key = [document, args.operationName ?? '', variables, source.filter.visibility].join('\0');
     let group = this.groups.get(key);
     if (!group) this.groups.set(key, (group = { args, members: 0 }));
     const shared = group;
@@ -157,7 +157,8 @@ function payloadOf(group: Group, event: EventRecord): string {
     const result = execute({ ...group.args, rootValue: event });
     // The fields of `Event` are plain properties, so execution is synchronous; a promise would mean a resolver
     // reached out, and an error in the payload is better than a frame out of order.
-    const settled = 'then' in result ? { errors: [new GraphQLError('Event fields must resolve synchronously.')] } : result;
+    const unsettled = { errors: [new GraphQLError('Event fields must resolve synchronously.')] };
+    const settled = 'then' in result ? unsettled : result;
     const { errors, ...rest } = settled as ExecutionResult;
     group.event = event;
     group.payload = JSON.stringify({ ...rest, ...(errors ? { errors } : {}) });
