@@ -1,81 +1,201 @@
-// Issue 7 benchmark: one change → N concurrent graphql-ws subscribers; delivery latency p50/p99 and gateway memory.
+// Event fan-out benchmark: one change → N graphql-ws subscribers (optionally over two gateway replicas on one
+// PostgreSQL); latency from the write's start to receipt p50/p99, delivered/expected, gateway RSS per subscriber.
+//   BENCH_SUBSCRIBERS (1000), BENCH_REPLICAS (1; 2 spreads subscribers round-robin), BENCH_CHANGES (20),
+//   BENCH_CLIENT_THREADS (2)
 import { readFileSync } from 'node:fs';
-import { createClient } from 'graphql-ws';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
 import { createDatabase, login, startGateway } from './lib.mjs';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
+const REPLICAS = Number(process.env.BENCH_REPLICAS ?? 1);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 20);
+/** Client threads: one thread receiving 10,000 sockets would measure itself. */
+const THREADS = Number(process.env.BENCH_CLIENT_THREADS ?? 2);
+const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 const PROJECT = '/organizations/default/projects/default';
-const rssMb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+const QUERY = 'subscription { events(projectId: "default", resourceType: "content-types") { resourceId } }';
+const rssKb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]);
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function run(url, token, pid, count) {
-  const sentAt = new Map();
-  const latencies = [];
-  let received = 0;
-  const clients = [];
-  const before = rssMb(pid);
-  await Promise.all(
-    Array.from({ length: count }, () => {
-      const client = createClient({ url: url.replace(/^http/, 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${token}` }, lazy: false, retryAttempts: 0 });
-      clients.push(client);
-      return new Promise((subscribed) => {
-        client.on('connected', () => setTimeout(subscribed, 50));
-        client.subscribe(
-          { query: 'subscription { events(projectId: "default", resourceType: "content-types") { resourceId } }' },
-          {
-            next: ({ data }) => {
-              const at = sentAt.get(data.events.resourceId);
-              if (at !== undefined) latencies.push(Number(process.hrtime.bigint() - at) / 1e6);
-              received++;
-            },
-            error: (e) => console.error('subscription error', e),
-            complete: () => undefined,
-          },
-        );
-      });
-    }),
-  );
-  const withSubscribers = rssMb(pid);
-  for (let i = 0; i < CHANGES; i++) {
-    const started = process.hrtime.bigint();
-    const res = await fetch(`${url}/app/v1${PROJECT}/content-types`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ name: `Bench ${count}-${i}-${Date.now()}`, schema: { type: 'object' } }),
-    });
-    const { id } = await res.json();
-    sentAt.set(id, started);
-    const deadline = Date.now() + 10_000;
-    while (received < count * (i + 1) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
-  }
-  await Promise.all(clients.map((c) => c.dispose()));
-  return { count, delivered: latencies.length, expected: count * CHANGES, p50: percentile(latencies, 50), p99: percentile(latencies, 99), before, withSubscribers };
+/** `cp_graphql_ws_subscriptions` of one gateway, or undefined where the gauge does not exist (older builds). */
+async function registered(url) {
+  const res = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const line = (await res.text()).split('\n').find((l) => l.startsWith('cp_graphql_ws_subscriptions '));
+  return line === undefined ? undefined : Number(line.split(' ')[1]);
 }
 
-const db = await createDatabase();
-const gateway = await startGateway({ DATABASE_URL: db.url });
-try {
-  const token = await login(gateway.url);
-  const pid = gateway.pid;
-  const one = await run(gateway.url, token, pid, 1);
-  const many = await run(gateway.url, token, pid, SUBSCRIBERS);
-  const row = (r) =>
-    `| ${r.count} | ${r.delivered}/${r.expected} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${(r.p50 / one.p50).toFixed(2)} | ${(r.withSubscribers - r.before).toFixed(0)} |`;
-  console.log(
-    [
-      '### Event delivery over graphql-ws (publish → subscriber)',
-      '',
-      `${CHANGES} content-type creations, latency from the REST request start to receipt; ${new Date().toISOString()}`,
-      '',
-      '| subscribers | delivered | p50 ms | p99 ms | p50 vs 1 subscriber | gateway RSS added by the subscribers, MB |',
-      '|---:|---:|---:|---:|---:|---:|',
-      row(one),
-      row(many),
-    ].join('\n'),
+/**
+ * A bare graphql-transport-ws client (the graphql-ws client costs the bench more than the server it measures):
+ * receipt is timed when the frame arrives, and `next` frames are read without JSON parsing.
+ */
+function subscriber(url, token, onEvent) {
+  const address = url.replace(/^http/, 'ws') + '/graphql';
+  const socket = new WebSocket(address, 'graphql-transport-ws', { skipUTF8Validation: true });
+  const state = { socket, received: 0, closed: undefined };
+  return new Promise((resolve, reject) => {
+    const init = { type: 'connection_init', payload: { authorization: `Bearer ${token}` } };
+    socket.on('open', () => socket.send(JSON.stringify(init)));
+    socket.on('message', (data) => {
+      const at = process.hrtime.bigint();
+      const text = String(data);
+      const resource = /"resourceId":"([^"]+)"/.exec(text);
+      if (resource && text.includes('"type":"next"')) {
+        state.received++;
+        onEvent(resource[1], at);
+        return;
+      }
+      const message = JSON.parse(text);
+      if (message.type === 'connection_ack') {
+        socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: QUERY } }));
+        resolve(state);
+      } else if (message.type === 'error') console.error('subscription error', JSON.stringify(message.payload));
+    });
+    socket.on('close', (code) => (state.closed = code));
+    socket.on('error', reject);
+  });
+}
+
+/** One client thread: its share of the subscribers; arrivals go to the main thread in batches. */
+async function clientThread({ urls, token, from, to }) {
+  const clients = [];
+  let batch = [];
+  const flush = () => {
+    parentPort.postMessage({ arrivals: batch, waiting: clients.filter((c) => c.received === 0).length });
+    batch = [];
+  };
+  const onEvent = (id, at) => {
+    if (batch.length === 0) setImmediate(flush);
+    batch.push([id, Number(at)]);
+  };
+  // In batches, so the bench does not measure a connection storm.
+  for (let i = from; i < to; i += 250) {
+    const shard = Array.from({ length: Math.min(250, to - i) }, (_, j) =>
+      subscriber(urls[(i + j) % urls.length], token, onEvent),
+    );
+    clients.push(...(await Promise.all(shard)));
+  }
+  parentPort.postMessage({ connected: true, waiting: clients.length });
+  parentPort.on('message', () => {
+    const closed = clients.filter((c) => c.closed !== undefined).length;
+    const received = clients.reduce((n, c) => n + c.received, 0);
+    for (const c of clients) c.socket.terminate();
+    parentPort.postMessage({ closed, received });
+  });
+}
+
+async function change(url, token, name) {
+  const res = await fetch(`${url}/app/v1${PROJECT}/content-types`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ name, schema: { type: 'object' } }),
+  });
+  return (await res.json()).id;
+}
+
+async function run(gateways, token, count) {
+  // Receipt times by resource id: an event may arrive before its write's response does.
+  const arrivals = new Map();
+  const before = gateways.map((g) => rssKb(g.pid));
+  const threads = Math.min(THREADS, count);
+  const waiting = new Array(threads).fill(Infinity);
+  const workers = [];
+  let connected = 0;
+  for (let t = 0; t < threads; t++) {
+    const [from, to] = [Math.floor((t * count) / threads), Math.floor(((t + 1) * count) / threads)];
+    const urls = gateways.map((g) => g.url);
+    const worker = new Worker(new URL(import.meta.url), { workerData: { urls, token, from, to } });
+    worker.on('message', (m) => {
+      if (m.connected) connected++;
+      if (m.waiting !== undefined) waiting[t] = m.waiting;
+      for (const [id, at] of m.arrivals ?? []) {
+        if (!arrivals.has(id)) arrivals.set(id, []);
+        arrivals.get(id).push(at);
+      }
+    });
+    workers.push(worker);
+  }
+  while (connected < threads) await sleep(20);
+  // Ready = every subscription registered (the server's gauge), then one warm-up event received by every subscriber.
+  const readyBy = Date.now() + 120_000;
+  for (;;) {
+    const counts = await Promise.all(gateways.map((g) => registered(g.url)));
+    if (counts.includes(undefined) || counts.reduce((a, b) => a + b, 0) >= count || Date.now() > readyBy) break;
+    await sleep(20);
+  }
+  const registrationGauge = (await registered(gateways[0].url)) !== undefined;
+  let warmUps = 0;
+  while (waiting.some((n) => n > 0) && Date.now() < readyBy) {
+    warmUps++;
+    await change(gateways[0].url, token, `Warm-up ${count}-${Date.now()}`);
+    const warmBy = Date.now() + 5_000;
+    while (waiting.some((n) => n > 0) && Date.now() < warmBy) await sleep(5);
+  }
+  await sleep(500);
+  const withSubscribers = gateways.map((g) => rssKb(g.pid));
+  const latencies = [];
+  const measured = new Set();
+  for (let i = 0; i < CHANGES; i++) {
+    const started = Number(process.hrtime.bigint());
+    const id = await change(gateways[0].url, token, `Bench ${count}-${i}-${Date.now()}`);
+    measured.add(id);
+    const deadline = Date.now() + 10_000;
+    while ((arrivals.get(id)?.length ?? 0) < count && Date.now() < deadline) await sleep(2);
+    for (const at of arrivals.get(id) ?? []) latencies.push((at - started) / 1e6);
+  }
+  await sleep(200);
+  const ends = await Promise.all(
+    workers.map((w) => new Promise((resolve) => (w.once('message', resolve), w.postMessage('stop')))),
   );
-} finally {
-  await gateway.stop();
-  await db.drop();
+  await Promise.all(workers.map((w) => w.terminate()));
+  const received = ends.reduce((n, e) => n + e.received, 0);
+  const measuredReceived = [...measured].reduce((n, id) => n + arrivals.get(id).length, 0);
+  const addedKb = withSubscribers.reduce((a, b) => a + b, 0) - before.reduce((a, b) => a + b, 0);
+  return {
+    count,
+    delivered: latencies.length,
+    expected: count * CHANGES,
+    // Frames of measured events beyond one per subscriber (duplicates), or arriving after the 10 s deadline.
+    extra: measuredReceived - latencies.length,
+    closed: ends.reduce((n, e) => n + e.closed, 0),
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    rssPerSubscriberKb: addedKb / count,
+    readiness: registrationGauge ? `gauge + ${warmUps} warm-up` : `${warmUps} warm-up (no gauge)`,
+    received,
+  };
+}
+
+if (!isMainThread) {
+  await clientThread(workerData);
+} else {
+  const db = await createDatabase();
+  const gateways = [];
+  try {
+    for (let i = 0; i < REPLICAS; i++) gateways.push(await startGateway({ DATABASE_URL: db.url, METRICS_TOKEN }));
+    const token = await login(gateways[0].url);
+    const one = await run(gateways.slice(0, 1), token, 1);
+    const many = await run(gateways, token, SUBSCRIBERS);
+    const row = (r, replicas) =>
+      `| ${r.count} | ${replicas} | ${r.delivered}/${r.expected} | ${r.extra} | ${r.closed} | ${r.p50.toFixed(1)} | ` +
+      `${r.p99.toFixed(1)} | ${(r.p50 / one.p50).toFixed(2)} | ${r.rssPerSubscriberKb.toFixed(1)} | ${r.readiness} |`;
+    console.log(
+      [
+        '### Event delivery over graphql-ws (publish → subscriber)',
+        '',
+        `${CHANGES} content-type creations, latency from the REST request start to receipt; ` +
+          new Date().toISOString(),
+        '',
+        '| subscribers | replicas | delivered | late or duplicate | closed | p50 ms | p99 ms | p50 vs 1 subscriber | ' +
+          'RSS KB/subscriber | readiness |',
+        '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+        row(one, 1),
+        row(many, REPLICAS),
+      ].join('\n'),
+    );
+  } finally {
+    await Promise.all(gateways.map((g) => g.stop()));
+    await db.drop();
+  }
 }

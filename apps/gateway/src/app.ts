@@ -186,6 +186,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       feedPosition: () => feed.position,
       sseStreams: () => streams.size,
       wsConnections: () => subscriptions.connections,
+      wsSubscriptions: () => subscriptions.subscriptions,
     },
     async drain(deadline) {
       idempotencyCleanup.stop();

@@ -11,6 +11,7 @@ export interface RuntimeMetricsSources {
   feedPosition?: () => bigint;
   sseStreams?: () => number;
   wsConnections?: () => number;
+  wsSubscriptions?: () => number;
 }
 
 /** The tarn pool behind MikroORM's knex connection. */
@@ -55,6 +56,9 @@ export function registerRuntimeMetrics(sources: RuntimeMetricsSources): void {
   }
   if (sources.sseStreams) gaugeFrom('cp_sse_streams', 'Open Server-Sent Events streams.', sources.sseStreams);
   if (sources.wsConnections) gaugeFrom('cp_graphql_ws_connections', 'Open graphql-ws (subscription) connections.', sources.wsConnections);
+  if (sources.wsSubscriptions) {
+    gaugeFrom('cp_graphql_ws_subscriptions', 'Live graphql-ws `events` subscriptions.', sources.wsSubscriptions);
+  }
 }
 
 /** Times every request (first middleware) — cheap: one histogram observation when the response closes. */

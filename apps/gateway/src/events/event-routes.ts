@@ -3,7 +3,7 @@ import { currentPosition, eventCursor, eventFilterFor, listEvents, positionOf, r
 import { AppError, BadRequestError } from '@cp/errors';
 import type { LiveStreams } from '@cp/edge';
 import { eventSince, type Context } from '@cp/graphql';
-import { liveEvents, type AccessWatch } from '@cp/subgraph-server';
+import { liveEvents, MAX_BUFFERED_BYTES, type AccessWatch } from '@cp/subgraph-server';
 import type { Request, Response } from 'express';
 import { eventJson } from './event-json';
 
@@ -11,6 +11,18 @@ import { eventJson } from './event-json';
 export const EVENT_RESOURCE_TYPES = new Set(['content', 'content-types', 'components', 'packages', 'assets', 'tags', 'saved-searches', 'folders']);
 
 const HEARTBEAT_MS = 15_000;
+
+/** An event's SSE frame is the same for every stream that gets it: built once (the feed hands out one object). */
+const frames = new WeakMap<EventRecordOf, string>();
+type EventRecordOf = Parameters<typeof eventJson>[0];
+function frameOf(event: EventRecordOf): string {
+  let frame = frames.get(event);
+  if (frame === undefined) {
+    frame = `id: ${eventCursor(event)}\nevent: ${event.type}\ndata: ${JSON.stringify(eventJson(event))}\n\n`;
+    frames.set(event, frame);
+  }
+  return frame;
+}
 
 export const EVENT_PATHS = ['/events', '/:resourceType/events', '/:resourceType/:resourceId/events'];
 
@@ -73,9 +85,9 @@ async function stream(ctx: Context, feed: EventFeed, streams: LiveStreams, filte
     'X-Accel-Buffering': 'no',
   });
   res.write(': connected\n\n');
-  const write = (event: Parameters<typeof eventJson>[0]) => {
+  const write = (event: EventRecordOf) => {
     sent = BigInt(event.position!);
-    res.write(`id: ${eventCursor(event)}\nevent: ${event.type}\ndata: ${JSON.stringify(eventJson(event))}\n\n`);
+    res.write(frameOf(event));
   };
   const heartbeat = setInterval(() => res.write(': ping\n\n'), HEARTBEAT_MS);
   let closed = false;
@@ -99,6 +111,8 @@ async function stream(ctx: Context, feed: EventFeed, streams: LiveStreams, filte
     for await (const event of live) {
       if (closed) break;
       if (BigInt(event.position!) <= sent) continue;
+      // A client that stopped reading: end its stream (it resumes with Last-Event-ID) rather than buffer without end.
+      if (res.writableLength > MAX_BUFFERED_BYTES) break;
       write(event);
     }
   } catch {

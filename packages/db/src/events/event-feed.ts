@@ -70,25 +70,31 @@ export class EventFeed extends PollingWorker {
     const em = this.orm.em.fork();
     for (;;) {
       const events = await em.find(EventRecord, { position: { $gt: String(this.last) } }, { orderBy: { position: 'asc' }, limit: PAGE });
-      for (const event of events) {
-        // Watchers first, then the position moves: a reader that sees position N knows N's effects are applied.
-        for (const watcher of this.watchers) {
-          try {
-            watcher(event);
-          } catch (err) {
-            this.logger?.warn({ err }, 'an event watcher failed');
-          }
-        }
-        this.last = BigInt(event.position!);
-        for (const subscriber of this.subscribers) {
-          if (matches(event, subscriber.filter) && !subscriber.push(event)) {
-            this.subscribers.delete(subscriber);
-            subscriber.dropped();
-          }
-        }
-      }
+      for (const event of events) this.deliver(event);
       if (events.length < PAGE) return;
       em.clear();
+    }
+  }
+
+  /**
+   * Hands one event, next in position order, to the watchers and then to every matching subscriber, synchronously:
+   * subscribers of one event are served in one pass (the fan-out shares one serialisation among them).
+   */
+  deliver(event: EventRecord): void {
+    // Watchers first, then the position moves: a reader that sees position N knows N's effects are applied.
+    for (const watcher of this.watchers) {
+      try {
+        watcher(event);
+      } catch (err) {
+        this.logger?.warn({ err }, 'an event watcher failed');
+      }
+    }
+    this.last = BigInt(event.position!);
+    for (const subscriber of this.subscribers) {
+      if (matches(event, subscriber.filter) && !subscriber.push(event)) {
+        this.subscribers.delete(subscriber);
+        subscriber.dropped();
+      }
     }
   }
 }

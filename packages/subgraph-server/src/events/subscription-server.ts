@@ -8,27 +8,31 @@ import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Context, type Princi
 import type { ProjectDirectory } from '@cp/graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { execute, getOperationAST, GraphQLError, parse, print } from 'graphql';
-import type { ExecutionArgs, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import { createSourceEventStream, execute, getOperationAST, GraphQLError, parse, print, validate } from 'graphql';
+import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Authenticator, GatewayVouch } from '../caller';
 import type { AccessWatch, WatchedCaller } from './access-watch';
-import { liveEvents } from './live-queue';
+import { EventFanOut, EventStream, type FanOutTarget } from './fan-out';
 
 interface SubscriptionContext {
   principal: Principal;
   projects: ProjectDirectory;
   /** What the connection's subscriptions were allowed to read: re-checked on access changes (issue 11.5). */
   scopes?: Set<EventScope>;
+  /** Where the fan-out writes this subscription's frames. */
+  target?: FanOutTarget;
 }
 
 /** Frames above this close the socket (1009) before they are buffered further: subscriptions are small (issue 11.4). */
 export const MAX_FRAME_BYTES = 64 * 1024;
 /** A socket that has not sent `connection_init` by then is closed (4408). */
 export const CONNECTION_INIT_TIMEOUT_MS = 3_000;
+/** Parsed and validated documents kept by query text: a thousand subscribers of one query share one document. */
+const CACHED_DOCUMENTS = 500;
 
 /**
  * `schema` (our gateway's API schema, D13, or the content subgraph's own) with `Subscription.events` wired to the
@@ -45,7 +49,7 @@ export function buildSubscriptionSchema(schema: GraphQLSchema, feed: EventFeed):
           const scope: EventScope = { projectId, resourceType, resourceId };
           const filter = await eventFilterFor(ctx, scope);
           ctx.scopes?.add(scope);
-          return liveEvents(feed, filter);
+          return new EventStream(feed, filter);
         },
         resolve: (event: EventRecord) => event,
       };
@@ -118,6 +122,18 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
   // Frames are capped before authentication can even start: 8 sockets of 100 MiB frames no longer fill memory.
   const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: MAX_FRAME_BYTES });
   const callers = new WeakMap<object, SocketCaller>();
+  const fanOut = new EventFanOut();
+  const documents = new Map<string, { document: DocumentNode; errors: readonly GraphQLError[] }>();
+  const parsed = (query: string) => {
+    let entry = documents.get(query);
+    if (!entry) {
+      const document = parse(query);
+      entry = { document, errors: validate(schema, document) };
+      if (documents.size >= CACHED_DOCUMENTS) documents.delete(documents.keys().next().value!);
+      documents.set(query, entry);
+    }
+    return entry;
+  };
   const cleanup = useServer<Record<string, unknown> | undefined, { socket: WebSocket; request: IncomingMessage }>(
     {
       schema,
@@ -126,6 +142,8 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
         apollo && getOperationAST(args.document, args.operationName)?.operation !== 'subscription'
           ? viaGateway(args)
           : execute(args),
+      subscribe: (args: ExecutionArgs) =>
+        fanOut.subscribe(args, (args.contextValue as SubscriptionContext).target, createSourceEventStream),
       async onConnect(ctx) {
         const peer = ctx.extra.request.socket.remoteAddress;
         let caller: SocketCaller;
@@ -164,7 +182,15 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
         if (caller && !caller.vouched && !(await limiter.allow(caller.principal, caller.peer))) {
           return [new GraphQLError('Too many requests.', { extensions: { code: 'RATE_LIMITED' } })];
         }
-        const operation = operationOf(payload.query, payload.operationName);
+        let entry: ReturnType<typeof parsed> | undefined;
+        try {
+          entry = parsed(payload.query);
+        } catch {
+          // Unparsable documents are left to graphql-ws's own parsing and its error.
+          return undefined;
+        }
+        if (entry.errors.length) return [...entry.errors];
+        const operation = getOperationAST(entry.document, payload.operationName) ?? undefined;
         if (!apollo && operation && operation.operation !== 'subscription') {
           const message = 'Only subscriptions are served over WebSocket here; send queries and mutations over HTTP.';
           return [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } })];
@@ -177,11 +203,13 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
           const message = 'A subscription root field cannot carry @skip or @include.';
           return [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } })];
         }
-        return undefined;
+        const { operationName, variables } = payload;
+        return { schema, document: entry.document, operationName, variableValues: variables };
       },
-      context: (ctx): SubscriptionContext => {
+      context: (ctx, id): SubscriptionContext => {
         const caller = callers.get(ctx.extra);
-        return { principal: caller?.principal ?? ANONYMOUS, projects, scopes: caller?.scopes };
+        const target = { socket: ctx.extra.socket, id };
+        return { principal: caller?.principal ?? ANONYMOUS, projects, scopes: caller?.scopes, target };
       },
     },
     wss,
@@ -190,6 +218,10 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
     /** Open subscription connections (metrics). */
     get connections() {
       return wss.clients.size;
+    },
+    /** Live `events` subscriptions (metrics; benchmarks wait for it). */
+    get subscriptions() {
+      return fanOut.subscriptions;
     },
     /** Closes every socket with 1001 (Going Away); sockets that don't finish the handshake by `deadline` are cut. */
     async close(deadline = Date.now() + 5000) {
@@ -235,13 +267,4 @@ function credentials(params: Record<string, unknown> | undefined, request: Incom
   const given = read((name) => fromParams.get(name));
   if (given.authorization ?? given.apiKey ?? given.signed) return given;
   return read((name) => request.headers[name]);
-}
-
-/** Unparsable documents are left to graphql-ws's own validation. */
-function operationOf(query: string, operationName?: string | null): OperationDefinitionNode | undefined {
-  try {
-    return getOperationAST(parse(query), operationName ?? undefined) ?? undefined;
-  } catch {
-    return undefined;
-  }
 }
