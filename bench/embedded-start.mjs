@@ -54,9 +54,10 @@ try {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const stat = (kind, key) => median(samples[kind].map((s) => s[key]));
 const range = (kind, key, digits) => samples[kind].map((s) => s[key].toFixed(digits)).join(' / ');
+const ratio = (kind, key) => (stat(kind, key) / stat('before', key)).toFixed(2);
 const row = (label, kind) =>
-  `| ${label} | ${(stat(kind, 'ms') / 1000).toFixed(2)} (${range(kind, 'ms', 0)} ms) | ${(stat(kind, 'ms') / stat('before', 'ms')).toFixed(2)} ` +
-  `| ${stat(kind, 'rss').toFixed(0)} (${range(kind, 'rss', 0)}) | ${(stat(kind, 'rss') / stat('before', 'rss')).toFixed(2)} |`;
+  `| ${label} | ${(stat(kind, 'ms') / 1000).toFixed(2)} (${range(kind, 'ms', 0)} ms) | ${ratio(kind, 'ms')} ` +
+  `| ${stat(kind, 'rss').toFixed(0)} (${range(kind, 'rss', 0)}) | ${ratio(kind, 'rss')} |`;
 console.log(
   [
     `### Embedded first start (bench/embedded-start.mjs), ${ROUNDS} rounds, RSS after ${IDLE_MS} ms idle, ` +

@@ -53,7 +53,8 @@ describe('embedded database: first start', () => {
     }
     // The same migrations run one by one on a new database, as a start without initial data does.
     const migrated = join(root, 'migrated');
-    await (await openDatabase({ config: { database: { poolMax: 2, dataDir: migrated } }, modules: SUBGRAPHS.map((s) => s.database) })).close();
+    const config = { database: { poolMax: 2, dataDir: migrated } };
+    await (await openDatabase({ config, modules: SUBGRAPHS.map((s) => s.database) })).close();
     const [expected, actual] = [await embeddedSchema(migrated), await embeddedSchema(fromData)];
     expect(expected.migrations.length).toBeGreaterThan(20);
     expect(actual).toEqual(expected);

@@ -50,7 +50,8 @@ export async function startService(config: Config, logger: Logger = createLogger
   const secret = loadJwtSecret(config);
   // Checked before anything starts: remote subgraphs refuse a principal header not signed with it.
   const subgraphSecret = Object.keys(config.subgraphUrls).length ? loadSubgraphSecret(config, 'when SUBGRAPH_URLS is set') : undefined;
-  const db = await openDatabase({ config, modules: SUBGRAPHS.map((s) => s.database), logger, initialData: INITIAL_DATA });
+  const modules = SUBGRAPHS.map((s) => s.database);
+  const db = await openDatabase({ config, modules, logger, initialData: INITIAL_DATA });
   // Principals cached per replica, dropped by access events below (issue 12.4).
   const auth = createAuthService(config, secret, { cacheTtlSeconds: config.auth.cacheTtlSeconds });
   await bootstrap(db.orm.em.fork(), config.admin, logger);

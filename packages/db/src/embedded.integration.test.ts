@@ -65,7 +65,8 @@ describe('embedded initial data', () => {
     const dataDir = join(root, `data-${dirs++}`);
     const logged: { fromInitialData?: boolean; reason?: string }[] = [];
     const logger = { info: (o: object) => logged.push(o), warn: (o: object) => logged.push(o) } as unknown as Logger;
-    const db = await openDatabase({ config: { database: { poolMax: 2, dataDir } }, modules: [module], logger, initialData });
+    const config = { database: { poolMax: 2, dataDir } };
+    const db = await openDatabase({ config, modules: [module], logger, initialData });
     await db.close();
     return { schema: await embeddedSchema(dataDir), loaded: logged.some((o) => o.fromInitialData), logged };
   }
@@ -94,7 +95,8 @@ describe('embedded initial data', () => {
     const edited = moduleOf(['MigrationA', CreateAEdited]);
     const started = await firstStart(edited, file);
     expect(started.loaded).toBe(false);
-    expect(started.logged.map((o) => o.reason)).toContain('migration MigrationA differs from the one the initial data was built with');
+    const reasons = started.logged.map((o) => o.reason);
+    expect(reasons).toContain('migration MigrationA differs from the one the initial data was built with');
     expect(started.schema).toEqual((await firstStart(edited)).schema);
   }, 300_000);
 });

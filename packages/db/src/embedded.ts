@@ -42,7 +42,11 @@ export function embeddedIsNew(dataDir: string): boolean {
  * Opens (or creates) the database kept under `dataDir/pgdata`; data survive restarts. The caller holds
  * `embeddedLockPath`. A new one starts from `initialData` (a tarball of initial-data.ts) when given.
  */
-export async function startEmbeddedPostgres(dataDir: string, maxConnections: number, initialData?: string): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  maxConnections: number,
+  initialData?: string,
+): Promise<EmbeddedPostgres> {
   const dir = resolve(dataDir, 'pgdata');
   if (initialData && embeddedIsNew(dataDir)) await unpackInitialData(initialData, dir);
   mkdirSync(dir, { recursive: true });

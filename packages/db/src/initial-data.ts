@@ -42,10 +42,11 @@ export function checkInitialData(file: string, migrations: MigrationObject[]): {
   return changed ? { reason: `migration ${changed.name} differs from the one the initial data was built with` } : {};
 }
 
-/** Packs the data directory `pgdata` (of a stopped database built by running `migrations`) into `file`, with its manifest. */
+/** Packs `pgdata` (a stopped database built by running `migrations`) into `file`, with its manifest. */
 export async function packInitialData(pgdata: string, file: string, migrations: MigrationObject[]): Promise<void> {
   // Files and directories only: the socket of the server that built it stays behind.
-  const filesAndDirectories = (_path: string, entry: unknown) => !(entry instanceof Stats) || entry.isFile() || entry.isDirectory();
+  const filesAndDirectories = (_path: string, entry: unknown) =>
+    !(entry instanceof Stats) || entry.isFile() || entry.isDirectory();
   await tar.create({ file, gzip: true, cwd: pgdata, portable: true, filter: filesAndDirectories }, ['.']);
   const manifest: Manifest = { migrations: migrationPrints(migrations) };
   writeFileSync(manifestPath(file), `${JSON.stringify(manifest, null, 2)}\n`);

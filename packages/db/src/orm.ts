@@ -57,7 +57,8 @@ function lockDataDir(dataDir: string): DataLock {
   return acquireDataLock(embeddedLockPath(dataDir), resolve(dataDir));
 }
 
-async function open({ config, modules, logger, initialData }: OpenDatabaseOptions, lock: DataLock | undefined): Promise<Database> {
+async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): Promise<Database> {
+  const { config, modules, logger, initialData } = options;
   const { url, dataDir } = config.database;
   const initial = url ? undefined : initialDataFor(dataDir, modules, initialData, logger);
   let embedded = url ? undefined : await startEmbeddedPostgres(dataDir, 8, initial);
@@ -97,7 +98,7 @@ async function open({ config, modules, logger, initialData }: OpenDatabaseOption
 }
 
 /** The initial data for a new embedded DATA_DIR, when it fits these modules' migrations. */
-function initialDataFor(dataDir: string, modules: DatabaseModule[], file: string | undefined, logger?: Logger): string | undefined {
+function initialDataFor(dataDir: string, modules: DatabaseModule[], file?: string, logger?: Logger) {
   if (!file || !embeddedIsNew(dataDir)) return undefined;
   const { reason } = checkInitialData(file, allMigrations(modules));
   // Still correct, only slower: the database is created and every migration runs.
@@ -107,7 +108,7 @@ function initialDataFor(dataDir: string, modules: DatabaseModule[], file: string
 
 /**
  * Builds the embedded database's initial data at `file` (a build step): a new database with every migration of
- * `modules` applied and nothing else (the bootstrap of D5 runs at the first start), stopped cleanly before it is packed.
+ * `modules` applied and nothing else (the bootstrap of D5 runs at the first start), stopped cleanly, then packed.
  */
 export async function buildInitialData(modules: DatabaseModule[], file: string): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cp-initial-data-'));
