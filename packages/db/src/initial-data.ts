@@ -10,7 +10,7 @@ import * as tar from 'tar';
 const run = promisify(execFile);
 
 /** One migration the initial data holds: its name and a hash of its code. */
-export interface MigrationPrint {
+interface MigrationPrint {
   name: string;
   hash: string;
 }
@@ -21,7 +21,7 @@ interface Manifest {
 }
 
 /** Name and code of each migration: a migration edited after the build no longer matches its print. */
-export function migrationPrints(migrations: MigrationObject[]): MigrationPrint[] {
+function migrationPrints(migrations: MigrationObject[]): MigrationPrint[] {
   return migrations.map(({ name, class: type }) => ({
     name,
     hash: createHash('sha256').update(String(type)).digest('base64url'),
