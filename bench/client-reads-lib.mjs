@@ -38,6 +38,7 @@ export async function startReadGateway(env, { profileDir, root = ROOT } = {}) {
   }
   return {
     url,
+    pid: child.pid,
     /** Spawn → first 200 on /health. */
     coldStartMs: performance.now() - began,
     rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024,

@@ -2,6 +2,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openDatabase } from '@cp/db';
+import { embeddedSchema } from '@cp/db/testing';
+import { SUBGRAPHS } from '@cp/gateway';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
 import { JWT_SECRET, runCli, startService } from './support/service';
@@ -31,6 +34,31 @@ describe('embedded database (PGlite)', () => {
       await second.destroy();
     }
   });
+});
+
+describe('embedded database: first start', () => {
+  const root = mkdtempSync(join(tmpdir(), 'cp-embedded-first-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('loads the initial data built with the service, and ends with the schema of the migration path', async () => {
+    const fromData = join(root, 'initial-data');
+    const service = await startService({ database: 'pglite', dataDir: fromData });
+    try {
+      const started = service.output().split('\n').find((line) => line.includes('using embedded PostgreSQL'));
+      expect(JSON.parse(started!).fromInitialData, service.output()).toBe(true);
+      // The bootstrap (D5) still ran on it.
+      expect(await new Client(service.url).login()).toBeTruthy();
+    } finally {
+      await service.stop();
+    }
+    // The same migrations run one by one on a new database, as a start without initial data does.
+    const migrated = join(root, 'migrated');
+    const config = { database: { poolMax: 2, dataDir: migrated } };
+    await (await openDatabase({ config, modules: SUBGRAPHS.map((s) => s.database) })).close();
+    const [expected, actual] = [await embeddedSchema(migrated), await embeddedSchema(fromData)];
+    expect(expected.migrations.length).toBeGreaterThan(20);
+    expect(actual).toEqual(expected);
+  }, 300_000);
 });
 
 /** Runs the `content-platform` CLI on the embedded database under `dataDir`. */

@@ -2,7 +2,7 @@
 import { ConfigError, loadConfig, type Config } from '@cp/config';
 import { DataDirInUseError, openDatabase, type Database } from '@cp/db';
 import { allPermissions, type Permissions, type ProjectScope, type UserPrincipal } from '@cp/graphql';
-import { SUBGRAPHS } from '@cp/gateway';
+import { INITIAL_DATA, SUBGRAPHS } from '@cp/gateway';
 import { OWNER_ROLE, Project, Role, User } from '@cp/subgraph-access';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CliError, EXIT, RefusedError } from './errors';
@@ -20,7 +20,7 @@ export function cliConfig(): Config {
 export async function withDatabase<T>(config: Config, work: (db: Database) => Promise<T>): Promise<T> {
   let db: Database;
   try {
-    db = await openDatabase({ config, modules: SUBGRAPHS.map((s) => s.database) });
+    db = await openDatabase({ config, modules: SUBGRAPHS.map((s) => s.database), initialData: INITIAL_DATA });
   } catch (err) {
     if (err instanceof DataDirInUseError) {
       throw new CliError(

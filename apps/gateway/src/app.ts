@@ -31,7 +31,7 @@ import { announceWritesBeforeAnswering } from './read-cache/announce-writes';
 import { assertFamilyPrincipal, createRestHandler } from './rest';
 import { answerEarlyRefusals } from './early-answers';
 import { sendError, sendGraphQLError } from './send-error';
-import { allRoutes, subgraphModules } from './subgraphs';
+import { allRoutes, INITIAL_DATA, subgraphModules } from './subgraphs';
 
 export interface RunningService extends Host {
   /** The published-read cache (undefined with `CACHE=off`); `stats()` for metrics. */
@@ -50,6 +50,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     config,
     logger,
     modules,
+    initialData: INITIAL_DATA,
     // Subgraphs served here run their workers here; a remote subgraph's service runs its own (same module object).
     remote: config.subgraphUrls,
     async auth({ db, limiter, secret }) {

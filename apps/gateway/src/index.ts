@@ -1,7 +1,7 @@
 // Public surface of the gateway app for tests and benchmarks.
 export { startService, type RunningService } from './app';
 export { composeFromCode, SCHEMA_DIR, writeComposedSchemas } from './compose';
-export { SUBGRAPHS, defaultSubgraphUrl } from './subgraphs';
+export { INITIAL_DATA, SUBGRAPHS, defaultSubgraphUrl } from './subgraphs';
 export { allRoutes } from './subgraphs';
 export { PLAIN_ROUTES, type PlainRoute } from './plain-routes';
 export { openApiPath } from './openapi/document';

@@ -6,6 +6,7 @@ import { accessModule } from '@cp/subgraph-access';
 import { assetsModule } from '@cp/subgraph-assets';
 import { componentsModule } from '@cp/subgraph-components';
 import { contentModule, createContentModule } from '@cp/subgraph-content';
+import { join } from 'node:path';
 
 export type { SubgraphModule } from '@cp/host';
 
@@ -16,6 +17,9 @@ export function subgraphModules(): SubgraphModule[] {
 
 /** For what needs no running module: composition, REST routes, the database's tables. */
 export const SUBGRAPHS: SubgraphModule[] = [accessModule, contentModule, componentsModule, assetsModule];
+
+/** The embedded database's initial data: every migration applied, written by the build (build-initial-data.ts). */
+export const INITIAL_DATA = join(__dirname, 'initial-pgdata.tar.gz');
 
 export const defaultSubgraphUrl = (name: SubgraphName) => `http://127.0.0.1:${DEFAULT_SUBGRAPH_PORTS[name]}/graphql`;
 

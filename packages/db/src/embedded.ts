@@ -3,6 +3,7 @@ import { chmodSync, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
+import { unpackInitialData } from './initial-data';
 
 export interface EmbeddedPostgres {
   /** Where the pg driver connects: a socket directory (Unix socket) or `127.0.0.1`, and the port. */
@@ -32,9 +33,22 @@ export function embeddedLockPath(dataDir: string): string {
   return resolve(dataDir, 'pgdata.lock');
 }
 
-/** Opens (or creates) the database kept under `dataDir/pgdata`; data survive restarts. The caller holds `embeddedLockPath`. */
-export async function startEmbeddedPostgres(dataDir: string, maxConnections: number): Promise<EmbeddedPostgres> {
+/** True when `dataDir` holds no database yet. */
+export function embeddedIsNew(dataDir: string): boolean {
+  return !existsSync(resolve(dataDir, 'pgdata', 'PG_VERSION'));
+}
+
+/**
+ * Opens (or creates) the database kept under `dataDir/pgdata`; data survive restarts. The caller holds
+ * `embeddedLockPath`. A new one starts from `initialData` (a tarball of initial-data.ts) when given.
+ */
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  maxConnections: number,
+  initialData?: string,
+): Promise<EmbeddedPostgres> {
   const dir = resolve(dataDir, 'pgdata');
+  if (initialData && embeddedIsNew(dataDir)) await unpackInitialData(initialData, dir);
   mkdirSync(dir, { recursive: true });
   // PGlite is PostgreSQL compiled to WebAssembly. V8 tiers hot functions up with TurboFan, whose code and compile
   // memory (≈ 80 MB here, never given back) dominated the idle RSS of `npm start`; the baseline compiler alone keeps

@@ -2,13 +2,15 @@
 import type { Config, Logger } from '@cp/config';
 import type { EntityClass, MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { RevisionCheck } from '@cp/graphql';
 import { acquireDataLock, type DataLock } from './data-lock';
-import { embeddedLockPath, startEmbeddedPostgres } from './embedded';
+import { embeddedIsNew, embeddedLockPath, startEmbeddedPostgres } from './embedded';
 import { EventRecord } from './events/event.entity';
+import { checkInitialData, packInitialData } from './initial-data';
 import { coreMigrations } from './migrations';
 
 /** What a subgraph contributes to the database: its entities and its migrations, in order. */
@@ -30,18 +32,20 @@ export interface OpenDatabaseOptions {
   config: Pick<Config, 'database'>;
   modules: DatabaseModule[];
   logger?: Logger;
+  /** The embedded database's initial data (`buildInitialData`): a new DATA_DIR starts from it. */
+  initialData?: string;
 }
 
 // Any constant works: it only serialises concurrent migration runs of several replicas on one server.
 const MIGRATION_LOCK = 7_240_113;
 
-export async function openDatabase({ config, modules, logger }: OpenDatabaseOptions): Promise<Database> {
-  const url = config.database.url;
+export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
+  const url = options.config.database.url;
   // One opener for the embedded data, held until close() (across the restart below): a second process would serve
   // the same files from its own memory, and the two would overwrite each other's confirmed writes.
-  const lock = url ? undefined : lockDataDir(config.database.dataDir);
+  const lock = url ? undefined : lockDataDir(options.config.database.dataDir);
   try {
-    return await open(url, config, modules, lock, logger);
+    return await open(options, lock);
   } catch (err) {
     lock?.release();
     throw err;
@@ -53,9 +57,12 @@ function lockDataDir(dataDir: string): DataLock {
   return acquireDataLock(embeddedLockPath(dataDir), resolve(dataDir));
 }
 
-async function open(url: string | undefined, config: Pick<Config, 'database'>, modules: DatabaseModule[], lock: DataLock | undefined, logger?: Logger): Promise<Database> {
-  let embedded = url ? undefined : await startEmbeddedPostgres(config.database.dataDir, 8);
-  if (embedded) logger?.info({ dataDir: config.database.dataDir }, 'using embedded PostgreSQL (PGlite)');
+async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): Promise<Database> {
+  const { config, modules, logger, initialData } = options;
+  const { url, dataDir } = config.database;
+  const initial = url ? undefined : initialDataFor(dataDir, modules, initialData, logger);
+  let embedded = url ? undefined : await startEmbeddedPostgres(dataDir, 8, initial);
+  if (embedded) logger?.info({ dataDir, fromInitialData: Boolean(initial) }, 'using embedded PostgreSQL (PGlite)');
   let orm = await connect(modules, embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax: config.database.poolMax });
   const applied = await migrate(orm, !embedded);
   if (embedded && applied > 0) {
@@ -64,7 +71,7 @@ async function open(url: string | undefined, config: Pick<Config, 'database'>, m
     // files starts small: a first start pays about 0.3 s for it (issue 12.7).
     await orm.close(true);
     await embedded.stop();
-    embedded = await startEmbeddedPostgres(config.database.dataDir, 8);
+    embedded = await startEmbeddedPostgres(dataDir, 8);
     orm = await connect(modules, { host: embedded.host, port: embedded.port });
   }
   return {
@@ -90,6 +97,35 @@ async function open(url: string | undefined, config: Pick<Config, 'database'>, m
   };
 }
 
+/** The initial data for a new embedded DATA_DIR, when it fits these modules' migrations. */
+function initialDataFor(dataDir: string, modules: DatabaseModule[], file?: string, logger?: Logger) {
+  if (!file || !embeddedIsNew(dataDir)) return undefined;
+  const { reason } = checkInitialData(file, allMigrations(modules));
+  // Still correct, only slower: the database is created and every migration runs.
+  if (reason) logger?.warn({ reason }, 'creating the embedded database without initial data');
+  return reason ? undefined : file;
+}
+
+/**
+ * Builds the embedded database's initial data at `file` (a build step): a new database with every migration of
+ * `modules` applied and nothing else (the bootstrap of D5 runs at the first start), stopped cleanly, then packed.
+ */
+export async function buildInitialData(modules: DatabaseModule[], file: string): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cp-initial-data-'));
+  try {
+    const embedded = await startEmbeddedPostgres(dataDir, 2);
+    const orm = await connect(modules, { host: embedded.host, port: embedded.port });
+    await migrate(orm, false);
+    await orm.close(true);
+    await embedded.stop();
+    await packInitialData(join(dataDir, 'pgdata'), file, allMigrations(modules));
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+const allMigrations = (modules: DatabaseModule[]) => [...coreMigrations, ...modules.flatMap((m) => m.migrations)];
+
 type Target = { url: string; poolMax: number } | { host: string; port: number };
 
 function connect(modules: DatabaseModule[], target: Target): Promise<MikroORM> {
@@ -101,7 +137,7 @@ function connect(modules: DatabaseModule[], target: Target): Promise<MikroORM> {
     // D16: `If-Match` / `expectedRevision` compared when the change is flushed, inside its transaction.
     subscribers: [new RevisionCheck()],
     migrations: {
-      migrationsList: [...coreMigrations, ...modules.flatMap((m) => m.migrations)],
+      migrationsList: allMigrations(modules),
       transactional: true,
       allOrNothing: true,
       snapshot: false,

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { startEmbeddedPostgres } from './embedded';
 import { openDatabase, type Database, type DatabaseModule } from './orm';
 
 export type TestDatabaseKind = 'postgres' | 'pglite';
@@ -67,4 +68,44 @@ export async function openTestDatabase(kind: TestDatabaseKind, modules: Database
   const dataDir = mkdtempSync(join(tmpdir(), 'cp-pglite-'));
   const db = await openDatabase({ config: { database: { poolMax: 5, dataDir } }, modules });
   return { ...db, kind, destroy: async () => (await db.close(), rmSync(dataDir, { recursive: true, force: true })) };
+}
+
+/** Catalog queries whose rows make up a database's schema, as `pg_dump --schema-only` would print it. */
+const SCHEMA_QUERIES = {
+  relations: `select c.relname, c.relkind, c.relpersistence, c.reloptions::text as options, c.relacl::text as acl
+    from pg_class c where c.relnamespace = 'public'::regnamespace order by 1`,
+  columns: `select table_name, column_name, ordinal_position, data_type, udt_name, is_nullable, column_default,
+      is_identity, generation_expression
+    from information_schema.columns where table_schema = 'public' order by 1, 3`,
+  indexes: `select indexname, indexdef from pg_indexes where schemaname = 'public' order by 1`,
+  constraints: `select conrelid::regclass::text as relation, conname, pg_get_constraintdef(oid) as definition
+    from pg_constraint where connamespace = 'public'::regnamespace order by 1, 2`,
+  triggers: `select tgrelid::regclass::text as relation, tgname, tgenabled, pg_get_triggerdef(oid) as definition
+    from pg_trigger where not tgisinternal order by 1, 2`,
+  functions: `select proname, pg_get_functiondef(oid) as definition
+    from pg_proc where pronamespace = 'public'::regnamespace and prokind in ('f', 'p') order by 1, 2`,
+  views: `select viewname, definition from pg_views where schemaname = 'public' order by 1`,
+  extensions: `select extname, extversion from pg_extension order by 1`,
+  migrations: `select name from mikro_orm_migrations order by name`,
+};
+
+/**
+ * The schema of the embedded database under `dataDir`, read as it is on disk (nothing is migrated first): relations,
+ * columns, indexes, constraints, triggers, functions, views, extensions and the applied migrations.
+ */
+export async function embeddedSchema(dataDir: string): Promise<Record<keyof typeof SCHEMA_QUERIES, unknown[]>> {
+  const { Client } = await import('pg');
+  const embedded = await startEmbeddedPostgres(dataDir, 1);
+  const client = new Client({ host: embedded.host, port: embedded.port, user: 'postgres', database: 'postgres' });
+  try {
+    await client.connect();
+    const schema = {} as Record<keyof typeof SCHEMA_QUERIES, unknown[]>;
+    for (const [part, sql] of Object.entries(SCHEMA_QUERIES)) {
+      schema[part as keyof typeof SCHEMA_QUERIES] = (await client.query(sql)).rows;
+    }
+    return schema;
+  } finally {
+    await client.end();
+    await embedded.stop();
+  }
 }

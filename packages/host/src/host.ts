@@ -56,6 +56,8 @@ export interface HostOptions {
   logger: Logger;
   /** The modules whose tables this process opens and whose plain HTTP routes it may serve. */
   modules: SubgraphModule[];
+  /** A packed, fully migrated embedded data directory a first start unpacks instead of running initdb (the gateway's). */
+  initialData?: string;
   /** Modules served by another process: their workers and metrics run there, not here (`SUBGRAPH_URLS`). */
   remote?: Partial<Record<SubgraphName, string>>;
   /** Builds `SubgraphDeps.auth` (the access subgraph's AuthService) once the database and the limiter are up. */
@@ -86,9 +88,9 @@ export function packageVersion(distDir: string): string {
   return JSON.parse(readFileSync(join(distDir, '../package.json'), 'utf8')).version;
 }
 
-export async function startHost({ config, logger, modules, remote = {}, auth, http }: HostOptions): Promise<Host> {
+export async function startHost({ config, logger, modules, initialData, remote = {}, auth, http }: HostOptions): Promise<Host> {
   const secret = loadJwtSecret(config);
-  const db = await openDatabase({ config, modules: modules.map((m) => m.database), logger });
+  const db = await openDatabase({ config, modules: modules.map((m) => m.database), logger, initialData });
   // Transactional outbox: positions assigned right after this process's commits, announced to every replica.
   const databaseUrl = db.embedded ? undefined : config.database.url;
   const broker = await createBroker({ redisUrl: config.redisUrl, natsUrl: config.natsUrl, databaseUrl, logger });
