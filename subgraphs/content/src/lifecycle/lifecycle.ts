@@ -1,9 +1,8 @@
 // The state table shared by content types and content entries (spec "States and transitions", D3).
+import type { LifecycleAction } from '@cp/db';
 import { EntityStatus, transitionGuard } from '@cp/graphql';
 
 const { draft, modified, published, unpublished, deleted } = EntityStatus;
-
-export type LifecycleAction = 'update' | 'publish' | 'unpublish' | 'discard' | 'rollback' | 'delete' | 'restore' | 'migrate';
 
 export const assertTransition = transitionGuard<LifecycleAction>({
   update: { from: [draft, modified, published, unpublished], requested: modified },
@@ -29,20 +28,7 @@ export function restoredStatus(lastPublishedVersion: number | null | undefined):
   return lastPublishedVersion ? modified : draft;
 }
 
-/** The lifecycle transitions other than edits, each with the event action it records (D9). */
-export const TRANSITION_EVENTS = {
-  publish: 'published',
-  unpublish: 'unpublished',
-  discard: 'discarded',
-  rollback: 'rolledBack',
-  delete: 'deleted',
-  restore: 'restored',
-} as const;
-
-export type Transition = keyof typeof TRANSITION_EVENTS;
-
-/** The event a transition records; API keys may see it when it changes what clients see (D9). */
-export function transitionEvent(action: Transition, wasPublished: boolean) {
-  const published = action === 'publish' || action === 'unpublish' || (action === 'delete' && wasPublished);
-  return { action: TRANSITION_EVENTS[action], published };
+/** Published-state events that API keys may see: publish, unpublish and deleting what was published (D9). */
+export function publishedEvent(action: LifecycleAction, wasPublished: boolean): boolean {
+  return action === 'publish' || action === 'unpublish' || (action === 'delete' && wasPublished);
 }
