@@ -14,6 +14,7 @@ export * from './events/event-query';
 export * from './events/event-feed';
 export * from './events/event-access';
 export * from './project-scoped.entity';
+export * from './revisioned.entity';
 export * from './version-record.entity';
 export * from './immutable-rows';
 export * from './latest-versions';
