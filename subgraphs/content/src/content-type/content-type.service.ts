@@ -4,8 +4,7 @@ import { AppError, NotFoundError, ValidationFailedError } from '@cp/errors';
 import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { afterEdit, assertTransition, publishedEvent, restoredStatus } from '../lifecycle/lifecycle';
-import { cancelPendingSchedules } from '../schedule/cancel-schedules';
+import { afterEdit, assertTransition, deleteChange, publishedEvent, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
 import { latestPackageVersion } from '../shared/component-catalog';
 import { ContentTypeVersion, type ContentTypeSnapshot } from './content-type-version.entity';
 import { ContentType } from './content-type.entity';
@@ -90,10 +89,7 @@ export class ContentTypeService {
   }
 
   unpublish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'unpublish', actorId, async (_tx, type) => {
-      type.status = EntityStatus.unpublished;
-      return type.version;
-    });
+    return this.transition(em, scope, id, 'unpublish', actorId, unpublishChange);
   }
 
   discard(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
@@ -113,19 +109,11 @@ export class ContentTypeService {
   }
 
   delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'delete', actorId, async (tx, type) => {
-      type.status = EntityStatus.deleted;
-      await cancelPendingSchedules(tx, 'content-types', type.id);
-      return type.version;
-    });
+    return this.transition(em, scope, id, 'delete', actorId, deleteChange('content-types'));
   }
 
   restore(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'restore', actorId, async (_tx, type) => {
-      type.status = restoredStatus(type.lastPublishedVersion);
-      type.version = null;
-      return null;
-    });
+    return this.transition(em, scope, id, 'restore', actorId, restoreChange);
   }
 
   /** `PATCH …/status`: published and deleted run the real transitions; draft is the spec's unvalidated override. */

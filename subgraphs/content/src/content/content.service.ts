@@ -6,8 +6,7 @@ import { LockMode } from '@mikro-orm/core';
 import { RawQueryFragment, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { ContentType } from '../content-type/content-type.entity';
-import { afterEdit, assertTransition, publishedEvent, restoredStatus } from '../lifecycle/lifecycle';
-import { cancelPendingSchedules } from '../schedule/cancel-schedules';
+import { afterEdit, assertTransition, deleteChange, publishedEvent, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
 import { compileContent } from './content-compile';
 import { Folder } from '../folder/folder.entity';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
@@ -108,10 +107,7 @@ export class ContentService {
   }
 
   unpublish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'unpublish', actorId, async (_tx, entry) => {
-      entry.status = EntityStatus.unpublished;
-      return entry.version;
-    });
+    return this.transition(em, scope, id, 'unpublish', actorId, unpublishChange);
   }
 
   discard(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
@@ -134,19 +130,11 @@ export class ContentService {
   }
 
   delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'delete', actorId, async (tx, entry) => {
-      entry.status = EntityStatus.deleted;
-      await cancelPendingSchedules(tx, 'content', entry.id);
-      return entry.version;
-    });
+    return this.transition(em, scope, id, 'delete', actorId, deleteChange('content'));
   }
 
   restore(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'restore', actorId, async (_tx, entry) => {
-      entry.status = restoredStatus(entry.lastPublishedVersion);
-      entry.version = null;
-      return null;
-    });
+    return this.transition(em, scope, id, 'restore', actorId, restoreChange);
   }
 
   /** Spec "Migrate rules" 1–5: validated against the target version, then a working copy on the new type version. */

@@ -1,6 +1,9 @@
 // The state table shared by content types and content entries (spec "States and transitions", D3).
 import type { LifecycleAction } from '@cp/db';
 import { EntityStatus, transitionGuard } from '@cp/graphql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { cancelPendingSchedules } from '../schedule/cancel-schedules';
+import type { ScheduleResourceType } from '../schedule/schedule.entity';
 
 const { draft, modified, published, unpublished, deleted } = EntityStatus;
 
@@ -23,9 +26,34 @@ export function afterEdit(entity: { status: EntityStatus; version?: number | nul
   }
 }
 
+/** What the changes below touch of a content type or an entry. */
+interface Versioned {
+  id: string;
+  status: EntityStatus;
+  version?: number | null;
+  lastPublishedVersion?: number | null;
+}
+
+/** Unpublish: the event names the version taken off the published API. */
+export async function unpublishChange(_tx: EntityManager, record: Versioned): Promise<number | null | undefined> {
+  record.status = unpublished;
+  return record.version;
+}
+
+/** Delete cancels the record's pending schedules in the same transaction (D15). */
+export function deleteChange(resourceType: ScheduleResourceType) {
+  return async (tx: EntityManager, record: Versioned): Promise<number | null | undefined> => {
+    record.status = deleted;
+    await cancelPendingSchedules(tx, resourceType, record.id);
+    return record.version;
+  };
+}
+
 /** Restore gives `modified` when a published version exists, otherwise `draft` (D3). */
-export function restoredStatus(lastPublishedVersion: number | null | undefined): EntityStatus {
-  return lastPublishedVersion ? modified : draft;
+export async function restoreChange(_tx: EntityManager, record: Versioned): Promise<null> {
+  record.status = record.lastPublishedVersion ? modified : draft;
+  record.version = null;
+  return null;
 }
 
 /** Published-state events that API keys may see: publish, unpublish and deleting what was published (D9). */
