@@ -1,10 +1,17 @@
 // Content type rules: tenancy-scoped reads, creation, partial update and the lifecycle (D3), each write with its event.
 import { assertProjectReferences, lifecycleTransition, nextVersion, recordEvent, transactionalNamed } from '@cp/db';
-import { AppError, NotFoundError, ValidationFailedError } from '@cp/errors';
+import { AppError, NotFoundError } from '@cp/errors';
 import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { afterEdit, assertTransition, deleteChange, publishedEvent, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
+import {
+  afterEdit,
+  assertTransition,
+  deleteChange,
+  publishedEvent,
+  restoreChange,
+  unpublishChange,
+} from '../lifecycle/lifecycle';
 import { latestPackageVersion } from '../shared/component-catalog';
 import { ContentTypeVersion, type ContentTypeSnapshot } from './content-type-version.entity';
 import { ContentType } from './content-type.entity';
@@ -16,7 +23,7 @@ import { assertValidJsonSchema } from './schema-validation';
 const OVERRIDABLE = [EntityStatus.draft, EntityStatus.published, EntityStatus.deleted];
 
 export class ContentTypeService {
-  /** Every write after creation but `PATCH …/status` to draft: lock, state table, change, event (NAME_TAKEN on names). */
+  /** Writes after creation (not `PATCH …/status` to draft): lock, state table, change, event; NAME_TAKEN on names. */
   private readonly transition = lifecycleTransition({
     resourceType: 'content-types',
     namedAs: 'content type',

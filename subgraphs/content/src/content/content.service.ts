@@ -1,12 +1,19 @@
 // Content rules: create against the latest published type version, validate (D6), lifecycle (D3), migrate, find (D1, D2).
 import { assertProjectFolder, lifecycleTransition, nextVersion, recordEvent } from '@cp/db';
-import { AppError, BadRequestError, NotFoundError, ValidationFailedError } from '@cp/errors';
+import { AppError, BadRequestError, NotFoundError } from '@cp/errors';
 import { CursorPagination, decodeCursor, encodeCursor, EntityStatus, keysetPage, offsetPage, parseLimit, parseOffsetArgs, type ProjectScope, distinctNames, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
 import { RawQueryFragment, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { ContentType } from '../content-type/content-type.entity';
-import { afterEdit, assertTransition, deleteChange, publishedEvent, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
+import {
+  afterEdit,
+  assertTransition,
+  deleteChange,
+  publishedEvent,
+  restoreChange,
+  unpublishChange,
+} from '../lifecycle/lifecycle';
 import { compileContent } from './content-compile';
 import { Folder } from '../folder/folder.entity';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
