@@ -4,14 +4,8 @@ import { AppError, NotFoundError } from '@cp/errors';
 import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import {
-  afterEdit,
-  assertTransition,
-  deleteChange,
-  publishedEvent,
-  restoreChange,
-  unpublishChange,
-} from '../lifecycle/lifecycle';
+import { afterEdit, assertTransition, publishedEvent } from '../lifecycle/lifecycle';
+import { deleteChange, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
 import { latestPackageVersion } from '../shared/component-catalog';
 import { ContentTypeVersion, type ContentTypeSnapshot } from './content-type-version.entity';
 import { ContentType } from './content-type.entity';

@@ -6,14 +6,8 @@ import { LockMode } from '@mikro-orm/core';
 import { RawQueryFragment, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { ContentType } from '../content-type/content-type.entity';
-import {
-  afterEdit,
-  assertTransition,
-  deleteChange,
-  publishedEvent,
-  restoreChange,
-  unpublishChange,
-} from '../lifecycle/lifecycle';
+import { afterEdit, assertTransition, publishedEvent } from '../lifecycle/lifecycle';
+import { deleteChange, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
 import { compileContent } from './content-compile';
 import { Folder } from '../folder/folder.entity';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
