@@ -1,7 +1,8 @@
 // A project API key (spec "API Key"): read-only client access to one project's published (or, D18, working) state.
+import { RevisionedEntity } from '@cp/db';
 import { Entity, Enum, Index, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { Field, ID, ObjectType, registerEnumType, Int } from 'type-graphql';
+import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
 
 export enum ApiKeyStatus {
   active = 'active',
@@ -32,11 +33,7 @@ registerEnumType(ApiKeyScope, {
 @ObjectType({ description: 'A key for the client API (`x-api-key`); its value is shown only when it is created.' })
 @Entity({ tableName: 'api_key' })
 @Index({ properties: ['organizationId', 'projectId', 'createdAt'] })
-export class ApiKey {
-  @Field(() => Int, { description: 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.' })
-  @Property({ version: true, default: 1 })
-  revision!: number & Opt;
-
+export class ApiKey extends RevisionedEntity {
   @Field(() => ID, { description: 'Identifier.' })
   @PrimaryKey({ length: 64 })
   id: string = randomUUID();

@@ -1,9 +1,10 @@
 // A role: a named set of permission flags per resource (the spec's Role table).
+import { RevisionedEntity } from '@cp/db';
 import type { Permissions } from '@cp/graphql';
 import { JSONObjectScalar } from '@cp/graphql';
 import { Entity, Index, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { Directive, Field, ID, ObjectType, Int } from 'type-graphql';
+import { Directive, Field, ID, ObjectType } from 'type-graphql';
 
 /** The bootstrap role (D5): every flag; it always keeps at least one user so the organization stays administrable. */
 export const OWNER_ROLE = 'Owner';
@@ -13,11 +14,7 @@ export const OWNER_ROLE = 'Owner';
 @Entity({ tableName: 'role' })
 @Unique({ properties: ['organizationId', 'name'] })
 @Index({ properties: ['organizationId', 'createdAt'] })
-export class Role {
-  @Field(() => Int, { description: 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.' })
-  @Property({ version: true, default: 1 })
-  revision!: number & Opt;
-
+export class Role extends RevisionedEntity {
   @Field(() => ID, { description: 'Identifier.' })
   @PrimaryKey({ length: 64 })
   id: string = randomUUID();

@@ -1,17 +1,14 @@
 // An administrator account: signs in with email and password, acts through its role.
+import { RevisionedEntity } from '@cp/db';
 import { Entity, Index, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
-import { Directive, Field, ID, ObjectType, Int } from 'type-graphql';
+import { Directive, Field, ID, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'A person (or automation user) who administers an organization.' })
 @Directive('@key(fields: "id")')
 @Entity({ tableName: 'user' })
 @Index({ properties: ['organizationId', 'createdAt'] })
-export class User {
-  @Field(() => Int, { description: 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.' })
-  @Property({ version: true, default: 1 })
-  revision!: number & Opt;
-
+export class User extends RevisionedEntity {
   @Field(() => ID, { description: 'Identifier.' })
   @PrimaryKey({ length: 64 })
   id: string = randomUUID();

@@ -1,7 +1,7 @@
 // A component: TypeScript source of a view or layout, compiled by the service; versioned through packages.
 import { EntityStatus, JSONObjectScalar } from '@cp/graphql';
 import { Entity, Enum, Index, Property, Unique, type Opt } from '@mikro-orm/core';
-import { ProjectScopedEntity } from '@cp/db';
+import { RevisionedProjectEntity } from '@cp/db';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'A view or layout written in TypeScript; the service compiles it and derives its props schema.' })
@@ -9,11 +9,7 @@ import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 @Entity({ tableName: 'component' })
 @Unique({ properties: ['projectId', 'name'] })
 @Index({ properties: ['projectId', 'createdAt'] })
-export class Component extends ProjectScopedEntity {
-  @Field(() => Int, { description: 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.' })
-  @Property({ version: true, default: 1 })
-  revision!: number & Opt;
-
+export class Component extends RevisionedProjectEntity {
   @Field({ description: 'Name, unique in the project; content refers to components by name.' })
   @Property()
   name!: string;

@@ -1,7 +1,8 @@
 // Component rules: compile on every source change, names unique per project, lifecycle per the state table, events.
-import { recordEvent, transactionalNamed } from '@cp/db';
+import { lifecycleTransition, recordEvent, transactionalNamed } from '@cp/db';
 import { AppError, BadRequestError, NotFoundError } from '@cp/errors';
 import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope } from '@cp/graphql';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { compileComponent } from '../compiler/component-compiler';
 import { Package } from '../package/package.entity';
@@ -13,13 +14,22 @@ import type { CreateComponentInput, UpdateComponentInput } from './component.inp
 const TYPES = ['view', 'layout'] as const;
 
 export class ComponentService {
+  /** Every write after creation: lock, state table, change, event (NAME_TAKEN on names). */
+  private readonly transition = lifecycleTransition({
+    resourceType: 'components',
+    namedAs: 'component',
+    lock: (tx, scope, id) => this.get(tx, scope, id, true),
+    guard: assertTransition,
+  });
+
   list(em: EntityManager, scope: ProjectScope, args: CursorArgs) {
     const where = { organizationId: scope.organizationId, projectId: scope.projectId };
     return keysetPage(em, Component, { where, sortField: 'createdAt', direction: 'desc', args });
   }
 
-  async get(em: EntityManager, scope: ProjectScope, id: string): Promise<Component> {
-    const component = await em.findOne(Component, { id, organizationId: scope.organizationId, projectId: scope.projectId });
+  async get(em: EntityManager, scope: ProjectScope, id: string, lock = false): Promise<Component> {
+    const where = { id, organizationId: scope.organizationId, projectId: scope.projectId };
+    const component = await em.findOne(Component, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!component) throw new NotFoundError('Component', id);
     return component;
   }
@@ -60,25 +70,19 @@ export class ComponentService {
     if (name !== undefined && !name) throw new BadRequestError('The component failed validation.', { name: 'must not be empty' });
     if (name !== undefined && name.length > 255) throw new BadRequestError('The component failed validation.', { name: 'must be at most 255 characters' });
     const built = input.content === undefined ? undefined : await compileComponent(input.content);
-    return transactionalNamed(em, 'component', name ?? '', async (tx) => {
-      const component = await this.get(tx, scope, id);
-      assertTransition(component.status, 'update');
+    return this.transition(em, scope, id, 'update', actorId, async (_tx, component) => {
       if (name !== undefined) component.name = name;
       if (input.type !== undefined) component.type = input.type as 'view' | 'layout';
       if (input.content !== undefined && built) Object.assign(component, { content: input.content, ...built });
       if (input.collectionId !== undefined) component.collectionId = input.collectionId;
       if (input.metadata !== undefined) component.metadata = { ...input.metadata, author: component.metadata.author };
       this.toWorkingCopy(component);
-      recordEvent(tx, { resourceType: 'components', action: 'updated', resourceId: id, ...scope, actorId });
-      return component;
     });
   }
 
   /** Components a package references can't be deleted (D3); others are soft-deleted. */
-  async delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return em.transactional(async (tx) => {
-      const component = await this.get(tx, scope, id);
-      assertTransition(component.status, 'delete');
+  delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
+    return this.transition(em, scope, id, 'delete', actorId, async (tx, component) => {
       const packages = await tx.find(
         Package,
         { organizationId: scope.organizationId, projectId: scope.projectId, components: { $contains: [{ id }] } as never },
@@ -88,50 +92,34 @@ export class ComponentService {
         throw new AppError('COMPONENT_IN_USE', 'Packages reference this component.', { packages: packages.map((p) => p.version) });
       }
       component.status = EntityStatus.deleted;
-      recordEvent(tx, { resourceType: 'components', action: 'deleted', resourceId: id, ...scope, actorId });
-      return component;
     });
   }
 
-  /** Cancels the working copy: back to the last published version. */
-  async discard(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    let restored = '';
-    return transactionalNamed(em, 'component', () => restored, async (tx) => {
-      const component = await this.get(tx, scope, id);
-      assertTransition(component.status, 'discard');
+  /** Cancels the working copy: back to the last published version (whose name may be taken since: NAME_TAKEN). */
+  discard(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
+    return this.transition(em, scope, id, 'discard', actorId, async (tx, component) => {
       const last = await this.version(tx, component, component.lastPublishedVersion!);
       this.copyFrom(component, last);
-      restored = component.name;
       component.status = EntityStatus.published;
       component.version = last.version;
-      recordEvent(tx, { resourceType: 'components', action: 'discarded', resourceId: id, ...scope, actorId, version: last.version });
-      return component;
+      return last.version;
     });
   }
 
   /** A working copy from an earlier version; existing versions are untouched. */
-  async rollback(em: EntityManager, scope: ProjectScope, id: string, version: number, actorId: string) {
-    let restored = '';
-    return transactionalNamed(em, 'component', () => restored, async (tx) => {
-      const component = await this.get(tx, scope, id);
-      assertTransition(component.status, 'rollback');
+  rollback(em: EntityManager, scope: ProjectScope, id: string, version: number, actorId: string) {
+    return this.transition(em, scope, id, 'rollback', actorId, async (tx, component) => {
       this.copyFrom(component, await this.version(tx, component, version));
-      restored = component.name;
       this.toWorkingCopy(component);
-      recordEvent(tx, { resourceType: 'components', action: 'rolledBack', resourceId: id, ...scope, actorId, version });
-      return component;
+      return version;
     });
   }
 
   /** Back from `deleted`: `modified` when a published version exists, otherwise `draft` (D3). */
-  async restore(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return em.transactional(async (tx) => {
-      const component = await this.get(tx, scope, id);
-      assertTransition(component.status, 'restore');
+  restore(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
+    return this.transition(em, scope, id, 'restore', actorId, async (_tx, component) => {
       component.status = component.lastPublishedVersion ? EntityStatus.modified : EntityStatus.draft;
       component.version = null;
-      recordEvent(tx, { resourceType: 'components', action: 'restored', resourceId: id, ...scope, actorId });
-      return component;
     });
   }
 

@@ -1,5 +1,5 @@
 // Package rules (D7): one transaction publishes every draft/modified component and records the library snapshot.
-import { recordEvent } from '@cp/db';
+import { nextVersion, recordEvent } from '@cp/db';
 import { AppError, NotFoundError } from '@cp/errors';
 import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
@@ -48,7 +48,7 @@ export class PackageService {
       );
       if (pending.length === 0) throw new AppError('NOTHING_TO_PUBLISH', 'No draft or modified component to publish.');
       for (const component of pending) {
-        const version = (component.lastPublishedVersion ?? 0) + 1;
+        const version = nextVersion(component);
         const { name, type, title, description: about, content, compiled, schema } = component;
         tx.create(ComponentVersion, { componentId: component.id, ...inProject, version, name, type, title, description: about, content, compiled: compiled ?? '', schema, createdById: actorId });
         Object.assign(component, { status: EntityStatus.published, version, lastPublishedVersion: version });

@@ -1,7 +1,7 @@
 // A content type: the JSON Schema and component rules that content entries of this type follow.
 import { JSONObjectScalar, JSONScalar } from '@cp/graphql';
 import { Entity, Enum, Index, Property, Unique, type Opt } from '@mikro-orm/core';
-import { ProjectScopedEntity } from '@cp/db';
+import { RevisionedProjectEntity } from '@cp/db';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 import { EntityStatus } from '@cp/graphql';
 
@@ -10,11 +10,7 @@ import { EntityStatus } from '@cp/graphql';
 @Entity({ tableName: 'content_type' })
 @Unique({ properties: ['projectId', 'name'] })
 @Index({ properties: ['projectId', 'createdAt'] })
-export class ContentType extends ProjectScopedEntity {
-  @Field(() => Int, { description: 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.' })
-  @Property({ version: true, default: 1 })
-  revision!: number & Opt;
-
+export class ContentType extends RevisionedProjectEntity {
   @Field({ description: 'Display name, unique in the project.' })
   @Property()
   name!: string;

@@ -1,11 +1,11 @@
 // Content type rules: tenancy-scoped reads, creation, partial update and the lifecycle (D3), each write with its event.
-import { assertProjectReferences, recordEvent, transactionalNamed } from '@cp/db';
-import { AppError, NotFoundError, ValidationFailedError } from '@cp/errors';
+import { assertProjectReferences, lifecycleTransition, nextVersion, recordEvent, transactionalNamed } from '@cp/db';
+import { AppError, NotFoundError } from '@cp/errors';
 import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { afterEdit, assertTransition, restoredStatus, transitionEvent, type Transition } from '../lifecycle/lifecycle';
-import { cancelPendingSchedules } from '../schedule/cancel-schedules';
+import { afterEdit, assertTransition, publishedEvent } from '../lifecycle/lifecycle';
+import { deleteChange, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
 import { latestPackageVersion } from '../shared/component-catalog';
 import { ContentTypeVersion, type ContentTypeSnapshot } from './content-type-version.entity';
 import { ContentType } from './content-type.entity';
@@ -17,6 +17,15 @@ import { assertValidJsonSchema } from './schema-validation';
 const OVERRIDABLE = [EntityStatus.draft, EntityStatus.published, EntityStatus.deleted];
 
 export class ContentTypeService {
+  /** Writes after creation (not `PATCH …/status` to draft): lock, state table, change, event; NAME_TAKEN on names. */
+  private readonly transition = lifecycleTransition({
+    resourceType: 'content-types',
+    namedAs: 'content type',
+    lock: (tx, scope, id) => this.get(tx, scope, id, true),
+    guard: assertTransition,
+    published: publishedEvent,
+  });
+
   list(em: EntityManager, scope: ProjectScope, args: CursorArgs) {
     return keysetPage(em, ContentType, {
       where: { organizationId: scope.organizationId, projectId: scope.projectId },
@@ -61,22 +70,18 @@ export class ContentTypeService {
     const name = input.name === undefined ? undefined : requireName(input.name);
     if (input.schema !== undefined) assertValidJsonSchema(input.schema);
     if (input.componentIdsAllowList !== undefined) await assertValidAllowList(em, scope, input.componentIdsAllowList);
-    return transactionalNamed(em, 'content type', name ?? '', async (tx) => {
-      const type = await this.get(tx, scope, id, true);
-      assertTransition(type.status, 'update');
+    return this.transition(em, scope, id, 'update', actorId, async (tx, type) => {
       await assertTypeReferences(tx, scope, input);
       const changes = Object.fromEntries(Object.entries({ ...input, name }).filter(([, v]) => v !== undefined));
       tx.assign(type, changes);
       afterEdit(type);
-      recordEvent(tx, { resourceType: 'content-types', action: 'updated', resourceId: type.id, ...scope, actorId });
-      return type;
     });
   }
 
   /** The next consecutive version: the row lock makes concurrent publishes queue, the unique key backs it up (D3). */
   publish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
     return this.transition(em, scope, id, 'publish', actorId, async (tx, type) => {
-      const version = (type.lastPublishedVersion ?? 0) + 1;
+      const version = nextVersion(type);
       const packageVersion = await latestPackageVersion(tx, scope);
       tx.create(ContentTypeVersion, { contentTypeId: type.id, ...scope, version, content: snapshot(type), packageVersion, createdById: actorId });
       Object.assign(type, { status: EntityStatus.published, version, lastPublishedVersion: version, packageVersion });
@@ -85,10 +90,7 @@ export class ContentTypeService {
   }
 
   unpublish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'unpublish', actorId, async (_tx, type) => {
-      type.status = EntityStatus.unpublished;
-      return type.version;
-    });
+    return this.transition(em, scope, id, 'unpublish', actorId, unpublishChange);
   }
 
   discard(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
@@ -108,19 +110,11 @@ export class ContentTypeService {
   }
 
   delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'delete', actorId, async (tx, type) => {
-      type.status = EntityStatus.deleted;
-      await cancelPendingSchedules(tx, 'content-types', type.id);
-      return type.version;
-    });
+    return this.transition(em, scope, id, 'delete', actorId, deleteChange('content-types'));
   }
 
   restore(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'restore', actorId, async (_tx, type) => {
-      type.status = restoredStatus(type.lastPublishedVersion);
-      type.version = null;
-      return null;
-    });
+    return this.transition(em, scope, id, 'restore', actorId, restoreChange);
   }
 
   /** `PATCH …/status`: published and deleted run the real transitions; draft is the spec's unvalidated override. */
@@ -149,28 +143,6 @@ export class ContentTypeService {
     const row = await em.findOne(ContentTypeVersion, { contentTypeId: type.id, version });
     if (!row) throw new NotFoundError('ContentTypeVersion', String(version));
     return row;
-  }
-
-  /** Locks the row, checks the state table, applies `change`, records the event (published-state events flagged, D9). */
-  private async transition(
-    em: EntityManager,
-    scope: ProjectScope,
-    id: string,
-    action: Transition,
-    actorId: string,
-    change: (tx: EntityManager, type: ContentType) => Promise<number | null | undefined>,
-  ): Promise<ContentType> {
-    // Discard and rollback bring back an earlier name, which another type may have taken since: 409 NAME_TAKEN.
-    let name = '';
-    return transactionalNamed(em, 'content type', () => name, async (tx) => {
-      const type = await this.get(tx, scope, id, true);
-      assertTransition(type.status, action);
-      const wasPublished = Boolean(type.lastPublishedVersion);
-      const version = await change(tx, type);
-      name = type.name;
-      recordEvent(tx, { resourceType: 'content-types', ...transitionEvent(action, wasPublished), resourceId: id, ...scope, actorId, version });
-      return type;
-    });
   }
 }
 

@@ -1,17 +1,13 @@
 // A content entry: a document of a content type, with its lifecycle, versions and compiled module (D6).
 import { EntityStatus, JSONObjectScalar } from '@cp/graphql';
 import { Entity, Enum, Property, type Opt } from '@mikro-orm/core';
-import { ProjectScopedEntity, VersionRecord } from '@cp/db';
+import { RevisionedProjectEntity, VersionRecord } from '@cp/db';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'An entry of a content type.' })
 @Directive('@key(fields: "id")')
 @Entity({ tableName: 'content' })
-export class Content extends ProjectScopedEntity {
-  @Field(() => Int, { description: 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.' })
-  @Property({ version: true, default: 1 })
-  revision!: number & Opt;
-
+export class Content extends RevisionedProjectEntity {
   @Field(() => ID, { description: 'The content type.' })
   @Property({ length: 64 })
   typeId!: string;

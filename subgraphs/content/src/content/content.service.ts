@@ -1,13 +1,13 @@
 // Content rules: create against the latest published type version, validate (D6), lifecycle (D3), migrate, find (D1, D2).
-import { assertProjectFolder, recordEvent } from '@cp/db';
-import { AppError, BadRequestError, NotFoundError, ValidationFailedError } from '@cp/errors';
+import { assertProjectFolder, lifecycleTransition, nextVersion, recordEvent } from '@cp/db';
+import { AppError, BadRequestError, NotFoundError } from '@cp/errors';
 import { CursorPagination, decodeCursor, encodeCursor, EntityStatus, keysetPage, offsetPage, parseLimit, parseOffsetArgs, type ProjectScope, distinctNames, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
 import { RawQueryFragment, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { ContentType } from '../content-type/content-type.entity';
-import { afterEdit, assertTransition, restoredStatus, transitionEvent, type Transition } from '../lifecycle/lifecycle';
-import { cancelPendingSchedules } from '../schedule/cancel-schedules';
+import { afterEdit, assertTransition, publishedEvent } from '../lifecycle/lifecycle';
+import { deleteChange, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
 import { compileContent } from './content-compile';
 import { Folder } from '../folder/folder.entity';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
@@ -28,6 +28,14 @@ const typeVersions = new WeakMap<object, Map<string, FrozenTypeVersion>>();
 export class ContentService {
   /** Without semantic search (embeddings off), `query` falls back to full-text matching. */
   constructor(private readonly semantic?: SemanticSearch) {}
+
+  /** Every write after creation: lock, state table, change, event (published-state events flagged, D9). */
+  private readonly transition = lifecycleTransition({
+    resourceType: 'content',
+    lock: (tx, scope, id) => this.get(tx, scope, id, true),
+    guard: assertTransition,
+    published: publishedEvent,
+  });
 
   async get(em: EntityManager, scope: ProjectScope, id: string, lock = false): Promise<Content> {
     const where = { id, organizationId: scope.organizationId, projectId: scope.projectId };
@@ -65,9 +73,7 @@ export class ContentService {
   }
 
   async update(em: EntityManager, scope: ProjectScope, id: string, input: UpdateContentInput, actorId: string): Promise<Content> {
-    return em.transactional(async (tx) => {
-      const entry = await this.get(tx, scope, id, true);
-      assertTransition(entry.status, 'update');
+    return this.transition(em, scope, id, 'update', actorId, async (tx, entry) => {
       const typeVersion = await this.typeVersion(tx, entry.typeId, entry.typeVersion);
       if (input.content !== undefined) await this.validate(tx, scope, input.content, typeVersion);
       if (input.name !== undefined) entry.name = requireName(input.name);
@@ -85,15 +91,13 @@ export class ContentService {
       if (input.metadata !== undefined) entry.metadata = clientMetadata(input.metadata, entry.metadata);
       afterEdit(entry);
       entry.compiled = await compileContent(tx, scope, entry, typeVersion.content.layoutComponentId);
-      recordEvent(tx, { resourceType: 'content', action: 'updated', resourceId: id, ...scope, actorId });
-      return entry;
     });
   }
 
   /** The next consecutive version under a row lock (concurrent publishes queue; the unique key backs it up, D3). */
   publish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
     return this.transition(em, scope, id, 'publish', actorId, async (tx, entry) => {
-      const version = (entry.lastPublishedVersion ?? 0) + 1;
+      const version = nextVersion(entry);
       entry.metadata = { ...entry.metadata, publishedAt: new Date().toISOString(), publishedBy: actorId };
       Object.assign(entry, { status: EntityStatus.published, version, lastPublishedVersion: version });
       const typeVersion = await this.typeVersion(tx, entry.typeId, entry.typeVersion);
@@ -104,10 +108,7 @@ export class ContentService {
   }
 
   unpublish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'unpublish', actorId, async (_tx, entry) => {
-      entry.status = EntityStatus.unpublished;
-      return entry.version;
-    });
+    return this.transition(em, scope, id, 'unpublish', actorId, unpublishChange);
   }
 
   discard(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
@@ -130,26 +131,16 @@ export class ContentService {
   }
 
   delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'delete', actorId, async (tx, entry) => {
-      entry.status = EntityStatus.deleted;
-      await cancelPendingSchedules(tx, 'content', entry.id);
-      return entry.version;
-    });
+    return this.transition(em, scope, id, 'delete', actorId, deleteChange('content'));
   }
 
   restore(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'restore', actorId, async (_tx, entry) => {
-      entry.status = restoredStatus(entry.lastPublishedVersion);
-      entry.version = null;
-      return null;
-    });
+    return this.transition(em, scope, id, 'restore', actorId, restoreChange);
   }
 
   /** Spec "Migrate rules" 1–5: validated against the target version, then a working copy on the new type version. */
   async migrate(em: EntityManager, scope: ProjectScope, id: string, targetTypeVersion: number, actorId: string): Promise<Content> {
-    return em.transactional(async (tx) => {
-      const entry = await this.get(tx, scope, id, true);
-      assertTransition(entry.status, 'migrate');
+    return this.transition(em, scope, id, 'migrate', actorId, async (tx, entry) => {
       const target = await tx.findOne(ContentTypeVersion, { contentTypeId: entry.typeId, version: targetTypeVersion });
       if (!target) {
         throw new AppError('TYPE_VERSION_NOT_FOUND', `Content type version ${targetTypeVersion} does not exist.`, { typeId: entry.typeId, targetVersion: targetTypeVersion });
@@ -161,8 +152,6 @@ export class ContentService {
       Object.assign(entry, { typeVersion: target.version, packageVersion: target.packageVersion });
       afterEdit(entry);
       entry.compiled = await compileContent(tx, scope, entry, target.content.layoutComponentId);
-      recordEvent(tx, { resourceType: 'content', action: 'migrated', resourceId: id, ...scope, actorId });
-      return entry;
     });
   }
 
@@ -316,24 +305,6 @@ export class ContentService {
     const allowList = typeVersion.content.componentIdsAllowList ?? [];
     const allowed = document.components === undefined ? new Map() : await allowedComponents(em, scope, allowList);
     validateDocument(document, typeVersion.content.schema, allowed);
-  }
-
-  private async transition(
-    em: EntityManager,
-    scope: ProjectScope,
-    id: string,
-    action: Transition,
-    actorId: string,
-    change: (tx: EntityManager, entry: Content) => Promise<number | null | undefined>,
-  ): Promise<Content> {
-    return em.transactional(async (tx) => {
-      const entry = await this.get(tx, scope, id, true);
-      assertTransition(entry.status, action);
-      const wasPublished = Boolean(entry.lastPublishedVersion);
-      const version = await change(tx, entry);
-      recordEvent(tx, { resourceType: 'content', ...transitionEvent(action, wasPublished), resourceId: id, ...scope, actorId, version });
-      return entry;
-    });
   }
 }
 

@@ -1,16 +1,12 @@
 // A folder (D12): places content in a tree; `path` is the names from the root.
-import { ProjectScopedEntity } from '@cp/db';
-import { Entity, Property, Unique, type Opt } from '@mikro-orm/core';
-import { Field, ID, ObjectType, Int } from 'type-graphql';
+import { RevisionedProjectEntity } from '@cp/db';
+import { Entity, Property, Unique } from '@mikro-orm/core';
+import { Field, ID, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'A folder of content entries; folders nest.' })
 @Entity({ tableName: 'folder' })
 @Unique({ properties: ['projectId', 'name'] })
-export class Folder extends ProjectScopedEntity {
-  @Field(() => Int, { description: 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.' })
-  @Property({ version: true, default: 1 })
-  revision!: number & Opt;
-
+export class Folder extends RevisionedProjectEntity {
   @Field(() => String, { description: 'Name, unique in the project (D11).' })
   @Property()
   name!: string;

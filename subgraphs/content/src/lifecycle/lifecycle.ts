@@ -1,9 +1,11 @@
 // The state table shared by content types and content entries (spec "States and transitions", D3).
+import type { LifecycleAction } from '@cp/db';
 import { EntityStatus, transitionGuard } from '@cp/graphql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { cancelPendingSchedules } from '../schedule/cancel-schedules';
+import type { ScheduleResourceType } from '../schedule/schedule.entity';
 
 const { draft, modified, published, unpublished, deleted } = EntityStatus;
-
-export type LifecycleAction = 'update' | 'publish' | 'unpublish' | 'discard' | 'rollback' | 'delete' | 'restore' | 'migrate';
 
 export const assertTransition = transitionGuard<LifecycleAction>({
   update: { from: [draft, modified, published, unpublished], requested: modified },
@@ -24,25 +26,37 @@ export function afterEdit(entity: { status: EntityStatus; version?: number | nul
   }
 }
 
-/** Restore gives `modified` when a published version exists, otherwise `draft` (D3). */
-export function restoredStatus(lastPublishedVersion: number | null | undefined): EntityStatus {
-  return lastPublishedVersion ? modified : draft;
+/** What the changes below touch of a content type or an entry. */
+interface Versioned {
+  id: string;
+  status: EntityStatus;
+  version?: number | null;
+  lastPublishedVersion?: number | null;
 }
 
-/** The lifecycle transitions other than edits, each with the event action it records (D9). */
-export const TRANSITION_EVENTS = {
-  publish: 'published',
-  unpublish: 'unpublished',
-  discard: 'discarded',
-  rollback: 'rolledBack',
-  delete: 'deleted',
-  restore: 'restored',
-} as const;
+/** Unpublish: the event names the version taken off the published API. */
+export async function unpublishChange(_tx: EntityManager, record: Versioned): Promise<number | null | undefined> {
+  record.status = unpublished;
+  return record.version;
+}
 
-export type Transition = keyof typeof TRANSITION_EVENTS;
+/** Delete cancels the record's pending schedules in the same transaction (D15). */
+export function deleteChange(resourceType: ScheduleResourceType) {
+  return async (tx: EntityManager, record: Versioned): Promise<number | null | undefined> => {
+    record.status = deleted;
+    await cancelPendingSchedules(tx, resourceType, record.id);
+    return record.version;
+  };
+}
 
-/** The event a transition records; API keys may see it when it changes what clients see (D9). */
-export function transitionEvent(action: Transition, wasPublished: boolean) {
-  const published = action === 'publish' || action === 'unpublish' || (action === 'delete' && wasPublished);
-  return { action: TRANSITION_EVENTS[action], published };
+/** Restore gives `modified` when a published version exists, otherwise `draft` (D3). */
+export async function restoreChange(_tx: EntityManager, record: Versioned): Promise<null> {
+  record.status = record.lastPublishedVersion ? modified : draft;
+  record.version = null;
+  return null;
+}
+
+/** Published-state events that API keys may see: publish, unpublish and deleting what was published (D9). */
+export function publishedEvent(action: LifecycleAction, wasPublished: boolean): boolean {
+  return action === 'publish' || action === 'unpublish' || (action === 'delete' && wasPublished);
 }

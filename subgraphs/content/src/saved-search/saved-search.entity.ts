@@ -1,17 +1,13 @@
 // A saved search (D12): a named D2 search body (plus `search`/`query` strings) that can be executed again.
 import { JSONObjectScalar } from '@cp/graphql';
-import { ProjectScopedEntity } from '@cp/db';
-import { Entity, Property, Unique, type Opt } from '@mikro-orm/core';
-import { Field, ID, ObjectType, Int } from 'type-graphql';
+import { RevisionedProjectEntity } from '@cp/db';
+import { Entity, Property, Unique } from '@mikro-orm/core';
+import { Field, ID, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'A named content search, executable by admins and (published content only) by API keys.' })
 @Entity({ tableName: 'saved_search' })
 @Unique({ properties: ['projectId', 'name'] })
-export class SavedSearch extends ProjectScopedEntity {
-  @Field(() => Int, { description: 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.' })
-  @Property({ version: true, default: 1 })
-  revision!: number & Opt;
-
+export class SavedSearch extends RevisionedProjectEntity {
   @Field(() => String, { description: 'Name, unique in the project.' })
   @Property()
   name!: string;
