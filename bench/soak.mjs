@@ -216,7 +216,7 @@ function operations(url, seeded) {
           headers: admin,
           body: { typeId: seeded.typeId, name: `Soak ${n++}`, content: { title: `Soak ${n}`, body: 'Soak body. '.repeat(50), tags: ['soak'] } },
         });
-        if (created) (writes.events++, live.push(created.id), dirty.add(created.id));
+        if (created) { writes.events++; live.push(created.id); dirty.add(created.id); }
       },
     ],
     [
@@ -226,7 +226,7 @@ function operations(url, seeded) {
         const id = takeEntry();
         if (!id) return;
         const updated = await call('update content', `${app}/content/${id}`, { method: 'PUT', headers: admin, body: { content: { title: `Updated ${n++}`, body: 'Changed. '.repeat(60), tags: ['news', 't1'] } } });
-        if (updated) (writes.events++, dirty.add(id));
+        if (updated) { writes.events++; dirty.add(id); }
         busy.delete(id);
       },
     ],
@@ -237,7 +237,7 @@ function operations(url, seeded) {
         const id = takeEntry(dirty);
         if (!id) return;
         const published = await call('publish content', `${app}/content/${id}/publish`, { method: 'POST', headers: admin });
-        if (published) (writes.events++, dirty.delete(id));
+        if (published) { writes.events++; dirty.delete(id); }
         busy.delete(id);
       },
     ],
@@ -251,7 +251,7 @@ function operations(url, seeded) {
         if (!id) return;
         if (seeded.ids.includes(id)) return void busy.delete(id);
         const deleted = await call('delete content', `${app}/content/${id}`, { method: 'DELETE', headers: admin });
-        if (deleted) (writes.events++, live.splice(live.indexOf(id), 1), dirty.delete(id));
+        if (deleted) { writes.events++; live.splice(live.indexOf(id), 1); dirty.delete(id); }
         busy.delete(id);
       },
     ],
@@ -264,7 +264,7 @@ function operations(url, seeded) {
           wrote(await call('tags', `${app}/tags/${id}`, { method: 'DELETE', headers: admin }));
         } else {
           const tag = await call('tags', `${app}/tags`, { method: 'POST', headers: admin, body: { name: `soak-${n++}-${Date.now()}` } });
-          if (tag) (writes.events++, tags.push(tag.id));
+          if (tag) { writes.events++; tags.push(tag.id); }
         }
       },
     ],

@@ -100,7 +100,7 @@ function toRequest({ operation, shape }: Generated): Sent {
   if (shape.transport === 'get') {
     const enc = encodeURIComponent;
     const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
-    let params = pairs.map(([k, v]) => `${k}=${enc(text(v))}`);
+    const params = pairs.map(([k, v]) => `${k}=${enc(text(v))}`);
     const repeated = pairs.find(([k]) => k === shape.repeat);
     if (repeated) params.push(`${repeated[0]}=${enc(text(repeated[0] === 'variables' ? { limit: 2 } : repeated[1]))}`);
     const filler = Array.from({ length: shape.padding }, (_, i) => `p${i}=1`);

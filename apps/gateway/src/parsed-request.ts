@@ -13,6 +13,7 @@ export interface ParsedUrl {
 }
 
 /** Path segments are ids and names: never control characters, never `.`/`..`, always valid UTF-8 percent-encoding. */
+// eslint-disable-next-line no-control-regex -- control characters are exactly what this refuses
 const PATH_CONTROL = /[\u0000-\u001f\u007f]/;
 
 /** A lone UTF-16 surrogate (from `%ED%A0%80`-style input or a `\ud800` JSON escape) is not text. */

@@ -10,6 +10,7 @@ export interface CompiledQuery {
 /** Where each binding comes from: a leaf of the filter (its index) or a constant of the shape. */
 type Slot = { leaf: number } | { constant: unknown };
 
+// eslint-disable-next-line no-control-regex -- NUL can't occur in SQL text, so it marks a slot unambiguously
 const SENTINEL = /^\u0000slot:(\d+)\u0000$/;
 const sentinel = (i: number) => `\u0000slot:${i}\u0000`;
 

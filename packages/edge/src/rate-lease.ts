@@ -1,4 +1,4 @@
-// Issue 12.5: shared rate-limit counters without a store round trip per request: each replica leases a slice of a budget.
+// Shared rate-limit counters without a store round trip per request: each replica leases a slice of a budget.
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 /** One request's answer from a budget window. */
@@ -54,7 +54,6 @@ const LEASE_SHARE = 0.01;
 export function leasedBudget(limiter: RateLimiterAbstract): Budget {
   const chunk = Math.floor(limiter.points * LEASE_SHARE);
   if (chunk <= 1) return directBudget(limiter);
-  const store = directBudget(limiter);
   const leases = new Map<string, Lease>();
   const refills = new Map<string, Promise<void>>();
 

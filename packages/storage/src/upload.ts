@@ -131,6 +131,7 @@ export function sanitizeFileName(raw: string | undefined): string {
   const base = (raw ?? '').split(/[\\/]/).pop() ?? '';
   const cleaned = base
     .normalize('NFC')
+    // eslint-disable-next-line no-control-regex -- control characters are removed from file names on purpose
     .replace(/[\u0000-\u001f\u007f"<>|:*?]/g, '')
     .replace(/^\.+/, '')
     .trim()

@@ -2,8 +2,6 @@
 // own /graphql, the way Hive Gateway, Apollo Router and Cosmo open subscriptions to a subgraph.
 import type { Logger } from '@cp/config';
 import { EventFeed, type EventBroker } from '@cp/db';
-import type { ProjectDirectory } from '@cp/graphql';
-import type { GraphQLSchema } from 'graphql';
 import { AccessWatch } from './events/access-watch';
 import { buildSubscriptionSchema, startSubscriptionServer } from './events/subscription-server';
 import type { SubscriptionServerDeps } from './events/subscription-server';

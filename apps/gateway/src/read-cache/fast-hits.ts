@@ -5,7 +5,7 @@ import { observeRequest } from '@cp/metrics';
 import { sharedCacheable, type ApiKeyPrincipal } from '@cp/graphql';
 import type { ApiKeyService } from '@cp/subgraph-access';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { setApiHeaders } from '../api-headers';
 import { assertJsonDepth, assertSafeGraphQLPayload } from '../input-guard';

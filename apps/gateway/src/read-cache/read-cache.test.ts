@@ -6,7 +6,7 @@ const response = (text: string): CachedResponse => ({ contentType: 'application/
 
 describe('ReadCache', () => {
   it('refuses a fill that started before an event of its project, keeps one of another project', () => {
-    let applied = 0n;
+    const applied = 0n;
     const cache = new ReadCache({ maxBytes: 1 << 20, appliedPosition: () => applied });
     const before = cache.ticket('p');
     const other = cache.ticket('q');

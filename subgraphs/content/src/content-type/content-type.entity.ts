@@ -2,7 +2,7 @@
 import { JSONObjectScalar, JSONScalar } from '@cp/graphql';
 import { Entity, Enum, Index, Property, Unique, type Opt } from '@mikro-orm/core';
 import { RevisionedProjectEntity } from '@cp/db';
-import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
+import { Directive, Field, Int, ObjectType } from 'type-graphql';
 import { EntityStatus } from '@cp/graphql';
 
 @ObjectType({ description: 'The schema and component rules that content entries of this type follow.' })

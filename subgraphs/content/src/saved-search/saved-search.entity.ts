@@ -2,7 +2,7 @@
 import { JSONObjectScalar } from '@cp/graphql';
 import { RevisionedProjectEntity } from '@cp/db';
 import { Entity, Property, Unique } from '@mikro-orm/core';
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'A named content search, executable by admins and (published content only) by API keys.' })
 @Entity({ tableName: 'saved_search' })

@@ -1,6 +1,6 @@
 // Rules shared by tags, folders and saved searches: project scope, names unique in the project (409 NAME_TAKEN, D11), events.
 import { escapeLike, recordEvent, transactionalNamed, type EventResourceType } from '@cp/db';
-import { NotFoundError, ValidationFailedError } from '@cp/errors';
+import { NotFoundError } from '@cp/errors';
 import { offsetPage, type OffsetArgs, type ProjectScope, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityClass, EntityManager, FilterQuery, RequiredEntityData } from '@mikro-orm/postgresql';

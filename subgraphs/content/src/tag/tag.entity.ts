@@ -1,7 +1,7 @@
 // A tag (D12): a project-wide label; content and assets carry tag names.
 import { RevisionedProjectEntity } from '@cp/db';
 import { Entity, Property, Unique } from '@mikro-orm/core';
-import { Field, ID, ObjectType } from 'type-graphql';
+import { Field, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'A label; entries carry tag names in `tags`, and an unknown name creates the tag.' })
 @Entity({ tableName: 'tag' })
