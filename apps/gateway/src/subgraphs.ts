@@ -22,3 +22,13 @@ export const defaultSubgraphUrl = (name: SubgraphName) => `http://127.0.0.1:${DE
 export function allRoutes(): RestRoutes {
   return Object.assign({}, ...SUBGRAPHS.map((s) => s.routes));
 }
+
+/** Root fields anyone may call without a credential: those whose module marks their routes `public`. */
+export const PUBLIC_FIELDS: ReadonlySet<string> = new Set(
+  Object.entries(allRoutes())
+    .filter(([, byFamily]) => Object.values(byFamily).some((route) => route?.public))
+    .map(([field]) => field),
+);
+/** Every module's REST reference types and exceptions (`RestShape`), as sofa takes them. */
+export const SOFA_MODELS: string[] = SUBGRAPHS.flatMap((s) => s.restShape?.models ?? []);
+export const SOFA_IGNORE: string[] = SUBGRAPHS.flatMap((s) => s.restShape?.ignore ?? []);

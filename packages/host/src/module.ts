@@ -1,7 +1,7 @@
 // One module object per subgraph: everything a host (the gateway or a standalone service) needs to run it.
 import type { Config, Logger, SubgraphName } from '@cp/config';
 import type { BackgroundWorker, DatabaseModule } from '@cp/db';
-import type { BuiltSubgraph, RestRoutes, RouteFamily } from '@cp/graphql';
+import type { BuiltSubgraph, RestRoutes, RestShape, RouteFamily } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 
@@ -42,6 +42,8 @@ export interface SubgraphModule {
   database: DatabaseModule;
   /** Root fields exposed as REST routes (mounted by the gateway with sofa). */
   routes: RestRoutes;
+  /** How REST answers shape this module's types (the gateway unions every module's). */
+  restShape?: RestShape;
   build(deps: BuildDeps): Promise<BuiltSubgraph>;
   http?(deps: SubgraphDeps): HttpRoute[];
   workers?(deps: SubgraphDeps): BackgroundWorker[];

@@ -61,5 +61,11 @@ export const accessModule: SubgraphModule = {
   name: 'access',
   database: accessDatabase,
   routes: accessRoutes,
+  restShape: {
+    /** Nested users are references: sofa selects `createdBy` as `{id}` and REST sends the id string. */
+    models: ['User'],
+    /** `LoginResult.user` is the signed-in user itself, and `UserList.data` the listed users: not references. */
+    ignore: ['LoginResult.user', 'UserList.data'],
+  },
   build: ({ config, secret, auth }) => buildAccessSubgraph(auth instanceof AuthService ? auth : createAuthService(config, secret)),
 };
