@@ -57,7 +57,7 @@ export function buildAccessSubgraph(auth: AuthService): Promise<BuiltSubgraph> {
 }
 
 /** The access subgraph as its hosts run it. */
-export const accessModule: SubgraphModule = {
+export const accessModule: SubgraphModule<AuthService> = {
   name: 'access',
   database: accessDatabase,
   routes: accessRoutes,
@@ -67,5 +67,5 @@ export const accessModule: SubgraphModule = {
     /** `LoginResult.user` is the signed-in user itself, and `UserList.data` the listed users: not references. */
     ignore: ['LoginResult.user', 'UserList.data'],
   },
-  build: ({ config, secret, auth }) => buildAccessSubgraph(auth instanceof AuthService ? auth : createAuthService(config, secret)),
+  build: ({ config, secret, auth }) => buildAccessSubgraph(auth ?? createAuthService(config, secret)),
 };
