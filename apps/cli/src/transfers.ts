@@ -1,12 +1,16 @@
-// The subgraphs' project transfers, in import order (content types may name layout components, so the order is only for readability: there are no cross-subgraph foreign keys).
-import { loadJwtSecret, type Config } from '@cp/config';
+// The modules' project transfers, in import order: components first, since content types may name layout components
+// (only for readability: there are no cross-subgraph foreign keys).
+import { loadJwtSecret, type Config, type SubgraphName } from '@cp/config';
 import type { ProjectTransfer } from '@cp/db';
-import { createAssetsTransfer } from '@cp/subgraph-assets';
-import { createComponentsTransfer } from '@cp/subgraph-components';
-import { createContentTransfer } from '@cp/subgraph-content';
+import { SUBGRAPHS } from '@cp/supergraph';
+
+const ORDER: readonly SubgraphName[] = ['components', 'content', 'assets', 'access'];
 
 export function projectTransfers(config: Config): ProjectTransfer[] {
-  return [createComponentsTransfer(config), createContentTransfer(loadJwtSecret(config)), createAssetsTransfer(config)];
+  const deps = { config, secret: loadJwtSecret(config) };
+  const rank = (name: SubgraphName) => ORDER.indexOf(name);
+  const modules = [...SUBGRAPHS].sort((a, b) => rank(a.name) - rank(b.name));
+  return modules.flatMap((m) => m.transfer?.(deps) ?? []);
 }
 
 export const allKinds = (transfers: ProjectTransfer[]) => transfers.flatMap((t) => [...t.kinds]);

@@ -5,7 +5,7 @@ import {
   isEqualType, isInputObjectType, isScalarType, GraphQLBoolean, Kind,
   type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type OperationTypeNode, type TypeNode,
 } from 'graphql';
-import { SOFA_IGNORE, SOFA_MODELS } from './subgraphs';
+import { SOFA_IGNORE, SOFA_MODELS } from '@cp/supergraph';
 
 /** The operation sofa builds for a `Query.x`/`Mutation.x` field (same builder, models, ignore list and depth). */
 export function operationFor(schema: GraphQLSchema, field: string): DocumentNode {

@@ -11,7 +11,7 @@ import { assertJsonDepth, assertSafeJsonValue } from './input-guard';
 import { parsedUrl } from './parsed-request';
 import { assertQueryParameters } from './query-parameters';
 import { getVariables, operationFor, pathParameters } from './rest-operations';
-import { PUBLIC_FIELDS, SOFA_IGNORE, SOFA_MODELS } from './subgraphs';
+import { PUBLIC_FIELDS, SOFA_IGNORE, SOFA_MODELS } from '@cp/supergraph';
 import { currentScope, edgeContext } from './request-scope';
 import { logAnsweredFailure } from './failure-log';
 import { sendError } from './send-error';

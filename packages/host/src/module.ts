@@ -1,6 +1,6 @@
 // One module object per subgraph: everything a host (the gateway or a standalone service) needs to run it.
 import type { Config, Logger, SubgraphName } from '@cp/config';
-import type { BackgroundWorker, DatabaseModule } from '@cp/db';
+import type { BackgroundWorker, DatabaseModule, ProjectTransfer } from '@cp/db';
 import type { Authenticator, BuiltSubgraph, RestRoutes, RestShape, RouteFamily } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
@@ -63,6 +63,10 @@ export interface SubgraphModule<Auth extends Authenticator = Authenticator> {
   workers?(deps: SubgraphDeps): BackgroundWorker[];
   /** Registers the module's own metrics (`@cp/metrics`) where its workers run. */
   metrics?(deps: SubgraphDeps): void;
+  /** First-run setup of an empty database, once migrated (the access module: the first administrator, D5). */
+  bootstrap?(deps: Pick<SubgraphDeps, 'config' | 'orm'> & { logger?: Logger }): Promise<void>;
+  /** The module's part of a project's export and import (`content-platform export` / `import`). */
+  transfer?(deps: Pick<BuildDeps, 'config' | 'secret'>): ProjectTransfer;
 }
 
 export interface WorkerHooks {

@@ -8,6 +8,7 @@ import { ApiKey } from './api-key/api-key.entity';
 import { ApiKeyResolver } from './api-key/api-key.resolver';
 import { AuthResolver } from './auth/auth.resolver';
 import { AuthService } from './auth/auth.service';
+import { bootstrap } from './bootstrap';
 import { TokenService } from './auth/tokens';
 import { PrincipalCache } from './auth/principal-cache';
 import { limiterSignInThrottle, memorySignInThrottle } from './auth/sign-in-throttle';
@@ -68,4 +69,5 @@ export const accessModule: SubgraphModule<AuthService> = {
     ignore: ['LoginResult.user', 'UserList.data'],
   },
   build: ({ config, secret, auth }) => buildAccessSubgraph(auth ?? createAuthService(config, secret)),
+  bootstrap: ({ config, orm, logger }) => bootstrap(orm.em.fork(), config.admin, logger),
 };

@@ -7,7 +7,7 @@ import { OpenAPI } from 'sofa-api';
 import { PLAIN_ROUTES } from '../plain-routes';
 import { BASE_PATHS, compileRoutes, restSchema, type CompiledRoute } from '../rest';
 import { operationFor } from '../rest-operations';
-import { PUBLIC_FIELDS, SOFA_IGNORE } from '../subgraphs';
+import { PUBLIC_FIELDS, SOFA_IGNORE } from '@cp/supergraph';
 import { COMMON_HEADERS, ERROR_RESPONSES, ERROR_SCHEMAS, errorResponses, successHeaders } from './errors';
 import { withPaginationBounds } from './parameters';
 import { plainOperation } from './plain-operations';

@@ -1,4 +1,4 @@
-// The four subgraphs this gateway composes, as their module objects (schema, database, routes, HTTP, workers).
+// The four subgraphs the platform composes, as their module objects (schema, database, routes, HTTP, workers).
 import { DEFAULT_SUBGRAPH_PORTS, type SubgraphName } from '@cp/config';
 import type { RestRoutes } from '@cp/graphql';
 import type { SubgraphModule } from '@cp/host';
