@@ -1,6 +1,8 @@
 // Public surface of the gateway app for tests and benchmarks.
 export { startService, type RunningService } from './app';
-export { allRoutes, composeFromCode, defaultSubgraphUrl, SCHEMA_DIR, SUBGRAPHS, writeComposedSchemas } from '@cp/supergraph';
+export {
+  allRoutes, composeFromCode, defaultSubgraphUrl, SCHEMA_DIR, SUBGRAPHS, writeComposedSchemas,
+} from '@cp/supergraph';
 export { PLAIN_ROUTES, type PlainRoute } from './plain-routes';
 export { openApiPath } from './openapi/document';
 export { BASE_PATHS } from './rest';

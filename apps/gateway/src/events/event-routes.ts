@@ -1,5 +1,8 @@
 // The event routes (D9): `…/events`, `…/{resourceType}/events`, `…/{resourceType}/{resourceId}/events` — JSON pages or SSE.
-import { currentPosition, EVENT_ROUTE_RESOURCE_TYPES, eventCursor, eventFilterFor, listEvents, positionOf, readEvents, type EventFeed, type EventFilter } from '@cp/db';
+import {
+  currentPosition, EVENT_ROUTE_RESOURCE_TYPES, eventCursor, eventFilterFor, listEvents, positionOf, readEvents,
+  type EventFeed, type EventFilter,
+} from '@cp/db';
 import { AppError, BadRequestError } from '@cp/errors';
 import type { LiveStreams } from '@cp/edge';
 import { eventSince, type Context } from '@cp/graphql';

@@ -118,7 +118,14 @@ export function plainOperation(route: PlainRoute, has: (name: string) => boolean
           (family === 'api' ? ' API keys see published-state events only.' : ''),
         parameters: [
           ...(route.id !== 'events'
-            ? [{ in: 'path' as const, name: 'resourceType', required: true, schema: { type: 'string' as const, enum: [...EVENT_ROUTE_RESOURCE_TYPES] } }]
+            ? [
+                {
+                  in: 'path' as const,
+                  name: 'resourceType',
+                  required: true,
+                  schema: { type: 'string' as const, enum: [...EVENT_ROUTE_RESOURCE_TYPES] },
+                },
+              ]
             : []),
           { in: 'query', name: 'type', required: false, schema: { type: 'string' }, description: 'Only this event type, e.g. `content.published`.' },
           { in: 'query', name: 'since', required: false, schema: { type: 'string', format: 'date-time' }, description: 'Only events at or after this instant.' },
