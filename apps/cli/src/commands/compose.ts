@@ -1,4 +1,4 @@
-// `content-platform compose`: rewrites schema/<subgraph>.graphql and schema/supergraph.graphql from code (the gateway's compose).
+// `content-platform compose`: rewrites schema/<subgraph>.graphql and schema/supergraph.graphql from code (@cp/supergraph).
 import { writeComposedSchemas } from '@cp/supergraph';
 
 export async function compose(progress: { note(message: string): void }) {
