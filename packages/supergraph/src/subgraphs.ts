@@ -7,8 +7,6 @@ import { assetsModule } from '@cp/subgraph-assets';
 import { componentsModule } from '@cp/subgraph-components';
 import { contentModule, createContentModule } from '@cp/subgraph-content';
 
-export type { SubgraphModule } from '@cp/host';
-
 /** Fresh module instances for one running service (the content module holds its embedding model). */
 export function subgraphModules(): SubgraphModule[] {
   return [accessModule, createContentModule(), componentsModule, assetsModule];
