@@ -12,7 +12,7 @@ import { ROOT } from './lib.mjs';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const IDLE_MS = Number(process.env.BENCH_IDLE_MS ?? 3000);
 // Without its manifest the initial data is not used: the start falls back to the path it replaces.
-const MANIFEST = join(ROOT, 'apps/gateway/dist/initial-pgdata.tar.gz.json');
+const MANIFEST = join(ROOT, 'packages/supergraph/dist/initial-pgdata.tar.gz.json');
 const HIDDEN = `${MANIFEST}.bench-hidden`;
 if (!existsSync(MANIFEST)) throw new Error(`no initial data at ${MANIFEST}: run \`npm run build\` first`);
 

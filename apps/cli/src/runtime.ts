@@ -2,7 +2,7 @@
 import { ConfigError, loadConfig, type Config } from '@cp/config';
 import { DataDirInUseError, openDatabase, type Database } from '@cp/db';
 import { allPermissions, type Permissions, type ProjectScope, type UserPrincipal } from '@cp/graphql';
-import { INITIAL_DATA, SUBGRAPHS } from '@cp/gateway';
+import { INITIAL_DATA, SUBGRAPHS } from '@cp/supergraph';
 import { OWNER_ROLE, Project, Role, User } from '@cp/subgraph-access';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { CliError, EXIT, RefusedError } from './errors';

@@ -8,7 +8,7 @@ import { JSON_LIMIT_BYTES, jsonBodyError, type RouteFamily } from '@cp/graphql';
 import { packageVersion, startHost, type Host, type HostedService, type HostParts } from '@cp/host';
 import type { SubgraphModule } from '@cp/host';
 import { registerCacheStats } from '@cp/metrics';
-import { bootstrap, createAuthService, type AuthService } from '@cp/subgraph-access';
+import { createAuthService, type AuthService } from '@cp/subgraph-access';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { apolloHandler, createApollo, OperationCounter } from './apollo';
@@ -31,7 +31,7 @@ import { announceWritesBeforeAnswering } from './read-cache/announce-writes';
 import { assertFamilyPrincipal, createRestHandler } from './rest';
 import { answerEarlyRefusals } from './early-answers';
 import { sendError, sendGraphQLError } from './send-error';
-import { allRoutes, INITIAL_DATA, subgraphModules } from './subgraphs';
+import { allRoutes, INITIAL_DATA, subgraphModules } from '@cp/supergraph';
 
 export interface RunningService extends Host {
   /** The published-read cache (undefined with `CACHE=off`); `stats()` for metrics. */
@@ -58,7 +58,7 @@ export async function startService(config: Config, logger: Logger = createLogger
       // one principal cache, and sign-in failures counted in the rate limiter's shared store (issue 11.3).
       const { cacheTtlSeconds } = config.auth;
       auth = createAuthService(config, secret, { cacheTtlSeconds, signInLimiter: limiter.signInLimiter });
-      await bootstrap(db.orm.em.fork(), config.admin, logger);
+      for (const module of modules) await module.bootstrap?.({ config, orm: db.orm, logger });
       return auth;
     },
     http: {

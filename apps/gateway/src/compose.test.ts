@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, type DefinitionNode } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { composeFromCode, SCHEMA_DIR } from './compose';
+import { composeFromCode, SCHEMA_DIR } from '@cp/supergraph';
 
 describe('committed schema', () => {
   it('matches what the code composes (run `npm run compose` after changing a subgraph)', async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApollo } from './apollo';
 import { DirectReads, queryHashOf } from './direct-reads';
 import { createGateway, readSupergraph } from './gateway';
-import { SUBGRAPHS } from './subgraphs';
+import { SUBGRAPHS } from '@cp/supergraph';
 
 // The decision only: which operations the gateway's own plans prove local. No database, so resolvers fail; the plan is
 // made before execution. Answers are compared with the gateway's in test/remote-subgraphs.test.ts.

@@ -6,7 +6,7 @@ import { context as otelContext, propagation, SpanKind, SpanStatusCode, trace } 
 import type { GraphQLSchema } from 'graphql';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SCHEMA_DIR } from './compose';
+import { SCHEMA_DIR } from '@cp/supergraph';
 import { CachedLocalDataSource } from './local-data-source';
 
 export function readSupergraph(): string {

@@ -1,8 +1,8 @@
 // Public surface of the gateway app for tests and benchmarks.
 export { startService, type RunningService } from './app';
-export { composeFromCode, SCHEMA_DIR, writeComposedSchemas } from './compose';
-export { INITIAL_DATA, SUBGRAPHS, defaultSubgraphUrl } from './subgraphs';
-export { allRoutes } from './subgraphs';
+export {
+  allRoutes, composeFromCode, defaultSubgraphUrl, INITIAL_DATA, SCHEMA_DIR, SUBGRAPHS, writeComposedSchemas,
+} from '@cp/supergraph';
 export { PLAIN_ROUTES, type PlainRoute } from './plain-routes';
 export { openApiPath } from './openapi/document';
 export { BASE_PATHS } from './rest';

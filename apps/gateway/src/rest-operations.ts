@@ -5,11 +5,7 @@ import {
   isEqualType, isInputObjectType, isScalarType, GraphQLBoolean, Kind,
   type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type OperationTypeNode, type TypeNode,
 } from 'graphql';
-
-/** Nested users are references: sofa selects `createdBy` as `{id}` and REST sends the id string. */
-export const SOFA_MODELS = ['User'];
-/** `LoginResult.user` is the signed-in user itself, and `UserList.data` the listed users: not references. */
-export const SOFA_IGNORE = ['LoginResult.user', 'UserList.data'];
+import { SOFA_IGNORE, SOFA_MODELS } from '@cp/supergraph';
 
 /** The operation sofa builds for a `Query.x`/`Mutation.x` field (same builder, models, ignore list and depth). */
 export function operationFor(schema: GraphQLSchema, field: string): DocumentNode {

@@ -7,12 +7,11 @@ import {
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCHEMA_DIR } from './compose';
 import { assertQueryParameters } from './query-parameters';
 import { compileRoutes, revisionFromIfMatch, type CompiledRoute } from './rest';
 import { getVariables, operationFor, pathParameters } from './rest-operations';
 import { startRestApp, type RestApp } from './rest.fixture';
-import { allRoutes } from './subgraphs';
+import { allRoutes, SCHEMA_DIR } from '@cp/supergraph';
 
 const runs = { seed: Number(process.env.FC_SEED ?? 20261125), numRuns: Number(process.env.FC_RUNS ?? 200) };
 const INT_MAX = 2 ** 31 - 1;

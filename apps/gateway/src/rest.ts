@@ -10,7 +10,8 @@ import { coercible, executeDirect, queryHashOf, type DirectReads } from './direc
 import { assertJsonDepth, assertSafeJsonValue } from './input-guard';
 import { parsedUrl } from './parsed-request';
 import { assertQueryParameters } from './query-parameters';
-import { getVariables, operationFor, pathParameters, SOFA_IGNORE, SOFA_MODELS } from './rest-operations';
+import { getVariables, operationFor, pathParameters } from './rest-operations';
+import { PUBLIC_FIELDS, SOFA_IGNORE, SOFA_MODELS } from '@cp/supergraph';
 import { currentScope, edgeContext } from './request-scope';
 import { logAnsweredFailure } from './failure-log';
 import { sendError } from './send-error';
@@ -34,8 +35,6 @@ export interface RestOptions {
   maxBodyBytes: number;
 }
 
-/** Routes anyone may call without a credential. */
-export const PUBLIC_FIELDS = new Set(['Mutation.login']);
 
 
 /** The gateway schema cut down to the root fields a family routes (what sofa derives its operations from). */

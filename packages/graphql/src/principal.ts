@@ -1,4 +1,6 @@
 // Who is calling: an admin user (JWT), a project API key, or nobody; resolvers read it from the context.
+import type { EntityManager } from '@mikro-orm/postgresql';
+
 export const RESOURCES = {
   organizations: ['read', 'update', 'delete'],
   projects: ['create', 'read', 'update', 'delete'],
@@ -70,4 +72,12 @@ export function allPermissions(): Permissions {
   return Object.fromEntries(
     Object.entries(RESOURCES).map(([resource, actions]) => [resource, Object.fromEntries(actions.map((a) => [a, true]))]),
   ) as Permissions;
+}
+
+/**
+ * Turns a request's credentials into its principal: what every host needs of authentication. The access subgraph's
+ * `AuthService` implements it; a host creates one per process and hands it to the modules (`BuildDeps.auth`).
+ */
+export interface Authenticator {
+  authenticate(em: EntityManager, headers: { authorization?: string; apiKey?: string }): Promise<Principal>;
 }

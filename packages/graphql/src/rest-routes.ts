@@ -19,6 +19,17 @@ export interface RestRoute {
    * return, the resolver doesn't read. GraphQL callers still select them as they like.
    */
   omit?: readonly string[];
+  /** Anyone may call the field's routes without a credential (sign-in). */
+  public?: boolean;
+}
+
+/**
+ * How sofa shapes a module's types in REST answers: `models` are types REST sends as references (`createdBy` as the
+ * user's id), `ignore` the `Type.field`s where such a type is the value itself, not a reference.
+ */
+export interface RestShape {
+  models?: readonly string[];
+  ignore?: readonly string[];
 }
 
 /** The two HTTP API families: `/app/v1` (admin, JWT) and `/api/v1` (client, API key). */

@@ -3,6 +3,7 @@
 import { loadJwtSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
 import { createBroker, EventDispatcher, onEventsCommitted, openDatabase } from '@cp/db';
 import type { Database, EventBroker } from '@cp/db';
+import type { Authenticator } from '@cp/graphql';
 import {
   createRateLimiter,
   drainDeadline,
@@ -61,7 +62,7 @@ export interface HostOptions {
   /** Modules served by another process: their workers and metrics run there, not here (`SUBGRAPH_URLS`). */
   remote?: Partial<Record<SubgraphName, string>>;
   /** Builds `SubgraphDeps.auth` (the access subgraph's AuthService) once the database and the limiter are up. */
-  auth(parts: Pick<HostParts, 'db' | 'limiter'> & Omit<SubgraphDeps, 'auth'>): unknown;
+  auth(parts: Pick<HostParts, 'db' | 'limiter'> & Omit<SubgraphDeps, 'auth'>): Authenticator | Promise<Authenticator>;
   http: {
     port: number;
     /** What `/health` reports as `version` (D10). */

@@ -1,14 +1,17 @@
 // One module object per subgraph: everything a host (the gateway or a standalone service) needs to run it.
 import type { Config, Logger, SubgraphName } from '@cp/config';
-import type { BackgroundWorker, DatabaseModule } from '@cp/db';
-import type { BuiltSubgraph, RestRoutes, RouteFamily } from '@cp/graphql';
+import type { BackgroundWorker, DatabaseModule, ProjectTransfer } from '@cp/db';
+import type { Authenticator, BuiltSubgraph, RestRoutes, RestShape, RouteFamily } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 
 export type { BackgroundWorker } from '@cp/db';
 
-/** What building the schema may use: no database, so `npm run compose` can print the SDL without one. */
-export interface BuildDeps {
+/**
+ * What building the schema may use: no database, so `npm run compose` can print the SDL without one. `Auth` is the
+ * authentication service a module asks its host for (the access module: its own `AuthService`).
+ */
+export interface BuildDeps<Auth extends Authenticator = Authenticator> {
   config: Config;
   /** The service secret (JWT signing, principal header, derived keys). */
   secret: Uint8Array;
@@ -16,11 +19,12 @@ export interface BuildDeps {
    * The host's authentication service (the access subgraph's `AuthService`), so sign-in throttling and the principal
    * cache are one per process; the access module builds its own when absent (`npm run compose`).
    */
-  auth?: unknown;
+  auth?: Auth;
 }
 
 /** What a host hands every module at run time; a module builds its own services from it. */
 export interface SubgraphDeps extends BuildDeps {
+  auth: Authenticator;
   logger: Logger;
   orm: MikroORM;
 }
@@ -37,16 +41,32 @@ export interface HttpRoute {
   handler: RequestHandler;
 }
 
-export interface SubgraphModule {
+/**
+ * A subgraph as its hosts run it. `Auth` is the authentication service its schema needs; the process that hosts the
+ * module provides that very service (the access module's `AuthService`, from `createAuthService`) as `auth`.
+ */
+export interface SubgraphModule<Auth extends Authenticator = Authenticator> {
   name: SubgraphName;
   database: DatabaseModule;
   /** Root fields exposed as REST routes (mounted by the gateway with sofa). */
   routes: RestRoutes;
-  build(deps: BuildDeps): Promise<BuiltSubgraph>;
+  /** How REST answers shape this module's types (the gateway unions every module's). */
+  restShape?: RestShape;
+  build(deps: BuildDeps<Auth>): Promise<BuiltSubgraph>;
+  /**
+   * Plain HTTP routes. The gateway serves every module's, a remote subgraph's (`SUBGRAPH_URLS`) included: clients
+   * know only the gateway's address, and the handlers need no more than the shared database and `DATA_DIR`, which
+   * the gateway migrates and opens for every module. A standalone service serves its own module's as well, for
+   * callers that reach it directly; so a remote subgraph's routes answer at both addresses, from one handler.
+   */
   http?(deps: SubgraphDeps): HttpRoute[];
   workers?(deps: SubgraphDeps): BackgroundWorker[];
   /** Registers the module's own metrics (`@cp/metrics`) where its workers run. */
   metrics?(deps: SubgraphDeps): void;
+  /** First-run setup of an empty database, once migrated (the access module: the first administrator, D5). */
+  bootstrap?(deps: Pick<SubgraphDeps, 'config' | 'orm'> & { logger?: Logger }): Promise<void>;
+  /** The module's part of a project's export and import (`content-platform export` / `import`). */
+  transfer?(deps: Pick<BuildDeps, 'config' | 'secret'>): ProjectTransfer;
 }
 
 export interface WorkerHooks {

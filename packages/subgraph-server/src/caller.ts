@@ -2,15 +2,12 @@
 // forwarding the client's own `Authorization: Bearer` / `x-api-key` (issue 14.8, 11.10).
 import type { RateLimiter } from '@cp/edge';
 import { toErrorEnvelope, UnauthorizedError } from '@cp/errors';
-import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Principal } from '@cp/graphql';
+import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Authenticator, type Principal } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 
-/** The access subgraph's `AuthService` satisfies this; subgraph services get it injected (see `main`). */
-export interface Authenticator {
-  authenticate(em: EntityManager, headers: { authorization?: string; apiKey?: string }): Promise<Principal>;
-}
+export type { Authenticator } from '@cp/graphql';
 
 export interface Caller {
   principal: Principal;

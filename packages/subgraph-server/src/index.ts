@@ -66,7 +66,7 @@ async function serveSubgraph(
   { db, broker, limiter, deps, app, server }: HostParts,
 ): Promise<HostedService> {
   const { logger } = deps;
-  const auth = deps.auth as Authenticator;
+  const { auth } = deps;
   const projects = sqlProjectDirectory(db.orm);
   const { schema } = await module.build(deps);
   const apollo = new ApolloServer<Context>({

@@ -4,7 +4,7 @@ import { ORG_PATH, PROJECT_PATH, type RestRoutes } from '@cp/graphql';
 const keys = `${PROJECT_PATH}/api-keys`;
 
 export const accessRoutes: RestRoutes = {
-  'Mutation.login': { app: { method: 'POST', path: '/auth/login' } },
+  'Mutation.login': { app: { method: 'POST', path: '/auth/login', public: true } },
   'Mutation.issueToken': { app: { method: 'POST', path: '/auth/tokens', responseStatus: 201 } },
   'Query.me': { app: { method: 'GET', path: '/auth/me' } },
   'Query.organizations': { app: { method: 'GET', path: '/organizations' } },

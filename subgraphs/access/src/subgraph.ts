@@ -8,6 +8,7 @@ import { ApiKey } from './api-key/api-key.entity';
 import { ApiKeyResolver } from './api-key/api-key.resolver';
 import { AuthResolver } from './auth/auth.resolver';
 import { AuthService } from './auth/auth.service';
+import { bootstrap } from './bootstrap';
 import { TokenService } from './auth/tokens';
 import { PrincipalCache } from './auth/principal-cache';
 import { limiterSignInThrottle, memorySignInThrottle } from './auth/sign-in-throttle';
@@ -57,9 +58,16 @@ export function buildAccessSubgraph(auth: AuthService): Promise<BuiltSubgraph> {
 }
 
 /** The access subgraph as its hosts run it. */
-export const accessModule: SubgraphModule = {
+export const accessModule: SubgraphModule<AuthService> = {
   name: 'access',
   database: accessDatabase,
   routes: accessRoutes,
-  build: ({ config, secret, auth }) => buildAccessSubgraph(auth instanceof AuthService ? auth : createAuthService(config, secret)),
+  restShape: {
+    /** Nested users are references: sofa selects `createdBy` as `{id}` and REST sends the id string. */
+    models: ['User'],
+    /** `LoginResult.user` is the signed-in user itself, and `UserList.data` the listed users: not references. */
+    ignore: ['LoginResult.user', 'UserList.data'],
+  },
+  build: ({ config, secret, auth }) => buildAccessSubgraph(auth ?? createAuthService(config, secret)),
+  bootstrap: ({ config, orm, logger }) => bootstrap(orm.em.fork(), config.admin, logger),
 };

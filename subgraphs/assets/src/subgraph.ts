@@ -5,6 +5,7 @@ import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
 import type { SubgraphModule } from '@cp/host';
 import { cdnHandler, uploadHandler } from './asset/asset.http';
 import { assetRoutes } from './routes';
+import { createAssetsTransfer } from './transfer';
 import { join } from 'node:path';
 import { Asset } from './asset/asset.entity';
 import { AssetResolver } from './asset/asset.resolver';
@@ -36,6 +37,7 @@ export const assetsModule: SubgraphModule = {
   database: assetsDatabase,
   routes: assetRoutes,
   build: ({ config }) => buildAssetsSubgraph(config),
+  transfer: ({ config }) => createAssetsTransfer(config),
   http({ config, orm }) {
     const assets = createAssetService(config);
     // One per process: the single-flight map and the work queue bound this process's transformations.

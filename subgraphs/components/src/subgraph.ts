@@ -5,6 +5,7 @@ import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
 import type { SubgraphModule } from '@cp/host';
 import { componentAssetCdnHandler, componentAssetUploadHandler } from './component-asset/component-asset.http';
 import { componentRoutes } from './routes';
+import { createComponentsTransfer } from './transfer';
 import { LocalFileStorage } from '@cp/storage';
 import { join } from 'node:path';
 import { ComponentAsset } from './component-asset/component-asset.entity';
@@ -41,6 +42,7 @@ export const componentsModule: SubgraphModule = {
   database: componentsDatabase,
   routes: componentRoutes,
   build: ({ config }) => buildComponentsSubgraph(config),
+  transfer: ({ config }) => createComponentsTransfer(config),
   http({ config, orm }) {
     const assets = createComponentAssetService(config);
     return [

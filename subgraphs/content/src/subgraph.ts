@@ -9,6 +9,7 @@ import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
 import { gaugeFrom } from '@cp/metrics';
 import type { SubgraphModule } from '@cp/host';
 import { contentRoutes } from './routes';
+import { createContentTransfer } from './transfer';
 import { ContentType } from './content-type/content-type.entity';
 import { ContentTypeVersion } from './content-type/content-type-version.entity';
 import { ContentTypeResolver, ContentTypeVersionResolver } from './content-type/content-type.resolver';
@@ -72,6 +73,7 @@ export function createContentModule(): SubgraphModule {
     database: contentDatabase,
     routes: contentRoutes,
     build: ({ config, secret }) => buildContentSubgraph({ config, secret, embedder: shared(config) }),
+    transfer: ({ secret }) => createContentTransfer(secret),
     workers({ config, secret, orm, logger }) {
       const { allowPrivateTargets, retryBaseMs } = config.webhooks;
       const webhooks = new WebhookWorker({ orm, box: new SecretBox(secret), allowPrivateTargets, retryBaseMs, logger });

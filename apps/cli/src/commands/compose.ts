@@ -1,5 +1,5 @@
-// `content-platform compose`: rewrites schema/<subgraph>.graphql and schema/supergraph.graphql from code (the gateway's compose).
-import { writeComposedSchemas } from '@cp/gateway';
+// `content-platform compose`: rewrites schema/<subgraph>.graphql and schema/supergraph.graphql from code (@cp/supergraph).
+import { writeComposedSchemas } from '@cp/supergraph';
 
 export async function compose(progress: { note(message: string): void }) {
   const written = await writeComposedSchemas();

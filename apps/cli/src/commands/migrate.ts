@@ -1,5 +1,5 @@
 // `content-platform migrate`: brings the database schema up to date (what the service does at start-up) and bootstraps an empty one (D5).
-import { bootstrap } from '@cp/subgraph-access';
+import { SUBGRAPHS } from '@cp/supergraph';
 import { cliConfig, withDatabase } from '../runtime';
 
 export function migrate(progress: { note(message: string): void }) {
@@ -7,7 +7,7 @@ export function migrate(progress: { note(message: string): void }) {
   // Opening the database runs every pending migration under the same advisory lock the service uses.
   return withDatabase(config, async (db) => {
     const executed = await db.orm.getMigrator().getExecutedMigrations();
-    await bootstrap(db.orm.em.fork(), config.admin);
+    for (const module of SUBGRAPHS) await module.bootstrap?.({ config, orm: db.orm });
     const last = executed.at(-1)?.name ?? 'none';
     progress.note(`database is up to date: ${executed.length} migrations applied, the last ${last}`);
     return { applied: executed.length, last };

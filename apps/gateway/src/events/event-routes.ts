@@ -1,5 +1,8 @@
 // The event routes (D9): `…/events`, `…/{resourceType}/events`, `…/{resourceType}/{resourceId}/events` — JSON pages or SSE.
-import { currentPosition, eventCursor, eventFilterFor, listEvents, positionOf, readEvents, type EventFeed, type EventFilter } from '@cp/db';
+import {
+  currentPosition, EVENT_ROUTE_RESOURCE_TYPES, eventCursor, eventFilterFor, listEvents, positionOf, readEvents,
+  type EventFeed, type EventFilter,
+} from '@cp/db';
 import { AppError, BadRequestError } from '@cp/errors';
 import type { LiveStreams } from '@cp/edge';
 import { eventSince, type Context } from '@cp/graphql';
@@ -7,8 +10,7 @@ import { liveEvents, MAX_BUFFERED_BYTES, type AccessWatch } from '@cp/subgraph-s
 import type { Request, Response } from 'express';
 import { eventJson } from './event-json';
 
-/** D9's `resourceType` path values. */
-export const EVENT_RESOURCE_TYPES = new Set(['content', 'content-types', 'components', 'packages', 'assets', 'tags', 'saved-searches', 'folders']);
+const ROUTED_TYPES: ReadonlySet<string> = new Set(EVENT_ROUTE_RESOURCE_TYPES);
 
 const HEARTBEAT_MS = 15_000;
 
@@ -28,7 +30,7 @@ export const EVENT_PATHS = ['/events', '/:resourceType/events', '/:resourceType/
 
 function filterParams(req: Request) {
   const { organizationId, projectId, resourceType, resourceId } = req.params as Record<string, string | undefined>;
-  if (resourceType !== undefined && !EVENT_RESOURCE_TYPES.has(resourceType)) {
+  if (resourceType !== undefined && !ROUTED_TYPES.has(resourceType)) {
     throw new AppError('NOT_FOUND', `No events route for "${resourceType}".`, { resourceType });
   }
   const type = typeof req.query.type === 'string' ? req.query.type : undefined;

@@ -1,4 +1,5 @@
 // OpenAPI operations of the plain HTTP routes: multipart uploads (D8), CDN delivery (D8), event lists and SSE streams (D9).
+import { EVENT_ROUTE_RESOURCE_TYPES } from '@cp/db';
 import type { OpenAPIV3 } from 'openapi-types';
 import type { PlainRoute } from '../plain-routes';
 import { errorResponses, successHeaders } from './errors';
@@ -26,8 +27,6 @@ const IMAGE_PARAMETERS: OpenAPIV3.ParameterObject[] = [
   ),
   queryParameter('q', { type: 'integer', minimum: 1, maximum: 100, default: 80 }, 'Quality (JPEG, WebP, AVIF).'),
 ];
-
-const EVENT_RESOURCE_TYPES = ['content', 'content-types', 'components', 'packages', 'assets', 'tags', 'saved-searches', 'folders'];
 
 const uploadBody = (extra: Record<string, OpenAPIV3.SchemaObject>): OpenAPIV3.RequestBodyObject => ({
   required: true,
@@ -119,7 +118,14 @@ export function plainOperation(route: PlainRoute, has: (name: string) => boolean
           (family === 'api' ? ' API keys see published-state events only.' : ''),
         parameters: [
           ...(route.id !== 'events'
-            ? [{ in: 'path' as const, name: 'resourceType', required: true, schema: { type: 'string' as const, enum: EVENT_RESOURCE_TYPES } }]
+            ? [
+                {
+                  in: 'path' as const,
+                  name: 'resourceType',
+                  required: true,
+                  schema: { type: 'string' as const, enum: [...EVENT_ROUTE_RESOURCE_TYPES] },
+                },
+              ]
             : []),
           { in: 'query', name: 'type', required: false, schema: { type: 'string' }, description: 'Only this event type, e.g. `content.published`.' },
           { in: 'query', name: 'since', required: false, schema: { type: 'string', format: 'date-time' }, description: 'Only events at or after this instant.' },

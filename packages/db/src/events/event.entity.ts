@@ -5,21 +5,27 @@ import { randomUUID } from 'node:crypto';
 
 export const EVENT_ACTIONS = ['created', 'updated', 'published', 'unpublished', 'discarded', 'rolledBack', 'restored', 'migrated', 'deleted'] as const;
 export type EventAction = (typeof EVENT_ACTIONS)[number];
-/** D9's `resourceType` values, as they appear in event routes. */
-export type EventResourceType =
-  | 'content'
-  | 'content-types'
-  | 'components'
-  | 'packages'
-  | 'assets'
-  | 'tags'
-  | 'folders'
-  | 'saved-searches'
-  | 'api-keys'
-  | 'users'
-  | 'roles'
-  | 'projects'
-  | 'organizations';
+/** D9's `resourceType` values that have event routes (`…/{resourceType}/events`): the project's resources. */
+export const EVENT_ROUTE_RESOURCE_TYPES = [
+  'content',
+  'content-types',
+  'components',
+  'packages',
+  'assets',
+  'tags',
+  'saved-searches',
+  'folders',
+] as const;
+/** D9's `resourceType` values: the routed ones, then those of the organization and access (no event routes). */
+export const EVENT_RESOURCE_TYPES = [
+  ...EVENT_ROUTE_RESOURCE_TYPES,
+  'api-keys',
+  'users',
+  'roles',
+  'projects',
+  'organizations',
+] as const;
+export type EventResourceType = (typeof EVENT_RESOURCE_TYPES)[number];
 
 @ObjectType('Event', { description: 'A change, recorded in the same transaction as the change itself (D9).' })
 @Entity({ tableName: 'event' })

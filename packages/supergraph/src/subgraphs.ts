@@ -1,4 +1,4 @@
-// The four subgraphs this gateway composes, as their module objects (schema, database, routes, HTTP, workers).
+// The four subgraphs the platform composes, as their module objects (schema, database, routes, HTTP, workers).
 import { DEFAULT_SUBGRAPH_PORTS, type SubgraphName } from '@cp/config';
 import type { RestRoutes } from '@cp/graphql';
 import type { SubgraphModule } from '@cp/host';
@@ -7,8 +7,6 @@ import { assetsModule } from '@cp/subgraph-assets';
 import { componentsModule } from '@cp/subgraph-components';
 import { contentModule, createContentModule } from '@cp/subgraph-content';
 import { join } from 'node:path';
-
-export type { SubgraphModule } from '@cp/host';
 
 /** Fresh module instances for one running service (the content module holds its embedding model). */
 export function subgraphModules(): SubgraphModule[] {
@@ -26,3 +24,13 @@ export const defaultSubgraphUrl = (name: SubgraphName) => `http://127.0.0.1:${DE
 export function allRoutes(): RestRoutes {
   return Object.assign({}, ...SUBGRAPHS.map((s) => s.routes));
 }
+
+/** Root fields anyone may call without a credential: those whose module marks their routes `public`. */
+export const PUBLIC_FIELDS: ReadonlySet<string> = new Set(
+  Object.entries(allRoutes())
+    .filter(([, byFamily]) => Object.values(byFamily).some((route) => route?.public))
+    .map(([field]) => field),
+);
+/** Every module's REST reference types and exceptions (`RestShape`), as sofa takes them. */
+export const SOFA_MODELS: string[] = SUBGRAPHS.flatMap((s) => s.restShape?.models ?? []);
+export const SOFA_IGNORE: string[] = SUBGRAPHS.flatMap((s) => s.restShape?.ignore ?? []);
