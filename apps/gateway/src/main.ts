@@ -1,6 +1,6 @@
 // The gateway process (`npm start` runs it): reads the configuration, starts tracing when configured, then the service; drains and stops on SIGINT/SIGTERM (exit 0).
 import 'reflect-metadata';
-import { loadConfigOrExit } from '@cp/config';
+import { createLogger, loadConfigOrExit } from '@cp/config';
 import { startTracing } from '@cp/tracing';
 
 async function main() {
@@ -9,12 +9,20 @@ async function main() {
   const tracing = startTracing('gateway', config);
   const { exitGracefullyOnSignals } = require('@cp/edge') as typeof import('@cp/edge');
   const { startService } = require('./app') as typeof import('./app');
-  const service = await startService(config);
-  const close = async (timeoutMs: number) => {
-    await service.close(timeoutMs);
-    await tracing.shutdown();
-  };
-  exitGracefullyOnSignals({ retire: service.retire, close }, { ...config.shutdown, logger: service.logger });
+  const logger = createLogger(config);
+  const starting = startService(config, logger);
+  // Signals are handled from before the service says it listens: a SIGTERM right after (or during start) is graceful.
+  exitGracefullyOnSignals(
+    {
+      retire: () => void starting.then((service) => service.retire(), () => undefined),
+      close: async (timeoutMs) => {
+        await (await starting).close(timeoutMs);
+        await tracing.shutdown();
+      },
+    },
+    { ...config.shutdown, logger },
+  );
+  await starting;
 }
 
 main().catch((err) => {

@@ -145,18 +145,21 @@ async function serveSubgraph(
  * package; its last spans are exported after the service stopped.
  */
 export function main(module: SubgraphModule, options: ServiceOptions & { tracing?: Tracing }): void {
-  runSubgraphService(module, options).then(
-    ({ retire, stop }) => {
-      const close = async (timeoutMs: number) => {
-        await stop(timeoutMs);
+  const starting = runSubgraphService(module, options);
+  // Signals are handled from before the service says it listens: a SIGTERM right after (or during start) is graceful.
+  const logger = createLogger(options.config, `subgraph-${module.name}`);
+  exitGracefullyOnSignals(
+    {
+      retire: () => void starting.then((service) => service.retire(), () => undefined),
+      close: async (timeoutMs) => {
+        await (await starting).stop(timeoutMs);
         await options.tracing?.shutdown();
-      };
-      const logger = createLogger(options.config, `subgraph-${module.name}`);
-      exitGracefullyOnSignals({ retire, close }, { ...options.config.shutdown, logger });
+      },
     },
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
+    { ...options.config.shutdown, logger },
   );
+  starting.catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
 }
