@@ -1,4 +1,4 @@
-// Shared by bench/client-reads.mjs and bench/read-miss.mjs: the gateway as a child process, the issue 12 seed, the workloads.
+// Shared by bench/client-reads.mjs and bench/read-miss.mjs: the gateway as a child process, the client-read seed, the workloads.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';

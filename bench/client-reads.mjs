@@ -1,4 +1,4 @@
-// Issue 12 benchmark: client reads (W1 list, W2 resolved entry, W3 key-holder GraphQL) cache hit vs miss, admin list,
+// Client-read benchmark: (W1 list, W2 resolved entry, W3 key-holder GraphQL) cache hit vs miss, admin list,
 // on PostgreSQL and on the embedded database, as ratios to a node:http baseline; plus idle RSS and cold start.
 // Standalone: `node bench/client-reads.mjs` after `npm run build` (BENCH_SECONDS, BENCH_PASSES, BENCH_DATABASES=postgres,embedded;
 // BENCH_CACHES=on,off and BENCH_ONLY=W1,W2,W3,admin narrow it; BENCH_PROFILE=<dir> writes the service's CPU profiles there).

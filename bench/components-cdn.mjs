@@ -1,4 +1,4 @@
-// Issue 6 benchmark: component create latency (compile + sandbox + schema) and CDN throughput for a 100 KB asset vs bare node:http.
+// Component create latency (compile + sandbox + schema) and CDN throughput for a 100 KB asset vs bare node:http.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { createDatabase, load, login, report, startGateway } from './lib.mjs';

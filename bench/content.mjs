@@ -1,4 +1,4 @@
-// Issue 5 benchmark: content list, get-one and POST search at N entries (default 10k), as ratios to node:http.
+// Content list, get-one and POST search at N entries (default 10k), as ratios to node:http.
 import pg from 'pg';
 import { createDatabase, load, login, report, startBaseline, startGateway } from './lib.mjs';
 

@@ -1,4 +1,4 @@
-// Foundation benchmark (issue 3): REST list vs GraphQL list vs a two-subgraph query in-process and over HTTP, as ratios to node:http.
+// Foundation benchmark: REST list vs GraphQL list vs a two-subgraph query in-process and over HTTP, as ratios to node:http.
 import { createDatabase, freePort, JWT_SECRET, load, login, report, spawnNode, startBaseline, startGateway, SUBGRAPH_SECRET } from './lib.mjs';
 
 const PROJECT = '/organizations/default/projects/default';

@@ -1,4 +1,4 @@
-// Rate-limit counter upserts on PostgreSQL: a logged table (what the gateway used) vs an UNLOGGED one (issue 12.5). Prints a ratio.
+// Rate-limit counter upserts on PostgreSQL: a logged table (what the gateway used) vs an UNLOGGED one. Prints a ratio.
 import pg from 'pg';
 
 const url = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

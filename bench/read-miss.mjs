@@ -1,4 +1,4 @@
-// Issue 12.6 helper: one client-read miss scenario (CACHE=off) against a seeded gateway, as a ratio to a node:http
+// One client-read miss scenario (CACHE=off) against a seeded gateway, as a ratio to a node:http
 // baseline from the same run; with PROFILE_DIR set the gateway runs under --cpu-prof and the profile lands there.
 // `node bench/read-miss.mjs [W1|W2|W3|admin ...]` after `npm run build` (BENCH_SECONDS, BENCH_PASSES, PROFILE_DIR,
 // GATEWAY_ROOT). Besides req/s it prints the gateway's CPU time per request, steadier on a shared machine.

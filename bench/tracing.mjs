@@ -1,4 +1,4 @@
-// Cost of tracing (issue 14.6): the same gateway with OTEL_EXPORTER_OTLP_ENDPOINT unset and set (exporting to an
+// Cost of tracing: the same gateway with OTEL_EXPORTER_OTLP_ENDPOINT unset and set (exporting to an
 // OTLP sink in this process), alternating runs; plus what the disabled path still does per remote subgraph fetch.
 // Standalone: `node bench/tracing.mjs` after `npm run build`, with the local PostgreSQL server at 127.0.0.1:5432.
 import { context, propagation, trace } from '@opentelemetry/api';

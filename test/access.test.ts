@@ -47,7 +47,7 @@ describe('access control over HTTP (real PostgreSQL)', () => {
   }
 
   beforeAll(async () => {
-    // A small response cap, so a large introspection answer shows the cap (issue 11.6); every other answer here is far below.
+    // A small response cap, so a large introspection answer shows the cap; every other answer here is far below.
     service = await startService({ env: { MAX_RESPONSE_BYTES: String(MAX_RESPONSE_BYTES) } });
     api = new Client(service.url);
     token = await api.login();
@@ -127,7 +127,7 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       // Another project's path with this key: unknown, not forbidden.
       expect((await api.call('GET', `/api/v1/organizations/default/projects/${foreign.project}/content-types`, { apiKey })).status).toBe(404);
 
-      // `lastUsed` is written off the request path, in batches every few seconds (issue 12.4).
+      // `lastUsed` is written off the request path, in batches every few seconds.
       const deadline = Date.now() + 30_000;
       let after = await api.call('GET', `${KEYS}/${body.id}`, { token });
       while (!after.body.lastUsed && Date.now() < deadline) {
@@ -386,7 +386,7 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       expect(long.body.errors?.[0].extensions?.code).toBe('BAD_REQUEST');
     });
 
-    it('counts list sizes in the cost and refuses oversized answers, before execution, with 400 (issue 11.6)', async () => {
+    it('counts list sizes in the cost and refuses oversized answers, before execution, with 400', async () => {
       const contents = (n: number) => `contents(organizationId: "default", projectId: "default", limit: ${n}) { data { id name content createdBy { id email } } }`;
       const aliased = await api.graphql(`{ ${Array.from({ length: 15 }, (_, i) => `a${i}: ${contents(100)}`).join(' ')} }`, {}, { token });
       expect(aliased.status).toBe(400);

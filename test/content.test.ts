@@ -85,7 +85,7 @@ describe('content', () => {
     const listed = await fx.api.call('GET', `${api}/content?limit=100`, { apiKey: key });
     const item = listed.body.data.find((e: { id: string }) => e.id === id);
     expect(item.content).toEqual({ title: 'v1' });
-    // REST lists leave out `compiled` (issue 12.6: returned on create and migrate, one entry's module via /resolved).
+    // REST lists leave out `compiled` (returned on create and migrate, one entry's module via /resolved).
     expect(item).not.toHaveProperty('compiled');
     expect(resolved.body.compiled).toEqual(expect.stringContaining('v1'));
     // GraphQL callers who select it get the published version's module, not the working copy's.

@@ -1,4 +1,4 @@
-// Black-box: contract of issue 13 — version lists `{data}` (D11), component creation errors as 400 field maps (D4), one schema with subscriptions at /graphql (D13).
+// Black-box: contract gaps — version lists `{data}` (D11), component creation errors as 400 field maps (D4), one schema with subscriptions at /graphql (D13).
 import { createClient } from 'graphql-ws';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';

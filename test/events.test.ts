@@ -177,7 +177,7 @@ function rawSocket(url: string) {
   return { socket, opened, closed };
 }
 
-describe('WebSocket limits before authentication (issue 11.4)', () => {
+describe('WebSocket limits before authentication', () => {
   const fx = useService();
 
   it('closes a socket that sends a frame above 64 KiB (1009), before it is buffered in full', async () => {

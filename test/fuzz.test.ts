@@ -1,4 +1,4 @@
-// Black-box fuzzing (issue 11 item 2): seeded, bounded random requests over every route family; any 5xx fails the test.
+// Black-box fuzzing: seeded, bounded random requests over every route family; any 5xx fails the test.
 // Reproduce a failure with FUZZ_SEED=<seed> (printed with every failing request); FUZZ_REQUESTS raises the count.
 import { request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';

@@ -1,5 +1,5 @@
-// Black-box: issue 11's hardening items that need no special set-up — components without a default export (item 8),
-// malformed input answered 4xx with the envelope (item 2).
+// Black-box: hardening checks that need no special set-up — components without a default export,
+// malformed input answered 4xx with the envelope.
 import { describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
 import { rawRequest } from './support/raw-http';

@@ -1,4 +1,4 @@
-// Black-box: API keys (public credentials) see at most the id of the staff who created things (issue 11.7).
+// Black-box: API keys (public credentials) see at most the id of the staff who created things.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
 import { useService } from './support/setup';

@@ -99,7 +99,7 @@ describe('rate limits across two processes on one PostgreSQL', () => {
     expectRefused(await apiB.call('GET', '/app/v1/auth/me', { token, headers: { 'x-forwarded-for': '10.9.8.7', 'x-request-id': 'fresh', 'x-real-ip': '10.1.1.1' } }));
   });
 
-  it('one budget per user whatever the header spelling, shared by the tokens it mints (issue 11.3)', async () => {
+  it('one budget per user whatever the header spelling, shared by the tokens it mints', async () => {
     const token = users[1].token;
     const minted = await apiA.call('POST', '/app/v1/auth/tokens', { token, body: { expiresIn: 600 } });
     expect(minted.status).toBe(201);
@@ -130,7 +130,7 @@ describe('rate limits across two processes on one PostgreSQL', () => {
     expect((await apiA.call('GET', '/app/v1/auth/me', { token })).status).toBe(200);
   });
 
-  it('limits failed sign-ins per account across client addresses and both processes (issue 11.3)', async () => {
+  it('limits failed sign-ins per account across client addresses and both processes', async () => {
     const { email } = users[0];
     for (let i = 0; i < SIGN_IN_FAILURES; i++) {
       expect(await loginFrom(i % 2 ? b.url : a.url, `127.0.0.${11 + i}`, email, 'not the password')).toBe(401);
@@ -199,7 +199,7 @@ describe.skipIf(!redisServer)('rate limits across two processes on one Redis (RE
   });
 });
 
-describe('a shared budget under concurrent load on two processes and one PostgreSQL (issue 12.5)', () => {
+describe('a shared budget under concurrent load on two processes and one PostgreSQL', () => {
   const LIMIT = 100;
   let a: TestService;
   let b: TestService;

@@ -1,4 +1,4 @@
-// Black-box: the published-read cache (issue 12) — hits and misses, ETag/304, CDN headers, APQ GET, isolation, revocation.
+// Black-box: the published-read cache — hits and misses, ETag/304, CDN headers, APQ GET, isolation, revocation.
 import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';

@@ -1,4 +1,4 @@
-// Black-box (issue 11): references must name records of the same project (422), and publish metadata is server-owned.
+// Black-box: references must name records of the same project (422), and publish metadata is server-owned.
 import { describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
 import { useService } from './support/setup';

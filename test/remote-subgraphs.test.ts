@@ -73,7 +73,7 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
     expect(JSON.stringify(body)).not.toMatch(/"name"/);
   });
 
-  // Issue 12.6: an in-process gateway runs queries on the one subgraph that answers them (direct-reads.ts); this one
+  // An in-process gateway runs queries on the one subgraph that answers them (direct-reads.ts); this one
   // plans and shapes every read through @apollo/gateway. Both must answer every REST read and these queries alike.
   it('answers every REST read and GraphQL query exactly as a gateway with in-process subgraphs does (direct reads)', async () => {
     const METRICS_TOKEN = 'metrics-token-0123456789';

@@ -141,7 +141,7 @@ describe('revocation across two replicas on one PostgreSQL, with cached principa
     expect((await me(renewed.token, apiA)()).status).toBe(401);
   });
 
-  it('ends SSE streams on every replica when their key is revoked or their user deleted (issue 11.5)', async () => {
+  it('ends SSE streams on every replica when their key is revoked or their user deleted', async () => {
     const { key, id } = await apiKey();
     const gone = await user();
     const keyStreams = [await openStream(`${a.url}/api/v1${PROJECT}/events`, { 'x-api-key': key }), await openStream(`${b.url}/api/v1${PROJECT}/events`, { 'x-api-key': key })];
@@ -155,7 +155,7 @@ describe('revocation across two replicas on one PostgreSQL, with cached principa
     await expect(survivor.ended()).rejects.toThrow('still open');
   });
 
-  it('closes graphql-ws connections with 4403 when their key is revoked or their user demoted (issue 11.5)', async () => {
+  it('closes graphql-ws connections with 4403 when their key is revoked or their user demoted', async () => {
     const { key, id } = await apiKey();
     const demoted = await user();
     const keySocket = await openSubscription(b.url, { 'x-api-key': key });

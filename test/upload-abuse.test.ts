@@ -1,4 +1,4 @@
-// Black-box: malformed multipart bodies (cut before the closing boundary, broken framing) answer 400 and store nothing (issue 11 item 1).
+// Black-box: malformed multipart bodies (cut before the closing boundary, broken framing) answer 400 and store nothing.
 import { readdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:http';

@@ -1,4 +1,4 @@
-// Black-box: webhooks are signed, retried with backoff, logged, and can be redelivered (issue 7, beyond the spec).
+// Black-box: webhooks are signed, retried with backoff, logged, and can be redelivered (beyond the spec).
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -88,7 +88,7 @@ describe('webhooks', () => {
     expect(received.map((r) => JSON.parse(r.body).event.type)).not.toContain('content-types.updated');
   });
 
-  it("keeps one target's hanging receiver from delaying another project's delivery (issue 11)", async () => {
+  it("keeps one target's hanging receiver from delaying another project's delivery", async () => {
     // Project A's receiver never answers; project B's answers at once.
     const hanging: Array<() => void> = [];
     const slow = createServer((req, res) => {
@@ -131,7 +131,7 @@ describe('webhooks', () => {
     }
   });
 
-  it('cancels what a deactivated webhook had queued and stops retrying it (issue 11)', async () => {
+  it('cancels what a deactivated webhook had queued and stops retrying it', async () => {
     let calls = 0;
     const failing = createServer((req, res) => {
       calls++;

@@ -1,4 +1,4 @@
-// Protective headers on API responses (issue 11): no sniffing, no framing, and no caching of admin or sign-in answers.
+// Protective headers on API responses: no sniffing, no framing, and no caching of admin or sign-in answers.
 import type { NextFunction, Request, Response } from 'express';
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 

@@ -54,8 +54,8 @@ export async function startService(config: Config, logger: Logger = createLogger
     // Subgraphs served here run their workers here; a remote subgraph's service runs its own (same module object).
     remote: config.subgraphUrls,
     async auth({ db, limiter, secret }) {
-      // Principals cached per replica, dropped by access events (issue 12.4). In-process access shares this service:
-      // one principal cache, and sign-in failures counted in the rate limiter's shared store (issue 11.3).
+      // Principals cached per replica, dropped by access events. In-process access shares this service:
+      // one principal cache, and sign-in failures counted in the rate limiter's shared store.
       const { cacheTtlSeconds } = config.auth;
       auth = createAuthService(config, secret, { cacheTtlSeconds, signInLimiter: limiter.signInLimiter });
       for (const module of modules) await module.bootstrap?.({ config, orm: db.orm, logger });
@@ -90,7 +90,7 @@ interface GatewayParts extends HostParts {
 async function serveGateway(parts: GatewayParts): Promise<HostedService & { cache?: ReadCache }> {
   const { modules, subgraphSecret, auth, db, broker, dispatcher, limiter, deps, app, server } = parts;
   const { config, logger } = deps;
-  // Events announced by every replica's dispatcher (transactional outbox, issue 7) reach this one through the broker.
+  // Events announced by every replica's dispatcher (transactional outbox) reach this one through the broker.
   const feed = await new EventFeed(db.orm, broker, logger).open();
   const projects = sqlProjectDirectory(db.orm);
   const access = new AccessWatch({ orm: db.orm, auth, projects }, (err) => logger.warn({ err }, 're-checking a stream caller failed'));
@@ -101,7 +101,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   });
   // This replica's own access writes drop their entries before the response goes out (no broker round trip).
   onEventsFlushed(db.orm.em, (events) => events.forEach((event) => auth.cache.invalidate(event)));
-  // Client reads are cached until an event of their project reaches this replica (issue 12; README "Read cache").
+  // Client reads are cached until an event of their project reaches this replica (docs/architecture/read-cache.md).
   const cache = config.cache.enabled ? new ReadCache({ maxBytes: config.cache.maxBytes, appliedPosition: () => feed.position }) : undefined;
   if (cache) {
     registerCacheStats('reads', () => {
@@ -116,7 +116,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   const inProcess = modules.filter((s) => !config.subgraphUrls[s.name]);
   const local: Partial<Record<SubgraphName, GraphQLSchema>> = {};
   // In-process access shares the gateway's AuthService (`deps.auth`): one principal cache, and sign-in failures counted
-  // in the rate limiter's shared store (issue 11.3) rather than per process.
+  // in the rate limiter's shared store rather than per process.
   for (const subgraph of inProcess) local[subgraph.name] = (await subgraph.build(deps)).schema;
   const operations = new OperationCounter();
   const direct = new DirectReads(local, operations);
@@ -172,7 +172,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       eventRoutesHandler(feed, access, streams),
     );
     const rest = createRestHandler({ family, schema: apiSchema, apollo, direct, routes: allRoutes(), maxBodyBytes: JSON_LIMIT_BYTES });
-    // Client reads come from the published-read cache (issue 12); admin POSTs honour Idempotency-Key (D17).
+    // Client reads come from the published-read cache; admin POSTs honour Idempotency-Key (D17).
     const familyMiddleware = family === 'api' ? [clientCache.rest] : [idempotent('raw', sendError)];
     app.use(`/${family}/v1`, contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)), limiter.middleware(sendError), ...familyMiddleware, responseSizeLimit(sendError, config.http.maxResponseBytes), rest);
   }

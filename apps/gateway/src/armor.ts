@@ -41,7 +41,7 @@ const hideSuggestionsFromClients: ApolloServerPlugin<Context> = {
 };
 
 /**
- * Refuses, before execution, operations whose list sizes multiply into too much work (issue 11.6): armor's cost
+ * Refuses, before execution, operations whose list sizes multiply into too much work: armor's cost
  * limit sees `contents(limit: 100)` as one field. Runs after validation, with the variables, for GraphQL and REST.
  */
 const listCostLimit: ApolloServerPlugin<Context> = {

@@ -1,4 +1,4 @@
-// Queries that one in-process subgraph answers alone run on that subgraph's schema, without the gateway (issue 12.6).
+// Queries that one in-process subgraph answers alone run on that subgraph's schema, without the gateway.
 import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
 import type { SubgraphName } from '@cp/config';

@@ -1,4 +1,4 @@
-// Refuses malformed input at the edge, before any route, service or database sees it (issue 11): 400 with the envelope.
+// Refuses malformed input at the edge, before any route, service or database sees it: 400 with the envelope.
 import { BadRequestError } from '@cp/errors';
 import type { NextFunction, Request, Response } from 'express';
 import { graphqlPayload, parsedUrl, wellFormed, type ParsedUrl } from './parsed-request';

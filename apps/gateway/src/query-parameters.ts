@@ -11,7 +11,7 @@ export function assertQueryParameters(args: readonly GraphQLArgument[], query: R
     if (value === undefined) continue;
     const type = getNamedType(arg.type);
     let problem: string | undefined;
-    // GraphQL's Int is 32-bit: a larger number would fail coercion deep inside execution instead of here (issue 11).
+    // GraphQL's Int is 32-bit: a larger number would fail coercion deep inside execution instead of here.
     if (type === GraphQLInt && (!INTEGER.test(value) || Math.abs(Number(value)) > 2 ** 31 - 1)) problem = 'must be an integer within ±2147483647';
     else if (type === GraphQLFloat && !NUMBER.test(value)) problem = 'must be a number';
     else if (type === GraphQLBoolean && value !== 'true' && value !== 'false') problem = 'must be `true` or `false`';

@@ -1,4 +1,4 @@
-// sofa's operations and variables for REST routes, reproduced so read routes run without sofa's router (issue 12.6).
+// sofa's operations and variables for REST routes, reproduced so read routes run without sofa's router.
 import { BadRequestError } from '@cp/errors';
 import { buildOperationNodeForField } from '@graphql-tools/utils';
 import {

@@ -29,7 +29,7 @@ export interface RestOptions {
   family: RouteFamily;
   schema: GraphQLSchema;
   apollo: ApolloServer<Context>;
-  /** Reads one in-process subgraph answers alone skip the gateway (issue 12.6); without it every route goes through Apollo. */
+  /** Reads one in-process subgraph answers alone skip the gateway; without it every route goes through Apollo. */
   direct?: DirectReads;
   routes: RestRoutes;
   maxBodyBytes: number;
@@ -260,7 +260,7 @@ async function readJsonBody(req: ExpressRequest, maxBytes: number): Promise<Reco
   }
   const raw = Buffer.concat(chunks).toString('utf8');
   if (raw.trim() === '') return undefined;
-  // A body is JSON and says so (issue 11); multipart uploads have their own routes. `+json` types are JSON too.
+  // A body is JSON and says so; multipart uploads have their own routes. `+json` types are JSON too.
   const type = req.headers['content-type']?.split(';')[0].trim().toLowerCase();
   if (!type || !(type === 'application/json' || type.endsWith('+json'))) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be application/json.', { contentType: type ?? null });

@@ -81,7 +81,7 @@ const envSchema = z.object({
 
 export interface Config {
   env: 'development' | 'production' | 'test';
-  /** `maxResponseBytes`: a GraphQL or REST answer above it is refused with BAD_REQUEST (issue 11.6). */
+  /** `maxResponseBytes`: a GraphQL or REST answer above it is refused with BAD_REQUEST. */
   http: { port: number; host: string; publicUrl: string; cdnUrl: string; maxResponseBytes: number };
   database: { url?: string; poolMax: number; dataDir: string };
   admin: { email: string; password?: string };

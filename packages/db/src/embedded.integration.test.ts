@@ -1,4 +1,4 @@
-// The embedded database: reachable only through a private Unix socket (issue 11); its initial data (first start).
+// The embedded database: reachable only through a private Unix socket; its initial data (first start).
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

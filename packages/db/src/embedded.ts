@@ -52,13 +52,13 @@ export async function startEmbeddedPostgres(
   mkdirSync(dir, { recursive: true });
   // PGlite is PostgreSQL compiled to WebAssembly. V8 tiers hot functions up with TurboFan, whose code and compile
   // memory (≈ 80 MB here, never given back) dominated the idle RSS of `npm start`; the baseline compiler alone keeps
-  // the embedded store fast enough for one process's CMS (issue 12). Set before the module is compiled.
+  // the embedded store fast enough for one process's CMS. Set before the module is compiled.
   // Measured with 1,500 queries on this machine: no slower within the noise, 40–60 MB less RSS.
   setFlagsFromString('--liftoff-only');
   const { PGlite } = await import('@electric-sql/pglite');
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   // PostgreSQL's defaults (shared_buffers 128 MB) live inside PGlite's WebAssembly heap, which never shrinks: the
-  // embedded database is one process's small store, so it gets small buffers (issue 12: idle RSS).
+  // embedded database is one process's small store, so it gets small buffers (idle RSS).
   // pg_trgm backs the trigram index of the D2 `like` search (content subgraph migration); PostgreSQL ships it in contrib.
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const db = await PGlite.create(join(dir), {
@@ -66,7 +66,7 @@ export async function startEmbeddedPostgres(
     extensions: { pg_trgm },
   });
   // The socket server has no authentication: on loopback TCP any local user could read the database (password hashes
-  // included, issue 11). A Unix socket inside DATA_DIR with mode 0600 admits only this user. The server queues queries
+  // included). A Unix socket inside DATA_DIR with mode 0600 admits only this user. The server queues queries
   // and keeps a transaction on its own connection until it ends.
   const socketPath = join(dir, `.s.PGSQL.${SOCKET_PORT}`);
   const onSocket = socketPath.length <= MAX_SOCKET_PATH;

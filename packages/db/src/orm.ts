@@ -68,7 +68,7 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
   if (embedded && applied > 0) {
     // PGlite's WebAssembly heap never shrinks, and creating the cluster and running every migration grows it by
     // several hundred MB (a first `npm start` idled at 720 MB, later ones at 245 MB). A fresh instance on the same
-    // files starts small: a first start pays about 0.3 s for it (issue 12.7).
+    // files starts small: a first start pays about 0.3 s for it.
     await orm.close(true);
     await embedded.stop();
     embedded = await startEmbeddedPostgres(dataDir, 8);

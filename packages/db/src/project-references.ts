@@ -1,4 +1,4 @@
-// Issue 11: ids a record points at (folders, layout components, template entries) must name records of its own project.
+// Ids a record points at (folders, layout components, template entries) must name records of its own project.
 import { ValidationFailedError, type FieldError } from '@cp/errors';
 import type { EntityManager } from '@mikro-orm/postgresql';
 

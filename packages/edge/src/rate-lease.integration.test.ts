@@ -1,4 +1,4 @@
-// Leased budgets (issue 12.5) on a real shared store: two "replicas" (two clients, two leasing budgets) on one Redis.
+// Leased budgets on a real shared store: two "replicas" (two clients, two leasing budgets) on one Redis.
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { RateLimiterRedis } from 'rate-limiter-flexible';

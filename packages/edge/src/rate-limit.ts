@@ -42,7 +42,7 @@ export interface RateLimiter {
    * caller's budget and answers whether it fitted. `peer` is the remote address (the budget of anonymous callers).
    */
   allow(principal: Context['principal'], peer: string | undefined): Promise<boolean>;
-  /** Failed sign-ins per account, in the same shared store (issue 11.3); the access subgraph wraps it (`limiterSignInThrottle`). */
+  /** Failed sign-ins per account, in the same shared store; the access subgraph wraps it (`limiterSignInThrottle`). */
   signInLimiter: RateLimiterAbstract;
   /** Which store holds the counters: `postgres`, `redis` or `memory`. */
   store: 'postgres' | 'redis' | 'memory';
@@ -148,7 +148,7 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
 }
 
 /**
- * The budget belongs to who authenticated the request, never to a header the client can vary freely (issue 11.3):
+ * The budget belongs to who authenticated the request, never to a header the client can vary freely:
  * a user's id (every token of the user, including ones minted with `POST /app/v1/auth/tokens` and any spelling of
  * the `Authorization` header, shares it: D5's "per token or key" means per caller identity), a key's id, or —
  * without a credential — the TCP peer address (`X-Forwarded-For` is ignored: anyone can set it).

@@ -4,7 +4,7 @@ import { BadRequestError } from './app-error';
 /**
  * SQLSTATE class 22 ("data exception": out-of-range numbers and dates, invalid text, NUL bytes in parameters),
  * 08P01 (a NUL byte inlined in a statement's text) and 54001 (a statement too complex to plan) only arise from
- * values in the request. The edge refuses such input before it reaches a service (issue 11); this catches any
+ * values in the request. The edge refuses such input before it reaches a service; this catches any
  * route that slips through, without naming SQL.
  */
 const INPUT_SQLSTATE = /^(22[0-9A-Z]{3}|08P01|54001)$/;

@@ -1,4 +1,4 @@
-// A list-aware cost estimate of a GraphQL operation: list arguments (`limit`, `first`) multiply what they select (issue 11.6).
+// A list-aware cost estimate of a GraphQL operation: list arguments (`limit`, `first`) multiply what they select.
 import {
   getNamedType,
   isCompositeType,

@@ -40,7 +40,7 @@ export async function receiveUpload(req: IncomingMessage, storage: AssetStorage,
     };
     parser.on('file', (field, stream, info) => {
       // busboy destroys every open part stream with "Unexpected end of form" when the body is cut short: every part
-      // stream needs its own error listener from the first tick, or that error ends the process (issue 11).
+      // stream needs its own error listener from the first tick, or that error ends the process.
       stream.on('error', (e) => (partError ??= e));
       if (field !== 'file' || file) {
         stream.resume();

@@ -1,5 +1,5 @@
 // Who is calling a standalone subgraph service: our gateway (signed principal header) or any federation gateway
-// forwarding the client's own `Authorization: Bearer` / `x-api-key` (issue 14.8, 11.10).
+// forwarding the client's own `Authorization: Bearer` / `x-api-key`.
 import type { RateLimiter } from '@cp/edge';
 import { toErrorEnvelope, UnauthorizedError } from '@cp/errors';
 import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Authenticator, type Principal } from '@cp/graphql';

@@ -31,7 +31,7 @@ export const accessDatabase: DatabaseModule = {
 };
 
 /**
- * `cacheTtlSeconds` only from a caller that feeds the cache access events (the gateway, issue 12.4); without it
+ * `cacheTtlSeconds` only from a caller that feeds the cache access events (the gateway); without it
  * (tests, standalone subgraphs) nothing is cached and every request reads the database.
  */
 export function createAuthService(
@@ -40,7 +40,7 @@ export function createAuthService(
   options: { cacheTtlSeconds?: number; signInLimiter?: RateLimiterAbstract } = {},
 ): AuthService {
   const auth = new AuthService(new TokenService(secret), config.auth.tokenTtlSeconds, new PrincipalCache((options.cacheTtlSeconds ?? 0) * 1000));
-  // The shared store (Redis or PostgreSQL) when the host has one, so failures count across every process (issue 11.3).
+  // The shared store (Redis or PostgreSQL) when the host has one, so failures count across every process.
   if (options.signInLimiter) auth.signInThrottle = limiterSignInThrottle(options.signInLimiter);
   else if (config.rateLimit) auth.signInThrottle = memorySignInThrottle(config.rateLimit.signInFailures, config.rateLimit.signInWindowSeconds);
   return auth;

@@ -36,7 +36,7 @@ const isSearchBody = (body: Record<string, unknown> | undefined) =>
 const post = (path: string) => ({ app: { method: 'POST' as const, path } });
 /**
  * Content lists leave out each entry's `compiled` module: the spec returns it on create and migrate, it is half a
- * list page's bytes, and a client renders one entry from `…/content/:id/resolved` (issue 12.6).
+ * list page's bytes, and a client renders one entry from `…/content/:id/resolved`.
  */
 const omit = ['data.compiled'];
 

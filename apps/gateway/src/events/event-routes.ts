@@ -54,7 +54,7 @@ export function eventRoutesHandler(feed: EventFeed, access: AccessWatch, streams
     const afterKey = typeof req.query.afterKey === 'string' ? req.query.afterKey : undefined;
     if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream' && req.header('accept')?.includes('text/event-stream')) {
       const resumeFrom = req.header('last-event-id') ?? lastKey ?? afterKey;
-      // The stream ends within moments of its key's revocation or its user's removal or demotion (issue 11.5).
+      // The stream ends within moments of its key's revocation or its user's removal or demotion.
       const stopWatching = access.watch({
         principal: ctx.principal,
         headers: { authorization: req.header('authorization'), apiKey: req.header('x-api-key') },

@@ -28,7 +28,7 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
     const hit = options.cache?.get(fullKey);
     if (hit) return sendCached(req, res, hit, options.cdnMaxAge);
     const ticket = options.cache?.ticket(projectId);
-    // A placeholder tells Express not to hash the body for a weak ETag: the strong one below replaces it (issue 12.6).
+    // A placeholder tells Express not to hash the body for a weak ETag: the strong one below replaces it.
     res.setHeader('ETag', PENDING_ETAG);
     capture(req, res, (body) => {
       if (!validate(body)) {

@@ -1,4 +1,4 @@
-// Issue 12: a client read (REST or GraphQL) already cached, for an API key already authenticated, answered early.
+// A client read (REST or GraphQL) already cached, for an API key already authenticated, answered early.
 import type { Logger } from '@cp/config';
 import type { RateLimiter } from '@cp/edge';
 import { observeRequest } from '@cp/metrics';

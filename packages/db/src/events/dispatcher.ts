@@ -1,4 +1,4 @@
-// Gives committed events their commit-ordered positions and announces them (transactional outbox, issue 7).
+// Gives committed events their commit-ordered positions and announces them (transactional outbox).
 import type { Logger } from '@cp/config';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { PollingWorker } from '../polling-worker';

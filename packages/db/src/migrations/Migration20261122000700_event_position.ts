@@ -1,4 +1,4 @@
-// Commit-ordered event positions: assigned after commit by one dispatcher at a time, so readers never skip (issue 7).
+// Commit-ordered event positions: assigned after commit by one dispatcher at a time, so readers never skip.
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261122000700_event_position extends Migration {

@@ -1,4 +1,4 @@
-// Rate-limit counters in an UNLOGGED table: a counter upsert per request writes no WAL and waits for no flush (issue 12.5).
+// Rate-limit counters in an UNLOGGED table: a counter upsert per request writes no WAL and waits for no flush.
 import { Migration } from '@mikro-orm/migrations';
 
 /**

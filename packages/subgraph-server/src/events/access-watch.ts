@@ -1,4 +1,4 @@
-// Long-lived streams (SSE, graphql-ws) re-check their caller when an access change reaches this replica (issue 11.5).
+// Long-lived streams (SSE, graphql-ws) re-check their caller when an access change reaches this replica.
 import { AppError, UnauthorizedError } from '@cp/errors';
 import type { Context, Principal, ProjectDirectory } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';

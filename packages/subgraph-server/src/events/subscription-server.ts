@@ -21,13 +21,13 @@ import { EventFanOut, EventStream, type FanOutTarget } from './fan-out';
 interface SubscriptionContext {
   principal: Principal;
   projects: ProjectDirectory;
-  /** What the connection's subscriptions were allowed to read: re-checked on access changes (issue 11.5). */
+  /** What the connection's subscriptions were allowed to read: re-checked on access changes. */
   scopes?: Set<EventScope>;
   /** Where the fan-out writes this subscription's frames. */
   target?: FanOutTarget;
 }
 
-/** Frames above this close the socket (1009) before they are buffered further: subscriptions are small (issue 11.4). */
+/** Frames above this close the socket (1009) before they are buffered further: subscriptions are small. */
 export const MAX_FRAME_BYTES = 64 * 1024;
 /** A socket that has not sent `connection_init` by then is closed (4408). */
 export const CONNECTION_INIT_TIMEOUT_MS = 3_000;
@@ -164,7 +164,7 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
           return false;
         }
         callers.set(ctx.extra, caller);
-        // A revoked key, a removed or demoted user: the connection closes with 4403 on every replica (issue 11.5).
+        // A revoked key, a removed or demoted user: the connection closes with 4403 on every replica.
         const socket = ctx.extra.socket;
         const stopWatching = access.watch({
           principal: caller.principal,

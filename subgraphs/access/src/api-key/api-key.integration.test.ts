@@ -51,7 +51,7 @@ describe.each(['postgres', 'pglite'] as const)('API keys on %s', (kind) => {
     expect(second?.getTime()).toBe(first?.getTime());
   });
 
-  it('answers cached keys without the database until an access event drops them (issue 12.4)', async () => {
+  it('answers cached keys without the database until an access event drops them', async () => {
     const created = await service.create(db.orm.em.fork(), scope, { name: 'cached' }, 'user-1');
     const cache = new PrincipalCache(60_000);
     const cached = new ApiKeyService(cache);

@@ -64,7 +64,7 @@ export class ApiKeyService {
 
   /**
    * A cache hit needs no database round trip; the cache entry is dropped on every replica when the key changes
-   * (revocation records an `api-keys` event, which the gateway turns into an invalidation: issue 12.4).
+   * (revocation records an `api-keys` event, which the gateway turns into an invalidation).
    */
   /**
    * The principal of a key already in the principal cache, synchronously (the client-read fast path); undefined

@@ -18,7 +18,7 @@ export interface AuthHeaders {
 export class AuthService {
   readonly apiKeys: ApiKeyService;
   /**
-   * Failed sign-ins per account across addresses (issue 11.3). Per process by default; the gateway replaces it with
+   * Failed sign-ins per account across addresses. Per process by default; the gateway replaces it with
    * one in the rate limiter's shared store so every replica counts one budget.
    */
   signInThrottle: SignInThrottle = memorySignInThrottle(10, 15 * 60);
@@ -26,7 +26,7 @@ export class AuthService {
   constructor(
     private readonly tokens: TokenService,
     private readonly tokenTtlSeconds: number,
-    /** What authentication read from the database; the gateway drops entries on access events (issue 12.4). */
+    /** What authentication read from the database; the gateway drops entries on access events. */
     readonly cache = new PrincipalCache(0),
   ) {
     this.apiKeys = new ApiKeyService(cache);

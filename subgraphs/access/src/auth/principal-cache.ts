@@ -9,7 +9,7 @@ export interface AccessChange {
   projectId?: string | null;
 }
 
-/** The resource types whose changes can alter who may do what (issue 12.4). */
+/** The resource types whose changes can alter who may do what. */
 export const ACCESS_RESOURCE_TYPES: ReadonlySet<string> = new Set(['api-keys', 'users', 'roles', 'projects', 'organizations']);
 
 export interface CachedUser {

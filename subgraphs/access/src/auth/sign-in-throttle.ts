@@ -1,4 +1,4 @@
-// Per-account sign-in limit (issue 11.3): failed attempts per email, counted across every client address.
+// Per-account sign-in limit: failed attempts per email, counted across every client address.
 import { RateLimitedError } from '@cp/errors';
 import { createHash } from 'node:crypto';
 import { RateLimiterMemory, type RateLimiterAbstract } from 'rate-limiter-flexible';

@@ -1,4 +1,4 @@
-// Issue 11: the minimum password policy — at least 12 characters, and not guessable (zxcvbn score ≥ 3, whose
+// The minimum password policy — at least 12 characters, and not guessable (zxcvbn score ≥ 3, whose
 // dictionaries include ~49k passwords from public breaches), checked when a user is created or changes a password.
 import { ValidationFailedError } from '@cp/errors';
 import type { ZxcvbnFactory } from '@zxcvbn-ts/core';

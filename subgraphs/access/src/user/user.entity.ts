@@ -13,7 +13,7 @@ export class User extends RevisionedEntity {
   @PrimaryKey({ length: 64 })
   id: string = randomUUID();
 
-  // Staff-only fields are nullable: API keys (public credentials) read them as null (issue 11.7, user.resolver.ts).
+  // Staff-only fields are nullable: API keys (public credentials) read them as null (user.resolver.ts).
   @Field(() => ID, { nullable: true, description: 'The organization the user belongs to; null for API keys.' })
   @Property({ length: 64 })
   organizationId!: string;

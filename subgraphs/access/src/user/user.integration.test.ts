@@ -44,7 +44,7 @@ describe.each(['postgres', 'pglite'] as const)('users and roles on %s', (kind) =
     expect(rows.map((r) => r.type)).toContain('users.updated');
   });
 
-  it('refuses short, breached, patterned and self-describing passwords with 422 on /password (issue 11)', async () => {
+  it('refuses short, breached, patterned and self-describing passwords with 422 on /password', async () => {
     const ownerRole = await db.orm.em.fork().findOneOrFail(Role, { name: 'Owner' });
     const create = (email: string, password: string) => users.create(db.orm.em.fork(), owner, { email, name: 'Policy', password, roleId: ownerRole.id });
     for (const [password, reason] of [

@@ -10,7 +10,7 @@ const UserList = OffsetList(User, 'UserList');
 
 /**
  * An API key is a public credential shipped in websites: through `createdBy` it may learn that a user id made a
- * thing, never who that is (issue 11.7). Null without an error, so a client read never fails over it.
+ * thing, never who that is. Null without an error, so a client read never fails over it.
  */
 function staffOnly<T>(ctx: Context, value: T): T | null {
   return ctx.principal.kind === 'apiKey' ? null : value;

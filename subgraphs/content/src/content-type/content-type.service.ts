@@ -151,7 +151,7 @@ function snapshot(type: ContentType): ContentTypeSnapshot {
   return { name, description, schema, layoutComponentId, componentIdsAllowList, templateContentIds, permissions, metadata };
 }
 
-/** The layout must be a layout component of the project, templates entries of it (issue 11: 422 otherwise). */
+/** The layout must be a layout component of the project, templates entries of it (422 otherwise). */
 function assertTypeReferences(em: EntityManager, scope: ProjectScope, input: { layoutComponentId?: string | null; templateContentIds?: string[] }) {
   return assertProjectReferences(em, scope, [
     {

@@ -1,4 +1,4 @@
-// QueryShapes (issue 12.6) on the content filters it serves: a cached shape answers exactly what a fresh build would.
+// QueryShapes on the content filters it serves: a cached shape answers exactly what a fresh build would.
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
 import { QueryShapes } from '@cp/db';
 import type { FilterQuery, QBFilterQuery } from '@mikro-orm/postgresql';

@@ -36,7 +36,7 @@ function columnsOf(em: EntityManager): Columns {
 }
 
 /**
- * Content reads are a handful of filter shapes: their SQL is built once each (issue 12.6), per ORM (schema, naming).
+ * Content reads are a handful of filter shapes: their SQL is built once each, per ORM (schema, naming).
  * Searches have their own cache: their filters are user-built, of any shape, and must not fill the one lists rely on.
  */
 type ShapeCaches = Record<'lists' | 'searches', QueryShapes<FilterQuery<Content>>>;

@@ -79,7 +79,7 @@ export class ContentListArgs extends CursorArgs {
   @Field({ nullable: true, description: 'Full-text terms over name, description and text in the document (prefix matching).' })
   search?: string;
 
-  @Field({ nullable: true, description: 'Natural-language query; ranked by full-text relevance (see the README).' })
+  @Field({ nullable: true, description: 'Natural-language query; ranked by full-text relevance (docs/api/content.md).' })
   query?: string;
 
   @Field(() => Boolean, { nullable: true, description: 'Only templates (`true`) or only non-templates (`false`).' })

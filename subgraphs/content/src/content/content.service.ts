@@ -320,7 +320,7 @@ function rankCursor(position: { value: string; id: string }, parameter: string):
   return { score, id: position.id };
 }
 
-/** Metadata members only the server writes (issue 11): the creating user and the last publish. */
+/** Metadata members only the server writes: the creating user and the last publish. */
 const SERVER_OWNED = ['author', 'publishedAt', 'publishedBy'] as const;
 
 /** The client's metadata with the server-owned members taken from `current` (a client's values for them are ignored). */

@@ -114,7 +114,7 @@ export class ScheduleService {
 
   /** The creator as of now: still in the organization, and its role still holds `publish` on the resource. */
   private async assertCreatorMayPublish(tx: EntityManager, schedule: Schedule): Promise<void> {
-    // The access subgraph owns these tables; all subgraphs share one database (README), so one read suffices here.
+    // The access subgraph owns these tables; all subgraphs share one database (docs/configuration.md), so one read suffices here.
     const rows = await tx
       .getConnection()
       .execute<{ organization_id: string; permissions: Permissions | string }[]>(

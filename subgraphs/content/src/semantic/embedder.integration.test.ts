@@ -1,4 +1,4 @@
-// The local model's thread stops after its idle time and comes back on the next embedding (issue 12.7: idle memory).
+// The local model's thread stops after its idle time and comes back on the next embedding (idle memory).
 import { afterAll, describe, expect, it } from 'vitest';
 import { createEmbedder } from './embedder';
 

@@ -14,7 +14,7 @@ const WORKER_FILE = __filename.endsWith('.ts') ? resolve(__dirname, '../../dist/
 
 /**
  * The model loads on first use, in its own thread, so start-up and requests never wait for it. After `idleMs`
- * without work the thread stops and its memory (~250 MB for the local model) goes back (issue 12.7); the next
+ * without work the thread stops and its memory (~250 MB for the local model) goes back; the next
  * embedding loads it again (about a second, in the background indexer or the first semantic query).
  */
 export function createEmbedder(options: { apiKey?: string; idleMs?: number } = {}): Embedder {

@@ -1,4 +1,4 @@
-// One webhook attempt over node:http(s), connecting to the address the SSRF guard checked (issue 11: no second lookup).
+// One webhook attempt over node:http(s), connecting to the address the SSRF guard checked (no second lookup).
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';

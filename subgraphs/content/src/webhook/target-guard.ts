@@ -8,7 +8,7 @@ for (const [net, prefix] of [
   ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
   ['192.0.0.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['224.0.0.0', 4], ['240.0.0.0', 4],
 ] as const) PRIVATE.addSubnet(net, prefix, 'ipv4');
-// IPv6 forms that embed or translate to an IPv4 address are refused whole (issue 11): NAT64 (well-known and local-use
+// IPv6 forms that embed or translate to an IPv4 address are refused whole: NAT64 (well-known and local-use
 // prefixes), 6to4, Teredo, IPv4-compatible (`::a.b.c.d`, deprecated) and IPv4-translated (`::ffff:0:a.b.c.d`, SIIT)
 // could otherwise reach a private IPv4 host through a translator.
 for (const [net, prefix] of [

@@ -8,7 +8,7 @@ import { assertDeliverable, isPrivateAddress } from './target-guard';
 
 describe('webhook security', () => {
   it.each(['127.0.0.1', '10.1.2.3', '172.20.0.1', '192.168.1.1', '169.254.169.254', '0.0.0.0', '::1', 'fe80::1', 'fd00::1', '::ffff:127.0.0.1', '::ffff:7f00:1',
-    // NAT64 (well-known and local-use), 6to4 and Teredo forms of 127.0.0.1 / 10.0.0.1 (issue 11).
+    // NAT64 (well-known and local-use), 6to4 and Teredo forms of 127.0.0.1 / 10.0.0.1.
     '64:ff9b::7f00:1', '64:ff9b::10.0.0.1', '::7f00:1', '::ffff:0:7f00:1', '::1', '::', '64:ff9b:1::a00:1', '2002:7f00:1::1', '2001:0:4136:e378:8000:63bf:80ff:fffe'])(
     'treats %s as private',
     (address) => expect(isPrivateAddress(address)).toBe(true),
@@ -27,7 +27,7 @@ describe('webhook security', () => {
     }
   });
 
-  it('connects to the address it checked, with no second DNS lookup (issue 11)', async () => {
+  it('connects to the address it checked, with no second DNS lookup', async () => {
     expect((await assertDeliverable('https://93.184.216.34/hook', false)).address).toEqual({ address: '93.184.216.34', family: 4 });
     const seen: string[] = [];
     const server = createServer((req, res) => {

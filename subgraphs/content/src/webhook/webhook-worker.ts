@@ -20,7 +20,7 @@ export interface WebhookWorkerOptions {
 
 const GIVE_UP_AFTER_MS = 24 * 3600 * 1000;
 const MAX_BACKOFF_MS = 3600 * 1000;
-/** Per attempt; a slow receiver only holds its own queue this long (issue 11). */
+/** Per attempt; a slow receiver only holds its own queue this long. */
 const TIMEOUT_MS = 10_000;
 /** Attempts in flight per process, all targets together: bounds sockets when many receivers hang at once. */
 const MAX_IN_FLIGHT = 32;
@@ -44,7 +44,7 @@ const attemptFailures = counter('cp_webhook_attempt_failures_total', 'Webhook de
 
 /**
  * Each webhook is its own queue: at most one attempt in flight per target, so a slow or hanging receiver delays only
- * its own deliveries (issue 11). Rounds (scan the event log, claim due deliveries) run every poll and whenever an
+ * its own deliveries. Rounds (scan the event log, claim due deliveries) run every poll and whenever an
  * attempt ends; attempts are not awaited by the round, so new events keep flowing while others are in flight.
  */
 export class WebhookWorker extends PollingWorker {

@@ -55,7 +55,7 @@ export class WebhookService {
     if (input.active !== undefined) webhook.active = input.active;
     await em.transactional(async (tx) => {
       tx.persist(webhook);
-      // Issue 11: a deactivated webhook stops retrying; what it had queued is cancelled, visibly, in its delivery log.
+      // A deactivated webhook stops retrying; what it had queued is cancelled, visibly, in its delivery log.
       if (deactivated) {
         await tx.nativeUpdate(
           WebhookDelivery,
