@@ -109,7 +109,7 @@ describe('published-read cache', () => {
     expect(mutation.headers.get('x-cache')).toBeNull();
   });
 
-  // A key holder's small JSON POST is read before Express (read-cache/fast-hits.ts); `Content-Encoding: identity` keeps
+  // A key holder's small JSON POST is read before Express (cache/fast-hits.ts); `Content-Encoding: identity` keeps
   // the same request on Express's own body parser. Both must answer every body alike, hit or not.
   it('answers GraphQL bodies read before Express exactly as Express’s parser does', async () => {
     const send = (raw: string, early: boolean, headers: Record<string, string> = {}) =>

@@ -3,6 +3,6 @@ export { startService, type RunningService } from './app';
 export {
   allRoutes, composeFromCode, defaultSubgraphUrl, INITIAL_DATA, SCHEMA_DIR, SUBGRAPHS, writeComposedSchemas,
 } from '@cp/supergraph';
-export { PLAIN_ROUTES, type PlainRoute } from './plain-routes';
-export { openApiPath } from './openapi/document';
-export { BASE_PATHS } from './rest';
+export { PLAIN_ROUTES, type PlainRoute } from './rest/plain-routes';
+export { openApiPath } from './docs/openapi/document';
+export { BASE_PATHS } from './rest/rest';

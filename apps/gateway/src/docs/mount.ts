@@ -4,8 +4,8 @@ import type { RestRoutes, RouteFamily } from '@cp/graphql';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { dirname, join } from 'node:path';
-import { buildOpenApiDocument, type OpenApiDocument } from '../openapi/document';
-import { BASE_PATHS } from '../rest';
+import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
+import { BASE_PATHS } from '../rest/rest';
 import { docsPage, graphiqlPage } from './pages';
 
 export interface DocsOptions {

@@ -6,15 +6,15 @@ import { filterSchema } from '@graphql-tools/utils';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
 import { Kind, print, visit, type DocumentNode, type OperationDefinitionNode, type ExecutionResult, type GraphQLArgument, type GraphQLSchema, type SelectionSetNode } from 'graphql';
 import { createSofa, createSofaRouter } from 'sofa-api';
-import { coercible, executeDirect, queryHashOf, type DirectReads } from './direct-reads';
-import { assertJsonDepth, assertSafeJsonValue } from './input-guard';
-import { parsedUrl } from './parsed-request';
+import { coercible, executeDirect, queryHashOf, type DirectReads } from '../graphql/direct-reads';
+import { assertJsonDepth, assertSafeJsonValue } from '../edge/input-guard';
+import { parsedUrl } from '../edge/parsed-request';
 import { assertQueryParameters } from './query-parameters';
 import { getVariables, operationFor, pathParameters } from './rest-operations';
 import { PUBLIC_FIELDS, SOFA_IGNORE, SOFA_MODELS } from '@cp/supergraph';
-import { currentScope, edgeContext } from './request-scope';
-import { logAnsweredFailure } from './failure-log';
-import { sendError } from './send-error';
+import { currentScope, edgeContext } from '../edge/request-scope';
+import { logAnsweredFailure } from '../edge/failure-log';
+import { sendError } from '../edge/send-error';
 
 export const BASE_PATHS: Record<RouteFamily, string> = { app: '/app/v1', api: '/api/v1' };
 

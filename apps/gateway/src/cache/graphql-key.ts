@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { parse, print, type DocumentNode, type OperationTypeNode } from 'graphql';
 import { LRUCache } from 'lru-cache';
-import { GRAPHQL_LIMITS } from '../armor';
+import { GRAPHQL_LIMITS } from '../graphql/armor';
 
 interface DocumentInfo {
   /** sha256 of the printed (normalised) document: spacing, commas and comments don't split entries. */

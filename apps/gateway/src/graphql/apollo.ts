@@ -8,9 +8,9 @@ import { counter } from '@cp/metrics';
 import type { Request, Response } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
 import { graphqlArmor } from './armor';
-import { logAnsweredFailure } from './failure-log';
-import { graphqlSearch, parsedUrl } from './parsed-request';
-import { currentScope, edgeContext } from './request-scope';
+import { logAnsweredFailure } from '../edge/failure-log';
+import { graphqlSearch, parsedUrl } from '../edge/parsed-request';
+import { currentScope, edgeContext } from '../edge/request-scope';
 
 /** When no data came back at all, the HTTP status follows the first error's code (401, 403, 429, …). */
 const statusFromErrors: ApolloServerPlugin<Context> = {

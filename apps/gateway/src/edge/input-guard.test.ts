@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertSafeGraphQLPayload, MAX_JSON_DEPTH } from './input-guard';
 import { MAX_QUERY_PARAMETERS } from './parsed-request';
-import { startRestApp, type RestApp } from './rest.fixture';
+import { startRestApp, type RestApp } from '../rest/rest.fixture';
 
 const runs = { seed: Number(process.env.FC_SEED ?? 20261125), numRuns: Number(process.env.FC_RUNS ?? 150) };
 const THINGS = '/app/v1/organizations/o1/things';

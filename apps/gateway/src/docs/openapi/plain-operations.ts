@@ -1,7 +1,7 @@
 // OpenAPI operations of the plain HTTP routes: multipart uploads (D8), CDN delivery (D8), event lists and SSE streams (D9).
 import { EVENT_ROUTE_RESOURCE_TYPES } from '@cp/db';
 import type { OpenAPIV3 } from 'openapi-types';
-import type { PlainRoute } from '../plain-routes';
+import type { PlainRoute } from '../../rest/plain-routes';
 import { errorResponses, successHeaders } from './errors';
 import { PAGINATION_PARAMETERS } from './parameters';
 

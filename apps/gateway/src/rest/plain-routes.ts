@@ -1,7 +1,7 @@
 // The HTTP routes that are not GraphQL-derived (uploads, CDN, events) as OpenAPI documents them. app.ts mounts the event
 // routes from here and the modules' `http()` routes from the subgraphs; test/api-docs.test.ts fails when the two differ.
 import { PROJECT_PATH, type RouteFamily } from '@cp/graphql';
-import { EVENT_PATHS } from './events/event-routes';
+import { EVENT_PATHS } from '../events/event-routes';
 
 export interface PlainRoute {
   /** Documentation key (see openapi/plain-operations.ts). */
