@@ -42,7 +42,11 @@ function startService(env) {
     child.stdout.on('data', (c) => {
       out += c;
       const line = out.split('\n').find((l) => l.includes('content platform listening'));
-      if (line) resolve({ url: JSON.parse(line).url, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))) });
+      if (line)
+        resolve({
+          url: JSON.parse(line).url,
+          stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))),
+        });
     });
     child.stderr.on('data', (c) => (out += c));
     child.once('exit', (code) => reject(new Error(`service exited ${code}:\n${out}`)));
@@ -79,9 +83,17 @@ const service = await startService({
 });
 try {
   const post = (path, body, headers = {}) =>
-    fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }).then((r) => r.json());
+    fetch(`${service.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
   const { token } = await post('/app/v1/auth/login', ADMIN);
-  const { key } = await post('/app/v1/organizations/default/projects/default/api-keys', { name: 'bench' }, { authorization: `Bearer ${token}` });
+  const { key } = await post(
+    '/app/v1/organizations/default/projects/default/api-keys',
+    { name: 'bench' },
+    { authorization: `Bearer ${token}` },
+  );
 
   await load(service.url, {}); // warm-up
   const anonymous = await load(service.url, {});
@@ -91,7 +103,10 @@ try {
   // The limiter alone: sequential consumes against the same PostgreSQL table, one connection.
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 1 });
   const limiter = await new Promise((resolve, reject) => {
-    const l = new RateLimiterPostgres({ storeClient: pool, tableName: 'rate_limit_bench', points: 1e9, duration: 60 }, (err) => (err ? reject(err) : resolve(l)));
+    const l = new RateLimiterPostgres(
+      { storeClient: pool, tableName: 'rate_limit_bench', points: 1e9, duration: 60 },
+      (err) => (err ? reject(err) : resolve(l)),
+    );
   });
   const n = 2000;
   const start = process.hrtime.bigint();
@@ -99,8 +114,11 @@ try {
   const consumeMs = Number(process.hrtime.bigint() - start) / 1e6 / n;
   await pool.end();
 
-  const row = (name, r) => `| ${name} | ${r.rps.toFixed(0)} | ${(r.rps / anonymous.rps).toFixed(2)} | ${r.p50} | ${r.p99} |`;
-  console.log(`\n### Auth + rate-limit overhead (POST /graphql {__typename}, ${CONNECTIONS} connections, ${DURATION}s, PostgreSQL store)\n`);
+  const row = (name, r) =>
+    `| ${name} | ${r.rps.toFixed(0)} | ${(r.rps / anonymous.rps).toFixed(2)} | ${r.p50} | ${r.p99} |`;
+  console.log(
+    `\n### Auth + rate-limit overhead (POST /graphql {__typename}, ${CONNECTIONS} connections, ${DURATION}s, PostgreSQL store)\n`,
+  );
   console.log('| caller | req/s | ratio to anonymous | p50 ms | p99 ms |\n|---|---|---|---|---|');
   console.log(row('anonymous (no credential lookup; one per-IP limiter)', anonymous));
   console.log(row('JWT (verify + user and role rows; minute and hour limiters)', jwt));

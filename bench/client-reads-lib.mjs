@@ -19,10 +19,18 @@ export async function startReadGateway(env, { profileDir, root = ROOT } = {}) {
   const child = spawn(process.execPath, [...flags, ...profile, join(root, 'apps/gateway/dist/main.js')], {
     cwd: root,
     env: {
-      PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: String(port), ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password, JWT_SECRET, RATE_LIMIT_PER_MINUTE: '100000000', RATE_LIMIT_PER_HOUR: '100000000',
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      JWT_SECRET,
+      RATE_LIMIT_PER_MINUTE: '100000000',
+      RATE_LIMIT_PER_HOUR: '100000000',
       // The embeddings indexer would load its model and embed the seeded entries while the first scenario runs.
-      EMBEDDINGS: 'off', ...env,
+      EMBEDDINGS: 'off',
+      ...env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -33,7 +41,13 @@ export async function startReadGateway(env, { profileDir, root = ROOT } = {}) {
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     if (exited) throw new Error(`service exited:\n${err}`);
-    if (await fetch(`${url}/health`).then((r) => r.status === 200, () => false)) break;
+    if (
+      await fetch(`${url}/health`).then(
+        (r) => r.status === 200,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 25));
   }
   return {
@@ -65,13 +79,28 @@ async function json(url, path, { method = 'GET', token, body } = {}) {
 export async function seedPublished(url) {
   const { token } = await json(url, '/app/v1/auth/login', { method: 'POST', body: ADMIN });
   const app = `/app/v1${PROJECT}`;
-  const schema = { type: 'object', properties: { title: { type: 'string' }, body: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } } };
+  const schema = {
+    type: 'object',
+    properties: {
+      title: { type: 'string' },
+      body: { type: 'string' },
+      tags: { type: 'array', items: { type: 'string' } },
+    },
+  };
   const type = await json(url, `${app}/content-types`, { method: 'POST', token, body: { name: 'Article', schema } });
   await json(url, `${app}/content-types/${type.id}/publish`, { method: 'POST', token });
   const ids = [];
   for (let i = 0; i < ENTRIES; i++) {
-    const content = { title: `Article ${i}`, body: `Paragraph ${i}. `.repeat(180).slice(0, 2300), tags: ['news', `t${i % 5}`] };
-    const entry = await json(url, `${app}/content`, { method: 'POST', token, body: { typeId: type.id, name: `Article ${i}`, content } });
+    const content = {
+      title: `Article ${i}`,
+      body: `Paragraph ${i}. `.repeat(180).slice(0, 2300),
+      tags: ['news', `t${i % 5}`],
+    };
+    const entry = await json(url, `${app}/content`, {
+      method: 'POST',
+      token,
+      body: { typeId: type.id, name: `Article ${i}`, content },
+    });
     await json(url, `${app}/content/${entry.id}/publish`, { method: 'POST', token });
     ids.push(entry.id);
   }
@@ -79,15 +108,29 @@ export async function seedPublished(url) {
   return { token, key, id: ids[0] };
 }
 
-const W3 = JSON.stringify({ query: `{ contents(organizationId: "default", projectId: "default", limit: 20) { data { id name version content createdAt updatedAt } } }` });
+const W3 = JSON.stringify({
+  query: `{ contents(organizationId: "default", projectId: "default", limit: 20) { data { id name version content createdAt updatedAt } } }`,
+});
 
 /** The issue's workloads as `[short name, title, autocannon options]`. */
 export function workloads(url, { key, token, id }) {
   const client = { 'x-api-key': key };
   return [
     ['W1', 'W1 GET /api/v1/…/content?limit=20', { url: `${url}/api/v1${PROJECT}/content?limit=20`, headers: client }],
-    ['W2', 'W2 GET /api/v1/…/content/{id}/resolved', { url: `${url}/api/v1${PROJECT}/content/${id}/resolved`, headers: client }],
-    ['W3', 'W3 GraphQL contents(limit: 20), API key', { url: `${url}/graphql`, method: 'POST', headers: { ...client, 'content-type': 'application/json' }, body: W3 }],
-    ['admin', 'admin GET /app/v1/…/content?limit=20 (JWT)', { url: `${url}/app/v1${PROJECT}/content?limit=20`, headers: { authorization: `Bearer ${token}` } }],
+    [
+      'W2',
+      'W2 GET /api/v1/…/content/{id}/resolved',
+      { url: `${url}/api/v1${PROJECT}/content/${id}/resolved`, headers: client },
+    ],
+    [
+      'W3',
+      'W3 GraphQL contents(limit: 20), API key',
+      { url: `${url}/graphql`, method: 'POST', headers: { ...client, 'content-type': 'application/json' }, body: W3 },
+    ],
+    [
+      'admin',
+      'admin GET /app/v1/…/content?limit=20 (JWT)',
+      { url: `${url}/app/v1${PROJECT}/content?limit=20`, headers: { authorization: `Bearer ${token}` } },
+    ],
   ];
 }

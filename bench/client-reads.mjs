@@ -21,11 +21,19 @@ async function load(name, options) {
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
   // Reported, not thrown: on a machine shared with other work a scenario may time out without the service failing.
   const failed = result.non2xx + result.errors + result.timeouts;
-  return { name: failed > 0 ? `${name} (${failed} failed or timed out)` : name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
+  return {
+    name: failed > 0 ? `${name} (${failed} failed or timed out)` : name,
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+  };
 }
 
 const baseline = await startBaseline();
-const lines = [`### Client reads (bench/client-reads.mjs), ${CONNECTIONS} connections, ${SECONDS} s per scenario, ${PASSES} passes, ${new Date().toISOString()}`, ''];
+const lines = [
+  `### Client reads (bench/client-reads.mjs), ${CONNECTIONS} connections, ${SECONDS} s per scenario, ${PASSES} passes, ${new Date().toISOString()}`,
+  '',
+];
 try {
   for (const database of DATABASES) {
     const pg = database === 'postgres' ? await createDatabase() : undefined;
@@ -46,7 +54,13 @@ try {
             for (const [short, name, options] of workloads(service.url, seeded)) {
               if ((cache === 'off' || short !== 'admin') && (!ONLY || ONLY.includes(short))) {
                 const r = await load(name, options);
-                rows.push({ ...r, name: `${r.name} — ${short === 'admin' ? 'no cache' : cache === 'on' ? 'hit' : 'miss (CACHE=off)'}`, pass, ratio: r.rps / base.rps, base: base.rps });
+                rows.push({
+                  ...r,
+                  name: `${r.name} — ${short === 'admin' ? 'no cache' : cache === 'on' ? 'hit' : 'miss (CACHE=off)'}`,
+                  pass,
+                  ratio: r.rps / base.rps,
+                  base: base.rps,
+                });
               }
             }
           }
@@ -56,13 +70,24 @@ try {
         }
       }
       lines.push(`#### ${database === 'postgres' ? 'PostgreSQL' : 'embedded (PGlite)'}`, '');
-      lines.push('| scenario | pass | req/s | p50 ms | p99 ms | baseline req/s | ratio to baseline |', '|---|---:|---:|---:|---:|---:|---:|');
-      for (const r of rows) lines.push(`| ${r.name} | ${r.pass} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.base.toFixed(0)} | ${r.ratio.toFixed(4)} |`);
+      lines.push(
+        '| scenario | pass | req/s | p50 ms | p99 ms | baseline req/s | ratio to baseline |',
+        '|---|---:|---:|---:|---:|---:|---:|',
+      );
+      for (const r of rows)
+        lines.push(
+          `| ${r.name} | ${r.pass} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${r.base.toFixed(0)} | ${r.ratio.toFixed(4)} |`,
+        );
       lines.push('');
       const mb = (v) => (v === undefined ? '–' : `${v.toFixed(0)} MB`);
       const ms = (v) => (v === undefined ? '–' : `${v.toFixed(0)} ms`);
-      lines.push(`Cold start to healthy (spawn → first 200 on /health): ${ms(facts.cold_on)} (cache on), ${ms(facts.cold_off)} (cache off; the second start when both run).`);
-      lines.push(`RSS idle after start (+ seed on the first): ${mb(facts.rss_on)} (cache on), ${mb(facts.rss_off)} (cache off); after the loads: ${mb(facts.rss_after_on)} / ${mb(facts.rss_after_off)}.`, '');
+      lines.push(
+        `Cold start to healthy (spawn → first 200 on /health): ${ms(facts.cold_on)} (cache on), ${ms(facts.cold_off)} (cache off; the second start when both run).`,
+      );
+      lines.push(
+        `RSS idle after start (+ seed on the first): ${mb(facts.rss_on)} (cache on), ${mb(facts.rss_off)} (cache off); after the loads: ${mb(facts.rss_after_on)} / ${mb(facts.rss_after_off)}.`,
+        '',
+      );
     } finally {
       await pg?.drop();
       rmSync(dataDir, { recursive: true, force: true });

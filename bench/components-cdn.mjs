@@ -30,7 +30,8 @@ await new Promise((r) => bare.listen(0, '127.0.0.1', r));
 try {
   const token = await login(gateway.url);
   const json = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
-  const post = (path, body) => () => fetch(`${gateway.url}/app/v1${PROJECT}${path}`, { method: 'POST', headers: json, body: JSON.stringify(body) });
+  const post = (path, body) => () =>
+    fetch(`${gateway.url}/app/v1${PROJECT}${path}`, { method: 'POST', headers: json, body: JSON.stringify(body) });
 
   const plain = [];
   const components = [];
@@ -57,11 +58,19 @@ try {
 
   const form = new FormData();
   form.append('file', new Blob([bytes]), 'blob.bin');
-  const upload = await fetch(`${gateway.url}/app/v1${PROJECT}/assets`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+  const upload = await fetch(`${gateway.url}/app/v1${PROJECT}/assets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}` },
+    body: form,
+  });
   const asset = await upload.json();
   const base = await load('bare node:http, same 100 KB (baseline)', { url: `http://127.0.0.1:${bare.address().port}` });
   const cdn = await load('CDN route, 100 KB asset', { url: asset.url });
-  const cached = await load('CDN route, If-None-Match (304)', { url: asset.url, headers: { 'if-none-match': `"${asset.checksum}"` }, expectStatus: 304 });
+  const cached = await load('CDN route, If-None-Match (304)', {
+    url: asset.url,
+    headers: { 'if-none-match': `"${asset.checksum}"` },
+    expectStatus: 304,
+  });
   report('CDN delivery', base, [cdn, cached]);
 } finally {
   await gateway.stop();

@@ -11,12 +11,24 @@ try {
   const token = await login(gateway.url);
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
   const post = async (path, body) => {
-    const res = await fetch(`${gateway.url}/app/v1${PROJECT}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const res = await fetch(`${gateway.url}/app/v1${PROJECT}${path}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    });
     return res.json();
   };
-  const type = await post('/content-types', { name: 'Bench', schema: { type: 'object', properties: { title: { type: 'string' } } } });
+  const type = await post('/content-types', {
+    name: 'Bench',
+    schema: { type: 'object', properties: { title: { type: 'string' } } },
+  });
   await post(`/content-types/${type.id}/publish`, {});
-  const sample = await post('/content', { typeId: type.id, name: 'Sample entry', content: { title: 'sample' }, tags: ['bench'] });
+  const sample = await post('/content', {
+    typeId: type.id,
+    name: 'Sample entry',
+    content: { title: 'sample' },
+    tags: ['bench'],
+  });
   // Bulk rows straight into the table: the API would take minutes for 10k; the read paths are what is measured.
   const client = new pg.Client({ connectionString: db.url });
   await client.connect();
@@ -40,7 +52,10 @@ try {
     });
   const rows = [
     await load(`GET content (page of 20 of ${N})`, { url: `${gateway.url}/app/v1${PROJECT}/content`, headers }),
-    await load('GET content?tags=t7&status=published', { url: `${gateway.url}/app/v1${PROJECT}/content?tags=t7&status=published`, headers }),
+    await load('GET content?tags=t7&status=published', {
+      url: `${gateway.url}/app/v1${PROJECT}/content?tags=t7&status=published`,
+      headers,
+    }),
     await load('GET content?search=topic', { url: `${gateway.url}/app/v1${PROJECT}/content?search=topic`, headers }),
     await load('GET content/{id}', { url: `${gateway.url}/app/v1${PROJECT}/content/${sample.id}`, headers }),
     // 'Entry 1' matches 10× more rows at 10× the entries and the exact total counts them all; "Entry 4242" matches 1 at

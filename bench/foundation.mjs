@@ -1,5 +1,16 @@
 // Foundation benchmark: REST list vs GraphQL list vs a two-subgraph query in-process and over HTTP, as ratios to node:http.
-import { createDatabase, freePort, JWT_SECRET, load, login, report, spawnNode, startBaseline, startGateway, SUBGRAPH_SECRET } from './lib.mjs';
+import {
+  createDatabase,
+  freePort,
+  JWT_SECRET,
+  load,
+  login,
+  report,
+  spawnNode,
+  startBaseline,
+  startGateway,
+  SUBGRAPH_SECRET,
+} from './lib.mjs';
 
 const PROJECT = '/organizations/default/projects/default';
 // The fields sofa selects for the REST route, so both scenarios fetch and serialise the same data.
@@ -14,7 +25,10 @@ async function seed(url, token) {
     const res = await fetch(`${url}/app/v1${PROJECT}/content-types`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
-      body: JSON.stringify({ name: `Type ${i}`, schema: { type: 'object', properties: { title: { type: 'string' } } } }),
+      body: JSON.stringify({
+        name: `Type ${i}`,
+        schema: { type: 'object', properties: { title: { type: 'string' } } },
+      }),
     });
     if (res.status !== 201) throw new Error(`seed failed: ${res.status}`);
   }
@@ -47,8 +61,16 @@ try {
   const rows = [
     await load('REST GET content-types (20 items)', { url: `${local.url}/app/v1${PROJECT}/content-types`, headers }),
     await load('GraphQL contentTypes (same list)', { url: `${local.url}/graphql`, headers, ...gql(LIST_QUERY) }),
-    await load('GraphQL list + createdBy (2 subgraphs, in-process)', { url: `${local.url}/graphql`, headers, ...gql(CROSS_QUERY) }),
-    await load('GraphQL list + createdBy (2 subgraphs, over HTTP)', { url: `${remote.url}/graphql`, headers, ...gql(CROSS_QUERY) }),
+    await load('GraphQL list + createdBy (2 subgraphs, in-process)', {
+      url: `${local.url}/graphql`,
+      headers,
+      ...gql(CROSS_QUERY),
+    }),
+    await load('GraphQL list + createdBy (2 subgraphs, over HTTP)', {
+      url: `${remote.url}/graphql`,
+      headers,
+      ...gql(CROSS_QUERY),
+    }),
   ];
   report('Foundation: gateway paths', base, rows);
 } finally {

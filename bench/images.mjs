@@ -20,7 +20,9 @@ async function photo(width, height) {
       pixels[i + 2] = 128 + 60 * Math.sin((x + y) / 90) + detail;
     }
   }
-  return sharp(pixels, { raw: { width, height, channels: 3 } }).jpeg({ quality: 90 }).toBuffer();
+  return sharp(pixels, { raw: { width, height, channels: 3 } })
+    .jpeg({ quality: 90 })
+    .toBuffer();
 }
 
 async function ms(fn) {

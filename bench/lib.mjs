@@ -63,7 +63,11 @@ export function spawnNode(entry, env, ready, { flags = [], root = ROOT } = {}) {
       const line = out.split('\n').find((l) => ready.test(l));
       if (line) {
         clearTimeout(timer);
-        resolve({ url: JSON.parse(line).url, pid: child.pid, stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))) });
+        resolve({
+          url: JSON.parse(line).url,
+          pid: child.pid,
+          stop: () => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM'))),
+        });
       }
     };
     child.stdout.on('data', onData);
@@ -122,7 +126,9 @@ export const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 /** One bounded load: `connections` concurrent clients for DURATION_S seconds; fails on any non-2xx (or non-`expectStatus`). */
 export async function load(name, { expectStatus, ...options }) {
   const result = await autocannon({ connections: 10, duration: DURATION_S, ...options });
-  const wrong = expectStatus ? result.requests.total - (result.statusCodeStats?.[expectStatus]?.count ?? 0) : result.non2xx;
+  const wrong = expectStatus
+    ? result.requests.total - (result.statusCodeStats?.[expectStatus]?.count ?? 0)
+    : result.non2xx;
   const errors = wrong + result.errors + result.timeouts;
   if (errors > 0) throw new Error(`${name}: ${errors} failed requests of ${result.requests.total}`);
   return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };

@@ -33,9 +33,19 @@ function metricsWorkMicros() {
 
 const db = await createDatabase();
 const baseline = await startBaseline();
-const gateway = await startGateway({ DATABASE_URL: db.url, METRICS_TOKEN, EMBEDDINGS: 'off', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000' });
+const gateway = await startGateway({
+  DATABASE_URL: db.url,
+  METRICS_TOKEN,
+  EMBEDDINGS: 'off',
+  RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000000',
+});
 try {
-  const query = { url: `${gateway.url}/graphql`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ __typename }' }) };
+  const query = {
+    url: `${gateway.url}/graphql`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ __typename }' }),
+  };
   const base = await load('bare node:http (baseline)', { url: baseline.url });
   const plain = await load('POST /graphql {__typename}', query);
   // A scraper every 100 ms during the same load (Prometheus scrapes every 15 s: this is 150x harsher).
@@ -43,7 +53,9 @@ try {
   const scrapes = (async () => {
     let n = 0;
     while (scraping) {
-      await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((r) => r.text());
+      await fetch(`${gateway.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } }).then((r) =>
+        r.text(),
+      );
       n++;
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -53,14 +65,20 @@ try {
   scraping = false;
   const n = await scrapes;
   const micros = metricsWorkMicros();
-  const requestMicros = 1e6 / plain.rps * 10; // 10 connections: time one request holds a connection
-  console.log(`### Metrics cost (\`bench/operations.mjs\`)\n\n${DURATION_S} s per scenario, 10 connections, ${new Date().toISOString()}\n`);
+  const requestMicros = (1e6 / plain.rps) * 10; // 10 connections: time one request holds a connection
+  console.log(
+    `### Metrics cost (\`bench/operations.mjs\`)\n\n${DURATION_S} s per scenario, 10 connections, ${new Date().toISOString()}\n`,
+  );
   console.log('| scenario | req/s | p50 ms | p99 ms | throughput vs baseline | vs same route unscraped |');
   console.log('|---|---:|---:|---:|---:|---:|');
   for (const r of [base, plain, scraped]) {
-    console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${(r.rps / base.rps).toFixed(3)} | ${(r.rps / plain.rps).toFixed(3)} |`);
+    console.log(
+      `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${(r.rps / base.rps).toFixed(3)} | ${(r.rps / plain.rps).toFixed(3)} |`,
+    );
   }
-  console.log(`\nPer-request metrics work: ${micros.toFixed(2)} µs (histogram + counter), ${((micros / requestMicros) * 100).toFixed(4)} % of one request (${requestMicros.toFixed(0)} µs); ${n} scrapes during the scraped run.`);
+  console.log(
+    `\nPer-request metrics work: ${micros.toFixed(2)} µs (histogram + counter), ${((micros / requestMicros) * 100).toFixed(4)} % of one request (${requestMicros.toFixed(0)} µs); ${n} scrapes during the scraped run.`,
+  );
 } finally {
   await gateway.stop();
   await baseline.stop();

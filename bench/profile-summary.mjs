@@ -38,7 +38,10 @@ for (const n of profile.nodes) {
 const per = (t) => (requests ? ` ${(t / Number(requests)).toFixed(1)} µs/req` : '');
 const show = (title, map, n) => {
   console.log(`\n${title}`);
-  for (const [k, t] of [...map].sort((a, b) => b[1] - a[1]).slice(0, n)) console.log(`${((100 * t) / total).toFixed(1).padStart(5)}% ${(t / 1000).toFixed(0).padStart(7)} ms${per(t)}  ${k}`);
+  for (const [k, t] of [...map].sort((a, b) => b[1] - a[1]).slice(0, n))
+    console.log(
+      `${((100 * t) / total).toFixed(1).padStart(5)}% ${(t / 1000).toFixed(0).padStart(7)} ms${per(t)}  ${k}`,
+    );
 };
 console.log(`total sampled ${(total / 1000).toFixed(0)} ms${per(total)}`);
 show('by package / file (self time)', byPkg, 40);

@@ -18,15 +18,19 @@ const pg = await createDatabase();
 const dataDir = mkdtempSync(join(tmpdir(), 'cp-bench-miss-'));
 const baseline = await startBaseline();
 // GATEWAY_ROOT: another checkout's build (e.g. the code before a change) on the same machine, same data.
-const service = await startReadGateway({ DATA_DIR: dataDir, DATABASE_URL: pg.url, CACHE: 'off' }, { profileDir: process.env.PROFILE_DIR, root: process.env.GATEWAY_ROOT });
+const service = await startReadGateway(
+  { DATA_DIR: dataDir, DATABASE_URL: pg.url, CACHE: 'off' },
+  { profileDir: process.env.PROFILE_DIR, root: process.env.GATEWAY_ROOT },
+);
 try {
   const seeded = await seedPublished(service.url);
   const scenario = (name) => workloads(service.url, seeded).find(([short]) => short === name)[2];
-  if (process.env.DUMP) for (const name of SCENARIOS) {
-    const o = scenario(name);
-    const res = await fetch(o.url, { method: o.method ?? 'GET', headers: o.headers, body: o.body });
-    console.log(name, res.status, (await res.text()).slice(0, Number(process.env.DUMP)));
-  }
+  if (process.env.DUMP)
+    for (const name of SCENARIOS) {
+      const o = scenario(name);
+      const res = await fetch(o.url, { method: o.method ?? 'GET', headers: o.headers, body: o.body });
+      console.log(name, res.status, (await res.text()).slice(0, Number(process.env.DUMP)));
+    }
   for (let pass = 1; pass <= PASSES; pass++) {
     const base = await run({ url: baseline.url });
     for (const name of SCENARIOS) {
@@ -34,7 +38,9 @@ try {
       const r = await run(scenario(name));
       const cpuMs = ((service.cpu() - cpuBefore) * 1000) / r.requests.total;
       const failed = r.non2xx + r.errors + r.timeouts;
-      console.log(`${name} pass ${pass}: ${r.requests.average.toFixed(0)} req/s (${r.requests.total} requests${failed ? `, ${failed} failed` : ''}), baseline ${base.requests.average.toFixed(0)}, ratio ${(r.requests.average / base.requests.average).toFixed(4)}, gateway CPU ${cpuMs.toFixed(2)} ms/request`);
+      console.log(
+        `${name} pass ${pass}: ${r.requests.average.toFixed(0)} req/s (${r.requests.total} requests${failed ? `, ${failed} failed` : ''}), baseline ${base.requests.average.toFixed(0)}, ratio ${(r.requests.average / base.requests.average).toFixed(4)}, gateway CPU ${cpuMs.toFixed(2)} ms/request`,
+      );
     }
   }
 } finally {

@@ -39,7 +39,8 @@ function record(kind, outcome, detail, ms) {
   if (ms !== undefined) s.ms.push(ms);
   if (outcome !== 'ok' && failures.length < 20) failures.push(`${kind}: ${detail}`);
 }
-const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
+const percentile = (xs, p) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? NaN;
 const total = (field) => [...stats.values()].reduce((n, s) => n + s[field], 0);
 
 async function call(kind, url, { method = 'GET', headers = {}, body } = {}) {
@@ -128,7 +129,9 @@ async function eventLog(url, token) {
   let key;
   for (;;) {
     const query = new URLSearchParams({ limit: '100', ...(key ? { lastKey: key } : {}) });
-    const page = await call('event log', `${url}/app/v1${PROJECT}/events?${query}`, { headers: { authorization: `Bearer ${token}` } });
+    const page = await call('event log', `${url}/app/v1${PROJECT}/events?${query}`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
     if (!page) throw new Error('event log read failed');
     ids.push(...page.data.map((e) => e.id));
     if (!page.pagination.lastKey) return ids;
@@ -194,18 +197,55 @@ function operations(url, seeded) {
     if (id) busy.add(id);
     return id;
   };
-  const W3 = (limit) => ({ query: `{ contents(organizationId: "default", projectId: "default", limit: ${limit}) { data { id name version content } } }` });
+  const W3 = (limit) => ({
+    query: `{ contents(organizationId: "default", projectId: "default", limit: ${limit}) { data { id name version content } } }`,
+  });
   const writes = { events: 0 };
   const wrote = (result) => (result ? writes.events++ : undefined);
   const ops = [
     // Client reads: the same URL again and again (cache hits between writes) and a bounded set of varying ones (misses).
     [20, 'client list (hit)', () => call('client list (hit)', `${api}/content?limit=20`, { headers: client })],
-    [8, 'client list (miss)', () => call('client list (miss)', `${api}/content?limit=${1 + Math.floor(Math.random() * 50)}&tags=t${Math.floor(Math.random() * 5)}`, { headers: client })],
-    [15, 'client entry', () => call('client entry', `${api}/content/${pick(seeded.ids)}/resolved`, { headers: client })],
-    [10, 'client GraphQL (hit)', () => call('client GraphQL (hit)', `${url}/graphql`, { method: 'POST', headers: client, body: W3(20) })],
-    [5, 'client GraphQL (miss)', () => call('client GraphQL (miss)', `${url}/graphql`, { method: 'POST', headers: client, body: W3(1 + Math.floor(Math.random() * 50)) })],
+    [
+      8,
+      'client list (miss)',
+      () =>
+        call(
+          'client list (miss)',
+          `${api}/content?limit=${1 + Math.floor(Math.random() * 50)}&tags=t${Math.floor(Math.random() * 5)}`,
+          { headers: client },
+        ),
+    ],
+    [
+      15,
+      'client entry',
+      () => call('client entry', `${api}/content/${pick(seeded.ids)}/resolved`, { headers: client }),
+    ],
+    [
+      10,
+      'client GraphQL (hit)',
+      () => call('client GraphQL (hit)', `${url}/graphql`, { method: 'POST', headers: client, body: W3(20) }),
+    ],
+    [
+      5,
+      'client GraphQL (miss)',
+      () =>
+        call('client GraphQL (miss)', `${url}/graphql`, {
+          method: 'POST',
+          headers: client,
+          body: W3(1 + Math.floor(Math.random() * 50)),
+        }),
+    ],
     [5, 'admin list', () => call('admin list', `${app}/content?limit=20`, { headers: admin })],
-    [6, 'D2 search', () => call('D2 search', `${app}/content/search`, { method: 'POST', headers: admin, body: { filter: { name: { like: `%Soak ${Math.floor(Math.random() * 100)}%` } }, limit: 20 } })],
+    [
+      6,
+      'D2 search',
+      () =>
+        call('D2 search', `${app}/content/search`, {
+          method: 'POST',
+          headers: admin,
+          body: { filter: { name: { like: `%Soak ${Math.floor(Math.random() * 100)}%` } }, limit: 20 },
+        }),
+    ],
     // Admin writes: every successful one records exactly one event.
     [
       5,
@@ -214,9 +254,17 @@ function operations(url, seeded) {
         const created = await call('create content', `${app}/content`, {
           method: 'POST',
           headers: admin,
-          body: { typeId: seeded.typeId, name: `Soak ${n++}`, content: { title: `Soak ${n}`, body: 'Soak body. '.repeat(50), tags: ['soak'] } },
+          body: {
+            typeId: seeded.typeId,
+            name: `Soak ${n++}`,
+            content: { title: `Soak ${n}`, body: 'Soak body. '.repeat(50), tags: ['soak'] },
+          },
         });
-        if (created) { writes.events++; live.push(created.id); dirty.add(created.id); }
+        if (created) {
+          writes.events++;
+          live.push(created.id);
+          dirty.add(created.id);
+        }
       },
     ],
     [
@@ -225,8 +273,15 @@ function operations(url, seeded) {
       async () => {
         const id = takeEntry();
         if (!id) return;
-        const updated = await call('update content', `${app}/content/${id}`, { method: 'PUT', headers: admin, body: { content: { title: `Updated ${n++}`, body: 'Changed. '.repeat(60), tags: ['news', 't1'] } } });
-        if (updated) { writes.events++; dirty.add(id); }
+        const updated = await call('update content', `${app}/content/${id}`, {
+          method: 'PUT',
+          headers: admin,
+          body: { content: { title: `Updated ${n++}`, body: 'Changed. '.repeat(60), tags: ['news', 't1'] } },
+        });
+        if (updated) {
+          writes.events++;
+          dirty.add(id);
+        }
         busy.delete(id);
       },
     ],
@@ -236,8 +291,14 @@ function operations(url, seeded) {
       async () => {
         const id = takeEntry(dirty);
         if (!id) return;
-        const published = await call('publish content', `${app}/content/${id}/publish`, { method: 'POST', headers: admin });
-        if (published) { writes.events++; dirty.delete(id); }
+        const published = await call('publish content', `${app}/content/${id}/publish`, {
+          method: 'POST',
+          headers: admin,
+        });
+        if (published) {
+          writes.events++;
+          dirty.delete(id);
+        }
         busy.delete(id);
       },
     ],
@@ -251,7 +312,11 @@ function operations(url, seeded) {
         if (!id) return;
         if (seeded.ids.includes(id)) return void busy.delete(id);
         const deleted = await call('delete content', `${app}/content/${id}`, { method: 'DELETE', headers: admin });
-        if (deleted) { writes.events++; live.splice(live.indexOf(id), 1); dirty.delete(id); }
+        if (deleted) {
+          writes.events++;
+          live.splice(live.indexOf(id), 1);
+          dirty.delete(id);
+        }
         busy.delete(id);
       },
     ],
@@ -263,8 +328,15 @@ function operations(url, seeded) {
           const id = tags.shift();
           wrote(await call('tags', `${app}/tags/${id}`, { method: 'DELETE', headers: admin }));
         } else {
-          const tag = await call('tags', `${app}/tags`, { method: 'POST', headers: admin, body: { name: `soak-${n++}-${Date.now()}` } });
-          if (tag) { writes.events++; tags.push(tag.id); }
+          const tag = await call('tags', `${app}/tags`, {
+            method: 'POST',
+            headers: admin,
+            body: { name: `soak-${n++}-${Date.now()}` },
+          });
+          if (tag) {
+            writes.events++;
+            tags.push(tag.id);
+          }
         }
       },
     ],
@@ -286,7 +358,8 @@ const db = EMBEDDED ? undefined : await createDatabase();
 const dataDir = mkdtempSync(join(tmpdir(), 'cp-bench-soak-'));
 const metricsPort = await freePort();
 const inspectPort = await freePort();
-if (FORCE_GC) process.env.GATEWAY_NODE_FLAGS = `${process.env.GATEWAY_NODE_FLAGS ?? ''} --inspect=127.0.0.1:${inspectPort}`;
+if (FORCE_GC)
+  process.env.GATEWAY_NODE_FLAGS = `${process.env.GATEWAY_NODE_FLAGS ?? ''} --inspect=127.0.0.1:${inspectPort}`;
 const service = await startReadGateway({
   DATA_DIR: dataDir,
   METRICS_PORT: String(metricsPort),
@@ -327,12 +400,23 @@ try {
   const sample = async () => {
     await gc?.collectGarbage();
     const m = await memoryMetrics(metricsUrl);
-    const s = { t: elapsed(), rss: service.rssMb(), heap: mb(m.heapUsed), old: mb(m.oldSpace), heapTotal: mb(m.heapTotal), requests: total('ok') + total('c4xx') + total('c5xx') + total('conn'), errors: total('c5xx') + total('conn'), c4xx: total('c4xx') };
+    const s = {
+      t: elapsed(),
+      rss: service.rssMb(),
+      heap: mb(m.heapUsed),
+      old: mb(m.oldSpace),
+      heapTotal: mb(m.heapTotal),
+      requests: total('ok') + total('c4xx') + total('c5xx') + total('conn'),
+      errors: total('c5xx') + total('conn'),
+      c4xx: total('c4xx'),
+    };
     samples.push(s);
     return s;
   };
-  const row = (s) => `| ${(s.t / 60).toFixed(1)} | ${s.rss.toFixed(0)} | ${s.heap.toFixed(1)} | ${s.old.toFixed(1)} | ${s.heapTotal.toFixed(0)} | ${s.requests} | ${s.c4xx} | ${s.errors} |`;
-  const header = '| minute | RSS MB | heap used MB | old space MB | heap total MB | requests | 4xx | 5xx + connection errors |\n|---:|---:|---:|---:|---:|---:|---:|---:|';
+  const row = (s) =>
+    `| ${(s.t / 60).toFixed(1)} | ${s.rss.toFixed(0)} | ${s.heap.toFixed(1)} | ${s.old.toFixed(1)} | ${s.heapTotal.toFixed(0)} | ${s.requests} | ${s.c4xx} | ${s.errors} |`;
+  const header =
+    '| minute | RSS MB | heap used MB | old space MB | heap total MB | requests | 4xx | 5xx + connection errors |\n|---:|---:|---:|---:|---:|---:|---:|---:|';
   const printed = [];
   const print = (s) => (printed.push(row(s)), console.log(row(s)));
   console.log(header);
@@ -376,7 +460,9 @@ try {
         continue;
       }
       inFlight++;
-      mix.next()().finally(() => inFlight--);
+      mix
+        .next()()
+        .finally(() => inFlight--);
     }
     await sleep(10);
   }
@@ -419,7 +505,10 @@ try {
     '|---|---:|---:|---:|---:|---:|---:|',
     ...[...stats]
       .filter(([k]) => k !== 'seed' && k !== 'event log')
-      .map(([k, s]) => `| ${k} | ${s.ok} | ${s.c4xx} | ${s.c5xx} | ${s.conn} | ${percentile(s.ms, 50).toFixed(0)} | ${percentile(s.ms, 99).toFixed(0)} |`),
+      .map(
+        ([k, s]) =>
+          `| ${k} | ${s.ok} | ${s.c4xx} | ${s.c5xx} | ${s.conn} | ${percentile(s.ms, 50).toFixed(0)} | ${percentile(s.ms, 99).toFixed(0)} |`,
+      ),
     '',
     `Events: ${mix.writes.events} successful writes (one event each), ${log.length} in the event log after the start.`,
     '',
@@ -436,9 +525,17 @@ try {
 
   const problems = [];
   if (total('c5xx') + total('conn') > 0) problems.push(`${total('c5xx')} 5xx and ${total('conn')} connection errors`);
-  if (log.length !== mix.writes.events) problems.push(`${mix.writes.events} writes but ${log.length} events in the log`);
-  for (const s of subscribers) if (s.received !== log.length) problems.push(`${s.name} received ${s.received} of ${log.length} events`);
-  if (ws.some((w) => w.errors.length)) problems.push(`graphql-ws subscriber errors: ${ws.flatMap((w) => w.errors).map((e) => e.message ?? e).join('; ')}`);
+  if (log.length !== mix.writes.events)
+    problems.push(`${mix.writes.events} writes but ${log.length} events in the log`);
+  for (const s of subscribers)
+    if (s.received !== log.length) problems.push(`${s.name} received ${s.received} of ${log.length} events`);
+  if (ws.some((w) => w.errors.length))
+    problems.push(
+      `graphql-ws subscriber errors: ${ws
+        .flatMap((w) => w.errors)
+        .map((e) => e.message ?? e)
+        .join('; ')}`,
+    );
   if (!(heapSlope <= HEAP_BOUND)) problems.push(`heap slope ${heapSlope.toFixed(1)} MB/h above ${HEAP_BOUND} MB/h`);
   if (failures.length) console.log(`\nFirst failures:\n${failures.map((f) => `- ${f}`).join('\n')}`);
   if (problems.length) {

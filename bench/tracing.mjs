@@ -85,13 +85,17 @@ try {
   const rss = { off: rssMb(off.pid), on: rssMb(on.pid) };
   const micros = disabledWorkMicros();
 
-  console.log(`### Tracing cost (\`bench/tracing.mjs\`)\n\n${DURATION_S} s per scenario, 10 connections, ${new Date().toISOString()}\n`);
+  console.log(
+    `### Tracing cost (\`bench/tracing.mjs\`)\n\n${DURATION_S} s per scenario, 10 connections, ${new Date().toISOString()}\n`,
+  );
   console.log('| scenario | req/s | p50 ms | p99 ms | throughput vs baseline | on ÷ off (same pair) |');
   console.log('|---|---:|---:|---:|---:|---:|');
   console.log(`| ${base.name} | ${base.rps.toFixed(0)} | ${base.p50} | ${base.p99} | 1.000 | |`);
   for (const [a, b] of pairs) {
     console.log(`| ${a.name} | ${a.rps.toFixed(0)} | ${a.p50} | ${a.p99} | ${(a.rps / base.rps).toFixed(3)} | |`);
-    console.log(`| ${b.name} | ${b.rps.toFixed(0)} | ${b.p50} | ${b.p99} | ${(b.rps / base.rps).toFixed(3)} | ${(b.rps / a.rps).toFixed(3)} |`);
+    console.log(
+      `| ${b.name} | ${b.rps.toFixed(0)} | ${b.p50} | ${b.p99} | ${(b.rps / base.rps).toFixed(3)} | ${(b.rps / a.rps).toFixed(3)} |`,
+    );
   }
   for (const [label, ratio] of medians) console.log(`\nMedian on ÷ off, ${label}: **${ratio.toFixed(3)}**`);
   console.log(`\nGateway RSS after the runs: off ${rss.off.toFixed(0)} MB, on ${rss.on.toFixed(0)} MB.`);

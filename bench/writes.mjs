@@ -103,10 +103,9 @@ async function audit(url, acked) {
   const list = (rows) => rows.map((r) => r.version).join(',');
   for (const [id, versions] of acked) {
     const expected = versions.map((_, i) => i + 1).join(',');
-    const { rows } = await client.query(
-      'select version from content_version where content_id = $1 order by version',
-      [id],
-    );
+    const { rows } = await client.query('select version from content_version where content_id = $1 order by version', [
+      id,
+    ]);
     const events = await client.query(
       `select version from event where resource_id = $1 and type = 'content.published' order by version`,
       [id],

@@ -48,7 +48,11 @@ if (!built && process.env.START_SKIP_BUILD !== '1') {
       : 'Sources changed since the last build: rebuilding what changed (usually a few seconds)…',
   );
   const startedAt = Date.now();
-  const turbo = spawnSync('npx', ['turbo', 'run', 'build', '--output-logs=errors-only'], { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' });
+  const turbo = spawnSync('npx', ['turbo', 'run', 'build', '--output-logs=errors-only'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    shell: process.platform === 'win32',
+  });
   if (turbo.status !== 0) process.exit(turbo.status ?? 1);
   mkdirSync(dirname(STAMP), { recursive: true });
   // The fingerprint from before the build: a file edited during the build triggers the next one.

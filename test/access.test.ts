@@ -41,9 +41,17 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     const role = await api.call('POST', `${ORG}/roles`, { token, body: { name: `r-${randomUUID()}`, permissions } });
     expect(role.status).toBe(201);
     const email = `${randomUUID()}@example.com`;
-    const user = await api.call('POST', `${ORG}/users`, { token, body: { email, name: 'U', password: 'grey-otter-kettle-41', roleId: role.body.id } });
+    const user = await api.call('POST', `${ORG}/users`, {
+      token,
+      body: { email, name: 'U', password: 'grey-otter-kettle-41', roleId: role.body.id },
+    });
     expect(user.status).toBe(201);
-    return { token: await api.login(email, 'grey-otter-kettle-41'), userId: user.body.id as string, roleId: role.body.id as string, email };
+    return {
+      token: await api.login(email, 'grey-otter-kettle-41'),
+      userId: user.body.id as string,
+      roleId: role.body.id as string,
+      email,
+    };
   }
 
   beforeAll(async () => {
@@ -55,13 +63,25 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     await sql.connect();
     const now = new Date();
     await sql.query('insert into organization values ($1, $2, $3, $3)', [foreign.org, 'Other', now]);
-    await sql.query(`insert into role values ($1, $2, 'Owner', null, $3, $4, $4)`, [foreign.role, foreign.org, JSON.stringify(EVERY_FLAG), now]);
+    await sql.query(`insert into role values ($1, $2, 'Owner', null, $3, $4, $4)`, [
+      foreign.role,
+      foreign.org,
+      JSON.stringify(EVERY_FLAG),
+      now,
+    ]);
     // '!' is no password hash: nobody signs in as this user before the CLI sets a password.
     const owner = [foreign.user, foreign.org, foreign.role, now];
     await sql.query(`insert into "user" values ($1, $2, 'o@other.example', 'O', $3, '!', $4, $4, $4)`, owner);
     const settings = { DATA_DIR: service.env.DATA_DIR, JWT_SECRET, DATABASE_URL: service.databaseUrl };
     const reset = await runCli(settings, [
-      'users', 'reset-password', '-o', foreign.org, '-e', 'o@other.example', '--password', FOREIGN_PASSWORD,
+      'users',
+      'reset-password',
+      '-o',
+      foreign.org,
+      '-e',
+      'o@other.example',
+      '--password',
+      FOREIGN_PASSWORD,
     ]);
     expect(reset.code, reset.stderr).toBe(0);
     const foreignToken = await api.login('o@other.example', FOREIGN_PASSWORD);
@@ -83,7 +103,13 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     it('shows the key once (201), never in list or get, and stores only its SHA-256', async () => {
       const created = await api.call('POST', KEYS, { token, body: { name: 'web', description: 'site' } });
       expect(created.status).toBe(201);
-      expect(created.body).toMatchObject({ name: 'web', description: 'site', status: 'active', projectId: 'default', lastUsed: null });
+      expect(created.body).toMatchObject({
+        name: 'web',
+        description: 'site',
+        status: 'active',
+        projectId: 'default',
+        lastUsed: null,
+      });
       expect(created.body.key).toMatch(/^cpk_live_[A-Za-z0-9_-]{43}$/);
 
       const list = await api.call('GET', `${KEYS}?limit=100`, { token });
@@ -96,7 +122,11 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       expect(got.body).not.toHaveProperty('key');
       expect(JSON.stringify(got.body)).not.toContain(created.body.key);
 
-      const gql = await api.graphql(`{ apiKey(organizationId: "default", projectId: "default", id: "${created.body.id}") { id key } }`, {}, { token });
+      const gql = await api.graphql(
+        `{ apiKey(organizationId: "default", projectId: "default", id: "${created.body.id}") { id key } }`,
+        {},
+        { token },
+      );
       expect(gql.body.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST'); // `key` is not a field of ApiKey at all
 
       const row = await sql.query('select * from api_key where id = $1', [created.body.id]);
@@ -108,7 +138,11 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       const { body } = await api.call('POST', KEYS, { token, body: { name: 'reader' } });
       const apiKey = body.key as string;
       expect((await api.call('GET', `/api/v1${PROJECT}/content-types`, { apiKey })).status).toBe(200);
-      const read = await api.graphql(`{ contentTypes(organizationId: "default", projectId: "default") { data { id } } }`, {}, { apiKey });
+      const read = await api.graphql(
+        `{ contentTypes(organizationId: "default", projectId: "default") { data { id } } }`,
+        {},
+        { apiKey },
+      );
       expect(read.status).toBe(200);
       expect(read.body.data.contentTypes).toBeDefined();
 
@@ -121,11 +155,21 @@ describe('access control over HTTP (real PostgreSQL)', () => {
         { apiKey },
       );
       expect(write.status).toBe(403);
-      expect(write.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', details: { resource: 'contentTypes', action: 'create' } });
-      const keyForKey = await api.graphql(`mutation { createApiKey(organizationId: "default", projectId: "default", input: {name: "x"}) { key } }`, {}, { apiKey });
+      expect(write.body.errors?.[0].extensions).toMatchObject({
+        code: 'FORBIDDEN',
+        details: { resource: 'contentTypes', action: 'create' },
+      });
+      const keyForKey = await api.graphql(
+        `mutation { createApiKey(organizationId: "default", projectId: "default", input: {name: "x"}) { key } }`,
+        {},
+        { apiKey },
+      );
       expect(keyForKey.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
       // Another project's path with this key: unknown, not forbidden.
-      expect((await api.call('GET', `/api/v1/organizations/default/projects/${foreign.project}/content-types`, { apiKey })).status).toBe(404);
+      expect(
+        (await api.call('GET', `/api/v1/organizations/default/projects/${foreign.project}/content-types`, { apiKey }))
+          .status,
+      ).toBe(404);
 
       // `lastUsed` is written off the request path, in batches every few seconds.
       const deadline = Date.now() + 30_000;
@@ -146,7 +190,11 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       const rest = await api.call('GET', `/api/v1${PROJECT}/content-types`, { apiKey: body.key });
       expect(rest.status).toBe(401);
       expect(rest.body.error.code).toBe('UNAUTHORIZED');
-      const gql = await api.graphql(`{ contentTypes(organizationId: "default", projectId: "default") { data { id } } }`, {}, { apiKey: body.key });
+      const gql = await api.graphql(
+        `{ contentTypes(organizationId: "default", projectId: "default") { data { id } } }`,
+        {},
+        { apiKey: body.key },
+      );
       expect(gql.status).toBe(401);
       expect(gql.body.errors?.[0].extensions?.code).toBe('UNAUTHORIZED');
       for (const apiKey of [`${body.key.slice(0, -1)}A`, 'cpk_live_short', 'nonsense']) {
@@ -159,14 +207,31 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     it('answers 403 with details.resource/action on REST and GraphQL when the role lacks the flag', async () => {
       const reader = await userWith({ contentTypes: { read: true } });
       expect((await api.call('GET', CONTENT_TYPES, { token: reader.token })).status).toBe(200);
-      const rest = await api.call('POST', CONTENT_TYPES, { token: reader.token, body: { name: 'N', schema: { type: 'object' } } });
+      const rest = await api.call('POST', CONTENT_TYPES, {
+        token: reader.token,
+        body: { name: 'N', schema: { type: 'object' } },
+      });
       expect(rest.status).toBe(403);
-      expect(rest.body.error).toMatchObject({ code: 'FORBIDDEN', details: { resource: 'contentTypes', action: 'create' } });
-      const gql = await api.graphql(`{ users(organizationId: "default") { data { id } } }`, {}, { token: reader.token });
+      expect(rest.body.error).toMatchObject({
+        code: 'FORBIDDEN',
+        details: { resource: 'contentTypes', action: 'create' },
+      });
+      const gql = await api.graphql(
+        `{ users(organizationId: "default") { data { id } } }`,
+        {},
+        { token: reader.token },
+      );
       expect(gql.status).toBe(403);
-      expect(gql.body.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', details: { resource: 'users', action: 'read' } });
+      expect(gql.body.errors?.[0].extensions).toMatchObject({
+        code: 'FORBIDDEN',
+        details: { resource: 'users', action: 'read' },
+      });
       for (const [method, path, body] of [
-        ['POST', `${ORG}/users`, { email: 'a@b.example', name: 'A', password: 'grey-otter-kettle-41', roleId: reader.roleId }],
+        [
+          'POST',
+          `${ORG}/users`,
+          { email: 'a@b.example', name: 'A', password: 'grey-otter-kettle-41', roleId: reader.roleId },
+        ],
         ['POST', `${ORG}/roles`, { name: 'x', permissions: {} }],
         ['POST', KEYS, { name: 'x' }],
         ['PUT', ORG, { name: 'x' }],
@@ -191,29 +256,51 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     });
 
     it('refuses privilege escalation: no role, grant or user above the caller (403)', async () => {
-      const manager = await userWith({ users: { create: true, read: true, update: true, delete: true }, roles: { create: true, read: true, update: true, delete: true } });
+      const manager = await userWith({
+        users: { create: true, read: true, update: true, delete: true },
+        roles: { create: true, read: true, update: true, delete: true },
+      });
       const roles = await api.call('GET', `${ORG}/roles?limit=100`, { token });
       const owner = roles.body.data.find((r: { name: string }) => r.name === 'Owner');
       const admin = await api.call('GET', '/app/v1/auth/me', { token });
 
-      const wider = await api.call('POST', `${ORG}/roles`, { token: manager.token, body: { name: 'Wider', permissions: { content: { publish: true } } } });
+      const wider = await api.call('POST', `${ORG}/roles`, {
+        token: manager.token,
+        body: { name: 'Wider', permissions: { content: { publish: true } } },
+      });
       expect(wider.status).toBe(403);
       expect(wider.body.error.details).toEqual({ resource: 'content', action: 'publish' });
-      const widenOwn = await api.call('PUT', `${ORG}/roles/${manager.roleId}`, { token: manager.token, body: { permissions: { ...{ users: { read: true } }, apiKeys: { create: true } } } });
+      const widenOwn = await api.call('PUT', `${ORG}/roles/${manager.roleId}`, {
+        token: manager.token,
+        body: { permissions: { ...{ users: { read: true } }, apiKeys: { create: true } } },
+      });
       expect(widenOwn.status).toBe(403);
       const asOwner = await api.call('POST', `${ORG}/users`, {
         token: manager.token,
         body: { email: 'x@escalate.example', name: 'X', password: 'grey-otter-kettle-41', roleId: owner.id },
       });
       expect(asOwner.status).toBe(403);
-      const promoteSelf = await api.call('PUT', `${ORG}/users/${manager.userId}`, { token: manager.token, body: { roleId: owner.id } });
+      const promoteSelf = await api.call('PUT', `${ORG}/users/${manager.userId}`, {
+        token: manager.token,
+        body: { roleId: owner.id },
+      });
       expect(promoteSelf.status).toBe(403);
-      const takeOver = await api.call('PUT', `${ORG}/users/${admin.body.id}`, { token: manager.token, body: { password: 'stolen-walrus-ticket-9' } });
+      const takeOver = await api.call('PUT', `${ORG}/users/${admin.body.id}`, {
+        token: manager.token,
+        body: { password: 'stolen-walrus-ticket-9' },
+      });
       expect(takeOver.status).toBe(403);
-      const gql = await api.graphql(`mutation($id: ID!) { updateRole(organizationId: "default", id: $id, input: {permissions: {content: {delete: true}}}) { id } }`, { id: manager.roleId }, { token: manager.token });
+      const gql = await api.graphql(
+        `mutation($id: ID!) { updateRole(organizationId: "default", id: $id, input: {permissions: {content: {delete: true}}}) { id } }`,
+        { id: manager.roleId },
+        { token: manager.token },
+      );
       expect(gql.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
       // Within its own rights the manager may act.
-      const narrower = await api.call('POST', `${ORG}/roles`, { token: manager.token, body: { name: `Narrow-${randomUUID()}`, permissions: { users: { read: true } } } });
+      const narrower = await api.call('POST', `${ORG}/roles`, {
+        token: manager.token,
+        body: { name: `Narrow-${randomUUID()}`, permissions: { users: { read: true } } },
+      });
       expect(narrower.status).toBe(201);
     });
 
@@ -223,9 +310,13 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       const owner = roles.body.data.find((r: { name: string }) => r.name === 'Owner');
       expect((await api.call('DELETE', `${ORG}/users/${admin.body.id}`, { token })).status).toBe(409);
       expect((await api.call('DELETE', `${ORG}/roles/${owner.id}`, { token })).status).toBe(409);
-      expect((await api.call('PUT', `${ORG}/roles/${owner.id}`, { token, body: { permissions: {} } })).status).toBe(409);
+      expect((await api.call('PUT', `${ORG}/roles/${owner.id}`, { token, body: { permissions: {} } })).status).toBe(
+        409,
+      );
       const someone = await userWith({ content: { read: true } });
-      expect((await api.call('PUT', `${ORG}/users/${admin.body.id}`, { token, body: { roleId: someone.roleId } })).status).toBe(409);
+      expect(
+        (await api.call('PUT', `${ORG}/users/${admin.body.id}`, { token, body: { roleId: someone.roleId } })).status,
+      ).toBe(409);
       expect((await api.call('DELETE', `${ORG}/roles/${someone.roleId}`, { token })).status).toBe(409);
       expect((await api.call('DELETE', `${ORG}/users/${someone.userId}`, { token })).status).toBe(200);
       expect((await api.call('DELETE', `${ORG}/roles/${someone.roleId}`, { token })).status).toBe(200);
@@ -235,7 +326,15 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     it('records an event for every access write', async () => {
       const { rows } = await sql.query(`select distinct type from event where organization_id = 'default'`);
       const types = rows.map((r: { type: string }) => r.type);
-      for (const t of ['api-keys.created', 'api-keys.updated', 'roles.created', 'roles.deleted', 'users.created', 'users.deleted']) expect(types).toContain(t);
+      for (const t of [
+        'api-keys.created',
+        'api-keys.updated',
+        'roles.created',
+        'roles.deleted',
+        'users.created',
+        'users.deleted',
+      ])
+        expect(types).toContain(t);
     });
   });
 
@@ -243,7 +342,10 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     it('revokes every older token on a password change and on removal of the user', async () => {
       const user = await userWith({ contentTypes: { read: true } });
       const second = await api.login(user.email, 'grey-otter-kettle-41');
-      const changed = await api.call('PUT', `${ORG}/users/${user.userId}`, { token, body: { password: 'amber-finch-lantern-72' } });
+      const changed = await api.call('PUT', `${ORG}/users/${user.userId}`, {
+        token,
+        body: { password: 'amber-finch-lantern-72' },
+      });
       expect(changed.status).toBe(200);
       for (const old of [user.token, second]) {
         expect((await api.call('GET', '/app/v1/auth/me', { token: old })).status).toBe(401);
@@ -256,23 +358,43 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     });
 
     it('issues project-scoped tokens never wider than the caller (D5)', async () => {
-      const issued = await api.call('POST', '/app/v1/auth/tokens', { token, body: { projectId: 'default', expiresIn: 120 } });
+      const issued = await api.call('POST', '/app/v1/auth/tokens', {
+        token,
+        body: { projectId: 'default', expiresIn: 120 },
+      });
       expect(issued.status).toBe(201);
       expect(issued.body.projectId).toBe('default');
       expect(new Date(issued.body.expiresAt).getTime()).toBeLessThanOrEqual(Date.now() + 121_000);
       const scoped = issued.body.token as string;
       expect((await api.call('GET', CONTENT_TYPES, { token: scoped })).status).toBe(200);
       const created = await api.call('POST', `${ORG}/projects`, { token, body: { name: 'Second' } });
-      expect((await api.call('GET', `${ORG}/projects/${created.body.id}/content-types`, { token: scoped })).status).toBe(404);
+      expect(
+        (await api.call('GET', `${ORG}/projects/${created.body.id}/content-types`, { token: scoped })).status,
+      ).toBe(404);
       expect((await api.call('GET', `${ORG}/projects/${created.body.id}`, { token: scoped })).status).toBe(404);
-      expect((await api.call('POST', `${ORG}/users`, { token: scoped, body: { email: 'q@q.example', name: 'Q', password: 'grey-otter-kettle-41', roleId: 'x' } })).status).toBe(403);
+      expect(
+        (
+          await api.call('POST', `${ORG}/users`, {
+            token: scoped,
+            body: { email: 'q@q.example', name: 'Q', password: 'grey-otter-kettle-41', roleId: 'x' },
+          })
+        ).status,
+      ).toBe(403);
       // Not wider: neither another project nor a longer life than the caller's token.
-      expect((await api.call('POST', '/app/v1/auth/tokens', { token: scoped, body: { projectId: created.body.id } })).status).toBe(404);
+      expect(
+        (await api.call('POST', '/app/v1/auth/tokens', { token: scoped, body: { projectId: created.body.id } })).status,
+      ).toBe(404);
       const longer = await api.call('POST', '/app/v1/auth/tokens', { token: scoped, body: { expiresIn: 3600 } });
       expect(longer.status).toBe(422);
       expect(longer.body.error.details.errors[0].path).toBe('/expiresIn');
-      expect((await api.call('POST', '/app/v1/auth/tokens', { token, body: { projectId: foreign.project } })).status).toBe(404);
-      const gql = await api.graphql('mutation { issueToken(input: {expiresIn: 60}) { token expiresAt projectId } }', {}, { token: scoped });
+      expect(
+        (await api.call('POST', '/app/v1/auth/tokens', { token, body: { projectId: foreign.project } })).status,
+      ).toBe(404);
+      const gql = await api.graphql(
+        'mutation { issueToken(input: {expiresIn: 60}) { token expiresAt projectId } }',
+        {},
+        { token: scoped },
+      );
       expect(gql.body.data.issueToken.projectId).toBe('default');
     });
   });
@@ -280,18 +402,32 @@ describe('access control over HTTP (real PostgreSQL)', () => {
   describe('tenancy: another organization’s ids look unknown (404) on every route', () => {
     /** REST routes with `:organizationId`, `:projectId` and `:id` filled with the second organization's ids. */
     function foreignRoutes() {
-      const routes = Object.assign({}, ...SUBGRAPHS.map((s) => s.routes)) as Record<string, { app?: { method: string; path: string }; api?: { method: string; path: string } }>;
+      const routes = Object.assign({}, ...SUBGRAPHS.map((s) => s.routes)) as Record<
+        string,
+        { app?: { method: string; path: string }; api?: { method: string; path: string } }
+      >;
       const out: { family: 'app' | 'api'; field: string; method: string; path: string }[] = [];
       for (const [field, byFamily] of Object.entries(routes)) {
         for (const family of ['app', 'api'] as const) {
           const route = byFamily[family];
           if (!route || !route.path.includes(':')) continue;
-          const id = field.toLowerCase().includes('user') ? foreign.user : field.toLowerCase().includes('role') ? foreign.role : field.toLowerCase().includes('apikey') ? foreign.key : randomUUID();
+          const id = field.toLowerCase().includes('user')
+            ? foreign.user
+            : field.toLowerCase().includes('role')
+              ? foreign.role
+              : field.toLowerCase().includes('apikey')
+                ? foreign.key
+                : randomUUID();
           const fill = (org: string, project: string) =>
-            route.path.replace(':organizationId', org).replace(':projectId', project).replace(/:id\b/, route.path.startsWith('/organizations/:id') ? foreign.org : id).replace(/:[A-Za-z]+/g, randomUUID());
+            route.path
+              .replace(':organizationId', org)
+              .replace(':projectId', project)
+              .replace(/:id\b/, route.path.startsWith('/organizations/:id') ? foreign.org : id)
+              .replace(/:[A-Za-z]+/g, randomUUID());
           out.push({ family, field, method: route.method, path: fill(foreign.org, foreign.project) });
           // The other organization's project (or resource id) under our own organization.
-          if (route.path.includes(':projectId') || route.path.includes(':id')) out.push({ family, field, method: route.method, path: fill('default', foreign.project) });
+          if (route.path.includes(':projectId') || route.path.includes(':id'))
+            out.push({ family, field, method: route.method, path: fill('default', foreign.project) });
         }
       }
       return out;
@@ -303,9 +439,17 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       expect(routes.length).toBeGreaterThan(20);
       for (const route of routes) {
         const credential = route.family === 'app' ? { token } : { apiKey: body.key as string };
-        const res = await api.call(route.method, `/${route.family}/v1${route.path}`, { ...credential, body: route.method === 'GET' || route.method === 'DELETE' ? undefined : { name: 'x' } });
+        const res = await api.call(route.method, `/${route.family}/v1${route.path}`, {
+          ...credential,
+          body: route.method === 'GET' || route.method === 'DELETE' ? undefined : { name: 'x' },
+        });
         const label = `${route.method} /${route.family}/v1${route.path} (${route.field})`;
-        if (route.method === 'GET' || route.method === 'DELETE' || route.field.startsWith('Mutation.revoke') || route.field.startsWith('Mutation.update')) {
+        if (
+          route.method === 'GET' ||
+          route.method === 'DELETE' ||
+          route.field.startsWith('Mutation.revoke') ||
+          route.field.startsWith('Mutation.update')
+        ) {
           if (res.status === 422) continue; // a body member of the wrong shape is refused before tenancy is looked at; nothing leaks
           expect(res.status, label).toBe(404);
         } else {
@@ -348,7 +492,14 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       const foreignToken = await api.login('o@other.example', FOREIGN_PASSWORD);
       const admin = await api.call('GET', '/app/v1/auth/me', { token });
       const { body: key } = await api.call('POST', KEYS, { token, body: { name: 'mine' } });
-      for (const path of [ORG, `${ORG}/users/${admin.body.id}`, `${ORG}/projects/default`, `${KEYS}/${key.id}`, CONTENT_TYPES, `/app/v1/organizations/${foreign.org}/users/${admin.body.id}`]) {
+      for (const path of [
+        ORG,
+        `${ORG}/users/${admin.body.id}`,
+        `${ORG}/projects/default`,
+        `${KEYS}/${key.id}`,
+        CONTENT_TYPES,
+        `/app/v1/organizations/${foreign.org}/users/${admin.body.id}`,
+      ]) {
         const res = await api.call('GET', path, { token: foreignToken });
         expect(res.status, path).toBe(404);
         expect(JSON.stringify(res.body)).not.toContain('admin@example.com');
@@ -358,11 +509,19 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       const own = await api.call('GET', '/app/v1/organizations', { token: foreignToken });
       expect(own.body.data.map((o: { id: string }) => o.id)).toEqual([foreign.org]);
 
-      const renamed = await api.call('PUT', `/app/v1/organizations/${foreign.org}`, { token: foreignToken, body: { name: 'Renamed' } });
+      const renamed = await api.call('PUT', `/app/v1/organizations/${foreign.org}`, {
+        token: foreignToken,
+        body: { name: 'Renamed' },
+      });
       expect(renamed.body.name).toBe('Renamed');
-      expect((await api.call('DELETE', `/app/v1/organizations/${foreign.org}`, { token: foreignToken })).status).toBe(200);
+      expect((await api.call('DELETE', `/app/v1/organizations/${foreign.org}`, { token: foreignToken })).status).toBe(
+        200,
+      );
       expect((await api.call('GET', '/app/v1/auth/me', { token: foreignToken })).status).toBe(401);
-      const { rows } = await sql.query('select (select count(*)::int from "user" where organization_id = $1) users, (select count(*)::int from project where organization_id = $1) projects', [foreign.org]);
+      const { rows } = await sql.query(
+        'select (select count(*)::int from "user" where organization_id = $1) users, (select count(*)::int from project where organization_id = $1) projects',
+        [foreign.org],
+      );
       expect(rows[0]).toEqual({ users: 0, projects: 0 });
       expect((await api.call('GET', '/app/v1/auth/me', { token })).status).toBe(200);
     });
@@ -372,11 +531,20 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     it('refuses too deep, too many aliases, batched and oversized documents with BAD_REQUEST and 400', async () => {
       const deep = await api.graphql('{ me { a { b { c { d { e { f { g } } } } } } } }', {}, { token });
       expect(deep.status).toBe(400);
-      expect(deep.body.errors?.some((e) => e.extensions?.code === 'BAD_REQUEST' && /depth/i.test(e.message))).toBe(true);
-      const aliases = await api.graphql(`{ ${Array.from({ length: 16 }, (_, i) => `a${i}: me { id }`).join(' ')} }`, {}, { token });
+      expect(deep.body.errors?.some((e) => e.extensions?.code === 'BAD_REQUEST' && /depth/i.test(e.message))).toBe(
+        true,
+      );
+      const aliases = await api.graphql(
+        `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: me { id }`).join(' ')} }`,
+        {},
+        { token },
+      );
       expect(aliases.status).toBe(400);
       expect(aliases.body.errors?.[0].extensions?.code).toBe('BAD_REQUEST');
-      const batch = await api.call('POST', '/graphql', { token, body: [{ query: '{ me { id } }' }, { query: '{ me { id } }' }] });
+      const batch = await api.call('POST', '/graphql', {
+        token,
+        body: [{ query: '{ me { id } }' }, { query: '{ me { id } }' }],
+      });
       expect(batch.status).toBe(400);
       const tokens = await api.graphql(`{ me { ${'id '.repeat(1200)} } }`, {}, { token });
       expect(tokens.status).toBe(400);
@@ -387,10 +555,17 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     });
 
     it('counts list sizes in the cost and refuses oversized answers, before execution, with 400', async () => {
-      const contents = (n: number) => `contents(organizationId: "default", projectId: "default", limit: ${n}) { data { id name content createdBy { id email } } }`;
-      const aliased = await api.graphql(`{ ${Array.from({ length: 15 }, (_, i) => `a${i}: ${contents(100)}`).join(' ')} }`, {}, { token });
+      const contents = (n: number) =>
+        `contents(organizationId: "default", projectId: "default", limit: ${n}) { data { id name content createdBy { id email } } }`;
+      const aliased = await api.graphql(
+        `{ ${Array.from({ length: 15 }, (_, i) => `a${i}: ${contents(100)}`).join(' ')} }`,
+        {},
+        { token },
+      );
       expect(aliased.status).toBe(400);
-      expect(aliased.body.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_REQUEST', details: { limit: 'cost' } } });
+      expect(aliased.body.errors?.[0]).toMatchObject({
+        extensions: { code: 'BAD_REQUEST', details: { limit: 'cost' } },
+      });
       expect(aliased.body.data).toBeUndefined();
       // The size may come in a variable, too.
       const query = `query($n: Int) { ${Array.from({ length: 15 }, (_, i) => `a${i}: contents(organizationId: "default", projectId: "default", limit: $n) { data { id name content } }`).join(' ')} }`;
@@ -399,30 +574,55 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       expect((await api.graphql(query, { n: 2 }, { token })).status).toBe(200);
       expect((await api.graphql(`{ ${contents(100)} }`, {}, { token })).status).toBe(200);
       // A response above MAX_RESPONSE_BYTES is refused with a clear error instead of being sent.
-      const introspection = '{ __schema { types { name description enumValues { name description } inputFields { name description } fields { name description args { name description type { name } } type { name kind ofType { name kind } } } } } }';
+      const introspection =
+        '{ __schema { types { name description enumValues { name description } inputFields { name description } fields { name description args { name description type { name } } type { name kind ofType { name kind } } } } } }';
       const big = await api.graphql(introspection, {}, { token });
       expect(big.status).toBe(400);
-      expect(big.body.errors?.[0]).toMatchObject({ extensions: { code: 'BAD_REQUEST', details: { limit: 'responseBytes', max: MAX_RESPONSE_BYTES } } });
+      expect(big.body.errors?.[0]).toMatchObject({
+        extensions: { code: 'BAD_REQUEST', details: { limit: 'responseBytes', max: MAX_RESPONSE_BYTES } },
+      });
     });
 
     it('lets every REST read route’s generated operation through the limits, and hides field suggestions from key holders', async () => {
       const { body } = await api.call('POST', KEYS, { token, body: { name: 'limits' } });
-      const routes = Object.assign({}, ...SUBGRAPHS.map((s) => s.routes)) as Record<string, { app?: { method: string; path: string }; api?: { method: string; path: string } }>;
+      const routes = Object.assign({}, ...SUBGRAPHS.map((s) => s.routes)) as Record<
+        string,
+        { app?: { method: string; path: string }; api?: { method: string; path: string } }
+      >;
       for (const [field, byFamily] of Object.entries(routes)) {
         for (const family of ['app', 'api'] as const) {
           const route = byFamily[family];
           if (!route || route.method !== 'GET') continue;
-          const path = route.path.replace(':organizationId', 'default').replace(':projectId', 'default').replace(/:[A-Za-z]+/g, 'unknown-id');
-          const res = await api.call('GET', `/${family}/v1${path}`, family === 'app' ? { token } : { apiKey: body.key });
+          const path = route.path
+            .replace(':organizationId', 'default')
+            .replace(':projectId', 'default')
+            .replace(/:[A-Za-z]+/g, 'unknown-id');
+          const res = await api.call(
+            'GET',
+            `/${family}/v1${path}`,
+            family === 'app' ? { token } : { apiKey: body.key },
+          );
           expect(res.status, `${field} ${family}`).not.toBe(400);
           // The largest page a route allows passes the list-aware cost too (routes without `limit` may refuse it otherwise).
-          const full = await api.call('GET', `/${family}/v1${path}?limit=100`, family === 'app' ? { token } : { apiKey: body.key });
+          const full = await api.call(
+            'GET',
+            `/${family}/v1${path}?limit=100`,
+            family === 'app' ? { token } : { apiKey: body.key },
+          );
           expect(JSON.stringify(full.body), `${field} ${family} limit=100`).not.toMatch(/cost/);
         }
       }
-      const keyTypo = await api.graphql('{ contentTypes(organizationId: "default", projectId: "default") { data { nme } } }', {}, { apiKey: body.key });
+      const keyTypo = await api.graphql(
+        '{ contentTypes(organizationId: "default", projectId: "default") { data { nme } } }',
+        {},
+        { apiKey: body.key },
+      );
       expect(keyTypo.body.errors?.[0].message).not.toMatch(/Did you mean/);
-      const adminTypo = await api.graphql('{ contentTypes(organizationId: "default", projectId: "default") { data { nme } } }', {}, { token });
+      const adminTypo = await api.graphql(
+        '{ contentTypes(organizationId: "default", projectId: "default") { data { nme } } }',
+        {},
+        { token },
+      );
       expect(adminTypo.body.errors?.[0].message).toMatch(/Did you mean/);
     });
   });

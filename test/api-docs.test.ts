@@ -50,15 +50,26 @@ describe('OpenAPI documents', () => {
     const refs = new Set<string>();
     JSON.stringify(doc, (k, v) => (k === '$ref' && refs.add(v), v));
     for (const ref of refs) {
-      const target = ref.slice(2).split('/').reduce<any>((o, part) => o?.[part], doc);
+      const target = ref
+        .slice(2)
+        .split('/')
+        .reduce<any>((o, part) => o?.[part], doc);
       expect(target, ref).toBeDefined();
     }
   });
 
   it('declares bearer JWT for /app/v1 and x-api-key for /api/v1; sign-in and the CDN need none', () => {
-    expect(docs.app.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
+    expect(docs.app.components.securitySchemes.bearerAuth).toMatchObject({
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+    });
     expect(docs.app.security).toEqual([{ bearerAuth: [] }]);
-    expect(docs.api.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-api-key' });
+    expect(docs.api.components.securitySchemes.apiKey).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'x-api-key',
+    });
     expect(docs.api.security).toEqual([{ apiKey: [] }]);
     expect(docs.app.paths['/app/v1/auth/login'].post.security).toEqual([]);
     expect(docs.api.paths['/cdn/{organizationId}/{projectId}/assets/{assetId}/{filename}'].get.security).toEqual([]);
@@ -70,18 +81,25 @@ describe('OpenAPI documents', () => {
       expect(envelope.properties.error.required).toEqual(['code', 'message']);
       for (const { path, method, op } of operations(docs[family])) {
         for (const status of ['400', '404', '500']) {
-          expect(op.responses[status], `${method} ${path} ${status}`).toEqual({ $ref: `#/components/responses/Error${status}` });
+          expect(op.responses[status], `${method} ${path} ${status}`).toEqual({
+            $ref: `#/components/responses/Error${status}`,
+          });
         }
         const limit = (op.parameters ?? []).find((p: any) => p.in === 'query' && p.name === 'limit');
         if (limit) expect(limit.schema, `${method} ${path}`).toMatchObject({ minimum: 1, maximum: 100, default: 20 });
       }
-      expect(docs[family].components.responses.Error422.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
+      expect(docs[family].components.responses.Error422.content['application/json'].schema).toEqual({
+        $ref: '#/components/schemas/ErrorEnvelope',
+      });
     }
   });
 
   it('documents multipart uploads, the SSE event routes and the CDN route', () => {
     const upload = docs.app.paths[`/app/v1/organizations/{organizationId}/projects/{projectId}/assets`].post;
-    expect(upload.requestBody.content['multipart/form-data'].schema.properties.file).toMatchObject({ type: 'string', format: 'binary' });
+    expect(upload.requestBody.content['multipart/form-data'].schema.properties.file).toMatchObject({
+      type: 'string',
+      format: 'binary',
+    });
     for (const family of FAMILIES) {
       const events = docs[family].paths[`/${family}/v1/organizations/{organizationId}/projects/{projectId}/events`].get;
       expect(Object.keys(events.responses['200'].content)).toEqual(['application/json', 'text/event-stream']);
@@ -97,11 +115,13 @@ describe('OpenAPI documents', () => {
         const route = byFamily[family];
         if (!route) continue;
         const path = BASE_PATHS[family] + openApiPath(route.path);
-        if (!docs[family].paths[path]?.[route.method.toLowerCase()]) missing.push(`${family} ${route.method} ${path} (${field})`);
+        if (!docs[family].paths[path]?.[route.method.toLowerCase()])
+          missing.push(`${family} ${route.method} ${path} (${field})`);
       }
     }
     for (const route of PLAIN_ROUTES) {
-      if (!docs[route.family].paths[openApiPath(route.path)]?.[route.method.toLowerCase()]) missing.push(`${route.family} ${route.method} ${route.path}`);
+      if (!docs[route.family].paths[openApiPath(route.path)]?.[route.method.toLowerCase()])
+        missing.push(`${route.family} ${route.method} ${route.path}`);
     }
     // The plain HTTP routes the gateway mounts from the subgraph modules (uploads, CDN); public ones live in the client document.
     const dataDir = mkdtempSync(join(tmpdir(), 'cp-docs-'));
@@ -111,7 +131,8 @@ describe('OpenAPI documents', () => {
     expect(mounted.length).toBeGreaterThan(0);
     for (const route of mounted) {
       const family = route.family ?? 'api';
-      if (!docs[family].paths[openApiPath(route.path)]?.[route.method]) missing.push(`${family} ${route.method} ${route.path} (module route)`);
+      if (!docs[family].paths[openApiPath(route.path)]?.[route.method])
+        missing.push(`${family} ${route.method} ${route.path} (module route)`);
     }
     expect(missing).toEqual([]);
   });
@@ -120,7 +141,9 @@ describe('OpenAPI documents', () => {
 /** Fills path parameters with ids that exist nowhere: every call reaches its handler and none changes data. */
 const DUMMY = '00000000-0000-4000-8000-000000000000';
 function concrete(path: string) {
-  return path.replace(/\{(\w+)\}/g, (_m, name: string) => (name === 'version' ? '9.9.9' : name === 'resourceType' ? 'content' : DUMMY));
+  return path.replace(/\{(\w+)\}/g, (_m, name: string) =>
+    name === 'version' ? '9.9.9' : name === 'resourceType' ? 'content' : DUMMY,
+  );
 }
 
 /** A pooled keep-alive socket the server closed while idle fails the first reuse: retry that one case. */
@@ -134,37 +157,42 @@ async function fetchOnce(url: string, init: RequestInit): Promise<Response> {
 }
 
 describe('contract: every documented operation exists on the running service', () => {
-  it.each(FAMILIES)('%s: no documented operation answers "No route"; each status is documented; errors use the envelope', async (family) => {
-    const problems: string[] = [];
-    for (const { path, method, op } of operations(docs[family])) {
-      const headers: Record<string, string> = {};
-      if (op.security?.length !== 0) {
-        if (family === 'app') headers.authorization = `Bearer ${token}`;
-        else headers['x-api-key'] = apiKey;
+  it.each(FAMILIES)(
+    '%s: no documented operation answers "No route"; each status is documented; errors use the envelope',
+    async (family) => {
+      const problems: string[] = [];
+      for (const { path, method, op } of operations(docs[family])) {
+        const headers: Record<string, string> = {};
+        if (op.security?.length !== 0) {
+          if (family === 'app') headers.authorization = `Bearer ${token}`;
+          else headers['x-api-key'] = apiKey;
+        }
+        let body: RequestInit['body'];
+        const content = op.requestBody?.content ?? {};
+        if (content['application/json']) {
+          headers['content-type'] = 'application/json';
+          body = '{}';
+        } else if (content['multipart/form-data']) {
+          const form = new FormData();
+          form.set('file', new Blob(['contract']), 'contract.txt');
+          body = form;
+        }
+        const res = await fetchOnce(`${service.url}${concrete(path)}`, { method: method.toUpperCase(), headers, body });
+        const text = await res.text();
+        const label = `${method.toUpperCase()} ${path} → ${res.status} ${text.slice(0, 160)}`;
+        if (res.status === 404 && text.includes('No route')) problems.push(`undocumented handler missing: ${label}`);
+        if (!op.responses[String(res.status)]) problems.push(`status not documented: ${label}`);
+        if (res.status >= 500) problems.push(`server error: ${label}`);
+        if (res.status >= 400) {
+          const parsed = JSON.parse(text);
+          if (typeof parsed?.error?.code !== 'string' || typeof parsed.error.message !== 'string')
+            problems.push(`not the D4 envelope: ${label}`);
+        }
       }
-      let body: RequestInit['body'];
-      const content = op.requestBody?.content ?? {};
-      if (content['application/json']) {
-        headers['content-type'] = 'application/json';
-        body = '{}';
-      } else if (content['multipart/form-data']) {
-        const form = new FormData();
-        form.set('file', new Blob(['contract']), 'contract.txt');
-        body = form;
-      }
-      const res = await fetchOnce(`${service.url}${concrete(path)}`, { method: method.toUpperCase(), headers, body });
-      const text = await res.text();
-      const label = `${method.toUpperCase()} ${path} → ${res.status} ${text.slice(0, 160)}`;
-      if (res.status === 404 && text.includes('No route')) problems.push(`undocumented handler missing: ${label}`);
-      if (!op.responses[String(res.status)]) problems.push(`status not documented: ${label}`);
-      if (res.status >= 500) problems.push(`server error: ${label}`);
-      if (res.status >= 400) {
-        const parsed = JSON.parse(text);
-        if (typeof parsed?.error?.code !== 'string' || typeof parsed.error.message !== 'string') problems.push(`not the D4 envelope: ${label}`);
-      }
-    }
-    expect(problems).toEqual([]);
-  }, 120_000);
+      expect(problems).toEqual([]);
+    },
+    120_000,
+  );
 });
 
 describe('/docs and the GraphQL IDE', () => {
@@ -181,13 +209,19 @@ describe('/docs and the GraphQL IDE', () => {
   });
 
   it('answers a browser at GET /graphql with GraphiQL, and GraphQL over GET and API clients with JSON', async () => {
-    const browser = await fetch(`${service.url}/graphql`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    const browser = await fetch(`${service.url}/graphql`, {
+      headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' },
+    });
     expect(browser.status).toBe(200);
     const html = await browser.text();
     expect(html).toContain('/docs/assets/graphiql.js');
     expect((await fetch(`${service.url}/docs/assets/graphiql.js`)).status).toBe(200);
     const overGet = await fetch(`${service.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
-      headers: { accept: 'text/html,application/json;q=0.9', 'apollo-require-preflight': 'true', authorization: `Bearer ${token}` },
+      headers: {
+        accept: 'text/html,application/json;q=0.9',
+        'apollo-require-preflight': 'true',
+        authorization: `Bearer ${token}`,
+      },
     });
     expect(overGet.headers.get('content-type')).toMatch(/json/);
     expect(await overGet.json()).toEqual({ data: { __typename: 'Query' } });

@@ -9,18 +9,29 @@ import { useService } from './support/setup';
 
 // A valid 1×1 PNG.
 const PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+    '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
   'hex',
 );
 
-function form(file: Buffer, filename: string, fields: Record<string, string> = {}, clientType = 'text/plain'): FormData {
+function form(
+  file: Buffer,
+  filename: string,
+  fields: Record<string, string> = {},
+  clientType = 'text/plain',
+): FormData {
   const body = new FormData();
   for (const [k, v] of Object.entries(fields)) body.append(k, v);
   body.append('file', new Blob([file], { type: clientType }), filename);
   return body;
 }
 
-async function upload(service: TestService, token: string, body: FormData | ReadableStream, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+async function upload(
+  service: TestService,
+  token: string,
+  body: FormData | ReadableStream,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   const res = await fetch(`${service.url}/app/v1${PROJECT}/assets`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, ...headers },
@@ -36,7 +47,11 @@ describe('assets and CDN', () => {
   const fx = useService();
 
   it('uploads with a sniffed type, sha256 checksum and CDN url; GET answers the same object', async () => {
-    const res = await upload(fx.service, fx.token, form(PNG, 'pixel.png', { tags: 'hero,red', metadata: '{"alt":"A pixel"}' }));
+    const res = await upload(
+      fx.service,
+      fx.token,
+      form(PNG, 'pixel.png', { tags: 'hero,red', metadata: '{"alt":"A pixel"}' }),
+    );
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       name: 'pixel.png',
@@ -78,7 +93,11 @@ describe('assets and CDN', () => {
     expect(asset.name).toBe('evil.html');
     const res = await fetch(asset.url);
     expect(res.headers.get('content-disposition')).toMatch(/^attachment;/);
-    const svg = await upload(fx.service, fx.token, form(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script/></svg>'), 'x.svg'));
+    const svg = await upload(
+      fx.service,
+      fx.token,
+      form(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script/></svg>'), 'x.svg'),
+    );
     expect(svg.body.type).toBe('image/svg+xml');
     expect((await fetch(svg.body.url)).headers.get('content-disposition')).toMatch(/^attachment;/);
   });
@@ -90,7 +109,10 @@ describe('assets and CDN', () => {
     const images = await fx.api.call('GET', `/app/v1${PROJECT}/assets?type=image/*&limit=100`, { token: fx.token });
     expect(images.body.data.every((x: { type: string }) => x.type.startsWith('image/'))).toBe(true);
 
-    const renamed = await fx.api.call('PUT', `/app/v1${PROJECT}/assets/${a.id}`, { token: fx.token, body: { name: 'renamed.png', tags: ['x'] } });
+    const renamed = await fx.api.call('PUT', `/app/v1${PROJECT}/assets/${a.id}`, {
+      token: fx.token,
+      body: { name: 'renamed.png', tags: ['x'] },
+    });
     expect(renamed.status).toBe(200);
     expect(renamed.body).toMatchObject({ name: 'renamed.png', tags: ['x'], checksum: a.checksum });
 
@@ -98,17 +120,27 @@ describe('assets and CDN', () => {
     expect(deleted.body.status).toBe('deleted');
     expect((await fetch(renamed.body.url)).status).toBe(404);
 
-    const gql = await fx.api.graphql(`{ assets(organizationId: "default", projectId: "default", tag: "x") { data { id url status } } }`, {}, { token: fx.token });
+    const gql = await fx.api.graphql(
+      `{ assets(organizationId: "default", projectId: "default", tag: "x") { data { id url status } } }`,
+      {},
+      { token: fx.token },
+    );
     expect(gql.body.data.assets.data).toEqual([{ id: a.id, url: renamed.body.url, status: 'deleted' }]);
   });
 
   it('refuses bad uploads with the envelope: no file 422, not multipart 400, no token 401', async () => {
     const none = new FormData();
     none.append('tags', 'x');
-    expect((await upload(fx.service, fx.token, none)).body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { errors: [{ path: '/file' }] } });
+    expect((await upload(fx.service, fx.token, none)).body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { errors: [{ path: '/file' }] },
+    });
     const json = await fx.api.call('POST', `/app/v1${PROJECT}/assets`, { token: fx.token, body: { file: 'x' } });
     expect(json.status).toBe(400);
-    const anonymous = await fetch(`${fx.service.url}/app/v1${PROJECT}/assets`, { method: 'POST', body: form(PNG, 'a.png') });
+    const anonymous = await fetch(`${fx.service.url}/app/v1${PROJECT}/assets`, {
+      method: 'POST',
+      body: form(PNG, 'a.png'),
+    });
     expect(anonymous.status).toBe(401);
   });
 
@@ -119,7 +151,10 @@ describe('assets and CDN', () => {
     const boundary = 'cpboundary';
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
-        if (sent === 0) controller.enqueue(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n`));
+        if (sent === 0)
+          controller.enqueue(
+            Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\n\r\n`),
+          );
         if (sent < 60) {
           controller.enqueue(chunk);
           sent++;
@@ -129,7 +164,9 @@ describe('assets and CDN', () => {
         }
       },
     });
-    const res = await upload(fx.service, fx.token, stream, { 'content-type': `multipart/form-data; boundary=${boundary}` });
+    const res = await upload(fx.service, fx.token, stream, {
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+    });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('PAYLOAD_TOO_LARGE');
     expect(rssKb(fx.service.child.pid!) - before).toBeLessThan(40 * 1024);

@@ -14,12 +14,18 @@ const VISIBLE_WITHIN_MS = 2000;
 /** Measuring slack on a shared, loaded machine: the design bound is VISIBLE_WITHIN_MS. */
 const SLACK_MS = 500;
 
-async function until<T>(what: string, probe: () => Promise<T>, ok: (value: T) => boolean, timeoutMs: number): Promise<{ value: T; ms: number }> {
+async function until<T>(
+  what: string,
+  probe: () => Promise<T>,
+  ok: (value: T) => boolean,
+  timeoutMs: number,
+): Promise<{ value: T; ms: number }> {
   const started = Date.now();
   for (;;) {
     const value = await probe();
     if (ok(value)) return { value, ms: Date.now() - started };
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms; last ${JSON.stringify(value)}`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(`${what}: not within ${timeoutMs} ms; last ${JSON.stringify(value)}`);
     await new Promise((r) => setTimeout(r, 100));
   }
 }
@@ -46,11 +52,19 @@ function useReplicas(startBroker: () => Promise<FaultServer>, variable: 'REDIS_U
     const db = await createPostgresDatabase();
     fx.drop = db.drop;
     const common = { EMBEDDINGS: 'off', [variable]: fx.broker.url };
-    [fx.a, fx.b] = await Promise.all([startService({ databaseUrl: db.url, env: common }), startService({ databaseUrl: db.url, env: common })]);
+    [fx.a, fx.b] = await Promise.all([
+      startService({ databaseUrl: db.url, env: common }),
+      startService({ databaseUrl: db.url, env: common }),
+    ]);
     fx.A = new Client(fx.a.url);
     fx.B = new Client(fx.b.url);
     fx.token = await fx.A.login();
-    fx.typeId = (await write(fx, 'POST', '/content-types', { name: 'Page', schema: { type: 'object', properties: { title: { type: 'string' } } } })).id;
+    fx.typeId = (
+      await write(fx, 'POST', '/content-types', {
+        name: 'Page',
+        schema: { type: 'object', properties: { title: { type: 'string' } } },
+      })
+    ).id;
     await write(fx, 'POST', `/content-types/${fx.typeId}/publish`);
     fx.key = (await write(fx, 'POST', '/api-keys', { name: 'reader' })).key;
   });
@@ -79,11 +93,14 @@ describe('Redis broker outage (two replicas)', () => {
       await fn();
       return Date.now() - started;
     };
-    const create = (name: string) => write(fx, 'POST', '/content', { typeId: fx.typeId, name, content: { title: name } });
+    const create = (name: string) =>
+      write(fx, 'POST', '/content', { typeId: fx.typeId, name, content: { title: name } });
     const before: number[] = [];
     for (let i = 0; i < 7; i++) before.push(await timed(() => create(`before-${i}`)));
 
-    const streams = await Promise.all([fx.a, fx.b].map((r) => openSse(`${r.url}${app}/content/events`, { authorization: `Bearer ${fx.token}` })));
+    const streams = await Promise.all(
+      [fx.a, fx.b].map((r) => openSse(`${r.url}${app}/content/events`, { authorization: `Bearer ${fx.token}` })),
+    );
     /** Both replicas' SSE subscribers get the event, broker or not. */
     const streamed = async (type: string, id: string) => {
       const deadline = Date.now() + VISIBLE_WITHIN_MS + SLACK_MS;
@@ -120,7 +137,12 @@ describe('Redis broker outage (two replicas)', () => {
     expect(publishMs).toBeLessThan(median(before) * 3 + 500);
     // The writing replica serves its own write at once; the other one within the polling bound, no announcement.
     expect((await read(fx.A)).body).toMatchObject({ version: 2, content: { title: 'v2' } });
-    const onB = await until('B serves version 2', () => read(fx.B), (r) => r.body?.version === 2, 10_000);
+    const onB = await until(
+      'B serves version 2',
+      () => read(fx.B),
+      (r) => r.body?.version === 2,
+      10_000,
+    );
     expect(onB.value.body).toMatchObject({ version: 2, content: { title: 'v2' } });
     expect(onB.ms).toBeLessThan(VISIBLE_WITHIN_MS + SLACK_MS);
     const streamedDuring = (await create('streamed-during')).id;
@@ -134,10 +156,20 @@ describe('Redis broker outage (two replicas)', () => {
     // Another failed reconnect attempt or two, then Redis returns: both heal without a restart.
     await new Promise((r) => setTimeout(r, 1000));
     await fx.broker.start();
-    await until('A and B report ok', () => Promise.all([health(fx.A), health(fx.B)]), (rs) => rs.every((r) => r.status === 200 && r.body.status === 'ok'), 15_000);
+    await until(
+      'A and B report ok',
+      () => Promise.all([health(fx.A), health(fx.B)]),
+      (rs) => rs.every((r) => r.status === 200 && r.body.status === 'ok'),
+      15_000,
+    );
     await write(fx, 'PUT', `/content/${id}`, { content: { title: 'v3' } });
     await write(fx, 'POST', `/content/${id}/publish`);
-    await until('B serves version 3', () => read(fx.B), (r) => r.body?.version === 3, VISIBLE_WITHIN_MS + SLACK_MS);
+    await until(
+      'B serves version 3',
+      () => read(fx.B),
+      (r) => r.body?.version === 3,
+      VISIBLE_WITHIN_MS + SLACK_MS,
+    );
     const streamedAfter = (await create('streamed-after')).id;
     await streamed('content.created', streamedAfter);
     for (const stream of streams) stream.close();

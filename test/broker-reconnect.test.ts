@@ -8,7 +8,18 @@ import { startNats, startRedis, type FaultServer } from './support/fault-servers
 /** A pino logger whose JSON lines the test reads. */
 function capturedLogger() {
   const lines: { msg: string; connection?: string }[] = [];
-  const stream = new Writable({ write: (chunk, _enc, done) => (lines.push(...chunk.toString().trim().split('\n').map((l: string) => JSON.parse(l))), done()) });
+  const stream = new Writable({
+    write: (chunk, _enc, done) => (
+      lines.push(
+        ...chunk
+          .toString()
+          .trim()
+          .split('\n')
+          .map((l: string) => JSON.parse(l)),
+      ),
+      done()
+    ),
+  });
   return { logger: pino({ level: 'info' }, stream), lines };
 }
 
@@ -84,6 +95,9 @@ describe('event brokers across broker outages (real redis-server and nats-server
     const unhandled = printed.mock.calls.filter((args) => String(args[0]).includes('Unhandled error event'));
     expect(unhandled).toEqual([]);
     const states = lines.filter((l) => l.connection === 'event broker (Redis)').map((l) => l.msg);
-    expect(states).toEqual(['event broker (Redis) connection lost; reconnecting', 'event broker (Redis) connection restored']);
+    expect(states).toEqual([
+      'event broker (Redis) connection lost; reconnecting',
+      'event broker (Redis) connection restored',
+    ]);
   });
 });

@@ -23,7 +23,16 @@ beforeAll(async () => {
   token = await client.login();
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 180_000);
 
@@ -62,7 +71,12 @@ describe('in Chromium', () => {
     const status = operation.locator('.live-responses-table .response .response-col_status').first();
     await status.waitFor(WAIT);
     expect((await status.innerText()).trim()).toBe('200');
-    await expect.poll(() => operation.locator('.live-responses-table .response .response-col_description').first().innerText(), WAIT).toContain('"default"');
+    await expect
+      .poll(
+        () => operation.locator('.live-responses-table .response .response-col_description').first().innerText(),
+        WAIT,
+      )
+      .toContain('"default"');
     await operation.locator('.live-responses-table').scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(ARTIFACTS, 'docs-authorised-request.png') });
     expect(foreign).toEqual([]);
@@ -76,28 +90,49 @@ describe('in Chromium', () => {
     await page.locator('.graphiql-query-editor .CodeMirror').waitFor(WAIT);
 
     // What a user pastes into the Headers tab; the IDE passes it as HTTP headers and as graphql-ws connectionParams.
-    await setEditor(page, '.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror', JSON.stringify({ authorization: `Bearer ${token}` }));
+    await setEditor(
+      page,
+      '.graphiql-editor-tool .graphiql-editor:not(.hidden) .CodeMirror',
+      JSON.stringify({ authorization: `Bearer ${token}` }),
+    );
     // GraphiQL derives operationName from the editor after a debounce; the page's fetcher copes with a stale one, which
     // the anonymous subscription below relies on (it follows a named query at once).
-    await setEditor(page, '.graphiql-query-editor .CodeMirror', 'query Organizations { organizations { data { id name } } }');
+    await setEditor(
+      page,
+      '.graphiql-query-editor .CodeMirror',
+      'query Organizations { organizations { data { id name } } }',
+    );
     await page.locator('.graphiql-execute-button').click();
     await expect.poll(() => responseText(page), WAIT).toContain('"id": "default"');
     await page.screenshot({ path: join(ARTIFACTS, 'graphiql-query.png') });
 
-    await setEditor(page, '.graphiql-query-editor .CodeMirror', 'subscription { events(projectId: "default", resourceType: "tags") { id type resourceType resourceId } }');
+    await setEditor(
+      page,
+      '.graphiql-query-editor .CodeMirror',
+      'subscription { events(projectId: "default", resourceType: "tags") { id type resourceType resourceId } }',
+    );
     const subscribed = new Promise<void>((resolve) =>
-      page.on('websocket', (ws) => ws.on('framesent', (frame) => String(frame.payload).includes('"subscribe"') && resolve())),
+      page.on('websocket', (ws) =>
+        ws.on('framesent', (frame) => String(frame.payload).includes('"subscribe"') && resolve()),
+      ),
     );
     await page.locator('.graphiql-execute-button').click();
-    await Promise.race([subscribed, page.waitForTimeout(60_000).then(() => Promise.reject(new Error('GraphiQL sent no graphql-ws subscribe frame')))]);
+    await Promise.race([
+      subscribed,
+      page.waitForTimeout(60_000).then(() => Promise.reject(new Error('GraphiQL sent no graphql-ws subscribe frame'))),
+    ]);
     // The server registers the subscription just after the frame arrives: publish until the event shows up.
     const name = `browser-${Date.now()}`;
     await expect
-      .poll(async () => {
-        const text = await responseText(page);
-        if (!text.includes('tags.created')) await client.call('POST', `/app/v1${PROJECT}/tags`, { token, body: { name: `${name}-${Math.random()}` } });
-        return text;
-      }, { timeout: 90_000, interval: 2000 })
+      .poll(
+        async () => {
+          const text = await responseText(page);
+          if (!text.includes('tags.created'))
+            await client.call('POST', `/app/v1${PROJECT}/tags`, { token, body: { name: `${name}-${Math.random()}` } });
+          return text;
+        },
+        { timeout: 90_000, interval: 2000 },
+      )
       .toContain('"type": "tags.created"');
     await page.screenshot({ path: join(ARTIFACTS, 'graphiql-subscription.png') });
     expect(foreign).toEqual([]);
@@ -108,10 +143,20 @@ describe('in Chromium', () => {
 async function setEditor(page: Page, selector: string, value: string) {
   await page.locator(selector).first().waitFor(WAIT);
   await page.evaluate(
-    ([sel, text]) => ((globalThis as any).document.querySelector(sel) as { CodeMirror: { setValue(v: string): void } }).CodeMirror.setValue(text),
+    ([sel, text]) =>
+      (
+        (globalThis as any).document.querySelector(sel) as { CodeMirror: { setValue(v: string): void } }
+      ).CodeMirror.setValue(text),
     [selector, value] as const,
   );
 }
 
 const responseText = (page: Page) =>
-  page.evaluate(() => ((globalThis as any).document.querySelector('.graphiql-response .CodeMirror') as { CodeMirror?: { getValue(): string } })?.CodeMirror?.getValue() ?? '');
+  page.evaluate(
+    () =>
+      (
+        (globalThis as any).document.querySelector('.graphiql-response .CodeMirror') as {
+          CodeMirror?: { getValue(): string };
+        }
+      )?.CodeMirror?.getValue() ?? '',
+  );

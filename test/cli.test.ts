@@ -9,8 +9,17 @@ import { Client, PROJECT } from './support/client';
 import { runCli, startService, type TestService } from './support/service';
 
 const ENTRIES = 1000;
-const FAST = { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PER_HOUR: '10000000', EMBEDDINGS: 'off', WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' };
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000' + '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082', 'hex');
+const FAST = {
+  RATE_LIMIT_PER_MINUTE: '1000000',
+  RATE_LIMIT_PER_HOUR: '10000000',
+  EMBEDDINGS: 'off',
+  WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
+};
+const PNG = Buffer.from(
+  '89504e470d0a1a0a0000000d4948445200000001000000010806000000' +
+    '1f15c4890000000d49444154789c6360000002000001e221bc330000000049454e44ae426082',
+  'hex',
+);
 const HERO = `
 /** Props. */
 export interface Props { title: string; }
@@ -20,14 +29,19 @@ export default function render(props: Props) { return '<h1>' + String(props.titl
 
 /** Runs the CLI with the database settings of `service`. */
 const cli = (service: TestService, args: string[]) =>
-  runCli({ JWT_SECRET: service.env.JWT_SECRET, DATA_DIR: service.env.DATA_DIR, DATABASE_URL: service.env.DATABASE_URL }, args);
+  runCli(
+    { JWT_SECRET: service.env.JWT_SECRET, DATA_DIR: service.env.DATA_DIR, DATABASE_URL: service.env.DATABASE_URL },
+    args,
+  );
 
 /** Runs `work` over `items` with `width` requests in flight. */
 async function pool<T>(items: T[], width: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await work(items[next++]);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await work(items[next++]);
+    }),
+  );
 }
 
 function ok<T = any>(res: { status: number; body: T }, status = 200): T {
@@ -47,21 +61,41 @@ async function upload(url: string, token: string, bytes: Buffer, name: string): 
 async function clientView(api: Client, apiKey: string, token: string, sample: string[]) {
   const base = `/api/v1${PROJECT}`;
   const content: any[] = [];
-  for (let lastKey: string | undefined; ; ) {
-    const page = ok(await api.call('GET', `${base}/content?limit=100&sort=updatedAt:asc${lastKey ? `&lastKey=${encodeURIComponent(lastKey)}` : ''}`, { apiKey }));
+  for (let lastKey: string | undefined; ;) {
+    const page = ok(
+      await api.call(
+        'GET',
+        `${base}/content?limit=100&sort=updatedAt:asc${lastKey ? `&lastKey=${encodeURIComponent(lastKey)}` : ''}`,
+        { apiKey },
+      ),
+    );
     content.push(...page.data);
     lastKey = page.pagination.lastKey;
     if (!lastKey) break;
   }
   content.sort((a, b) => a.id.localeCompare(b.id));
-  const resolved = await Promise.all(sample.map(async (id) => ok(await api.call('GET', `${base}/content/${id}/resolved`, { apiKey }))));
-  const versions = await Promise.all(sample.map(async (id) => ok(await api.call('GET', `/app/v1${PROJECT}/content/${id}/versions`, { token })).data));
+  const resolved = await Promise.all(
+    sample.map(async (id) => ok(await api.call('GET', `${base}/content/${id}/resolved`, { apiKey }))),
+  );
+  const versions = await Promise.all(
+    sample.map(async (id) => ok(await api.call('GET', `/app/v1${PROJECT}/content/${id}/versions`, { token })).data),
+  );
   const types = ok(await api.call('GET', `${base}/content-types`, { apiKey })).data;
-  const typeVersions = await Promise.all(types.map(async (t: any) => ok(await api.call('GET', `${base}/content-types/${t.id}/versions`, { apiKey })).data));
+  const typeVersions = await Promise.all(
+    types.map(async (t: any) => ok(await api.call('GET', `${base}/content-types/${t.id}/versions`, { apiKey })).data),
+  );
   const packages = ok(await api.call('GET', `${base}/packages`, { apiKey })).data;
   const resolvedPackage = ok(await api.call('GET', `${base}/packages/${packages[0].version}/resolved`, { apiKey }));
-  const assets = ok(await api.call('GET', `${base}/assets?limit=100`, { apiKey })).data.sort((a: any, b: any) => a.id.localeCompare(b.id));
-  const bytes = await Promise.all(assets.map(async (a: any) => createHash('sha256').update(Buffer.from(await (await fetch(a.url)).arrayBuffer())).digest('hex')));
+  const assets = ok(await api.call('GET', `${base}/assets?limit=100`, { apiKey })).data.sort((a: any, b: any) =>
+    a.id.localeCompare(b.id),
+  );
+  const bytes = await Promise.all(
+    assets.map(async (a: any) =>
+      createHash('sha256')
+        .update(Buffer.from(await (await fetch(a.url)).arrayBuffer()))
+        .digest('hex'),
+    ),
+  );
   const tags = ok(await api.call('GET', `${base}/tags?limit=100`, { apiKey })).data;
   // URLs name the installation's host and port; everything else must be the same.
   const local = (v: unknown) => JSON.parse(JSON.stringify(v).replaceAll(api.baseUrl, '<base>'));
@@ -94,35 +128,77 @@ describe('content-platform CLI: export, import, keys', () => {
     const token = await api.login();
     const base = `/app/v1${PROJECT}`;
     // The sandbox gives metadata() 500 ms of work; on a machine this busy a first run can miss it, so try again.
-    let attempt = await api.call('POST', `${base}/components`, { token, body: { name: 'Hero', type: 'view', content: HERO } });
+    let attempt = await api.call('POST', `${base}/components`, {
+      token,
+      body: { name: 'Hero', type: 'view', content: HERO },
+    });
     for (let i = 0; i < 5 && attempt.status === 400 && /longer than/.test(JSON.stringify(attempt.body)); i++) {
-      attempt = await api.call('POST', `${base}/components`, { token, body: { name: 'Hero', type: 'view', content: HERO } });
+      attempt = await api.call('POST', `${base}/components`, {
+        token,
+        body: { name: 'Hero', type: 'view', content: HERO },
+      });
     }
     const hero = ok(attempt, 201);
     const iconAsset = await upload(`${source.url}${base}/components/${hero.id}/assets`, token, PNG, 'icon.png');
     ok(await api.call('POST', `${base}/packages`, { token, body: { description: 'first' } }), 201);
-    const schema = { type: 'object', properties: { title: { type: 'string' }, n: { type: 'integer' } }, required: ['title'] };
+    const schema = {
+      type: 'object',
+      properties: { title: { type: 'string' }, n: { type: 'integer' } },
+      required: ['title'],
+    };
     const type = ok(await api.call('POST', `${base}/content-types`, { token, body: { name: 'Article', schema } }), 201);
     ok(await api.call('POST', `${base}/content-types/${type.id}/publish`, { token }));
     const folder = ok(await api.call('POST', `${base}/folders`, { token, body: { name: 'news' } }), 201);
-    ok(await api.call('POST', `${base}/saved-searches`, { token, body: { name: 'all', query: { filter: { status: { eq: 'published' } } } } }), 201);
-    ok(await api.call('POST', `${base}/webhooks`, { token, body: { url: 'http://127.0.0.1:9/hook', description: 'receiver' } }), 201);
-    const files = [Buffer.from('plain text asset\n'), PNG, Buffer.from(Array.from({ length: 50_000 }, (_, i) => i % 251))];
-    for (const [i, bytes] of files.entries()) await upload(`${source.url}${base}/assets`, token, bytes, `file-${i}.bin`);
+    ok(
+      await api.call('POST', `${base}/saved-searches`, {
+        token,
+        body: { name: 'all', query: { filter: { status: { eq: 'published' } } } },
+      }),
+      201,
+    );
+    ok(
+      await api.call('POST', `${base}/webhooks`, {
+        token,
+        body: { url: 'http://127.0.0.1:9/hook', description: 'receiver' },
+      }),
+      201,
+    );
+    const files = [
+      Buffer.from('plain text asset\n'),
+      PNG,
+      Buffer.from(Array.from({ length: 50_000 }, (_, i) => i % 251)),
+    ];
+    for (const [i, bytes] of files.entries())
+      await upload(`${source.url}${base}/assets`, token, bytes, `file-${i}.bin`);
 
     const ids: string[] = [];
-    await pool(Array.from({ length: ENTRIES }, (_, i) => i), 6, async (i) => {
-      const body = { typeId: type.id, name: `Entry ${i}`, tags: i % 10 === 0 ? ['tenth'] : [], folderId: i % 2 ? folder.id : null, content: { title: `Title ${i}`, n: i, components: [{ type: 'Hero', props: { title: `Hero ${i}` } }] } };
-      const entry = ok(await api.call('POST', `${base}/content`, { token, body }), 201);
-      ok(await api.call('POST', `${base}/content/${entry.id}/publish`, { token }));
-      ids.push(entry.id);
-    });
+    await pool(
+      Array.from({ length: ENTRIES }, (_, i) => i),
+      6,
+      async (i) => {
+        const body = {
+          typeId: type.id,
+          name: `Entry ${i}`,
+          tags: i % 10 === 0 ? ['tenth'] : [],
+          folderId: i % 2 ? folder.id : null,
+          content: { title: `Title ${i}`, n: i, components: [{ type: 'Hero', props: { title: `Hero ${i}` } }] },
+        };
+        const entry = ok(await api.call('POST', `${base}/content`, { token, body }), 201);
+        ok(await api.call('POST', `${base}/content/${entry.id}/publish`, { token }));
+        ids.push(entry.id);
+      },
+    );
     ids.sort();
     // A few entries with 2 and 3 versions, one with an unpublished working copy on top.
     const multi = ids.slice(0, 4);
     for (const [n, id] of multi.entries()) {
       for (let v = 0; v <= n % 2; v++) {
-        ok(await api.call('PUT', `${base}/content/${id}`, { token, body: { content: { title: `Revised ${v}`, n: v, components: [] } } }));
+        ok(
+          await api.call('PUT', `${base}/content/${id}`, {
+            token,
+            body: { content: { title: `Revised ${v}`, n: v, components: [] } },
+          }),
+        );
         ok(await api.call('POST', `${base}/content/${id}/publish`, { token }));
       }
     }
@@ -142,8 +218,18 @@ describe('content-platform CLI: export, import, keys', () => {
     const dir = join(work, 'project');
     expect((await cli(source, ['export', dir, '--quiet'])).code).toBe(0);
     const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
-    expect(manifest.counts).toMatchObject({ content: ENTRIES, contentVersions: ENTRIES + 6, assets: 3, componentAssets: 1, packages: 1, components: 1, webhooks: 1 });
-    expect(manifest.files[`files/component-assets/${iconAsset.id}`].sha256).toBe(createHash('sha256').update(PNG).digest('hex'));
+    expect(manifest.counts).toMatchObject({
+      content: ENTRIES,
+      contentVersions: ENTRIES + 6,
+      assets: 3,
+      componentAssets: 1,
+      packages: 1,
+      components: 1,
+      webhooks: 1,
+    });
+    expect(manifest.files[`files/component-assets/${iconAsset.id}`].sha256).toBe(
+      createHash('sha256').update(PNG).digest('hex'),
+    );
     expect(readFileSync(join(dir, 'data/webhooks.json'), 'utf8')).not.toMatch(/secret/i);
 
     // --- target: a fresh PostgreSQL installation
@@ -173,7 +259,8 @@ describe('content-platform CLI: export, import, keys', () => {
     expect(once.events).toBeGreaterThan(2 * ENTRIES);
     const again = await cli(target, ['import', dir, '--json']);
     expect(again.code, again.stderr).toBe(0);
-    for (const s of Object.values(JSON.parse(again.stdout)) as any[]) expect(s).toMatchObject({ inserted: 0, updated: 0 });
+    for (const s of Object.values(JSON.parse(again.stdout)) as any[])
+      expect(s).toMatchObject({ inserted: 0, updated: 0 });
     expect(await snapshot()).toEqual(once);
 
     // --- corrupt archives: refused with a clear message, nothing written
@@ -203,7 +290,13 @@ describe('content-platform CLI: export, import, keys', () => {
     expect(await snapshot()).toEqual(once);
 
     // --- a valid archive the target refuses (its ids belong to project default): rolled back, bytes removed
-    const other = ok(await targetApi.call('POST', `/app/v1/organizations/default/projects`, { token: targetToken, body: { name: 'Other' } }), 201);
+    const other = ok(
+      await targetApi.call('POST', `/app/v1/organizations/default/projects`, {
+        token: targetToken,
+        body: { name: 'Other' },
+      }),
+      201,
+    );
     const beforeClash = await snapshot(); // creating the project wrote its own event
     const clash = await cli(target, ['import', archive, '--project', other.id]);
     expect(clash.code).toBe(4);
@@ -214,7 +307,11 @@ describe('content-platform CLI: export, import, keys', () => {
   }, 1_200_000);
 
   it('manages keys and users with the service rules, and reports usage errors with exit code 2', async () => {
-    const target = services[1] ?? (await startService({ database: 'postgres', env: FAST, startTimeoutMs: 300_000 }).then((s) => (services.push(s), s)));
+    const target =
+      services[1] ??
+      (await startService({ database: 'postgres', env: FAST, startTimeoutMs: 300_000 }).then(
+        (s) => (services.push(s), s),
+      ));
     expect((await cli(target, ['keys', 'create', '--name', 'ops'])).stdout).toMatch(/^cpk_live_\S+\n$/);
     const listed = await cli(target, ['keys', 'list', '--json']);
     expect(listed.code).toBe(0);
@@ -224,7 +321,18 @@ describe('content-platform CLI: export, import, keys', () => {
     const revoked = await cli(target, ['keys', 'revoke', reader.id, '--json']);
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id: reader.id, status: 'revoked' });
 
-    const weak = await cli(target, ['users', 'create', '-e', 'ed@example.com', '-n', 'Ed', '-r', 'Owner', '--password', 'short']);
+    const weak = await cli(target, [
+      'users',
+      'create',
+      '-e',
+      'ed@example.com',
+      '-n',
+      'Ed',
+      '-r',
+      'Owner',
+      '--password',
+      'short',
+    ]);
     expect(weak.code).toBe(4);
     expect(weak.stderr).toContain('VALIDATION_FAILED');
     const made = await cli(target, ['users', 'create', '-e', 'ed@example.com', '-n', 'Ed', '-r', 'Owner', '--json']);
@@ -232,7 +340,14 @@ describe('content-platform CLI: export, import, keys', () => {
     const { password } = JSON.parse(made.stdout);
     const api = new Client(target.url);
     await api.login('ed@example.com', password);
-    const reset = await cli(target, ['users', 'reset-password', '-e', 'ed@example.com', '--password', 'a much longer password']);
+    const reset = await cli(target, [
+      'users',
+      'reset-password',
+      '-e',
+      'ed@example.com',
+      '--password',
+      'a much longer password',
+    ]);
     expect(reset.code, reset.stderr).toBe(0);
     await expect(api.login('ed@example.com', password)).rejects.toThrow(/401/);
     await api.login('ed@example.com', 'a much longer password');

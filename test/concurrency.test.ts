@@ -74,7 +74,12 @@ describe('optimistic concurrency (D16)', () => {
 
     const role = await call('POST', '/app/v1/organizations/default/roles', { name: 'Racer', permissions: {} });
     expect(role.status).toBe(201);
-    const renamed = await call('PUT', `/app/v1/organizations/default/roles/${role.body.id}`, { name: 'Racer 2' }, `"${role.body.revision}"`);
+    const renamed = await call(
+      'PUT',
+      `/app/v1/organizations/default/roles/${role.body.id}`,
+      { name: 'Racer 2' },
+      `"${role.body.revision}"`,
+    );
     expect(renamed.headers.get('etag')).toBe(`"${role.body.revision + 1}"`);
   });
 
@@ -127,7 +132,10 @@ describe('optimistic concurrency (D16)', () => {
     const created = await call('POST', `${base}/content-types`, { name: 'GraphRace', schema: { type: 'object' } });
     const mutation = `mutation($id: ID!, $rev: Int) { updateContentType(organizationId: "default", projectId: "default", id: $id, input: { description: "x" }, expectedRevision: $rev) { revision } }`;
     const stale = await fx.api.graphql(mutation, { id: created.body.id, rev: 9 }, { token: fx.token });
-    expect(stale.body.errors?.[0].extensions).toMatchObject({ code: 'PRECONDITION_FAILED', details: { currentRevision: 1 } });
+    expect(stale.body.errors?.[0].extensions).toMatchObject({
+      code: 'PRECONDITION_FAILED',
+      details: { currentRevision: 1 },
+    });
     const ok = await fx.api.graphql(mutation, { id: created.body.id, rev: 1 }, { token: fx.token });
     expect(ok.body.data?.updateContentType).toEqual({ revision: 2 });
   });
@@ -179,16 +187,25 @@ describe('concurrent edit and publish cycles (D3, D9; property, real PostgreSQL)
           );
           for (const { id, published, updates } of outcomes) {
             const consecutive = published.map((_, i) => i + 1);
-            expect([...published].sort((a, b) => a - b), 'acknowledged versions').toEqual(consecutive);
+            expect(
+              [...published].sort((a, b) => a - b),
+              'acknowledged versions',
+            ).toEqual(consecutive);
             const rows = await pg.query('select version from content_version where content_id = $1 order by version', [
               id,
             ]);
-            expect(rows.rows.map((r) => r.version), 'version rows').toEqual(consecutive);
+            expect(
+              rows.rows.map((r) => r.version),
+              'version rows',
+            ).toEqual(consecutive);
             const events = await pg.query('select type, version from event where resource_id = $1 order by version', [
               id,
             ]);
             const of = (type: string) => events.rows.filter((r) => r.type === type);
-            expect(of('content.published').map((r) => r.version), 'content.published events').toEqual(consecutive);
+            expect(
+              of('content.published').map((r) => r.version),
+              'content.published events',
+            ).toEqual(consecutive);
             expect(of('content.updated'), 'content.updated events').toHaveLength(updates);
             expect(of('content.created'), 'content.created events').toHaveLength(1);
             expect(events.rows, 'no other events').toHaveLength(published.length + updates + 1);

@@ -23,7 +23,15 @@ export default function layout(x: { children: string }) { return '<main>' + x.ch
 function render(compiled: string): string {
   const file = join(mkdtempSync(join(tmpdir(), 'cp-entry-')), 'entry.mjs');
   writeFileSync(file, compiled);
-  return execFileSync(process.execPath, ['--input-type=module', '-e', `const m = await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(m.default());`], { encoding: 'utf8' });
+  return execFileSync(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      `const m = await import(${JSON.stringify(pathToFileURL(file).href)}); process.stdout.write(m.default());`,
+    ],
+    { encoding: 'utf8' },
+  );
 }
 
 describe('content', () => {
@@ -56,7 +64,15 @@ describe('content', () => {
       metadata: { locale: 'en' },
     });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ status: 'draft', version: null, lastPublishedVersion: null, typeVersion: 1, packageVersion: '1.0.0', isTemplate: false, tags: ['news'] });
+    expect(res.body).toMatchObject({
+      status: 'draft',
+      version: null,
+      lastPublishedVersion: null,
+      typeVersion: 1,
+      packageVersion: '1.0.0',
+      isTemplate: false,
+      tags: ['news'],
+    });
     expect(res.body.metadata).toMatchObject({ locale: 'en', author: expect.any(String) });
     expect(render(res.body.compiled)).toBe('<main><h1>Welcome</h1></main>');
   });
@@ -65,11 +81,24 @@ describe('content', () => {
     const missing = await call('POST', `${app}/content`, { typeId, name: 'x', content: {} });
     expect(missing.status).toBe(422);
     expect(missing.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: { errors: [{ path: '/title' }] } });
-    const badProps = await call('POST', `${app}/content`, { typeId, name: 'x', content: { title: 't', components: [{ type: 'Hero', props: { title: '' } }] } });
-    expect(badProps.body.error.details.errors).toEqual([{ path: '/components/0/props/title', message: expect.any(String) }]);
-    const notAllowed = await call('POST', `${app}/content`, { typeId, name: 'x', content: { title: 't', components: [{ type: 'Page', props: {} }] } });
+    const badProps = await call('POST', `${app}/content`, {
+      typeId,
+      name: 'x',
+      content: { title: 't', components: [{ type: 'Hero', props: { title: '' } }] },
+    });
+    expect(badProps.body.error.details.errors).toEqual([
+      { path: '/components/0/props/title', message: expect.any(String) },
+    ]);
+    const notAllowed = await call('POST', `${app}/content`, {
+      typeId,
+      name: 'x',
+      content: { title: 't', components: [{ type: 'Page', props: {} }] },
+    });
     expect(notAllowed.status).toBe(422);
-    expect(notAllowed.body.error).toMatchObject({ code: 'INVALID_COMPONENT', details: { componentType: 'Page', allowedTypes: ['Hero'] } });
+    expect(notAllowed.body.error).toMatchObject({
+      code: 'INVALID_COMPONENT',
+      details: { componentType: 'Page', allowedTypes: ['Hero'] },
+    });
     const unknown = await call('POST', `${app}/content`, { typeId: 'nope', name: 'x', content: {} });
     expect(unknown.status).toBe(404);
     expect(unknown.body.error).toMatchObject({ code: 'CONTENT_TYPE_NOT_FOUND', details: { typeId: 'nope' } });
@@ -78,10 +107,22 @@ describe('content', () => {
   it('runs the lifecycle; clients see the published version while a working copy exists', async () => {
     const id = (await call('POST', `${app}/content`, { typeId, name: 'Lifecycle', content: { title: 'v1' } })).body.id;
     expect((await fx.api.call('GET', `${api}/content/${id}/resolved`, { apiKey: key })).status).toBe(404);
-    expect((await call('POST', `${app}/content/${id}/publish`)).body).toMatchObject({ status: 'published', version: 1, lastPublishedVersion: 1 });
-    expect((await call('PUT', `${app}/content/${id}`, { content: { title: 'v2 draft' } })).body).toMatchObject({ status: 'modified', version: null });
+    expect((await call('POST', `${app}/content/${id}/publish`)).body).toMatchObject({
+      status: 'published',
+      version: 1,
+      lastPublishedVersion: 1,
+    });
+    expect((await call('PUT', `${app}/content/${id}`, { content: { title: 'v2 draft' } })).body).toMatchObject({
+      status: 'modified',
+      version: null,
+    });
     const resolved = await fx.api.call('GET', `${api}/content/${id}/resolved`, { apiKey: key });
-    expect(resolved.body).toMatchObject({ status: 'published', version: 1, content: { title: 'v1' }, contentType: { version: 1 } });
+    expect(resolved.body).toMatchObject({
+      status: 'published',
+      version: 1,
+      content: { title: 'v1' },
+      contentType: { version: 1 },
+    });
     const listed = await fx.api.call('GET', `${api}/content?limit=100`, { apiKey: key });
     const item = listed.body.data.find((e: { id: string }) => e.id === id);
     expect(item.content).toEqual({ title: 'v1' });
@@ -90,33 +131,63 @@ describe('content', () => {
     expect(resolved.body.compiled).toEqual(expect.stringContaining('v1'));
     // GraphQL callers who select it get the published version's module, not the working copy's.
     const query = `{ contents(organizationId: "default", projectId: "default", limit: 100) { data { id compiled } } }`;
-    const selected = (await fx.api.graphql(query, {}, { apiKey: key })).body.data.contents.data.find((e: { id: string }) => e.id === id);
+    const selected = (await fx.api.graphql(query, {}, { apiKey: key })).body.data.contents.data.find(
+      (e: { id: string }) => e.id === id,
+    );
     expect(selected.compiled).toBe(resolved.body.compiled);
-    const working = (await fx.api.graphql(query, {}, { token: fx.token })).body.data.contents.data.find((e: { id: string }) => e.id === id);
+    const working = (await fx.api.graphql(query, {}, { token: fx.token })).body.data.contents.data.find(
+      (e: { id: string }) => e.id === id,
+    );
     expect(working.compiled).toEqual(expect.stringContaining('v2 draft'));
 
     const publishes = await Promise.all(Array.from({ length: 5 }, () => call('POST', `${app}/content/${id}/publish`)));
     expect(publishes.filter((r) => r.status === 200).map((r) => r.body.version)).toEqual([2]);
     expect(publishes.filter((r) => r.status === 409)).toHaveLength(4);
 
-    expect((await call('POST', `${app}/content/${id}/discard`)).body.error.details).toEqual({ currentStatus: 'published', requestedStatus: 'published' });
-    expect((await call('POST', `${app}/content/${id}/rollback`, { version: 1 })).body).toMatchObject({ status: 'modified', content: { title: 'v1' } });
-    expect((await call('POST', `${app}/content/${id}/discard`)).body).toMatchObject({ status: 'published', version: 2, content: { title: 'v2 draft' } });
+    expect((await call('POST', `${app}/content/${id}/discard`)).body.error.details).toEqual({
+      currentStatus: 'published',
+      requestedStatus: 'published',
+    });
+    expect((await call('POST', `${app}/content/${id}/rollback`, { version: 1 })).body).toMatchObject({
+      status: 'modified',
+      content: { title: 'v1' },
+    });
+    expect((await call('POST', `${app}/content/${id}/discard`)).body).toMatchObject({
+      status: 'published',
+      version: 2,
+      content: { title: 'v2 draft' },
+    });
     const versions = await call('GET', `${app}/content/${id}/versions`);
     expect(versions.body.data.map((v: { version: number }) => v.version)).toEqual([2, 1]);
     // `content` is the document as published (the entry's own `content` then); the other frozen members stand beside it.
-    expect(versions.body.data[1]).toMatchObject({ status: 'published', content: { title: 'v1' }, name: expect.any(String), tags: [], typeVersion: 1, createdBy: expect.any(String) });
+    expect(versions.body.data[1]).toMatchObject({
+      status: 'published',
+      content: { title: 'v1' },
+      name: expect.any(String),
+      tags: [],
+      typeVersion: 1,
+      createdBy: expect.any(String),
+    });
     expect(versions.body.data[0].content).toEqual((await call('GET', `${app}/content/${id}`)).body.content);
     expect((await call('POST', `${app}/content/${id}/unpublish`)).body.status).toBe('unpublished');
     expect((await fx.api.call('GET', `${api}/content/${id}/resolved`, { apiKey: key })).status).toBe(404);
     expect((await call('DELETE', `${app}/content/${id}`)).body.status).toBe('deleted');
-    expect((await call('POST', `${app}/content/${id}/restore`)).body).toMatchObject({ status: 'modified', version: null });
+    expect((await call('POST', `${app}/content/${id}/restore`)).body).toMatchObject({
+      status: 'modified',
+      version: null,
+    });
   });
 
   it('migrates to a newer type version under the spec rules', async () => {
     const id = (await call('POST', `${app}/content`, { typeId, name: 'Migrating', content: { title: 't' } })).body.id;
     await call('POST', `${app}/content/${id}/publish`);
-    await call('PUT', `${app}/content-types/${typeId}`, { schema: { type: 'object', properties: { title: { type: 'string' }, sub: { type: 'string' } }, required: ['title'] } });
+    await call('PUT', `${app}/content-types/${typeId}`, {
+      schema: {
+        type: 'object',
+        properties: { title: { type: 'string' }, sub: { type: 'string' } },
+        required: ['title'],
+      },
+    });
     await call('POST', `${app}/content-types/${typeId}/publish`);
     const migrated = await call('POST', `${app}/content/${id}/migrate`, { targetTypeVersion: 2 });
     expect(migrated.body).toMatchObject({ typeVersion: 2, packageVersion: '1.0.0' });
@@ -124,25 +195,53 @@ describe('content', () => {
     const resolved = async () => (await fx.api.call('GET', `${api}/content/${id}/resolved`, { apiKey: key })).body;
     expect(await resolved()).toMatchObject({ version: 1, typeVersion: 1, contentType: { version: 1 } });
     await call('POST', `${app}/content/${id}/publish`);
-    expect(await resolved()).toMatchObject({ version: 2, typeVersion: 2, contentType: { version: 2, content: { schema: { required: ['title'] } } } });
-    expect((await call('POST', `${app}/content/${id}/migrate`, { targetTypeVersion: 1 })).body.error).toMatchObject({ code: 'INVALID_MIGRATION', details: { currentVersion: 2, targetVersion: 1 } });
-    expect((await call('POST', `${app}/content/${id}/migrate`, { targetTypeVersion: 9 })).body.error.code).toBe('TYPE_VERSION_NOT_FOUND');
+    expect(await resolved()).toMatchObject({
+      version: 2,
+      typeVersion: 2,
+      contentType: { version: 2, content: { schema: { required: ['title'] } } },
+    });
+    expect((await call('POST', `${app}/content/${id}/migrate`, { targetTypeVersion: 1 })).body.error).toMatchObject({
+      code: 'INVALID_MIGRATION',
+      details: { currentVersion: 2, targetVersion: 1 },
+    });
+    expect((await call('POST', `${app}/content/${id}/migrate`, { targetTypeVersion: 9 })).body.error.code).toBe(
+      'TYPE_VERSION_NOT_FOUND',
+    );
     expect((await call('POST', `${app}/content/${id}/migrate`, {})).status).toBe(422);
   });
 
   it('lists with D1 filters and aliases, full-text prefix search, and refuses unknown values with 400', async () => {
-    await call('POST', `${app}/content`, { typeId, name: 'Quantum computing primer', content: { title: 'Qubits explained' }, tags: ['science', 'physics'] });
+    await call('POST', `${app}/content`, {
+      typeId,
+      name: 'Quantum computing primer',
+      content: { title: 'Qubits explained' },
+      tags: ['science', 'physics'],
+    });
     const byAlias = await call('GET', `${app}/content?type=${typeId}&limit=100`);
     expect(byAlias.body.data.length).toBeGreaterThanOrEqual(4);
-    expect((await call('GET', `${app}/content?search=quant`)).body.data.map((e: { name: string }) => e.name)).toEqual(['Quantum computing primer']);
+    expect((await call('GET', `${app}/content?search=quant`)).body.data.map((e: { name: string }) => e.name)).toEqual([
+      'Quantum computing primer',
+    ]);
     expect((await call('GET', `${app}/content?search=qubit`)).body.data).toHaveLength(1);
     // Only stop words: plain prefixes, not nothing. With other words, stop words are dropped as usual.
     await call('POST', `${app}/content`, { typeId, name: 'Theme park guide', content: { title: 'Rides' } });
-    expect((await call('GET', `${app}/content?search=the`)).body.data.map((e: { name: string }) => e.name)).toEqual(['Theme park guide']);
-    expect((await call('GET', `${app}/content?search=${encodeURIComponent('the quantum')}`)).body.data.map((e: { name: string }) => e.name)).toEqual(['Quantum computing primer']);
+    expect((await call('GET', `${app}/content?search=the`)).body.data.map((e: { name: string }) => e.name)).toEqual([
+      'Theme park guide',
+    ]);
+    expect(
+      (await call('GET', `${app}/content?search=${encodeURIComponent('the quantum')}`)).body.data.map(
+        (e: { name: string }) => e.name,
+      ),
+    ).toEqual(['Quantum computing primer']);
     expect((await call('GET', `${app}/content?tags=science,physics`)).body.data).toHaveLength(1);
-    expect((await call('GET', `${app}/content?status=draft&limit=100`)).body.data.every((e: { status: string }) => e.status === 'draft')).toBe(true);
-    const asc = (await call('GET', `${app}/content?sort=updatedAt:asc&limit=100`)).body.data.map((e: { updatedAt: string }) => e.updatedAt);
+    expect(
+      (await call('GET', `${app}/content?status=draft&limit=100`)).body.data.every(
+        (e: { status: string }) => e.status === 'draft',
+      ),
+    ).toBe(true);
+    const asc = (await call('GET', `${app}/content?sort=updatedAt:asc&limit=100`)).body.data.map(
+      (e: { updatedAt: string }) => e.updatedAt,
+    );
     expect(asc).toEqual([...asc].sort());
     const bad = await call('GET', `${app}/content?status=archived`);
     expect(bad.status).toBe(400);
@@ -161,9 +260,16 @@ describe('content', () => {
     const all = await call('POST', `${app}/content`, {});
     expect(all.status).toBe(200);
     expect(all.body.pagination).toEqual({ page: 1, limit: 20, total: expect.any(Number) });
-    const like = await call('POST', `${app}/content`, { filter: { name: { like: 'Quantum' }, tags: { any: ['physics', 'x'] } }, limit: 5 });
+    const like = await call('POST', `${app}/content`, {
+      filter: { name: { like: 'Quantum' }, tags: { any: ['physics', 'x'] } },
+      limit: 5,
+    });
     expect(like.body.data.map((e: { name: string }) => e.name)).toEqual(['Quantum computing primer']);
-    const sorted = await call('POST', `${app}/content`, { sort: [{ field: 'updatedAt', order: 'asc' }], page: 1, limit: 2 });
+    const sorted = await call('POST', `${app}/content`, {
+      sort: [{ field: 'updatedAt', order: 'asc' }],
+      page: 1,
+      limit: 2,
+    });
     expect(sorted.body.pagination).toMatchObject({ page: 1, limit: 2 });
     const badOp = await call('POST', `${app}/content`, { filter: { name: { regex: 'x' } } });
     expect(badOp.status).toBe(400);
@@ -172,11 +278,23 @@ describe('content', () => {
   });
 
   it('answers an exact D2 total on every page, past the end too, in REST and GraphQL', async () => {
-    for (let i = 1; i <= 7; i++) await call('POST', `${app}/content`, { typeId, name: `Totals ${i}`, content: { title: 't' } });
-    const search = (body: Record<string, unknown>) => call('POST', `${app}/content`, { filter: { name: { like: 'Totals' } }, ...body });
-    for (const [page, size] of [[1, 3], [2, 3], [3, 1], [4, 0], [9, 0]]) {
+    for (let i = 1; i <= 7; i++)
+      await call('POST', `${app}/content`, { typeId, name: `Totals ${i}`, content: { title: 't' } });
+    const search = (body: Record<string, unknown>) =>
+      call('POST', `${app}/content`, { filter: { name: { like: 'Totals' } }, ...body });
+    for (const [page, size] of [
+      [1, 3],
+      [2, 3],
+      [3, 1],
+      [4, 0],
+      [9, 0],
+    ]) {
       const res = await search({ page, limit: 3 });
-      expect({ page, size: res.body.data.length, pagination: res.body.pagination }).toEqual({ page, size, pagination: { page, limit: 3, total: 7 } });
+      expect({ page, size: res.body.data.length, pagination: res.body.pagination }).toEqual({
+        page,
+        size,
+        pagination: { page, limit: 3, total: 7 },
+      });
     }
     expect((await search({ limit: 7 })).body.pagination.total).toBe(7);
     // Full-text `search` is a raw condition: the count after a full page must still see it.
@@ -184,30 +302,63 @@ describe('content', () => {
       const text = await call('POST', `${app}/content`, { search: 'totals', page, limit: 3 });
       expect([page, text.status, text.body.pagination?.total]).toEqual([page, 200, 7]);
     }
-    expect((await search({ filter: { name: { like: 'Totals 7' } } })).body.pagination).toEqual({ page: 1, limit: 20, total: 1 });
-    expect((await search({ filter: { name: { like: 'No such name' } } })).body).toEqual({ data: [], pagination: { page: 1, limit: 20, total: 0 } });
+    expect((await search({ filter: { name: { like: 'Totals 7' } } })).body.pagination).toEqual({
+      page: 1,
+      limit: 20,
+      total: 1,
+    });
+    expect((await search({ filter: { name: { like: 'No such name' } } })).body).toEqual({
+      data: [],
+      pagination: { page: 1, limit: 20, total: 0 },
+    });
     // `like` without `%` is a literal substring (`_` is no wildcard); with `%` it is a pattern, whose `_` is one.
     expect((await search({ filter: { name: { like: 'Totals_1' } } })).body.pagination.total).toBe(0);
     expect((await search({ filter: { name: { like: '%Totals_1' } } })).body.pagination.total).toBe(1);
     const lone = await search({ filter: { name: { like: 'Totals%\\' } } });
-    expect([lone.status, lone.body.error.code, lone.body.error.details]).toEqual([400, 'BAD_REQUEST', { field: 'name', operator: 'like' }]);
+    expect([lone.status, lone.body.error.code, lone.body.error.details]).toEqual([
+      400,
+      'BAD_REQUEST',
+      { field: 'name', operator: 'like' },
+    ]);
     const gql = await fx.api.graphql(
       `query($input: SearchContentInput) { searchContent(organizationId: "default", projectId: "default", input: $input) { data { name } pagination { page limit total } } }`,
       { input: { filter: { name: { like: 'Totals' } }, page: 3, limit: 3 } },
       { token: fx.token },
     );
-    expect(gql.body.data.searchContent).toEqual({ data: [{ name: expect.stringMatching(/^Totals/) }], pagination: { page: 3, limit: 3, total: 7 } });
+    expect(gql.body.data.searchContent).toEqual({
+      data: [{ name: expect.stringMatching(/^Totals/) }],
+      pagination: { page: 3, limit: 3, total: 7 },
+    });
     // API keys search the working copies' fields but get the published view, on later pages (offset) too (D9).
     const entry = (await search({ filter: { name: { like: 'Totals 3' } } })).body.data[0];
     await call('POST', `${app}/content/${entry.id}/publish`);
     await call('PUT', `${app}/content/${entry.id}`, { content: { title: 'draft change' } });
-    await call('PUT', `${app}/content/${(await search({ filter: { name: { like: 'Totals 5' } } })).body.data[0].id}`, { content: { title: 'x' } });
-    const asKey = (body: Record<string, unknown>) => fx.api.call('POST', `${api}/content/search`, { apiKey: key, body: { filter: { name: { like: 'Totals' } }, ...body } });
-    for (const [page, limit] of [[1, 20], [1, 1], [2, 1]]) {
+    await call('PUT', `${app}/content/${(await search({ filter: { name: { like: 'Totals 5' } } })).body.data[0].id}`, {
+      content: { title: 'x' },
+    });
+    const asKey = (body: Record<string, unknown>) =>
+      fx.api.call('POST', `${api}/content/search`, {
+        apiKey: key,
+        body: { filter: { name: { like: 'Totals' } }, ...body },
+      });
+    for (const [page, limit] of [
+      [1, 20],
+      [1, 1],
+      [2, 1],
+    ]) {
       const res = await asKey({ page, limit });
       const expected = page === 1 ? [{ id: entry.id, status: 'published', version: 1, content: { title: 't' } }] : [];
-      expect({ page, limit, data: res.body.data.map((e: Record<string, unknown>) => ({ id: e.id, status: e.status, version: e.version, content: e.content })), pagination: res.body.pagination })
-        .toEqual({ page, limit, data: expected, pagination: { page, limit, total: 1 } });
+      expect({
+        page,
+        limit,
+        data: res.body.data.map((e: Record<string, unknown>) => ({
+          id: e.id,
+          status: e.status,
+          version: e.version,
+          content: e.content,
+        })),
+        pagination: res.body.pagination,
+      }).toEqual({ page, limit, data: expected, pagination: { page, limit, total: 1 } });
     }
     // The largest page an Int allows is a plain empty page; past it, the argument's type refuses it (no database error).
     const last = await search({ page: 2 ** 31 - 1, limit: 100 });
@@ -217,19 +368,32 @@ describe('content', () => {
   });
 
   it('keeps type schemas apart: a reused $id is no conflict, and patterns run in linear time (RE2)', async () => {
-    const schema = { $id: 'urn:example:shared', type: 'object', properties: { code: { type: 'string', pattern: '^(a+)+$' } } };
+    const schema = {
+      $id: 'urn:example:shared',
+      type: 'object',
+      properties: { code: { type: 'string', pattern: '^(a+)+$' } },
+    };
     const first = await call('POST', `${app}/content-types`, { name: 'Patterned', schema });
     const second = await call('POST', `${app}/content-types`, { name: 'Patterned too', schema });
     expect([first.status, second.status]).toEqual([201, 201]);
     expect((await call('PUT', `${app}/content-types/${first.body.id}`, { schema })).status).toBe(200);
     await call('POST', `${app}/content-types/${first.body.id}/publish`);
     // 40 a's and a '!' backtrack 2^40 times on a backtracking engine; RE2 answers at once.
-    const hostile = await call('POST', `${app}/content`, { typeId: first.body.id, name: 'Hostile', content: { code: `${'a'.repeat(40)}!` } });
+    const hostile = await call('POST', `${app}/content`, {
+      typeId: first.body.id,
+      name: 'Hostile',
+      content: { code: `${'a'.repeat(40)}!` },
+    });
     expect(hostile.status, JSON.stringify(hostile.body)).toBe(422);
     expect(hostile.body.error.details.errors[0].path).toBe('/code');
-    expect((await call('POST', `${app}/content`, { typeId: first.body.id, name: 'Fine', content: { code: 'aaa' } })).status).toBe(201);
+    expect(
+      (await call('POST', `${app}/content`, { typeId: first.body.id, name: 'Fine', content: { code: 'aaa' } })).status,
+    ).toBe(201);
     // Lookaround has no linear-time form: such a pattern makes the schema invalid.
-    const lookahead = await call('POST', `${app}/content-types`, { name: 'Lookahead', schema: { type: 'object', properties: { x: { type: 'string', pattern: '(?=a)' } } } });
+    const lookahead = await call('POST', `${app}/content-types`, {
+      name: 'Lookahead',
+      schema: { type: 'object', properties: { x: { type: 'string', pattern: '(?=a)' } } },
+    });
     expect([lookahead.status, lookahead.body.error.code]).toEqual([422, 'VALIDATION_FAILED']);
   });
 
@@ -249,7 +413,15 @@ describe('content', () => {
     expect([reverted.status, reverted.body.error?.code]).toEqual([409, 'NAME_TAKEN']);
 
     const folder = (await call('POST', `${app}/folders`, { name: 'Gone soon' })).body;
-    const entry = (await call('POST', `${app}/content`, { typeId, name: 'Filed', content: { title: 'x' }, folderId: folder.id, tags: ['kept-tag'] })).body;
+    const entry = (
+      await call('POST', `${app}/content`, {
+        typeId,
+        name: 'Filed',
+        content: { title: 'x' },
+        folderId: folder.id,
+        tags: ['kept-tag'],
+      })
+    ).body;
     await call('POST', `${app}/content/${entry.id}/publish`);
     await call('DELETE', `${app}/folders/${folder.id}?recursive=true`);
     const tag = (await call('GET', `${app}/tags?search=kept-tag`)).body.data[0];
@@ -286,7 +458,11 @@ describe('content', () => {
       { token: fx.token },
     );
     expect(res.body.data.contents.data[0].createdBy.email).toBe('admin@example.com');
-    const bad = await fx.api.graphql(`mutation { createContent(organizationId: "default", projectId: "default", input: { typeId: "nope", name: "x", content: {} }) { id } }`, {}, { token: fx.token });
+    const bad = await fx.api.graphql(
+      `mutation { createContent(organizationId: "default", projectId: "default", input: { typeId: "nope", name: "x", content: {} }) { id } }`,
+      {},
+      { token: fx.token },
+    );
     expect(bad.body.errors?.[0].extensions).toMatchObject({ code: 'CONTENT_TYPE_NOT_FOUND' });
   });
 });

@@ -18,7 +18,10 @@ describe('contract', () => {
   const call = (method: string, path: string, body?: unknown) => fx.api.call(method, path, { token: fx.token, body });
 
   it('answers version lists as {data}, newest first, on every family (D11)', async () => {
-    const type = await call('POST', `${base}/content-types`, { name: 'Versioned', schema: { type: 'object', properties: { title: { type: 'string' } } } });
+    const type = await call('POST', `${base}/content-types`, {
+      name: 'Versioned',
+      schema: { type: 'object', properties: { title: { type: 'string' } } },
+    });
     expect(type.status).toBe(201);
     await call('POST', `${base}/content-types/${type.body.id}/publish`);
     await call('PUT', `${base}/content-types/${type.body.id}`, { description: 'second' });
@@ -28,7 +31,9 @@ describe('contract', () => {
     expect(typeVersions.body.data.map((v: { version: number }) => v.version)).toEqual([2, 1]);
 
     const key = await call('POST', `${base}/api-keys`, { name: 'versions reader' });
-    const client = await fx.api.call('GET', `/api/v1${PROJECT}/content-types/${type.body.id}/versions`, { apiKey: key.body.key });
+    const client = await fx.api.call('GET', `/api/v1${PROJECT}/content-types/${type.body.id}/versions`, {
+      apiKey: key.body.key,
+    });
     expect(client.status).toBe(200);
     expect(client.body.data.map((v: { version: number }) => v.version)).toEqual([2, 1]);
 
@@ -37,7 +42,6 @@ describe('contract', () => {
     await call('POST', `${base}/content/${entry.body.id}/publish`);
     const contentVersions = await call('GET', `${base}/content/${entry.body.id}/versions`);
     expect(contentVersions.body).toEqual({ data: [expect.objectContaining({ version: 1 })] });
-
   });
 
   it('answers component version lists as {data} (D11)', async () => {
@@ -50,7 +54,6 @@ describe('contract', () => {
     await call('POST', `${base}/packages`, {});
     const componentVersions = await call('GET', `${base}/components/${component.body.id}/versions`);
     expect(componentVersions.body).toEqual({ data: [expect.objectContaining({ version: 1 })] });
-
   });
 
   it('answers GraphQL version lists as {data} (D11)', async () => {
@@ -79,7 +82,12 @@ describe('contract', () => {
     expect(wrongType.status).toBe(400);
     expect(wrongType.body.error).toMatchObject({ code: 'BAD_REQUEST', details: { name: expect.any(String) } });
 
-    const wrongMetadata = await call('POST', `${base}/components`, { name: 'M', type: 'view', content: source, metadata: 'x' });
+    const wrongMetadata = await call('POST', `${base}/components`, {
+      name: 'M',
+      type: 'view',
+      content: source,
+      metadata: 'x',
+    });
     expect(wrongMetadata.status).toBe(400);
     expect(wrongMetadata.body.error.details).toEqual({ metadata: expect.any(String) });
 
@@ -99,13 +107,18 @@ describe('contract', () => {
     const subscription = introspection.body.data?.__schema.subscriptionType;
     expect(subscription.name).toBe('Subscription');
     const events = subscription.fields.find((f: { name: string }) => f.name === 'events');
-    expect(events.args.map((a: { name: string }) => a.name).sort()).toEqual(['projectId', 'resourceId', 'resourceType']);
+    expect(events.args.map((a: { name: string }) => a.name).sort()).toEqual([
+      'projectId',
+      'resourceId',
+      'resourceType',
+    ]);
     expect(events.type.ofType.name).toBe('Event');
     expect(introspection.body.data?.event.fields.map((f: { name: string }) => f.name)).toEqual(
       expect.arrayContaining(['id', 'type', 'resourceType', 'resourceId', 'projectId', 'version', 'occurredAt']),
     );
 
-    const document = 'subscription($p: ID!) { events(projectId: $p, resourceType: "tags") { id type resourceType resourceId projectId version occurredAt } }';
+    const document =
+      'subscription($p: ID!) { events(projectId: $p, resourceType: "tags") { id type resourceType resourceId projectId version occurredAt } }';
     const overHttp = await fx.api.graphql(document, { p: 'default' }, { token: fx.token });
     expect(overHttp.status).toBe(400);
     expect(overHttp.body.errors?.[0].extensions?.code).toBe('BAD_REQUEST');
@@ -120,10 +133,16 @@ describe('contract', () => {
     try {
       const received: any[] = [];
       let failure: unknown;
-      client.subscribe({ query: document, variables: { p: 'default' } }, { next: (m) => received.push(m), error: (e) => (failure = e), complete: () => undefined });
+      client.subscribe(
+        { query: document, variables: { p: 'default' } },
+        { next: (m) => received.push(m), error: (e) => (failure = e), complete: () => undefined },
+      );
       // Queries sent over the socket run through the gateway too.
       const viaSocket = await new Promise<any>((resolve, reject) =>
-        client.subscribe({ query: '{ tags(organizationId: "default", projectId: "default") { pagination { total } } }' }, { next: resolve, error: reject, complete: () => undefined }),
+        client.subscribe(
+          { query: '{ tags(organizationId: "default", projectId: "default") { pagination { total } } }' },
+          { next: resolve, error: reject, complete: () => undefined },
+        ),
       );
       expect(viaSocket.data.tags.pagination.total).toEqual(expect.any(Number));
       const tag = await call('POST', `${base}/tags`, { name: 'subscribed' });
@@ -134,7 +153,12 @@ describe('contract', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
       const event = received.find((m) => m.data?.events.resourceId === tag.body.id).data.events;
-      expect(event).toMatchObject({ type: 'tags.created', resourceType: 'tags', projectId: 'default', occurredAt: expect.any(String) });
+      expect(event).toMatchObject({
+        type: 'tags.created',
+        resourceType: 'tags',
+        projectId: 'default',
+        occurredAt: expect.any(String),
+      });
     } finally {
       await client.dispose();
     }

@@ -21,10 +21,14 @@ describe('PostgreSQL outage', () => {
     service = await startService({ databaseUrl: pg.url, env: { EMBEDDINGS: 'off' } });
     client = new Client(service.url);
     token = await client.login();
-    typeId = (await client.call('POST', `${app}/content-types`, { token, body: { name: 'Page', schema: { type: 'object' } } })).body.id;
+    typeId = (
+      await client.call('POST', `${app}/content-types`, { token, body: { name: 'Page', schema: { type: 'object' } } })
+    ).body.id;
     await client.call('POST', `${app}/content-types/${typeId}/publish`, { token });
     key = (await client.call('POST', `${app}/api-keys`, { token, body: { name: 'reader' } })).body.key;
-    id = (await client.call('POST', `${app}/content`, { token, body: { typeId, name: 'Home', content: { title: 'v1' } } })).body.id;
+    id = (
+      await client.call('POST', `${app}/content`, { token, body: { typeId, name: 'Home', content: { title: 'v1' } } })
+    ).body.id;
     expect((await client.call('POST', `${app}/content/${id}/publish`, { token })).status).toBe(200);
   });
   afterAll(async () => {
@@ -44,7 +48,15 @@ describe('PostgreSQL outage', () => {
       () => client.call('GET', `${app}/content?limit=5`, { token }),
       () => client.call('GET', `${api}/content?limit=5`, { apiKey: key }),
       () => client.call('POST', `${app}/content/${id}/publish`, { token }),
-      () => client.call('POST', '/graphql', { token, body: { query: 'mutation($t: ID!) { createContent(organizationId: "default", projectId: "default", input: { typeId: $t, name: "G", content: {} }) { id } }', variables: { t: typeId } } }),
+      () =>
+        client.call('POST', '/graphql', {
+          token,
+          body: {
+            query:
+              'mutation($t: ID!) { createContent(organizationId: "default", projectId: "default", input: { typeId: $t, name: "G", content: {} }) { id } }',
+            variables: { t: typeId },
+          },
+        }),
     ];
     for (const request of refusals) {
       const started = Date.now();

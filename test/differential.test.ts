@@ -6,7 +6,15 @@ import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { freePort, JWT_SECRET, spawnNode, startService, type Process, SUBGRAPH_SECRET, type TestService } from './support/service';
+import {
+  freePort,
+  JWT_SECRET,
+  spawnNode,
+  startService,
+  type Process,
+  SUBGRAPH_SECRET,
+  type TestService,
+} from './support/service';
 
 const SEED = Number(process.env.DIFF_SEED ?? 20261125);
 const RUNS = Number(process.env.DIFF_RUNS ?? 60);
@@ -111,7 +119,8 @@ function toRequest({ operation, shape }: Generated): Sent {
   const json = pairs.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`);
   const repeated = pairs.find(([k]) => k === shape.repeat);
   // JSON.parse keeps the last of a repeated member: every reader gets the same parsed object.
-  if (repeated) json.unshift(`${JSON.stringify(repeated[0])}:${JSON.stringify(repeated[0] === 'variables' ? { limit: 2 } : 'x')}`);
+  if (repeated)
+    json.unshift(`${JSON.stringify(repeated[0])}:${JSON.stringify(repeated[0] === 'variables' ? { limit: 2 } : 'x')}`);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   // `Content-Encoding: identity` keeps the body on Express's own parser (fast-hits.ts reads plain bodies early).
   if (shape.transport === 'postExpress') headers['content-encoding'] = 'identity';
@@ -119,13 +128,28 @@ function toRequest({ operation, shape }: Generated): Sent {
 }
 
 /** `weighted([x, 3], [y, 1])`: a constant drawn with those weights (plain, well-formed requests are the common case). */
-const weighted = <T,>(...choices: [T, number][]) => fc.oneof(...choices.map(([value, weight]) => ({ weight, arbitrary: fc.constant(value) })));
+const weighted = <T>(...choices: [T, number][]) =>
+  fc.oneof(...choices.map(([value, weight]) => ({ weight, arbitrary: fc.constant(value) })));
 
 const operationArb: fc.Arbitrary<Operation> = fc.record({
   document: weighted([0, 4], [1, 1], [2, 1], [3, 1]),
-  variables: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(undefined, { limit: 1 }, { limit: 2 }) }, { weight: 2, arbitrary: fc.constantFrom(...VARIABLES) }),
-  operationName: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(undefined, 'Q') }, { weight: 2, arbitrary: fc.constantFrom(...OPERATION_NAMES) }),
-  extensions: weighted<Operation['extensions']>(['none', 6], ['apq', 1], ['apqOnly', 1], ['apqWrongHash', 1], ['apqVersion2', 1], ['other', 1], ['empty', 1]),
+  variables: fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(undefined, { limit: 1 }, { limit: 2 }) },
+    { weight: 2, arbitrary: fc.constantFrom(...VARIABLES) },
+  ),
+  operationName: fc.oneof(
+    { weight: 3, arbitrary: fc.constantFrom(undefined, 'Q') },
+    { weight: 2, arbitrary: fc.constantFrom(...OPERATION_NAMES) },
+  ),
+  extensions: weighted<Operation['extensions']>(
+    ['none', 6],
+    ['apq', 1],
+    ['apqOnly', 1],
+    ['apqWrongHash', 1],
+    ['apqVersion2', 1],
+    ['other', 1],
+    ['empty', 1],
+  ),
 });
 
 const shapeArb: fc.Arbitrary<Shape> = fc.record(
@@ -163,7 +187,11 @@ function restRequest(read: RestRead): Sent {
   if (read.limit !== undefined) params.push(`limit=${read.limit}`);
   if (read.repeatLimit) params.push('limit=3');
   if (read.oddUnicode) params.push(`odd=${ODD[read.oddUnicode]}`);
-  return { method: 'GET', path: `/api/v1${PROJECT}/${read.path}${params.length ? `?${params.join('&')}` : ''}`, headers: {} };
+  return {
+    method: 'GET',
+    path: `/api/v1${PROJECT}/${read.path}${params.length ? `?${params.join('&')}` : ''}`,
+    headers: {},
+  };
 }
 
 /** Every canonical request (plain POST and GET, no padding): sent after the generated ones, they expose a poisoned entry. */
@@ -173,11 +201,13 @@ function probes(): Sent[] {
     for (const variables of [undefined, { limit: 1 }, { limit: 2 }]) {
       for (const operationName of [undefined, 'Q']) {
         const operation: Operation = { document, variables, operationName, extensions: 'none' };
-        for (const transport of ['get', 'post'] as const) out.push(toRequest({ operation, shape: { transport, padding: 0, paddingAt: 0 } }));
+        for (const transport of ['get', 'post'] as const)
+          out.push(toRequest({ operation, shape: { transport, padding: 0, paddingAt: 0 } }));
       }
     }
   }
-  for (const path of ['content', 'content-types'] as const) for (const limit of [undefined, 1, 2, 20]) out.push(restRequest({ path, limit, padding: 0, repeatLimit: false }));
+  for (const path of ['content', 'content-types'] as const)
+    for (const limit of [undefined, 1, 2, 20]) out.push(restRequest({ path, limit, padding: 0, repeatLimit: false }));
   return out;
 }
 
@@ -190,9 +220,15 @@ function comparable(status: number, text: string): { status: number; body: unkno
     // compared as text
   }
   const scrub = (v: unknown): unknown =>
-    Array.isArray(v) ? v.map(scrub)
-    : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'requestId').map(([k, x]) => [k, scrub(x)]))
-    : v;
+    Array.isArray(v)
+      ? v.map(scrub)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(
+            Object.entries(v)
+              .filter(([k]) => k !== 'requestId')
+              .map(([k, x]) => [k, scrub(x)]),
+          )
+        : v;
   return { status, body: scrub(body) };
 }
 
@@ -209,7 +245,11 @@ describe('every read path answers alike (differential)', () => {
     drop = db.drop;
     const limits = { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PER_HOUR: '10000000' };
     const port = await freePort();
-    const content = await spawnNode('subgraphs/content/dist/main.js', { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(port) }, /subgraph content listening/);
+    const content = await spawnNode(
+      'subgraphs/content/dist/main.js',
+      { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(port) },
+      /subgraph content listening/,
+    );
     services.push(content);
     cached = await startService({ databaseUrl: db.url, env: limits });
     [uncached, remote] = await Promise.all([
@@ -218,8 +258,12 @@ describe('every read path answers alike (differential)', () => {
     ]);
     const api = new Client(cached.url);
     const token = await api.login();
-    const call = (method: string, path: string, body?: unknown) => api.call(method, `/app/v1${PROJECT}${path}`, { token, body });
-    const type = await call('POST', '/content-types', { name: 'Page', schema: { type: 'object', properties: { title: { type: 'string' } } } });
+    const call = (method: string, path: string, body?: unknown) =>
+      api.call(method, `/app/v1${PROJECT}${path}`, { token, body });
+    const type = await call('POST', '/content-types', {
+      name: 'Page',
+      schema: { type: 'object', properties: { title: { type: 'string' } } },
+    });
     await call('POST', `/content-types/${type.body.id}/publish`);
     for (const name of ['One', 'Two', 'Three']) {
       const entry = await call('POST', '/content', { typeId: type.body.id, name, content: { title: name } });
@@ -228,7 +272,9 @@ describe('every read path answers alike (differential)', () => {
     key = (await call('POST', '/api-keys', { name: 'differential' })).body.key;
     // Until the cached replica has applied the writes' events it answers BYPASS; wait for a stored answer.
     for (let i = 0; i < 200; i++) {
-      const res = await fetch(`${cached.url}/api/v1${PROJECT}/content-types?limit=100`, { headers: { 'x-api-key': key } });
+      const res = await fetch(`${cached.url}/api/v1${PROJECT}/content-types?limit=100`, {
+        headers: { 'x-api-key': key },
+      });
       await res.arrayBuffer();
       if (res.headers.get('x-cache') !== 'BYPASS') break;
       await new Promise((r) => setTimeout(r, 50));
@@ -242,7 +288,11 @@ describe('every read path answers alike (differential)', () => {
   });
 
   const send = async (base: string, sent: Sent) => {
-    const res = await fetch(`${base}${sent.path}`, { method: sent.method, headers: { ...sent.headers, 'x-api-key': key }, body: sent.body });
+    const res = await fetch(`${base}${sent.path}`, {
+      method: sent.method,
+      headers: { ...sent.headers, 'x-api-key': key },
+      body: sent.body,
+    });
     return { ...comparable(res.status, await res.text()), cache: res.headers.get('x-cache') };
   };
 
@@ -250,32 +300,56 @@ describe('every read path answers alike (differential)', () => {
   it('accepts and refuses the same `since` instants over REST and GraphQL', async () => {
     const instants = fc.sample(
       fc.oneof(
-        fc.date({ min: new Date(-70_000_000_000_000), max: new Date(300_000_000_000_000), noInvalidDate: true }).map((d) => d.toISOString()),
-        fc.constantFrom('0001-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '0000-12-31T23:59:59Z', '+010000-01-01T00:00:00Z', 'yesterday', '', '2026-02-30', '2026-11-25'),
+        fc
+          .date({ min: new Date(-70_000_000_000_000), max: new Date(300_000_000_000_000), noInvalidDate: true })
+          .map((d) => d.toISOString()),
+        fc.constantFrom(
+          '0001-01-01T00:00:00Z',
+          '9999-12-31T23:59:59Z',
+          '0000-12-31T23:59:59Z',
+          '+010000-01-01T00:00:00Z',
+          'yesterday',
+          '',
+          '2026-02-30',
+          '2026-11-25',
+        ),
       ),
       { seed: SEED, numRuns: 30 },
     );
     const outcomes: string[] = [];
     for (const since of instants) {
-      const rest = await fetch(`${uncached.url}/api/v1${PROJECT}/events?since=${encodeURIComponent(since)}`, { headers: { 'x-api-key': key } });
+      const rest = await fetch(`${uncached.url}/api/v1${PROJECT}/events?since=${encodeURIComponent(since)}`, {
+        headers: { 'x-api-key': key },
+      });
       const restBody = (await rest.json()) as { error?: { code: string; message: string } };
       const graphql = await fetch(`${uncached.url}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-api-key': key },
-        body: JSON.stringify({ query: `query($since: String) { events(${SCOPE}, since: $since) { data { id } } }`, variables: { since } }),
+        body: JSON.stringify({
+          query: `query($since: String) { events(${SCOPE}, since: $since) { data { id } } }`,
+          variables: { since },
+        }),
       });
       const graphqlBody = (await graphql.json()) as { errors?: { message: string; extensions: { code: string } }[] };
       // The same refusal: code and message (the database's "out of range" is not the edge's answer).
       const restOutcome = rest.status === 200 ? 'ok' : `${restBody.error?.code}: ${restBody.error?.message}`;
-      const graphqlOutcome = graphqlBody.errors ? `${graphqlBody.errors[0].extensions.code}: ${graphqlBody.errors[0].message}` : 'ok';
-      if (restOutcome !== graphqlOutcome) outcomes.push(`since=${JSON.stringify(since)}: REST ${rest.status} ${restOutcome}, GraphQL ${graphql.status} ${graphqlOutcome}`);
+      const graphqlOutcome = graphqlBody.errors
+        ? `${graphqlBody.errors[0].extensions.code}: ${graphqlBody.errors[0].message}`
+        : 'ok';
+      if (restOutcome !== graphqlOutcome)
+        outcomes.push(
+          `since=${JSON.stringify(since)}: REST ${rest.status} ${restOutcome}, GraphQL ${graphql.status} ${graphqlOutcome}`,
+        );
     }
     expect(outcomes).toEqual([]);
   });
 
   it(`answers ${RUNS} generated GraphQL and REST reads and every canonical read alike on every path`, async () => {
     const generated: Sent[] = fc.sample(
-      fc.oneof({ weight: 3, arbitrary: fc.record({ operation: operationArb, shape: shapeArb }).map(toRequest) }, { weight: 1, arbitrary: restArb.map(restRequest) }),
+      fc.oneof(
+        { weight: 3, arbitrary: fc.record({ operation: operationArb, shape: shapeArb }).map(toRequest) },
+        { weight: 1, arbitrary: restArb.map(restRequest) },
+      ),
       { seed: SEED, numRuns: RUNS },
     );
     // The generated requests fill the cache first (a hostile one may store a wrong answer under a canonical key), the
@@ -283,7 +357,10 @@ describe('every read path answers alike (differential)', () => {
     const sequence = [...generated, ...probes(), ...generated];
     // The generator must reach the shape that split parsers apart: `query` within the first 1,000 parameters, `variables` after.
     const overflowing = generated.filter(({ path }) => {
-      const names = path.slice(path.indexOf('?') + 1).split('&').map((p) => p.split('=')[0]);
+      const names = path
+        .slice(path.indexOf('?') + 1)
+        .split('&')
+        .map((p) => p.split('=')[0]);
       return names.indexOf('query') !== -1 && names.indexOf('query') < 1000 && names.indexOf('variables') >= 1000;
     }).length;
     expect(overflowing).toBeGreaterThan(0);
@@ -295,16 +372,33 @@ describe('every read path answers alike (differential)', () => {
       const again = await send(cached.url, sent); // a hit when cacheable
       const plain = await send(uncached.url, sent);
       const planned = await send(remote.url, sent);
-      for (const outcome of [first.cache, again.cache]) cacheOutcomes.set(String(outcome), (cacheOutcomes.get(String(outcome)) ?? 0) + 1);
-      const differs = (a: typeof first, b: typeof first) => JSON.stringify([a.status, a.body]) !== JSON.stringify([b.status, b.body]);
+      for (const outcome of [first.cache, again.cache])
+        cacheOutcomes.set(String(outcome), (cacheOutcomes.get(String(outcome)) ?? 0) + 1);
+      const differs = (a: typeof first, b: typeof first) =>
+        JSON.stringify([a.status, a.body]) !== JSON.stringify([b.status, b.body]);
       const path = sent.path.replace(/(?:p\d+=1&?)+/g, (run) => `[${run.split('&').filter(Boolean).length} fillers]&`);
       const label = `seed=${SEED} #${i} ${sent.method} ${path} ${sent.body ?? ''} ${JSON.stringify(sent.headers)}`;
-      if (differs(first, plain)) mismatch('cache ≠ uncached', `${label}\n  cache (${first.cache}): ${first.status} ${JSON.stringify(first.body)}\n  uncached: ${plain.status} ${JSON.stringify(plain.body)}`);
-      if (differs(again, plain)) mismatch('cache (again) ≠ uncached', `${label}\n  cache again (${again.cache}): ${again.status} ${JSON.stringify(again.body)}\n  uncached: ${plain.status} ${JSON.stringify(plain.body)}`);
-      if (differs(planned, plain)) mismatch('remote subgraph ≠ in process', `${label}\n  remote subgraph: ${planned.status} ${JSON.stringify(planned.body)}\n  in process: ${plain.status} ${JSON.stringify(plain.body)}`);
-      for (const answer of [first, again, plain, planned]) if (answer.status >= 500) mismatch('5xx', `${label}\n  ${answer.status} ${JSON.stringify(answer.body)}`);
+      if (differs(first, plain))
+        mismatch(
+          'cache ≠ uncached',
+          `${label}\n  cache (${first.cache}): ${first.status} ${JSON.stringify(first.body)}\n  uncached: ${plain.status} ${JSON.stringify(plain.body)}`,
+        );
+      if (differs(again, plain))
+        mismatch(
+          'cache (again) ≠ uncached',
+          `${label}\n  cache again (${again.cache}): ${again.status} ${JSON.stringify(again.body)}\n  uncached: ${plain.status} ${JSON.stringify(plain.body)}`,
+        );
+      if (differs(planned, plain))
+        mismatch(
+          'remote subgraph ≠ in process',
+          `${label}\n  remote subgraph: ${planned.status} ${JSON.stringify(planned.body)}\n  in process: ${plain.status} ${JSON.stringify(plain.body)}`,
+        );
+      for (const answer of [first, again, plain, planned])
+        if (answer.status >= 500) mismatch('5xx', `${label}\n  ${answer.status} ${JSON.stringify(answer.body)}`);
     }
-    console.log(`differential seed=${SEED}: ${sequence.length} requests (${overflowing} past 1,000 parameters), x-cache ${JSON.stringify(Object.fromEntries(cacheOutcomes))}`);
+    console.log(
+      `differential seed=${SEED}: ${sequence.length} requests (${overflowing} past 1,000 parameters), x-cache ${JSON.stringify(Object.fromEntries(cacheOutcomes))}`,
+    );
     // Each kind of difference, counted, with its first few requests.
     const report = [...mismatches].map(([kind, texts]) => `${texts.length}× ${kind}:\n${texts.slice(0, 6).join('\n')}`);
     expect(report.join('\n\n')).toBe('');

@@ -19,7 +19,11 @@ try {
 }
 
 const files = (dir: string): string[] =>
-  existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => d.name) : [];
+  existsSync(dir)
+    ? readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((d) => d.isFile())
+        .map((d) => d.name)
+    : [];
 
 describe('a full disk', () => {
   let service: TestService;
@@ -42,7 +46,11 @@ describe('a full disk', () => {
     const upload = async (bytes: Buffer, name: string) => {
       const form = new FormData();
       form.append('file', new Blob([bytes]), name);
-      const res = await fetch(`${service.url}/app/v1${PROJECT}/assets`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
+      const res = await fetch(`${service.url}/app/v1${PROJECT}/assets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}` },
+        body: form,
+      });
       return { status: res.status, body: await res.json() };
     };
     for (let round = 0; round < 3; round++) {

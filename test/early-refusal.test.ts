@@ -23,7 +23,19 @@ interface Answer {
 /** curl with its default `Expect: 100-continue` for large bodies, or with it disabled (`-H 'Expect:'`). */
 async function curl(args: string[], expectContinue: boolean): Promise<Answer> {
   const marker = '\n--curl-stats--';
-  const { stdout } = await run('curl', ['-sS', '--max-time', '120', ...(expectContinue ? [] : ['-H', 'Expect:']), '-w', `${marker}%{http_code} %{size_upload}`, ...args], { maxBuffer: 4 * MiB });
+  const { stdout } = await run(
+    'curl',
+    [
+      '-sS',
+      '--max-time',
+      '120',
+      ...(expectContinue ? [] : ['-H', 'Expect:']),
+      '-w',
+      `${marker}%{http_code} %{size_upload}`,
+      ...args,
+    ],
+    { maxBuffer: 4 * MiB },
+  );
   const [text, stats] = stdout.split(marker);
   const [status, uploaded] = stats.split(' ').map(Number);
   return { status, body: JSON.parse(text), uploaded };
@@ -49,17 +61,33 @@ describe('early refusals', () => {
     for (let round = 0; round < 3; round++) {
       const form = new FormData();
       form.append('file', new Blob([Buffer.alloc(HUGE, round)]), 'huge.bin');
-      const res = await fetched(assets(), { method: 'POST', headers: { authorization: `Bearer ${fx.token}` }, body: form });
-      expect(res).toMatchObject({ status: 413, body: { error: { code: 'PAYLOAD_TOO_LARGE', details: { limit: 50 * MiB } } } });
+      const res = await fetched(assets(), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${fx.token}` },
+        body: form,
+      });
+      expect(res).toMatchObject({
+        status: 413,
+        body: { error: { code: 'PAYLOAD_TOO_LARGE', details: { limit: 50 * MiB } } },
+      });
       // Unauthenticated: refused before the body too.
       const anonymous = new FormData();
       anonymous.append('file', new Blob([Buffer.alloc(HUGE, round)]), 'huge.bin');
-      expect(await fetched(assets(), { method: 'POST', body: anonymous })).toMatchObject({ status: 401, body: { error: { code: 'UNAUTHORIZED' } } });
+      expect(await fetched(assets(), { method: 'POST', body: anonymous })).toMatchObject({
+        status: 401,
+        body: { error: { code: 'UNAUTHORIZED' } },
+      });
       // A JSON body over the 1 MiB limit, on REST and GraphQL.
       const big = JSON.stringify({ name: 'x'.repeat(3 * MiB) });
       const headers = { authorization: `Bearer ${fx.token}`, 'content-type': 'application/json' };
-      expect(await fetched(tags(), { method: 'POST', headers, body: big })).toMatchObject({ status: 413, body: { error: { code: 'PAYLOAD_TOO_LARGE' } } });
-      expect(await fetched(`${fx.service.url}/graphql`, { method: 'POST', headers, body: big })).toMatchObject({ status: 413, body: { error: { code: 'PAYLOAD_TOO_LARGE' } } });
+      expect(await fetched(tags(), { method: 'POST', headers, body: big })).toMatchObject({
+        status: 413,
+        body: { error: { code: 'PAYLOAD_TOO_LARGE' } },
+      });
+      expect(await fetched(`${fx.service.url}/graphql`, { method: 'POST', headers, body: big })).toMatchObject({
+        status: 413,
+        body: { error: { code: 'PAYLOAD_TOO_LARGE' } },
+      });
     }
   }, 300_000);
 
@@ -73,7 +101,10 @@ describe('early refusals', () => {
       const anonymous = await curl(['-F', `file=@${huge}`, assets()], expectContinue);
       expect(anonymous).toMatchObject({ status: 401, body: { error: { code: 'UNAUTHORIZED' } } });
       const jsonArgs = [...auth, '-H', 'content-type: application/json', '--data-binary', `@${json}`];
-      expect(await curl([...jsonArgs, tags()], expectContinue)).toMatchObject({ status: 413, body: { error: { code: 'PAYLOAD_TOO_LARGE' } } });
+      expect(await curl([...jsonArgs, tags()], expectContinue)).toMatchObject({
+        status: 413,
+        body: { error: { code: 'PAYLOAD_TOO_LARGE' } },
+      });
     }
   }, 300_000);
 
@@ -83,11 +114,24 @@ describe('early refusals', () => {
     const auth = ['-H', `authorization: Bearer ${fx.token}`, '-H', 'Expect: 100-continue'];
     const upload = await curl([...auth, '-F', `file=@${small}`, assets()], true);
     expect(upload).toMatchObject({ status: 201, body: { name: 'small.txt' } });
-    const tag = await curl([...auth, '-H', 'content-type: application/json', '--data-binary', JSON.stringify({ name: 'expect-continue' }), tags()], true);
+    const tag = await curl(
+      [
+        ...auth,
+        '-H',
+        'content-type: application/json',
+        '--data-binary',
+        JSON.stringify({ name: 'expect-continue' }),
+        tags(),
+      ],
+      true,
+    );
     expect(tag).toMatchObject({ status: 201, body: { name: 'expect-continue' } });
     // Just under the JSON limit: read after 100 Continue, refused by validation rather than by size.
     writeFileSync(join(dir, 'near.json'), JSON.stringify({ name: 'y'.repeat(MiB - 100) }));
-    const near = await curl([...auth, '-H', 'content-type: application/json', '--data-binary', `@${join(dir, 'near.json')}`, tags()], true);
+    const near = await curl(
+      [...auth, '-H', 'content-type: application/json', '--data-binary', `@${join(dir, 'near.json')}`, tags()],
+      true,
+    );
     expect(near.status).toBe(422);
     expect(near.uploaded).toBeGreaterThan(MiB - 100);
   }, 120_000);

@@ -27,7 +27,9 @@ describe('embedded database (PGlite)', () => {
     const second = await startService({ database: 'pglite', dataDir });
     try {
       const again = new Client(second.url);
-      const res = await again.call('GET', `/app/v1${PROJECT}/content-types/${created.body.id}`, { token: await again.login() });
+      const res = await again.call('GET', `/app/v1${PROJECT}/content-types/${created.body.id}`, {
+        token: await again.login(),
+      });
       expect(res.status).toBe(200);
       expect(res.body.name).toBe('Persisted');
     } finally {
@@ -44,7 +46,10 @@ describe('embedded database: first start', () => {
     const fromData = join(root, 'initial-data');
     const service = await startService({ database: 'pglite', dataDir: fromData });
     try {
-      const started = service.output().split('\n').find((line) => line.includes('using embedded PostgreSQL'));
+      const started = service
+        .output()
+        .split('\n')
+        .find((line) => line.includes('using embedded PostgreSQL'));
       expect(JSON.parse(started!).fromInitialData, service.output()).toBe(true);
       // The bootstrap (D5) still ran on it.
       expect(await new Client(service.url).login()).toBeTruthy();
@@ -90,7 +95,9 @@ describe('embedded database: one process at a time', () => {
         expect(run.stdout).toBe('');
         expect(statSync(socket).isSocket()).toBe(true);
         expect(readFileSync(lock, 'utf8').trim()).toBe(String(service.child.pid));
-        expect((await api.call('POST', `/app/v1${PROJECT}/tags`, { token, body: { name: `during-${round}` } })).status).toBe(201);
+        expect(
+          (await api.call('POST', `/app/v1${PROJECT}/tags`, { token, body: { name: `during-${round}` } })).status,
+        ).toBe(201);
         names.push(`during-${round}`);
       }
 
@@ -121,7 +128,9 @@ describe('embedded database: one process at a time', () => {
     try {
       const api = new Client(again.url);
       const token = await api.login();
-      const tags = (await api.call('GET', `/app/v1${PROJECT}/tags?limit=100`, { token })).body.data.map((t: { name: string }) => t.name);
+      const tags = (await api.call('GET', `/app/v1${PROJECT}/tags?limit=100`, { token })).body.data.map(
+        (t: { name: string }) => t.name,
+      );
       expect(tags.sort()).toEqual([...names].sort());
       expect((await api.call('GET', `/api/v1${PROJECT}/tags`, { apiKey: key })).status).toBe(200);
     } finally {

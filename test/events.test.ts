@@ -17,7 +17,13 @@ const component = (name: string) => ({
 });
 
 function wsClient(url: string, connectionParams: Record<string, string>): WsClient {
-  return createClient({ url: url.replace(/^http/, 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams, retryAttempts: 0, lazy: false });
+  return createClient({
+    url: url.replace(/^http/, 'ws') + '/graphql',
+    webSocketImpl: WebSocket,
+    connectionParams,
+    retryAttempts: 0,
+    lazy: false,
+  });
 }
 
 /** Collects events of one subscription until `count` arrived. */
@@ -25,7 +31,11 @@ function subscribeEvents(client: WsClient, variables: Record<string, unknown>) {
   const received: any[] = [];
   let error: unknown;
   const dispose = client.subscribe(
-    { query: 'subscription($p: ID!, $t: String) { events(projectId: $p, resourceType: $t) { id type resourceType resourceId projectId version occurredAt } }', variables },
+    {
+      query:
+        'subscription($p: ID!, $t: String) { events(projectId: $p, resourceType: $t) { id type resourceType resourceId projectId version occurredAt } }',
+      variables,
+    },
     { next: (msg) => received.push(msg.data?.events), error: (e) => (error = e), complete: () => undefined },
   );
   return {
@@ -45,8 +55,19 @@ function subscribeEvents(client: WsClient, variables: Record<string, unknown>) {
 
 const closeCode = (url: string, params: Record<string, string>) =>
   new Promise<number>((resolve) => {
-    const client = createClient({ url: url.replace(/^http/, 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: params, retryAttempts: 0, lazy: false, onNonLazyError: () => undefined, on: { closed: (e) => resolve((e as { code: number }).code) } });
-    client.subscribe({ query: 'subscription { events(projectId: "default") { id } }' }, { next: () => undefined, error: () => undefined, complete: () => undefined });
+    const client = createClient({
+      url: url.replace(/^http/, 'ws') + '/graphql',
+      webSocketImpl: WebSocket,
+      connectionParams: params,
+      retryAttempts: 0,
+      lazy: false,
+      onNonLazyError: () => undefined,
+      on: { closed: (e) => resolve((e as { code: number }).code) },
+    });
+    client.subscribe(
+      { query: 'subscription { events(projectId: "default") { id } }' },
+      { next: () => undefined, error: () => undefined, complete: () => undefined },
+    );
   });
 
 describe('events', () => {
@@ -59,14 +80,28 @@ describe('events', () => {
   });
 
   it('lists events oldest first with filters and cursor pagination, over REST and GraphQL', async () => {
-    const a = (await fx.api.call('POST', `${app}/content-types`, { token: fx.token, body: { name: 'EvA', schema } })).body;
+    const a = (await fx.api.call('POST', `${app}/content-types`, { token: fx.token, body: { name: 'EvA', schema } }))
+      .body;
     await fx.api.call('POST', `${app}/content-types`, { token: fx.token, body: { name: 'EvB', schema } });
     await fx.api.call('PUT', `${app}/content-types/${a.id}`, { token: fx.token, body: { description: 'x' } });
 
     const all = await fx.api.call('GET', `${app}/content-types/events`, { token: fx.token });
     expect(all.status).toBe(200);
-    expect(all.body.data.map((e: any) => e.type)).toEqual(['content-types.created', 'content-types.created', 'content-types.updated']);
-    expect(all.body.data[0]).toEqual({ id: expect.any(String), type: 'content-types.created', resourceType: 'content-types', resourceId: a.id, projectId: 'default', version: null, occurredAt: expect.any(String), actorId: expect.any(String) });
+    expect(all.body.data.map((e: any) => e.type)).toEqual([
+      'content-types.created',
+      'content-types.created',
+      'content-types.updated',
+    ]);
+    expect(all.body.data[0]).toEqual({
+      id: expect.any(String),
+      type: 'content-types.created',
+      resourceType: 'content-types',
+      resourceId: a.id,
+      projectId: 'default',
+      version: null,
+      occurredAt: expect.any(String),
+      actorId: expect.any(String),
+    });
 
     const one = await fx.api.call('GET', `${app}/content-types/${a.id}/events`, { token: fx.token });
     expect(one.body.data.map((e: any) => e.type)).toEqual(['content-types.created', 'content-types.updated']);
@@ -75,12 +110,20 @@ describe('events', () => {
 
     const first = await fx.api.call('GET', `${app}/content-types/events?limit=2`, { token: fx.token });
     expect(first.body.data).toHaveLength(2);
-    const rest = await fx.api.call('GET', `${app}/content-types/events?limit=2&lastKey=${encodeURIComponent(first.body.pagination.lastKey)}`, { token: fx.token });
+    const rest = await fx.api.call(
+      'GET',
+      `${app}/content-types/events?limit=2&lastKey=${encodeURIComponent(first.body.pagination.lastKey)}`,
+      { token: fx.token },
+    );
     expect(rest.body.data.map((e: any) => e.type)).toEqual(['content-types.updated']);
     expect(rest.body.pagination).toEqual({});
     expect((await fx.api.call('GET', `${app}/nonsense/events`, { token: fx.token })).status).toBe(404);
 
-    const gql = await fx.api.graphql(`{ events(organizationId: "default", projectId: "default", resourceType: "content-types", limit: 100) { data { type resourceId } } }`, {}, { token: fx.token });
+    const gql = await fx.api.graphql(
+      `{ events(organizationId: "default", projectId: "default", resourceType: "content-types", limit: 100) { data { type resourceId } } }`,
+      {},
+      { token: fx.token },
+    );
     expect(gql.body.data.events.data.map((e: any) => e.type)).toEqual(all.body.data.map((e: any) => e.type));
   });
 
@@ -92,7 +135,9 @@ describe('events', () => {
     const types = new Set(res.body.data.map((e: any) => e.type));
     expect(types).toEqual(new Set(['components.published', 'packages.created']));
     expect((await fx.api.call('GET', `${app}/events`, { apiKey: key })).status).toBe(401);
-    expect((await fx.api.call('GET', `/api/v1/organizations/default/projects/other/events`, { apiKey: key })).status).toBe(404);
+    expect(
+      (await fx.api.call('GET', `/api/v1/organizations/default/projects/other/events`, { apiKey: key })).status,
+    ).toBe(404);
   });
 
   it('streams Server-Sent Events and resumes from Last-Event-ID with no gap and no duplicate', async () => {
@@ -104,12 +149,18 @@ describe('events', () => {
     expect(first).toMatchObject({ event: 'content-types.created', data: { type: 'content-types.created' } });
     live.close();
 
-    for (const name of ['Sse2', 'Sse3']) await fx.api.call('POST', `${app}/content-types`, { token: fx.token, body: { name, schema } });
+    for (const name of ['Sse2', 'Sse3'])
+      await fx.api.call('POST', `${app}/content-types`, { token: fx.token, body: { name, schema } });
     const resumed = await openSse(url, { ...auth, 'last-event-id': first.id! });
     await fx.api.call('POST', `${app}/content-types`, { token: fx.token, body: { name: 'Sse4', schema } });
     const next = await resumed.take(3);
     resumed.close();
-    const names = await Promise.all(next.map(async (e) => (await fx.api.call('GET', `${app}/content-types/${e.data.resourceId}`, { token: fx.token })).body.name));
+    const names = await Promise.all(
+      next.map(
+        async (e) =>
+          (await fx.api.call('GET', `${app}/content-types/${e.data.resourceId}`, { token: fx.token })).body.name,
+      ),
+    );
     expect(names).toEqual(['Sse2', 'Sse3', 'Sse4']);
   });
 
@@ -117,9 +168,16 @@ describe('events', () => {
     const client = wsClient(fx.service.url, { authorization: `Bearer ${fx.token}` });
     const sub = subscribeEvents(client, { p: 'default', t: 'content-types' });
     await new Promise((r) => setTimeout(r, 300));
-    const created = (await fx.api.call('POST', `${app}/content-types`, { token: fx.token, body: { name: 'Ws1', schema } })).body;
+    const created = (
+      await fx.api.call('POST', `${app}/content-types`, { token: fx.token, body: { name: 'Ws1', schema } })
+    ).body;
     const [event] = await sub.waitFor(1);
-    expect(event).toMatchObject({ type: 'content-types.created', resourceId: created.id, projectId: 'default', resourceType: 'content-types' });
+    expect(event).toMatchObject({
+      type: 'content-types.created',
+      resourceId: created.id,
+      projectId: 'default',
+      resourceType: 'content-types',
+    });
     sub.dispose();
     await client.dispose();
 
@@ -140,18 +198,36 @@ describe('events', () => {
 
   it('answers failing queries, mutations and a conditional subscription root as errors, and the socket stays open', async () => {
     let closed: number | undefined;
-    const client = createClient({ url: fx.service.url.replace(/^http/, 'ws') + '/graphql', webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${fx.token}` }, retryAttempts: 0, lazy: false, on: { closed: (e) => (closed = (e as { code: number }).code) } });
+    const client = createClient({
+      url: fx.service.url.replace(/^http/, 'ws') + '/graphql',
+      webSocketImpl: WebSocket,
+      connectionParams: { authorization: `Bearer ${fx.token}` },
+      retryAttempts: 0,
+      lazy: false,
+      on: { closed: (e) => (closed = (e as { code: number }).code) },
+    });
     const sub = subscribeEvents(client, { p: 'default', t: 'tags' });
     await new Promise((r) => setTimeout(r, 300));
     const once = (query: string) =>
       new Promise<{ errors?: { message: string; extensions?: { code?: string } }[] }>((resolve) => {
         let result: unknown;
-        client.subscribe({ query }, { next: (r) => (result = r), error: (e) => resolve({ errors: e as never }), complete: () => resolve(result as never) });
+        client.subscribe(
+          { query },
+          {
+            next: (r) => (result = r),
+            error: (e) => resolve({ errors: e as never }),
+            complete: () => resolve(result as never),
+          },
+        );
       });
     const missing = await once('{ tag(organizationId: "default", projectId: "default", id: "nope") { id } }');
     expect(missing.errors?.[0].extensions?.code).toBe('NOT_FOUND');
-    await once('mutation { createTag(organizationId: "default", projectId: "default", input: { name: "ws-dup" }) { id } }');
-    const duplicate = await once('mutation { createTag(organizationId: "default", projectId: "default", input: { name: "ws-dup" }) { id } }');
+    await once(
+      'mutation { createTag(organizationId: "default", projectId: "default", input: { name: "ws-dup" }) { id } }',
+    );
+    const duplicate = await once(
+      'mutation { createTag(organizationId: "default", projectId: "default", input: { name: "ws-dup" }) { id } }',
+    );
     expect(duplicate.errors?.[0].extensions?.code).toBe('NAME_TAKEN');
     const skipped = await once('subscription { events(projectId: "default") @skip(if: true) { id } }');
     expect(skipped.errors?.[0].extensions?.code).toBe('BAD_REQUEST');
@@ -221,7 +297,9 @@ describe('events across replicas and crashes (real PostgreSQL)', () => {
     const client = wsClient(b.url, { authorization: `Bearer ${token}` });
     const sub = subscribeEvents(client, { p: 'default', t: 'content-types' });
     await new Promise((r) => setTimeout(r, 300));
-    const created = (await new Client(a.url).call('POST', `${app}/content-types`, { token, body: { name: 'Replica', schema } })).body;
+    const created = (
+      await new Client(a.url).call('POST', `${app}/content-types`, { token, body: { name: 'Replica', schema } })
+    ).body;
     const [event] = await sub.waitFor(1);
     expect(event.resourceId).toBe(created.id);
     sub.dispose();
@@ -255,7 +333,11 @@ describe('graphql-ws shares the rate-limit budget', () => {
         await new Promise<string | undefined>((resolve) => {
           const dispose = client.subscribe(
             { query: 'subscription { events(projectId: "default") { id } }' },
-            { next: () => undefined, error: (e: any) => resolve(Array.isArray(e) ? e[0]?.extensions?.code : 'closed'), complete: () => resolve('complete') },
+            {
+              next: () => undefined,
+              error: (e: any) => resolve(Array.isArray(e) ? e[0]?.extensions?.code : 'closed'),
+              complete: () => resolve('complete'),
+            },
           );
           setTimeout(() => (dispose(), resolve(undefined)), 500);
         }),

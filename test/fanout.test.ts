@@ -126,7 +126,10 @@ describe('grouped fan-out', () => {
           for (const [n, s] of subscribers.entries()) {
             const id = `s${n}`;
             const filter: EventFilter = {
-              organizationId: 'o1', projectId: 'p1', resourceType: s.resourceType, visibility: s.visibility,
+              organizationId: 'o1',
+              projectId: 'p1',
+              resourceType: s.resourceType,
+              visibility: s.visibility,
             };
             const args = (document: DocumentNode): ExecutionArgs => ({
               schema,
@@ -151,9 +154,15 @@ describe('grouped fan-out', () => {
           let position = 0;
           for (const e of events) {
             const event = Object.assign(new EventRecord(), {
-              type: `${e.resourceType}.updated`, resourceType: e.resourceType, resourceId: e.resourceId,
-              organizationId: 'o1', projectId: e.project, version: e.version, published: e.published,
-              actorId: e.actorId, occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, position)),
+              type: `${e.resourceType}.updated`,
+              resourceType: e.resourceType,
+              resourceId: e.resourceId,
+              organizationId: 'o1',
+              projectId: e.project,
+              version: e.version,
+              published: e.published,
+              actorId: e.actorId,
+              occurredAt: new Date(Date.UTC(2026, 0, 1, 0, 0, position)),
               position: String(++position),
             });
             feed.deliver(event);
@@ -200,8 +209,13 @@ describe('grouped fan-out', () => {
     for (let position = 1; position <= EVENTS; position++) {
       feed.deliver(
         Object.assign(new EventRecord(), {
-          type: 'content.updated', resourceType: 'content', resourceId: 'x'.repeat(2048), organizationId: 'o1',
-          projectId: 'p1', published: true, position: String(position),
+          type: 'content.updated',
+          resourceType: 'content',
+          resourceId: 'x'.repeat(2048),
+          organizationId: 'o1',
+          projectId: 'p1',
+          published: true,
+          position: String(position),
         }),
       );
       // Every fast socket gets each event while the slow one is still not reading: nobody waits for it.

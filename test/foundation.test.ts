@@ -20,24 +20,39 @@ describe('foundation over HTTP (real PostgreSQL)', () => {
     expect(echoed.headers.get('x-request-id')).toBe('trace-123');
     const generated = await fx.api.call('GET', '/health');
     expect(generated.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    const german = await fx.api.call('GET', `/app/v1${PROJECT}/content-types`, { headers: { 'accept-language': 'de-CH, de;q=0.9' } });
+    const german = await fx.api.call('GET', `/app/v1${PROJECT}/content-types`, {
+      headers: { 'accept-language': 'de-CH, de;q=0.9' },
+    });
     expect(german.headers.get('content-language')).toBe('de');
     expect(german.body.error.message).toBe('Die Authentifizierung fehlt, ist ungültig, abgelaufen oder widerrufen.');
   });
 
   it('logs in through REST and GraphQL; wrong credentials are 401 without saying which part was wrong', async () => {
-    const rest = await fx.api.call('POST', '/app/v1/auth/login', { body: { email: 'admin@example.com', password: 'nope' } });
-    const unknown = await fx.api.call('POST', '/app/v1/auth/login', { body: { email: 'nobody@example.com', password: 'nope' } });
+    const rest = await fx.api.call('POST', '/app/v1/auth/login', {
+      body: { email: 'admin@example.com', password: 'nope' },
+    });
+    const unknown = await fx.api.call('POST', '/app/v1/auth/login', {
+      body: { email: 'nobody@example.com', password: 'nope' },
+    });
     expect(rest.status).toBe(401);
     expect(rest.body).toEqual(unknown.body);
     expect(rest.body.error.code).toBe('UNAUTHORIZED');
 
-    const ok = await fx.api.call('POST', '/app/v1/auth/login', { body: { email: 'admin@example.com', password: 'correct horse battery staple' } });
-    expect(ok.body).toMatchObject({ token: expect.any(String), expiresAt: expect.any(String), user: { email: 'admin@example.com' } });
-
-    const gql = await fx.api.graphql(`mutation($input: LoginInput!) { login(input: $input) { token user { email } } }`, {
-      input: { email: 'admin@example.com', password: 'correct horse battery staple' },
+    const ok = await fx.api.call('POST', '/app/v1/auth/login', {
+      body: { email: 'admin@example.com', password: 'correct horse battery staple' },
     });
+    expect(ok.body).toMatchObject({
+      token: expect.any(String),
+      expiresAt: expect.any(String),
+      user: { email: 'admin@example.com' },
+    });
+
+    const gql = await fx.api.graphql(
+      `mutation($input: LoginInput!) { login(input: $input) { token user { email } } }`,
+      {
+        input: { email: 'admin@example.com', password: 'correct horse battery staple' },
+      },
+    );
     expect(gql.body.data.login.user.email).toBe('admin@example.com');
   });
 
@@ -45,9 +60,13 @@ describe('foundation over HTTP (real PostgreSQL)', () => {
     const missing = await fx.api.call('GET', `/app/v1${PROJECT}/content-types`);
     expect(missing.status).toBe(401);
     expect(missing.body.error.code).toBe('UNAUTHORIZED');
-    const tampered = await fx.api.call('GET', `/app/v1${PROJECT}/content-types`, { token: `${fx.token.slice(0, -2)}xx` });
+    const tampered = await fx.api.call('GET', `/app/v1${PROJECT}/content-types`, {
+      token: `${fx.token.slice(0, -2)}xx`,
+    });
     expect(tampered.status).toBe(401);
-    const gqlMissing = await fx.api.graphql(`{ contentTypes(organizationId: "default", projectId: "default") { data { id } } }`);
+    const gqlMissing = await fx.api.graphql(
+      `{ contentTypes(organizationId: "default", projectId: "default") { data { id } } }`,
+    );
     expect(gqlMissing.status).toBe(401);
     expect(gqlMissing.body.errors?.[0].extensions?.code).toBe('UNAUTHORIZED');
     const gqlBad = await fx.api.graphql(`{ me { id } }`, {}, { token: 'not-a-jwt' });
@@ -56,16 +75,28 @@ describe('foundation over HTTP (real PostgreSQL)', () => {
   });
 
   it('creates, reads, lists and updates content types through REST', async () => {
-    const created = await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, { token: fx.token, body: { name: 'Article', schema } });
+    const created = await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, {
+      token: fx.token,
+      body: { name: 'Article', schema },
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ name: 'Article', status: 'draft', version: null, lastPublishedVersion: null, packageVersion: '0.0.0' });
+    expect(created.body).toMatchObject({
+      name: 'Article',
+      status: 'draft',
+      version: null,
+      lastPublishedVersion: null,
+      packageVersion: '0.0.0',
+    });
     expect(created.body.createdBy).toEqual(expect.any(String));
 
     const got = await fx.api.call('GET', `/app/v1${PROJECT}/content-types/${created.body.id}`, { token: fx.token });
     expect(got.status).toBe(200);
     expect(got.body).toEqual(created.body);
 
-    const updated = await fx.api.call('PUT', `/app/v1${PROJECT}/content-types/${created.body.id}`, { token: fx.token, body: { description: 'News' } });
+    const updated = await fx.api.call('PUT', `/app/v1${PROJECT}/content-types/${created.body.id}`, {
+      token: fx.token,
+      body: { description: 'News' },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ name: 'Article', description: 'News' });
 
@@ -84,21 +115,39 @@ describe('foundation over HTTP (real PostgreSQL)', () => {
       { token: fx.token },
     );
     expect(res.body.errors).toBeUndefined();
-    expect(res.body.data.createContentType.createdBy).toMatchObject({ email: 'admin@example.com', name: 'Administrator' });
-    const list = await fx.api.graphql(`{ contentTypes(organizationId: "default", projectId: "default", limit: 100) { data { name } } }`, {}, { token: fx.token });
-    expect(list.body.data.contentTypes.data.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['Page', 'Article']));
+    expect(res.body.data.createContentType.createdBy).toMatchObject({
+      email: 'admin@example.com',
+      name: 'Administrator',
+    });
+    const list = await fx.api.graphql(
+      `{ contentTypes(organizationId: "default", projectId: "default", limit: 100) { data { name } } }`,
+      {},
+      { token: fx.token },
+    );
+    expect(list.body.data.contentTypes.data.map((t: { name: string }) => t.name)).toEqual(
+      expect.arrayContaining(['Page', 'Article']),
+    );
   });
 
   it('paginates per D1: limit, lastKey/afterKey, lastKey only when more, tampered cursor 400', async () => {
-    for (const name of ['P1', 'P2', 'P3']) await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, { token: fx.token, body: { name, schema } });
+    for (const name of ['P1', 'P2', 'P3'])
+      await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, { token: fx.token, body: { name, schema } });
     const first = await fx.api.call('GET', `/app/v1${PROJECT}/content-types?limit=2`, { token: fx.token });
     expect(first.body.data).toHaveLength(2);
     const lastKey = first.body.pagination.lastKey;
     expect(lastKey).toEqual(expect.any(String));
-    const second = await fx.api.call('GET', `/app/v1${PROJECT}/content-types?limit=2&afterKey=${encodeURIComponent(lastKey)}`, { token: fx.token });
+    const second = await fx.api.call(
+      'GET',
+      `/app/v1${PROJECT}/content-types?limit=2&afterKey=${encodeURIComponent(lastKey)}`,
+      { token: fx.token },
+    );
     expect(second.body.data[0].id).not.toBe(first.body.data[1].id);
 
-    const tampered = await fx.api.call('GET', `/app/v1${PROJECT}/content-types?lastKey=${encodeURIComponent(lastKey.slice(1))}`, { token: fx.token });
+    const tampered = await fx.api.call(
+      'GET',
+      `/app/v1${PROJECT}/content-types?lastKey=${encodeURIComponent(lastKey.slice(1))}`,
+      { token: fx.token },
+    );
     expect(tampered.status).toBe(400);
     expect(tampered.body.error).toMatchObject({ code: 'BAD_REQUEST', details: { parameter: 'lastKey' } });
     for (const bad of ['limit=0', 'limit=101', 'limit=abc']) {
@@ -109,20 +158,34 @@ describe('foundation over HTTP (real PostgreSQL)', () => {
   });
 
   it('answers spec-shaped errors: 400 malformed JSON, 422 missing member, 409 duplicate, 404 unknown route and role', async () => {
-    const malformed = await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, { token: fx.token, rawBody: '{"name": ' });
+    const malformed = await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, {
+      token: fx.token,
+      rawBody: '{"name": ',
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.code).toBe('BAD_REQUEST');
 
-    const missing = await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, { token: fx.token, body: { name: 'NoSchema' } });
+    const missing = await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, {
+      token: fx.token,
+      body: { name: 'NoSchema' },
+    });
     expect(missing.status).toBe(422);
     expect(missing.body.error.code).toBe('VALIDATION_FAILED');
-    expect(missing.body.error.details.errors).toEqual([{ path: expect.any(String), message: expect.stringContaining('schema') }]);
+    expect(missing.body.error.details.errors).toEqual([
+      { path: expect.any(String), message: expect.stringContaining('schema') },
+    ]);
 
-    const wrongType = await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, { token: fx.token, body: { name: 42, schema } });
+    const wrongType = await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, {
+      token: fx.token,
+      body: { name: 42, schema },
+    });
     expect(wrongType.status).toBe(422);
     expect(wrongType.body.error.details.errors[0].path).toBe('/name');
 
-    const duplicate = await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, { token: fx.token, body: { name: 'Article', schema } });
+    const duplicate = await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, {
+      token: fx.token,
+      body: { name: 'Article', schema },
+    });
     expect(duplicate.status).toBe(409);
     expect(duplicate.body.error.code).toBe('NAME_TAKEN');
 
@@ -145,11 +208,17 @@ describe('foundation over HTTP (real PostgreSQL)', () => {
     const owner = roles.body.data[0];
     const role = await fx.api.call('GET', `/app/v1/organizations/default/roles/${owner.id}`, { token: fx.token });
     expect(role.status).toBe(200);
-    expect(role.body).toMatchObject({ name: 'Owner', permissions: { content: { publish: true }, organizations: { delete: true } } });
+    expect(role.body).toMatchObject({
+      name: 'Owner',
+      permissions: { content: { publish: true }, organizations: { delete: true } },
+    });
   });
 
   it('never leaks internals: every error body is the envelope without stack or SQL', async () => {
-    const res = await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, { token: fx.token, body: { name: 'x'.repeat(300), schema } });
+    const res = await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, {
+      token: fx.token,
+      body: { name: 'x'.repeat(300), schema },
+    });
     expect(res.status).toBe(422);
     expect(JSON.stringify(res.body)).not.toMatch(/at .*\.js:\d+|select |insert /i);
   });

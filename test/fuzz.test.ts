@@ -40,7 +40,10 @@ function restRoutes(): { family: 'app' | 'api'; route: RestRoute }[] {
   const require = createRequire(__filename);
   const out: { family: 'app' | 'api'; route: RestRoute }[] = [];
   for (const subgraph of ['access', 'content', 'components', 'assets']) {
-    const mod = require(join(ROOT, `subgraphs/${subgraph}/dist/routes.js`)) as Record<string, Record<string, { app?: RestRoute; api?: RestRoute }>>;
+    const mod = require(join(ROOT, `subgraphs/${subgraph}/dist/routes.js`)) as Record<
+      string,
+      Record<string, { app?: RestRoute; api?: RestRoute }>
+    >;
     for (const table of Object.values(mod)) {
       if (!table || typeof table !== 'object') continue;
       for (const byFamily of Object.values(table)) {
@@ -54,32 +57,161 @@ function restRoutes(): { family: 'app' | 'api'; route: RestRoute }[] {
 }
 
 const STRINGS = [
-  'default', '', 'x', '.', '..', '%00', '%E0%A4%A', '%ED%A0%80', '%2e%2e', '%2F', '%25', '%ff', 'null', 'true', '-1', '0', '1', '99999999999',
-  '1e400', 'NaN', '00000000-0000-0000-0000-000000000000', '6d3f1c2e-8b1a-4c55-9a0e-2f1b3c4d5e6f', '%F0%9F%98%80', 'a%20b', "'%3B--", '%3Cscript%3E',
-  'x'.repeat(300), '[]', '{}', '%5B%5D', '9999-12-31T00:00:00Z', '%2B275760-09-13T00:00:00Z', '1970-01-01', 'published', 'draft', 'updatedAt:asc',
+  'default',
+  '',
+  'x',
+  '.',
+  '..',
+  '%00',
+  '%E0%A4%A',
+  '%ED%A0%80',
+  '%2e%2e',
+  '%2F',
+  '%25',
+  '%ff',
+  'null',
+  'true',
+  '-1',
+  '0',
+  '1',
+  '99999999999',
+  '1e400',
+  'NaN',
+  '00000000-0000-0000-0000-000000000000',
+  '6d3f1c2e-8b1a-4c55-9a0e-2f1b3c4d5e6f',
+  '%F0%9F%98%80',
+  'a%20b',
+  "'%3B--",
+  '%3Cscript%3E',
+  'x'.repeat(300),
+  '[]',
+  '{}',
+  '%5B%5D',
+  '9999-12-31T00:00:00Z',
+  '%2B275760-09-13T00:00:00Z',
+  '1970-01-01',
+  'published',
+  'draft',
+  'updatedAt:asc',
 ];
-const QUERY_NAMES = ['limit', 'page', 'lastKey', 'afterKey', 'status', 'sort', 'search', 'typeId', 'type', 'contentType', 'tags', 'tag', 'folderId', 'since', 'recursive', 'isTemplate', 'query', 'resourceId', 'x'];
-const RESOURCE_TYPES = ['content', 'content-types', 'components', 'packages', 'assets', 'tags', 'saved-searches', 'folders', 'nope', '..', '%00'];
+const QUERY_NAMES = [
+  'limit',
+  'page',
+  'lastKey',
+  'afterKey',
+  'status',
+  'sort',
+  'search',
+  'typeId',
+  'type',
+  'contentType',
+  'tags',
+  'tag',
+  'folderId',
+  'since',
+  'recursive',
+  'isTemplate',
+  'query',
+  'resourceId',
+  'x',
+];
+const RESOURCE_TYPES = [
+  'content',
+  'content-types',
+  'components',
+  'packages',
+  'assets',
+  'tags',
+  'saved-searches',
+  'folders',
+  'nope',
+  '..',
+  '%00',
+];
 const MEMBERS = [
-  'name', 'description', 'typeId', 'content', 'schema', 'filter', 'sort', 'page', 'limit', 'version', 'status', 'tags', 'folderId', 'parentId',
-  'metadata', 'email', 'password', 'permissions', 'roleId', 'url', 'eventTypes', 'secret', 'active', 'layoutComponentId', 'componentIdsAllowList',
-  'templateContentIds', 'targetTypeVersion', 'expiresIn', 'projectId', 'query', 'search', 'type', 'color', 'isTemplate', 'resourceType', 'resourceId',
-  'action', 'at', 'components', 'children', 'props', 'input',
+  'name',
+  'description',
+  'typeId',
+  'content',
+  'schema',
+  'filter',
+  'sort',
+  'page',
+  'limit',
+  'version',
+  'status',
+  'tags',
+  'folderId',
+  'parentId',
+  'metadata',
+  'email',
+  'password',
+  'permissions',
+  'roleId',
+  'url',
+  'eventTypes',
+  'secret',
+  'active',
+  'layoutComponentId',
+  'componentIdsAllowList',
+  'templateContentIds',
+  'targetTypeVersion',
+  'expiresIn',
+  'projectId',
+  'query',
+  'search',
+  'type',
+  'color',
+  'isTemplate',
+  'resourceType',
+  'resourceId',
+  'action',
+  'at',
+  'components',
+  'children',
+  'props',
+  'input',
 ];
 
 function jsonString(r: Rng): string {
-  return r.pick(['', 'x', 'default', 'a\u0000b', '\ud800', '\udfff x', 'é', '😀', '<script>', '../../etc/passwd', 'x'.repeat(2000), '9999-12-31T23:59:59Z', 'published', 'view', 'https://example.com/hook', 'http://127.0.0.1:1/', '{}']);
+  return r.pick([
+    '',
+    'x',
+    'default',
+    'a\u0000b',
+    '\ud800',
+    '\udfff x',
+    'é',
+    '😀',
+    '<script>',
+    '../../etc/passwd',
+    'x'.repeat(2000),
+    '9999-12-31T23:59:59Z',
+    'published',
+    'view',
+    'https://example.com/hook',
+    'http://127.0.0.1:1/',
+    '{}',
+  ]);
 }
 
 function jsonValue(r: Rng, depth = 0): unknown {
   const k = r.int(depth > 3 ? 6 : 9);
   switch (k) {
-    case 0: return null;
-    case 1: return r.chance(0.5);
-    case 2: return r.pick([0, -1, 1, 2 ** 31, 2 ** 53, -(2 ** 63), 1e308, 0.5, 99999999999]);
-    case 3: case 4: case 5: return jsonString(r);
-    case 6: return Array.from({ length: r.int(4) }, () => jsonValue(r, depth + 1));
-    default: return jsonObject(r, depth + 1);
+    case 0:
+      return null;
+    case 1:
+      return r.chance(0.5);
+    case 2:
+      return r.pick([0, -1, 1, 2 ** 31, 2 ** 53, -(2 ** 63), 1e308, 0.5, 99999999999]);
+    case 3:
+    case 4:
+    case 5:
+      return jsonString(r);
+    case 6:
+      return Array.from({ length: r.int(4) }, () => jsonValue(r, depth + 1));
+    default:
+      return jsonObject(r, depth + 1);
   }
 }
 
@@ -89,9 +221,48 @@ function jsonObject(r: Rng, depth = 0): Record<string, unknown> {
   return out;
 }
 
-const FILTER_FIELDS = ['type', 'typeId', 'tags', 'status', 'name', 'createdAt', 'updatedAt', 'metadata.author', 'x', 'constructor', 'toString'];
-const FILTER_OPERATORS = ['eq', 'neq', 'in', 'all', 'any', 'gte', 'lte', 'gt', 'lt', 'like', '$ne', '$or', 'regex', 'constructor'];
-const FILTER_VALUES = ['published', 'toString', '2026-01-01T00:00:00Z', '2026-13-45', '%', '\\', '_%\\', 'x', '', '%x%', '50%\\'];
+const FILTER_FIELDS = [
+  'type',
+  'typeId',
+  'tags',
+  'status',
+  'name',
+  'createdAt',
+  'updatedAt',
+  'metadata.author',
+  'x',
+  'constructor',
+  'toString',
+];
+const FILTER_OPERATORS = [
+  'eq',
+  'neq',
+  'in',
+  'all',
+  'any',
+  'gte',
+  'lte',
+  'gt',
+  'lt',
+  'like',
+  '$ne',
+  '$or',
+  'regex',
+  'constructor',
+];
+const FILTER_VALUES = [
+  'published',
+  'toString',
+  '2026-01-01T00:00:00Z',
+  '2026-13-45',
+  '%',
+  '\\',
+  '_%\\',
+  'x',
+  '',
+  '%x%',
+  '50%\\',
+];
 
 /** D2 search bodies: the real filter fields and operators with any JSON as values (generic bodies rarely reach them). */
 function searchBody(r: Rng): Record<string, unknown> {
@@ -100,12 +271,17 @@ function searchBody(r: Rng): Record<string, unknown> {
     const ops: Record<string, unknown> = {};
     for (let j = 1 + r.int(2); j > 0; j--) {
       const value = r.chance(0.4) ? r.pick(FILTER_VALUES) : jsonValue(r);
-      ops[r.pick(FILTER_OPERATORS)] = r.chance(0.2) ? [value, r.pick(FILTER_VALUES)] : r.chance(0.1) ? { $ne: value } : value;
+      ops[r.pick(FILTER_OPERATORS)] = r.chance(0.2)
+        ? [value, r.pick(FILTER_VALUES)]
+        : r.chance(0.1)
+          ? { $ne: value }
+          : value;
     }
     filter[r.pick(FILTER_FIELDS)] = r.chance(0.9) ? ops : jsonValue(r);
   }
   const out: Record<string, unknown> = { filter };
-  if (r.chance(0.3)) out.sort = r.chance(0.5) ? [{ field: 'updatedAt', order: r.pick(['asc', 'desc', 'x']) }] : jsonValue(r);
+  if (r.chance(0.3))
+    out.sort = r.chance(0.5) ? [{ field: 'updatedAt', order: r.pick(['asc', 'desc', 'x']) }] : jsonValue(r);
   if (r.chance(0.3)) out.page = r.pick([1, 2, 0, -1, 2 ** 31 - 1, 2 ** 31, 1.5, 'x']);
   if (r.chance(0.3)) out.limit = r.pick([1, 20, 100, 101, 0, 'x']);
   if (r.chance(0.2)) out.search = jsonString(r);
@@ -116,11 +292,35 @@ function searchRequest(r: Rng, admin: Record<string, string>, key: Record<string
   const json = { 'content-type': 'application/json' };
   const input = searchBody(r);
   const k = r.int(5);
-  if (k === 0) return { method: 'POST', path: `/app/v1${PROJECT}/content`, headers: { ...admin, ...json }, body: JSON.stringify(input) };
-  if (k === 1) return { method: 'POST', path: `/api/v1${PROJECT}/content/search`, headers: { ...key, ...json }, body: JSON.stringify(input) };
-  if (k === 2) return { method: 'POST', path: `/app/v1${PROJECT}/saved-searches`, headers: { ...admin, ...json }, body: JSON.stringify({ name: `fuzz ${r.int(1e9)}`, query: input }) };
-  const query = 'query($input: SearchContentInput) { searchContent(organizationId: "default", projectId: "default", input: $input) { data { id } pagination { total } } }';
-  return { method: 'POST', path: '/graphql', headers: { ...(k === 3 ? admin : key), ...json }, body: JSON.stringify({ query, variables: { input } }) };
+  if (k === 0)
+    return {
+      method: 'POST',
+      path: `/app/v1${PROJECT}/content`,
+      headers: { ...admin, ...json },
+      body: JSON.stringify(input),
+    };
+  if (k === 1)
+    return {
+      method: 'POST',
+      path: `/api/v1${PROJECT}/content/search`,
+      headers: { ...key, ...json },
+      body: JSON.stringify(input),
+    };
+  if (k === 2)
+    return {
+      method: 'POST',
+      path: `/app/v1${PROJECT}/saved-searches`,
+      headers: { ...admin, ...json },
+      body: JSON.stringify({ name: `fuzz ${r.int(1e9)}`, query: input }),
+    };
+  const query =
+    'query($input: SearchContentInput) { searchContent(organizationId: "default", projectId: "default", input: $input) { data { id } pagination { total } } }';
+  return {
+    method: 'POST',
+    path: '/graphql',
+    headers: { ...(k === 3 ? admin : key), ...json },
+    body: JSON.stringify({ query, variables: { input } }),
+  };
 }
 
 interface FuzzRequest {
@@ -160,8 +360,16 @@ function body(r: Rng): { headers: Record<string, string>; body?: string } {
   const json = { 'content-type': 'application/json' };
   if (k === 0) return { headers: {} };
   if (k === 1) return { headers: json, body: '{"a":'.repeat(1200) + '1' + '}'.repeat(1200) };
-  if (k === 2) return { headers: json, body: r.pick(['{', '[]', 'null', '"x"', '1', '{"a":1,}', '\u0000', '{"a":"\\ud800"}', '{"name":"\\u0000"}']) };
-  if (k === 3) return { headers: { 'content-type': r.pick(['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) }, body: 'name=x' };
+  if (k === 2)
+    return {
+      headers: json,
+      body: r.pick(['{', '[]', 'null', '"x"', '1', '{"a":1,}', '\u0000', '{"a":"\\ud800"}', '{"name":"\\u0000"}']),
+    };
+  if (k === 3)
+    return {
+      headers: { 'content-type': r.pick(['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) },
+      body: 'name=x',
+    };
   return { headers: json, body: JSON.stringify(jsonObject(r)) };
 }
 
@@ -178,7 +386,12 @@ const GRAPHQL_DOCUMENTS = [
 ];
 
 interface Schema {
-  fields: { name: string; operation: 'query' | 'mutation'; args: { name: string; type: string; named: string }[]; selection: string }[];
+  fields: {
+    name: string;
+    operation: 'query' | 'mutation';
+    args: { name: string; type: string; named: string }[];
+    selection: string;
+  }[];
   enums: Map<string, string[]>;
 }
 
@@ -194,7 +407,8 @@ function graphqlRequest(r: Rng, schema: Schema, auth: Record<string, string>): F
     const variables: Record<string, unknown> = {};
     for (const a of args) {
       const enumValues = schema.enums.get(a.named);
-      if (a.named === 'Int' || a.named === 'Float') variables[a.name] = r.pick([1, 0, -1, 100, 101, 2 ** 31, 1e300, 'x', null]);
+      if (a.named === 'Int' || a.named === 'Float')
+        variables[a.name] = r.pick([1, 0, -1, 100, 101, 2 ** 31, 1e300, 'x', null]);
       else if (a.named === 'Boolean') variables[a.name] = r.pick([true, false, 'true', 0]);
       else if (enumValues) variables[a.name] = r.chance(0.7) ? r.pick(enumValues) : jsonString(r);
       else if (a.named === 'ID' || a.named === 'String') variables[a.name] = r.chance(0.5) ? 'default' : jsonString(r);
@@ -204,9 +418,18 @@ function graphqlRequest(r: Rng, schema: Schema, auth: Record<string, string>): F
   }
   if (r.chance(0.15)) {
     const p = payload as { query: string };
-    return { method: 'GET', path: `/graphql?query=${encodeURIComponent(p.query)}${r.chance(0.3) ? '&query=x' : ''}`, headers: auth };
+    return {
+      method: 'GET',
+      path: `/graphql?query=${encodeURIComponent(p.query)}${r.chance(0.3) ? '&query=x' : ''}`,
+      headers: auth,
+    };
   }
-  return { method: 'POST', path: '/graphql', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(payload) };
+  return {
+    method: 'POST',
+    path: '/graphql',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify(payload),
+  };
 }
 
 /** Multipart bodies, well-formed or not: cut before the closing boundary, wrong boundary, missing file, huge fields. */
@@ -215,19 +438,40 @@ function multipart(r: Rng): { headers: Record<string, string>; body: string } {
   const part = (name: string, value: string, filename?: string) =>
     `--${boundary}\r\nContent-Disposition: form-data; name="${name}"${filename ? `; filename="${filename}"` : ''}\r\n\r\n${value}\r\n`;
   const parts = [
-    r.chance(0.8) ? part('file', r.pick(['hello', '<svg></svg>', '\u0000\u0001', '{"a":1}', '<html>']), r.pick(['a.txt', '../../x', 'x\u0000y', '', 'é.png'])) : '',
+    r.chance(0.8)
+      ? part(
+          'file',
+          r.pick(['hello', '<svg></svg>', '\u0000\u0001', '{"a":1}', '<html>']),
+          r.pick(['a.txt', '../../x', 'x\u0000y', '', 'é.png']),
+        )
+      : '',
     r.chance(0.4) ? part('tags', r.pick(['a,b', '[1]', '["x"]', '[', '\u0000'])) : '',
     r.chance(0.3) ? part('metadata', r.pick(['{}', '[]', '{', '{"a":"\\u0000"}', 'null'])) : '',
     r.chance(0.3) ? part('folderId', r.pick(['null', '', 'x', '\u0000', '6d3f1c2e-8b1a-4c55-9a0e-2f1b3c4d5e6f'])) : '',
   ].join('');
   const end = r.pick([`--${boundary}--\r\n`, '', `--${boundary}`, '--OTHER--\r\n']);
-  const type = r.pick([`multipart/form-data; boundary=${boundary}`, 'multipart/form-data', `multipart/form-data; boundary=${boundary}x`, 'application/json']);
+  const type = r.pick([
+    `multipart/form-data; boundary=${boundary}`,
+    'multipart/form-data',
+    `multipart/form-data; boundary=${boundary}x`,
+    'application/json',
+  ]);
   return { headers: { 'content-type': type }, body: parts + end };
 }
 
 function generate(r: Rng, ctx: FuzzContext): FuzzRequest {
   const req = generateRequest(r, ctx);
-  req.family ??= req.path.startsWith('/graphql') ? 'graphql' : req.path.startsWith('/cdn') ? 'cdn' : req.path.includes('/events') ? 'events' : req.path.includes('/auth/login') ? 'login' : req.path.endsWith('/assets') && req.method === 'POST' ? 'upload' : 'rest';
+  req.family ??= req.path.startsWith('/graphql')
+    ? 'graphql'
+    : req.path.startsWith('/cdn')
+      ? 'cdn'
+      : req.path.includes('/events')
+        ? 'events'
+        : req.path.includes('/auth/login')
+          ? 'login'
+          : req.path.endsWith('/assets') && req.method === 'POST'
+            ? 'upload'
+            : 'rest';
   return req;
 }
 
@@ -239,40 +483,79 @@ function generateRequest(r: Rng, ctx: FuzzContext): FuzzRequest {
   if (family < 40) {
     const { family: f, route } = r.pick(ctx.routes);
     const auth = f === 'app' ? admin : key;
-    const withBody = route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH' ? body(r) : { headers: {} };
+    const withBody =
+      route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH' ? body(r) : { headers: {} };
     // Another method on a route's path (never DELETE or PUT: on the project's own path they would remove or rename it).
     const method = r.chance(0.05) ? r.pick(['GET', 'POST', 'PATCH', 'OPTIONS', 'HEAD']) : route.method;
     const bodyless = method === 'GET' || method === 'HEAD';
-    return { method, path: `/${f}/v1${fillPath(r, route.path)}${queryString(r)}`, headers: { ...auth, ...withBody.headers }, body: bodyless ? undefined : withBody.body };
+    return {
+      method,
+      path: `/${f}/v1${fillPath(r, route.path)}${queryString(r)}`,
+      headers: { ...auth, ...withBody.headers },
+      body: bodyless ? undefined : withBody.body,
+    };
   }
   if (family < 55) return graphqlRequest(r, ctx.schema, r.chance(0.8) ? admin : key);
   if (family < 68) {
     const f = r.chance(0.5) ? 'app' : 'api';
     const resource = r.int(3);
     const path =
-      resource === 0 ? '/events' : resource === 1 ? `/${r.pick(RESOURCE_TYPES)}/events` : `/${r.pick(RESOURCE_TYPES)}/${r.pick(STRINGS)}/events`;
+      resource === 0
+        ? '/events'
+        : resource === 1
+          ? `/${r.pick(RESOURCE_TYPES)}/events`
+          : `/${r.pick(RESOURCE_TYPES)}/${r.pick(STRINGS)}/events`;
     const stream = r.chance(0.3);
-    const headers: Record<string, string> = { ...(f === 'app' ? admin : key), ...(stream ? { accept: 'text/event-stream' } : {}) };
+    const headers: Record<string, string> = {
+      ...(f === 'app' ? admin : key),
+      ...(stream ? { accept: 'text/event-stream' } : {}),
+    };
     if (stream && r.chance(0.5)) headers['last-event-id'] = r.pick(['x', '0', '99999999999', 'ZZZZ', '\u00e9']);
-    return { method: 'GET', path: `/${f}/v1/organizations/${fillPath(r, ':organizationId')}/projects/${fillPath(r, ':projectId')}${path}${queryString(r)}`, headers, stream };
+    return {
+      method: 'GET',
+      path: `/${f}/v1/organizations/${fillPath(r, ':organizationId')}/projects/${fillPath(r, ':projectId')}${path}${queryString(r)}`,
+      headers,
+      stream,
+    };
   }
   if (family < 78) {
     const real = ctx.cdnPaths.length && r.chance(0.5);
-    const path = real ? r.pick(ctx.cdnPaths) : `/cdn/${fillPath(r, ':organizationId')}/${fillPath(r, ':projectId')}/${r.pick(['assets', 'component-assets', 'x'])}/${r.pick(STRINGS)}/${r.pick(STRINGS)}`;
+    const path = real
+      ? r.pick(ctx.cdnPaths)
+      : `/cdn/${fillPath(r, ':organizationId')}/${fillPath(r, ':projectId')}/${r.pick(['assets', 'component-assets', 'x'])}/${r.pick(STRINGS)}/${r.pick(STRINGS)}`;
     const headers: Record<string, string> = {};
-    if (r.chance(0.5)) headers.range = r.pick(['bytes=0-1', 'bytes=1000-2000', 'bytes=-1', 'bytes=5-2', 'bytes=0-0,2-3', 'bytes=x', 'items=0-1', 'bytes=99999999999999999999-']);
+    if (r.chance(0.5))
+      headers.range = r.pick([
+        'bytes=0-1',
+        'bytes=1000-2000',
+        'bytes=-1',
+        'bytes=5-2',
+        'bytes=0-0,2-3',
+        'bytes=x',
+        'items=0-1',
+        'bytes=99999999999999999999-',
+      ]);
     if (r.chance(0.2)) headers['if-none-match'] = r.pick(['*', '"x"', 'W/"y"', '']);
     return { method: r.chance(0.9) ? 'GET' : 'HEAD', path, headers };
   }
   if (family < 98) {
-    const target = r.chance(0.5) ? '/assets' : `/components/${ctx.componentId && r.chance(0.8) ? ctx.componentId : r.pick(STRINGS)}/assets`;
+    const target = r.chance(0.5)
+      ? '/assets'
+      : `/components/${ctx.componentId && r.chance(0.8) ? ctx.componentId : r.pick(STRINGS)}/assets`;
     const mp = multipart(r);
     return { method: 'POST', path: `/app/v1${PROJECT}${target}`, headers: { ...admin, ...mp.headers }, body: mp.body };
   }
   const b = body(r);
   // Well-formed sign-ins cost a password hash each (seconds on a loaded machine): a few, the rest malformed.
-  const creds = r.chance(0.25) ? JSON.stringify({ email: r.pick(['admin@example.com', 'x', 'a\u0000', '']), password: jsonString(r) }) : b.body;
-  return { method: 'POST', path: '/app/v1/auth/login', headers: { 'content-type': 'application/json', ...b.headers }, body: creds };
+  const creds = r.chance(0.25)
+    ? JSON.stringify({ email: r.pick(['admin@example.com', 'x', 'a\u0000', '']), password: jsonString(r) })
+    : b.body;
+  return {
+    method: 'POST',
+    path: '/app/v1/auth/login',
+    headers: { 'content-type': 'application/json', ...b.headers },
+    body: creds,
+  };
 }
 
 interface FuzzContext {
@@ -288,16 +571,26 @@ interface FuzzContext {
 function send(baseUrl: string, req: FuzzRequest): Promise<{ status: number; text: string }> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: url.hostname, port: url.port, method: req.method, path: req.path, headers: req.headers, timeout: REQUEST_TIMEOUT_MS }, (res) => {
-      if (req.stream && res.headers['content-type']?.startsWith('text/event-stream')) {
-        res.destroy();
-        return resolve({ status: res.statusCode!, text: '' });
-      }
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
+    const request = httpRequest(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: req.method,
+        path: req.path,
+        headers: req.headers,
+        timeout: REQUEST_TIMEOUT_MS,
+      },
+      (res) => {
+        if (req.stream && res.headers['content-type']?.startsWith('text/event-stream')) {
+          res.destroy();
+          return resolve({ status: res.statusCode!, text: '' });
+        }
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
     request.on('timeout', () => request.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
     request.on('error', reject);
     request.end(req.body);
@@ -314,27 +607,62 @@ async function loadSchema(baseUrl: string, token: string): Promise<Schema> {
     queryType { fields { name args { name type { ...T } } type { ...T } } }
     mutationType { fields { name args { name type { ...T } } type { ...T } } } } }
     fragment T on __Type { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } }`;
-  const res = await fetch(`${baseUrl}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  const res = await fetch(`${baseUrl}/graphql`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query }),
+  });
   const data = (await res.json()).data.__schema;
   type T = { kind: string; name: string | null; ofType?: T | null };
-  const print = (t: T): string => (t.kind === 'NON_NULL' ? `${print(t.ofType!)}!` : t.kind === 'LIST' ? `[${print(t.ofType!)}]` : t.name!);
+  const print = (t: T): string =>
+    t.kind === 'NON_NULL' ? `${print(t.ofType!)}!` : t.kind === 'LIST' ? `[${print(t.ofType!)}]` : t.name!;
   const named = (t: T): T => (t.ofType ? named(t.ofType) : t);
-  const types = new Map<string, { kind: string; fields?: { name: string; type: T }[] }>(data.types.map((t: { name: string }) => [t.name, t]));
-  const enums = new Map<string, string[]>(data.types.filter((t: { kind: string }) => t.kind === 'ENUM').map((t: { name: string; enumValues: { name: string }[] }) => [t.name, t.enumValues.map((v) => v.name)]));
+  const types = new Map<string, { kind: string; fields?: { name: string; type: T }[] }>(
+    data.types.map((t: { name: string }) => [t.name, t]),
+  );
+  const enums = new Map<string, string[]>(
+    data.types
+      .filter((t: { kind: string }) => t.kind === 'ENUM')
+      .map((t: { name: string; enumValues: { name: string }[] }) => [t.name, t.enumValues.map((v) => v.name)]),
+  );
   const selection = (t: T): string => {
     const type = types.get(named(t).name!);
     if (!type?.fields) return '';
-    const scalars = type.fields.filter((f) => ['SCALAR', 'ENUM'].includes(named(f.type).kind)).slice(0, 3).map((f) => f.name);
+    const scalars = type.fields
+      .filter((f) => ['SCALAR', 'ENUM'].includes(named(f.type).kind))
+      .slice(0, 3)
+      .map((f) => f.name);
     const data = type.fields.find((f) => f.name === 'data' && named(f.type).kind === 'OBJECT');
-    const inner = data ? `data { ${(types.get(named(data.type).name!)?.fields ?? []).filter((f) => named(f.type).kind === 'SCALAR').slice(0, 3).map((f) => f.name).join(' ') || '__typename'} }` : '';
+    const inner = data
+      ? `data { ${
+          (types.get(named(data.type).name!)?.fields ?? [])
+            .filter((f) => named(f.type).kind === 'SCALAR')
+            .slice(0, 3)
+            .map((f) => f.name)
+            .join(' ') || '__typename'
+        } }`
+      : '';
     return `{ ${[...scalars, inner].filter(Boolean).join(' ') || '__typename'} }`;
   };
-  const risky = /^(deleteOrganization|deleteProject|updateOrganization|updateProject|updateUser|deleteUser|deleteRole|updateRole)$/;
+  const risky =
+    /^(deleteOrganization|deleteProject|updateOrganization|updateProject|updateUser|deleteUser|deleteRole|updateRole)$/;
   const fields: Schema['fields'] = [];
-  for (const [operation, root] of [['query', data.queryType], ['mutation', data.mutationType]] as const) {
+  for (const [operation, root] of [
+    ['query', data.queryType],
+    ['mutation', data.mutationType],
+  ] as const) {
     for (const f of root?.fields ?? []) {
       if (f.name.startsWith('_') || risky.test(f.name)) continue;
-      fields.push({ name: f.name, operation, args: f.args.map((a: { name: string; type: T }) => ({ name: a.name, type: print(a.type), named: named(a.type).name! })), selection: selection(f.type) });
+      fields.push({
+        name: f.name,
+        operation,
+        args: f.args.map((a: { name: string; type: T }) => ({
+          name: a.name,
+          type: print(a.type),
+          named: named(a.type).name!,
+        })),
+        selection: selection(f.type),
+      });
     }
   }
   return { fields, enums };
@@ -342,7 +670,11 @@ async function loadSchema(baseUrl: string, token: string): Promise<Schema> {
 
 describe('fuzzing every route family', () => {
   const fx = useService({
-    env: { RATE_LIMIT_PER_MINUTE: '10000000', RATE_LIMIT_PER_HOUR: '100000000', RATE_LIMIT_ANONYMOUS_PER_MINUTE: '10000000' },
+    env: {
+      RATE_LIMIT_PER_MINUTE: '10000000',
+      RATE_LIMIT_PER_HOUR: '100000000',
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '10000000',
+    },
   });
 
   it(`answers ${TOTAL} seeded random requests without a single 5xx`, async () => {
@@ -351,10 +683,17 @@ describe('fuzzing every route family', () => {
     const apiKey = (await call('POST', `${base}/api-keys`, { name: 'fuzz' })).body.key;
     const source = `export function metadata() { return { title: 'F', description: 'd' }; }\nexport default () => '<b>f</b>';`;
     let component = await call('POST', `${base}/components`, { name: 'Fuzz', type: 'view', content: source });
-    for (let i = 0; i < 10 && component.status !== 201; i++) component = await call('POST', `${base}/components`, { name: 'Fuzz', type: 'view', content: source });
+    for (let i = 0; i < 10 && component.status !== 201; i++)
+      component = await call('POST', `${base}/components`, { name: 'Fuzz', type: 'view', content: source });
     const upload = new FormData();
     upload.append('file', new Blob([Buffer.from('fuzz bytes')]), 'f.txt');
-    const asset = await (await fetch(`${fx.service.url}${base}/assets`, { method: 'POST', headers: { authorization: `Bearer ${fx.token}` }, body: upload })).json();
+    const asset = await (
+      await fetch(`${fx.service.url}${base}/assets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${fx.token}` },
+        body: upload,
+      })
+    ).json();
     const ctx: FuzzContext = {
       token: fx.token,
       apiKey,
@@ -385,7 +724,8 @@ describe('fuzzing every route family', () => {
           t.n++;
           t.ms += Date.now() - started;
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-          if (res.status === 401 && process.env.FUZZ_DEBUG) console.log('401', i, describeRequest(i, req), res.text.slice(0, 200));
+          if (res.status === 401 && process.env.FUZZ_DEBUG)
+            console.log('401', i, describeRequest(i, req), res.text.slice(0, 200));
           if (res.status >= 500) failures.push(`${describeRequest(i, req)} → ${res.status} ${res.text.slice(0, 300)}`);
         } catch (e) {
           failures.push(`${describeRequest(i, req)} → ${(e as Error).message}`);
@@ -393,9 +733,14 @@ describe('fuzzing every route family', () => {
       }
     };
     await Promise.all(Array.from({ length: POOL }, worker));
-    const perFamily = Object.entries(timing).map(([f, t]) => `${f} ${t.n}×${Math.round(t.ms / t.n)}ms`).join(', ');
-    console.log(`fuzz seed=${SEED}: ${TOTAL} requests in ${Date.now() - began} ms (${perFamily}), statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
-    if (failures.length) console.error(`${failures.slice(0, 50).join('\n')}\n…service output tail:\n${fx.service.output().slice(-4000)}`);
+    const perFamily = Object.entries(timing)
+      .map(([f, t]) => `${f} ${t.n}×${Math.round(t.ms / t.n)}ms`)
+      .join(', ');
+    console.log(
+      `fuzz seed=${SEED}: ${TOTAL} requests in ${Date.now() - began} ms (${perFamily}), statuses ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
+    );
+    if (failures.length)
+      console.error(`${failures.slice(0, 50).join('\n')}\n…service output tail:\n${fx.service.output().slice(-4000)}`);
     expect(failures).toEqual([]);
     expect(fx.service.child.exitCode).toBeNull();
     expect((await fx.api.call('GET', '/health')).status).toBe(200);

@@ -26,19 +26,40 @@ describe('hardening', () => {
 
   it('refuses a view or layout component without `export default` (400, details.content); content creation keeps working', async () => {
     for (const type of ['view', 'layout']) {
-      const res = await createComponent({ name: `NoDefault-${type}`, type, content: component('export const render = (p: Props) => p.title;') });
+      const res = await createComponent({
+        name: `NoDefault-${type}`,
+        type,
+        content: component('export const render = (p: Props) => p.title;'),
+      });
       expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({ code: 'BAD_REQUEST', details: { content: expect.stringMatching(/export default/) } });
+      expect(res.body.error).toMatchObject({
+        code: 'BAD_REQUEST',
+        details: { content: expect.stringMatching(/export default/) },
+      });
     }
-    const hero = await createComponent({ name: 'Hero', type: 'view', content: component("export default (p: Props) => '<h1>' + p.title + '</h1>';") });
+    const hero = await createComponent({
+      name: 'Hero',
+      type: 'view',
+      content: component("export default (p: Props) => '<h1>' + p.title + '</h1>';"),
+    });
     expect(hero.status, JSON.stringify(hero.body)).toBe(201);
-    const update = await call('PUT', `${app}/components/${hero.body.id}`, { content: component('export function render() {}') });
+    const update = await call('PUT', `${app}/components/${hero.body.id}`, {
+      content: component('export function render() {}'),
+    });
     expect(update.status).toBe(400);
     const pkg = await call('POST', `${app}/packages`, {});
     expect(pkg.status, JSON.stringify(pkg.body)).toBe(201);
-    const type = await call('POST', `${app}/content-types`, { name: 'Page', schema: { type: 'object' }, componentIdsAllowList: [hero.body.id] });
+    const type = await call('POST', `${app}/content-types`, {
+      name: 'Page',
+      schema: { type: 'object' },
+      componentIdsAllowList: [hero.body.id],
+    });
     await call('POST', `${app}/content-types/${type.body.id}/publish`);
-    const entry = await call('POST', `${app}/content`, { typeId: type.body.id, name: 'e', content: { components: [{ type: 'Hero', props: { title: 'x' } }] } });
+    const entry = await call('POST', `${app}/content`, {
+      typeId: type.body.id,
+      name: 'e',
+      content: { components: [{ type: 'Hero', props: { title: 'x' } }] },
+    });
     expect(entry.status, JSON.stringify(entry.body)).toBe(201);
   }, 240_000);
 
@@ -68,8 +89,24 @@ describe('hardening', () => {
       ['POST', `${app}/content`, { ...A, ...J }, '{"filter":{"name":{"eq":"\\u0000"}}}'],
       ['POST', `${app}/tags`, { ...A, ...J }, deep],
       ['POST', '/graphql', { ...A, ...J }, deep],
-      ['POST', '/graphql', { ...A, ...J }, JSON.stringify({ query: '{ tags(organizationId: "default", projectId: "default", search: "\\u0000") { data { id } } }' })],
-      ['POST', '/graphql', { ...A, ...J }, JSON.stringify({ query: 'query($s: String) { tags(organizationId: "default", projectId: "default", search: $s) { data { id } } }', variables: { s: 'a\u0000' } })],
+      [
+        'POST',
+        '/graphql',
+        { ...A, ...J },
+        JSON.stringify({
+          query: '{ tags(organizationId: "default", projectId: "default", search: "\\u0000") { data { id } } }',
+        }),
+      ],
+      [
+        'POST',
+        '/graphql',
+        { ...A, ...J },
+        JSON.stringify({
+          query:
+            'query($s: String) { tags(organizationId: "default", projectId: "default", search: $s) { data { id } } }',
+          variables: { s: 'a\u0000' },
+        }),
+      ],
       ['GET', `${app}/events?since=99999-01-01T00:00:00Z`, A],
       ['GET', `${app}/events?since=%2B275760-09-13T00:00:00Z`, A],
       ['GET', `${api}/events?since=%00`, K],
@@ -85,8 +122,14 @@ describe('hardening', () => {
     const failures: string[] = [];
     for (const [method, path, headers, body] of cases) {
       const res = await rawRequest(fx.service.url, method, path, headers, body);
-      const ok = res.status >= 400 && res.status < 500 && (typeof res.body?.error?.code === 'string' || typeof res.body?.errors?.[0]?.extensions?.code === 'string');
-      if (!ok) failures.push(`${method} ${path.slice(0, 120)} ${(body ?? '').slice(0, 80)} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+      const ok =
+        res.status >= 400 &&
+        res.status < 500 &&
+        (typeof res.body?.error?.code === 'string' || typeof res.body?.errors?.[0]?.extensions?.code === 'string');
+      if (!ok)
+        failures.push(
+          `${method} ${path.slice(0, 120)} ${(body ?? '').slice(0, 80)} → ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`,
+        );
     }
     // A trailing slash is the same route, not malformed: it must simply not fail.
     for (const path of [`${app}/content/`, `${app}/`]) {
@@ -100,7 +143,11 @@ describe('hardening', () => {
     const query = `{ contents(organizationId: "default", projectId: "default") { data { id } } }`;
     for (let i = 0; i < 2; i++) {
       // The second request runs on the subgraph directly (direct-reads.ts): neither may carry the plan.
-      const res = await fx.api.graphql(query, {}, { token: fx.token, headers: { 'apollo-query-plan-experimental': '1' } });
+      const res = await fx.api.graphql(
+        query,
+        {},
+        { token: fx.token, headers: { 'apollo-query-plan-experimental': '1' } },
+      );
       expect(res.status).toBe(200);
       expect(res.body.extensions).toBeUndefined();
     }
@@ -109,7 +156,11 @@ describe('hardening', () => {
   it('answers a Range beyond the file with 416, the envelope and Content-Range: bytes */size', async () => {
     const body = new FormData();
     body.append('file', new Blob([Buffer.from('hello range')]), 'r.txt');
-    const up = await fetch(`${fx.service.url}${app}/assets`, { method: 'POST', headers: { authorization: `Bearer ${fx.token}` }, body });
+    const up = await fetch(`${fx.service.url}${app}/assets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fx.token}` },
+      body,
+    });
     const asset = await up.json();
     expect(up.status).toBe(201);
     const path = new URL(asset.url).pathname;
@@ -121,7 +172,9 @@ describe('hardening', () => {
   });
 
   it('sends nosniff, frame protection and no-store on admin and sign-in answers; refuses non-JSON REST bodies with 415', async () => {
-    const login = await fx.api.call('POST', '/app/v1/auth/login', { body: { email: 'nobody@example.com', password: 'wrong wrong wrong' } });
+    const login = await fx.api.call('POST', '/app/v1/auth/login', {
+      body: { email: 'nobody@example.com', password: 'wrong wrong wrong' },
+    });
     const admin = await fx.api.call('GET', `${app}/tags`, { token: fx.token });
     const graphql = await fx.api.graphql('{ __typename }', undefined, { token: fx.token });
     for (const res of [login, admin, graphql]) {
@@ -130,10 +183,18 @@ describe('hardening', () => {
       expect(res.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
       expect(res.headers.get('cache-control')).toBe('no-store');
     }
-    const plain = await fx.api.call('POST', `${app}/tags`, { token: fx.token, rawBody: '{"name":"plain"}', headers: { 'content-type': 'text/plain' } });
+    const plain = await fx.api.call('POST', `${app}/tags`, {
+      token: fx.token,
+      rawBody: '{"name":"plain"}',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(plain.status).toBe(415);
     expect(plain.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
-    const json = await fx.api.call('POST', `${app}/tags`, { token: fx.token, rawBody: '{"name":"json"}', headers: { 'content-type': 'application/json; charset=utf-8' } });
+    const json = await fx.api.call('POST', `${app}/tags`, {
+      token: fx.token,
+      rawBody: '{"name":"json"}',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
     expect(json.status).toBe(201);
   });
 });

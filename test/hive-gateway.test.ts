@@ -7,7 +7,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { freePort, JWT_SECRET, ROOT, spawnNode, startService, type Process, SUBGRAPH_SECRET, type TestService } from './support/service';
+import {
+  freePort,
+  JWT_SECRET,
+  ROOT,
+  spawnNode,
+  startService,
+  type Process,
+  SUBGRAPH_SECRET,
+  type TestService,
+} from './support/service';
 
 const NAMES = ['access', 'content', 'components', 'assets'] as const;
 const DEFAULT_PORTS = { access: 4101, content: 4102, components: 4103, assets: 4104 };
@@ -69,9 +78,14 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
 
     const api = new Client(ours.url);
     token = await api.login();
-    const type = await api.call('POST', `/app/v1${PROJECT}/content-types`, { token, body: { name: 'Hive', schema: { type: 'object' } } });
+    const type = await api.call('POST', `/app/v1${PROJECT}/content-types`, {
+      token,
+      body: { name: 'Hive', schema: { type: 'object' } },
+    });
     expect(type.status).toBe(201);
-    expect((await api.call('POST', `/app/v1${PROJECT}/content-types/${type.body.id}/publish`, { token })).status).toBe(200);
+    expect((await api.call('POST', `/app/v1${PROJECT}/content-types/${type.body.id}/publish`, { token })).status).toBe(
+      200,
+    );
     const key = await api.call('POST', `/app/v1${PROJECT}/api-keys`, { token, body: { name: 'hive' } });
     expect(key.status).toBe(201);
     apiKey = key.body.key;
@@ -90,10 +104,20 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
       headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
       body: JSON.stringify({ query }),
     });
-    return { status: res.status, body: (await res.json()) as { data?: Record<string, unknown> | null; errors?: { message: string; extensions?: { code?: string } }[] } };
+    return {
+      status: res.status,
+      body: (await res.json()) as {
+        data?: Record<string, unknown> | null;
+        errors?: { message: string; extensions?: { code?: string } }[];
+      },
+    };
   };
   const viaOurs = async (query: string, headers: Record<string, string>) => {
-    const res = await fetch(`${ours.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
+    const res = await fetch(`${ours.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query }),
+    });
     return (await res.json()) as { data?: unknown };
   };
 
@@ -117,15 +141,27 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
 
   it('refuses a forged principal header, anonymous queries and bad credentials — through Hive and at each subgraph', async () => {
     const query = `{ contentTypes(${SCOPE}) { data { name } } }`;
-    for (const headers of [{ 'x-cp-principal': 'forged' }, {}, { authorization: 'Bearer nope' }, { 'x-api-key': 'cpk_live_nope' }] as Record<string, string>[]) {
+    for (const headers of [
+      { 'x-cp-principal': 'forged' },
+      {},
+      { authorization: 'Bearer nope' },
+      { 'x-api-key': 'cpk_live_nope' },
+    ] as Record<string, string>[]) {
       const theirs = await viaHive(query, headers);
       expect(theirs.body.data?.contentTypes ?? null).toBeNull();
       expect(JSON.stringify(theirs.body)).not.toContain('Hive');
     }
     const content = services.content!.url;
     const post = (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(content, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
-    for (const headers of [{ 'x-cp-principal': 'forged' }, {}, { authorization: 'Bearer nope' }] as Record<string, string>[]) {
+      fetch(content, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
+    for (const headers of [{ 'x-cp-principal': 'forged' }, {}, { authorization: 'Bearer nope' }] as Record<
+      string,
+      string
+    >[]) {
       const res = await post({ query }, headers);
       expect(res.status).toBe(401);
       expect((await res.json()).errors[0].extensions.code).toBe('UNAUTHORIZED');
@@ -157,7 +193,10 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
         buffer += value;
         let end: number;
         while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const data = buffer.slice(0, end).split('\n').find((line) => line.startsWith('data:'));
+          const data = buffer
+            .slice(0, end)
+            .split('\n')
+            .find((line) => line.startsWith('data:'));
           buffer = buffer.slice(end + 2);
           if (data && data.length > 'data:'.length) messages.push(JSON.parse(data.slice('data:'.length)));
         }
@@ -209,7 +248,10 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
   });
 
   it('lets a client sign in through Hive (anonymous login is the one open mutation, on the anonymous budget)', async () => {
-    const res = await viaHive('mutation { login(input: { email: "admin@example.com", password: "correct horse battery staple" }) { token } }', {});
+    const res = await viaHive(
+      'mutation { login(input: { email: "admin@example.com", password: "correct horse battery staple" }) { token } }',
+      {},
+    );
     expect(res.body.errors).toBeUndefined();
     expect(res.body.data).toMatchObject({ login: { token: expect.any(String) } });
   });

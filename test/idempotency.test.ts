@@ -56,7 +56,10 @@ describe('idempotent retries (D17)', () => {
 
   it('answers 409 IDEMPOTENCY_KEY_IN_USE to a duplicate sent while the first is still running', async () => {
     const body = { name: 'SlowCard', type: 'view', content: source };
-    const [a, b] = await Promise.all([post(`${base}/components`, body, 'concurrent-1'), post(`${base}/components`, body, 'concurrent-1')]);
+    const [a, b] = await Promise.all([
+      post(`${base}/components`, body, 'concurrent-1'),
+      post(`${base}/components`, body, 'concurrent-1'),
+    ]);
     const statuses = [a.status, b.status];
     expect(statuses).toContain(409);
     const refused = a.status === 409 ? a : b;
@@ -69,13 +72,18 @@ describe('idempotent retries (D17)', () => {
   });
 
   it('replays GraphQL mutations over HTTP, and only mutations', async () => {
-    const mutation = { query: 'mutation { createTag(organizationId: "default", projectId: "default", input: { name: "graph" }) { id name } }' };
+    const mutation = {
+      query:
+        'mutation { createTag(organizationId: "default", projectId: "default", input: { name: "graph" }) { id name } }',
+    };
     const first = await post('/graphql', mutation, 'graphql-1');
     const second = await post('/graphql', mutation, 'graphql-1');
     expect(first.body.data.createTag.name).toBe('graph');
     expect(second.body).toEqual(first.body);
     expect(second.headers.get('idempotent-replayed')).toBe('true');
-    const query = { query: '{ tags(organizationId: "default", projectId: "default", search: "graph") { pagination { total } } }' };
+    const query = {
+      query: '{ tags(organizationId: "default", projectId: "default", search: "graph") { pagination { total } } }',
+    };
     const read = await post('/graphql', query, 'graphql-1');
     expect(read.headers.get('idempotent-replayed')).toBeNull();
     expect(read.body.data.tags.pagination.total).toBe(1);
@@ -118,7 +126,10 @@ describe('idempotent retries (D17)', () => {
     expect(reissued.headers.get('idempotent-replayed')).toBe('true');
     expect(reissued.body).not.toHaveProperty('token');
 
-    const mutation = { query: 'mutation { createApiKey(organizationId: "default", projectId: "default", input: { name: "secret-graphql" }) { id name key } }' };
+    const mutation = {
+      query:
+        'mutation { createApiKey(organizationId: "default", projectId: "default", input: { name: "secret-graphql" }) { id name key } }',
+    };
     const first = await post('/graphql', mutation, 'secret-graphql-1');
     expect(first.body.data.createApiKey.key).toMatch(/^cpk_live_/);
     const second = await post('/graphql', mutation, 'secret-graphql-1');
@@ -126,21 +137,36 @@ describe('idempotent retries (D17)', () => {
     expect(second.body.data.createApiKey).toEqual({ id: first.body.data.createApiKey.id, name: 'secret-graphql' });
 
     const rows = await storedRows();
-    for (const secret of [created.body.key, issued.body.token, first.body.data.createApiKey.key]) expect(rows).not.toContain(secret);
+    for (const secret of [created.body.key, issued.body.token, first.body.data.createApiKey.key])
+      expect(rows).not.toContain(secret);
   });
 
   it('replays only while the caller still holds the permission the first request needed', async () => {
     const ORG = '/app/v1/organizations/default';
-    const role = await fx.api.call('POST', `${ORG}/roles`, { token: fx.token, body: { name: `keys-${randomUUID()}`, permissions: { apiKeys: { create: true, read: true } } } });
+    const role = await fx.api.call('POST', `${ORG}/roles`, {
+      token: fx.token,
+      body: { name: `keys-${randomUUID()}`, permissions: { apiKeys: { create: true, read: true } } },
+    });
     expect(role.status).toBe(201);
     const email = `${randomUUID()}@example.com`;
-    const user = await fx.api.call('POST', `${ORG}/users`, { token: fx.token, body: { email, name: 'K', password: 'grey-otter-kettle-41', roleId: role.body.id } });
+    const user = await fx.api.call('POST', `${ORG}/users`, {
+      token: fx.token,
+      body: { email, name: 'K', password: 'grey-otter-kettle-41', roleId: role.body.id },
+    });
     expect(user.status).toBe(201);
     const token = await fx.api.login(email, 'grey-otter-kettle-41');
-    const create = () => fx.api.call('POST', `${base}/api-keys`, { token, body: { name: 'by-role' }, headers: { 'idempotency-key': 'lost-permission-1' } });
+    const create = () =>
+      fx.api.call('POST', `${base}/api-keys`, {
+        token,
+        body: { name: 'by-role' },
+        headers: { 'idempotency-key': 'lost-permission-1' },
+      });
     expect((await create()).status).toBe(201);
     expect((await create()).headers.get('idempotent-replayed')).toBe('true');
-    const narrowed = await fx.api.call('PUT', `${ORG}/roles/${role.body.id}`, { token: fx.token, body: { permissions: { apiKeys: { read: true } } } });
+    const narrowed = await fx.api.call('PUT', `${ORG}/roles/${role.body.id}`, {
+      token: fx.token,
+      body: { permissions: { apiKeys: { read: true } } },
+    });
     expect(narrowed.status).toBe(200);
     const refused = await create();
     expect(refused.status).toBe(403);
@@ -148,10 +174,16 @@ describe('idempotent retries (D17)', () => {
   });
 
   it('fingerprints If-Match: the same key with another precondition is another request (422)', async () => {
-    const type = await fx.api.call('POST', `${base}/content-types`, { token: fx.token, body: { name: `IfMatch${randomUUID().slice(0, 8)}`, schema: { type: 'object' } } });
+    const type = await fx.api.call('POST', `${base}/content-types`, {
+      token: fx.token,
+      body: { name: `IfMatch${randomUUID().slice(0, 8)}`, schema: { type: 'object' } },
+    });
     expect(type.status).toBe(201);
     const publish = (revision: string) =>
-      fx.api.call('POST', `${base}/content-types/${type.body.id}/publish`, { token: fx.token, headers: { 'idempotency-key': 'if-match-1', 'if-match': revision } });
+      fx.api.call('POST', `${base}/content-types/${type.body.id}/publish`, {
+        token: fx.token,
+        headers: { 'idempotency-key': 'if-match-1', 'if-match': revision },
+      });
     const first = await publish(String(type.body.revision ?? 1));
     expect(first.status).toBe(200);
     const other = await publish('999');

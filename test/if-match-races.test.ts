@@ -29,23 +29,53 @@ describe('If-Match races (D16)', () => {
   };
   let memberRole: string | undefined;
   const kinds: Kind[] = [
-    { name: 'tag', create: () => created(`${base}/tags`, { name: `t-${randomUUID()}` }), update: () => ({ name: `t-${randomUUID()}` }) },
-    { name: 'folder', create: () => created(`${base}/folders`, { name: `f-${randomUUID()}` }), update: () => ({ name: `f-${randomUUID()}` }) },
+    {
+      name: 'tag',
+      create: () => created(`${base}/tags`, { name: `t-${randomUUID()}` }),
+      update: () => ({ name: `t-${randomUUID()}` }),
+    },
+    {
+      name: 'folder',
+      create: () => created(`${base}/folders`, { name: `f-${randomUUID()}` }),
+      update: () => ({ name: `f-${randomUUID()}` }),
+    },
     {
       name: 'saved search',
-      create: () => created(`${base}/saved-searches`, { name: `s-${randomUUID()}`, query: { filter: { status: { eq: 'published' } } } }),
+      create: () =>
+        created(`${base}/saved-searches`, {
+          name: `s-${randomUUID()}`,
+          query: { filter: { status: { eq: 'published' } } },
+        }),
       update: () => ({ name: `s-${randomUUID()}` }),
     },
-    { name: 'role', create: () => created(`${ORG}/roles`, { name: `r-${randomUUID()}`, permissions: { content: { read: true } } }), update: () => ({ name: `r-${randomUUID()}` }) },
+    {
+      name: 'role',
+      create: () => created(`${ORG}/roles`, { name: `r-${randomUUID()}`, permissions: { content: { read: true } } }),
+      update: () => ({ name: `r-${randomUUID()}` }),
+    },
     {
       name: 'user',
       create: async () => {
-        memberRole ??= (await call('POST', `${ORG}/roles`, { name: `member-${randomUUID()}`, permissions: { content: { read: true } } })).body.id;
-        return created(`${ORG}/users`, { email: `${randomUUID()}@example.com`, name: 'U', password: 'grey-otter-kettle-41', roleId: memberRole });
+        memberRole ??= (
+          await call('POST', `${ORG}/roles`, {
+            name: `member-${randomUUID()}`,
+            permissions: { content: { read: true } },
+          })
+        ).body.id;
+        return created(`${ORG}/users`, {
+          email: `${randomUUID()}@example.com`,
+          name: 'U',
+          password: 'grey-otter-kettle-41',
+          roleId: memberRole,
+        });
       },
       update: () => ({ name: `U ${randomUUID().slice(0, 8)}` }),
     },
-    { name: 'API key', create: () => created(`${base}/api-keys`, { name: `k-${randomUUID()}` }), change: (path, etag) => call('POST', `${path}/revoke`, undefined, etag) },
+    {
+      name: 'API key',
+      create: () => created(`${base}/api-keys`, { name: `k-${randomUUID()}` }),
+      change: (path, etag) => call('POST', `${path}/revoke`, undefined, etag),
+    },
   ];
 
   for (const kind of kinds) {
@@ -70,7 +100,10 @@ describe('If-Match races (D16)', () => {
           expect([404, 412]).toContain(lost.status);
         } else {
           expect(lost.status, JSON.stringify(lost.body)).toBe(412);
-          expect(lost.body.error).toMatchObject({ code: 'PRECONDITION_FAILED', details: { currentRevision: after.body.revision } });
+          expect(lost.body.error).toMatchObject({
+            code: 'PRECONDITION_FAILED',
+            details: { currentRevision: after.body.revision },
+          });
           expect(after.body.revision).toBeGreaterThan(before.body.revision);
         }
       }

@@ -29,10 +29,12 @@ function picture(width: number, height: number, format: SourceFormat): Promise<B
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const i = (y * width + x) * 4;
-      pixels.set([(x * 255) / width, (y * 255) / height, ((x + y) * 97) % 256, 128 + ((x * 127) / width)], i);
+      pixels.set([(x * 255) / width, (y * 255) / height, ((x + y) * 97) % 256, 128 + (x * 127) / width], i);
     }
   }
-  return sharp(pixels, { raw: { width, height, channels: 4 } }).toFormat(format).toBuffer();
+  return sharp(pixels, { raw: { width, height, channels: 4 } })
+    .toFormat(format)
+    .toBuffer();
 }
 
 /** A PNG whose header claims `width`×`height` but that carries almost no pixel data: a decompression bomb's shape. */
@@ -213,14 +215,22 @@ describe('image transformations on the CDN (D19)', () => {
       { numRuns: RUNS * 3, seed: SEED },
     );
     // The bounds themselves are valid (a 1×4000 strip is cheap to make).
-    const bounds: [string, string][] = [['w', '1'], ['h', '4000'], ['fit', 'fill'], ['q', '100']];
+    const bounds: [string, string][] = [
+      ['w', '1'],
+      ['h', '4000'],
+      ['fit', 'fill'],
+      ['q', '100'],
+    ];
     const edge = await get(withQuery(sources.png.asset.url, bounds));
     expect(edge.status).toBe(200);
     expect(await sharp(edge.bytes).metadata()).toMatchObject({ width: 1, height: 4000 });
   });
 
   it('gives a variant its own strong ETag, 304 on If-None-Match, and byte ranges of the variant', async () => {
-    const url = withQuery(sources.jpeg.asset.url, [['w', '30'], ['fm', 'webp']]);
+    const url = withQuery(sources.jpeg.asset.url, [
+      ['w', '30'],
+      ['fm', 'webp'],
+    ]);
     const full = await get(url);
     const etag = full.headers.get('etag')!;
     expect(full.status).toBe(200);
@@ -236,7 +246,10 @@ describe('image transformations on the CDN (D19)', () => {
   });
 
   it('negotiates fm=auto from Accept, says Vary: Accept, and gives each negotiated format its own ETag', async () => {
-    const url = withQuery(sources.jpeg.asset.url, [['w', '25'], ['fm', 'auto']]);
+    const url = withQuery(sources.jpeg.asset.url, [
+      ['w', '25'],
+      ['fm', 'auto'],
+    ]);
     const answers = [];
     // One after another: the service under test runs one transformation at a time with one waiting.
     for (const accept of ['image/avif,image/webp,*/*', 'image/webp,*/*', 'text/html,*/*']) {
@@ -249,13 +262,24 @@ describe('image transformations on the CDN (D19)', () => {
     expect(revalidated.status).toBe(304);
     expect(variesOnAccept(revalidated.headers.get('vary'))).toBe(true);
     // An explicit format never varies.
-    const explicit = await get(withQuery(sources.jpeg.asset.url, [['w', '25'], ['fm', 'webp']]));
+    const explicit = await get(
+      withQuery(sources.jpeg.asset.url, [
+        ['w', '25'],
+        ['fm', 'webp'],
+      ]),
+    );
     expect(variesOnAccept(explicit.headers.get('vary'))).toBe(false);
   });
 
   it('answers the same bytes for the same URL, even when the stored variant has to be computed again', async () => {
     const asset = await upload(service, token, await picture(90, 70, 'jpeg'), 'again.jpg');
-    const url = withQuery(asset.url, [['w', '40'], ['h', '40'], ['fit', 'cover'], ['fm', 'avif'], ['q', '55']]);
+    const url = withQuery(asset.url, [
+      ['w', '40'],
+      ['h', '40'],
+      ['fit', 'cover'],
+      ['fm', 'avif'],
+      ['q', '55'],
+    ]);
     const first = await get(url);
     const second = await get(url);
     expect(second.bytes.equals(first.bytes)).toBe(true);
@@ -265,7 +289,12 @@ describe('image transformations on the CDN (D19)', () => {
     expect(recomputed.headers.get('etag')).toBe(first.headers.get('etag'));
     // Parameters that cannot change the result name the same variant: `fit` without both sides, `q` for PNG.
     const a = await get(withQuery(asset.url, [['w', '33']]));
-    const b = await get(withQuery(asset.url, [['fit', 'cover'], ['w', '33']]));
+    const b = await get(
+      withQuery(asset.url, [
+        ['fit', 'cover'],
+        ['w', '33'],
+      ]),
+    );
     expect(b.headers.get('etag')).toBe(a.headers.get('etag'));
     expect(b.bytes.equals(a.bytes)).toBe(true);
   });
@@ -273,7 +302,10 @@ describe('image transformations on the CDN (D19)', () => {
   it('computes a new variant once for 20 concurrent requests, and stores it once', async () => {
     const asset = await upload(service, token, await picture(1600, 1200, 'jpeg'), 'busy.jpg');
     const before = await computations(service);
-    const url = withQuery(asset.url, [['w', '1000'], ['fm', 'webp']]);
+    const url = withQuery(asset.url, [
+      ['w', '1000'],
+      ['fm', 'webp'],
+    ]);
     const answers = await Promise.all(Array.from({ length: 20 }, () => get(url)));
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(200));
     for (const a of answers) expect(a.bytes.equals(answers[0].bytes)).toBe(true);
@@ -283,7 +315,12 @@ describe('image transformations on the CDN (D19)', () => {
 
   it('refuses with 503 and Retry-After when the transformation queue is full; the URL works later', async () => {
     const asset = await upload(service, token, await picture(1600, 1200, 'jpeg'), 'flood.jpg');
-    const urls = Array.from({ length: 6 }, (_, i) => withQuery(asset.url, [['w', String(600 + i)], ['fm', 'webp']]));
+    const urls = Array.from({ length: 6 }, (_, i) =>
+      withQuery(asset.url, [
+        ['w', String(600 + i)],
+        ['fm', 'webp'],
+      ]),
+    );
     const answers = await Promise.all(urls.map((url) => get(url)));
     const refused = answers.filter((a) => a.status === 503);
     expect(refused.length).toBeGreaterThan(0);
@@ -340,7 +377,10 @@ describe('image transformations on the CDN (D19)', () => {
 
   it('lets a second replica on the same storage serve a stored variant without computing it', async () => {
     const asset = await upload(service, token, await picture(80, 60, 'png'), 'shared.png');
-    const url = withQuery(asset.url, [['w', '20'], ['fm', 'jpeg']]);
+    const url = withQuery(asset.url, [
+      ['w', '20'],
+      ['fm', 'jpeg'],
+    ]);
     const first = await get(url);
     const replica = await startService({
       databaseUrl: service.databaseUrl,

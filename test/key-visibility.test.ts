@@ -24,11 +24,18 @@ describe('what API keys see of staff', () => {
       await new Promise((r) => setTimeout(r, 3000));
     }
     expect((await call('POST', `${app}/packages`, {})).status).toBe(201);
-    const type = await call('POST', `${app}/content-types`, { name: 'Note', schema: { type: 'object', properties: { title: { type: 'string' } } } });
+    const type = await call('POST', `${app}/content-types`, {
+      name: 'Note',
+      schema: { type: 'object', properties: { title: { type: 'string' } } },
+    });
     expect(type.status).toBe(201);
     ids.type = type.body.id;
     expect((await call('POST', `${app}/content-types/${ids.type}/publish`)).status).toBe(200);
-    const content = await call('POST', `${app}/content`, { typeId: ids.type, name: 'Authored', content: { title: 'By staff' } });
+    const content = await call('POST', `${app}/content`, {
+      typeId: ids.type,
+      name: 'Authored',
+      content: { title: 'By staff' },
+    });
     expect(content.status).toBe(201);
     ids.content = content.body.id;
     expect((await call('POST', `${app}/content/${ids.content}/publish`)).status).toBe(200);
@@ -48,16 +55,30 @@ describe('what API keys see of staff', () => {
     const { contents, contentTypes, packages } = res.body.data;
     for (const list of [contents, contentTypes, packages]) {
       expect(list.data.length).toBeGreaterThan(0);
-      for (const item of list.data) expect(item.createdBy).toMatchObject({ id: expect.any(String), email: null, name: null, roleId: null });
+      for (const item of list.data)
+        expect(item.createdBy).toMatchObject({ id: expect.any(String), email: null, name: null, roleId: null });
     }
     expect(contents.data[0].createdBy).toMatchObject({ organizationId: null, createdAt: null, updatedAt: null });
     // Staff still see who it was.
-    const admin = await fx.api.graphql(`{ contentTypes(organizationId: "default", projectId: "default") { data { createdBy { email name } } } }`, {}, { token: fx.token });
-    expect(admin.body.data.contentTypes.data[0].createdBy).toEqual({ email: 'admin@example.com', name: 'Administrator' });
+    const admin = await fx.api.graphql(
+      `{ contentTypes(organizationId: "default", projectId: "default") { data { createdBy { email name } } } }`,
+      {},
+      { token: fx.token },
+    );
+    expect(admin.body.data.contentTypes.data[0].createdBy).toEqual({
+      email: 'admin@example.com',
+      name: 'Administrator',
+    });
   });
 
   it('leaks no email, name or role under /api/v1', async () => {
-    for (const path of [`${api}/content`, `${api}/content/${ids.content}/resolved`, `${api}/content-types`, `${api}/content-types/${ids.type}`, `${api}/packages`]) {
+    for (const path of [
+      `${api}/content`,
+      `${api}/content/${ids.content}/resolved`,
+      `${api}/content-types`,
+      `${api}/content-types/${ids.type}`,
+      `${api}/packages`,
+    ]) {
       const read = await fx.api.call('GET', path, { apiKey: key });
       expect(read.status, path).toBe(200);
       expect(JSON.stringify(read.body), path).not.toMatch(STAFF);

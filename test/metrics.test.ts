@@ -19,7 +19,12 @@ describe('metrics', () => {
   beforeAll(async () => {
     metricsPort = await freePort();
     service = await startService({
-      env: { METRICS_TOKEN, METRICS_PORT: String(metricsPort), RATE_LIMIT_ANONYMOUS_PER_MINUTE: '3', EMBEDDINGS: 'off' },
+      env: {
+        METRICS_TOKEN,
+        METRICS_PORT: String(metricsPort),
+        RATE_LIMIT_ANONYMOUS_PER_MINUTE: '3',
+        EMBEDDINGS: 'off',
+      },
     });
     api = new Client(service.url);
   });
@@ -36,7 +41,9 @@ describe('metrics', () => {
 
   it('refuses /metrics on the service port without the token', async () => {
     expect((await fetch(`${service.url}/metrics`)).status).toBe(401);
-    expect((await fetch(`${service.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status).toBe(401);
+    expect(
+      (await fetch(`${service.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status,
+    ).toBe(401);
   });
 
   it('serves the same registry without a token on the loopback metrics port', async () => {
@@ -48,16 +55,24 @@ describe('metrics', () => {
   it('counts requests by family, GraphQL operations by name and outcome, streams, pool, events and refusals', async () => {
     const token = await api.login();
     await api.graphql('query Probe { organizations { data { id } } }', undefined, { token });
-    await api.graphql('query Broken { contentType(organizationId: "default", projectId: "default", id: "nope") { id } }', undefined, { token });
+    await api.graphql(
+      'query Broken { contentType(organizationId: "default", projectId: "default", id: "nope") { id } }',
+      undefined,
+      { token },
+    );
     await api.call('POST', `/app/v1${PROJECT}/tags`, { token, body: { name: 'metered' } });
     await api.call('GET', '/cdn/default/default/assets/none/x.txt');
-    const sse = await fetch(`${service.url}/app/v1${PROJECT}/events`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` } });
+    const sse = await fetch(`${service.url}/app/v1${PROJECT}/events`, {
+      headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
+    });
     // Bad credentials spend the anonymous budget (3/min here): the fourth is refused.
     for (let i = 0; i < 5; i++) await api.call('GET', `/app/v1${PROJECT}/tags`, { token: 'bad' });
 
     expect(sse.status).toBe(200);
     const text = await scrape();
-    expect(text).toMatch(/cp_http_request_duration_seconds_bucket\{le="[^"]+",family="graphql",method="POST",status="200"\}/);
+    expect(text).toMatch(
+      /cp_http_request_duration_seconds_bucket\{le="[^"]+",family="graphql",method="POST",status="200"\}/,
+    );
     expect(text).toMatch(/cp_http_request_duration_seconds_count\{family="app",method="POST",status="201"\} 1/);
     expect(text).toMatch(/cp_http_request_duration_seconds_count\{family="cdn",method="GET",status="404"\} 1/);
     expect(sample(text, 'cp_graphql_operations_total{operation="Probe",outcome="success"}')).toBe(1);

@@ -27,7 +27,10 @@ describe('tags, folders and saved searches', () => {
     const list = await call('GET', `${app}/tags?search=fre`);
     expect(list.body).toMatchObject({ data: [{ name: 'fresh' }], pagination: { page: 1, limit: 20, total: 1 } });
     expect((await fx.api.call('GET', `${api}/tags`, { apiKey: key })).body.pagination.total).toBe(2);
-    expect((await call('PUT', `${app}/tags/${red.body.id}`, { color: '#0f0' })).body).toMatchObject({ name: 'red', color: '#0f0' });
+    expect((await call('PUT', `${app}/tags/${red.body.id}`, { color: '#0f0' })).body).toMatchObject({
+      name: 'red',
+      color: '#0f0',
+    });
     expect((await call('DELETE', `${app}/tags/${red.body.id}`)).status).toBe(200);
     // Tag records keep names exactly, control characters and quotes included.
     const odd = ['line\nbreak', 'tab\there', 'quote"d', 'back\\slash', 'ctl\u0001x'];
@@ -37,9 +40,19 @@ describe('tags, folders and saved searches', () => {
   });
 
   it('refuses saved searches the search itself would refuse (400 naming the member)', async () => {
-    for (const query of [{ search: { $ne: 1 } }, { query: 123 }, { sort: 'x' }, { limit: 1000 }, { search: Array.from({ length: 33 }, (_, i) => `w${i}`).join(' ') }]) {
+    for (const query of [
+      { search: { $ne: 1 } },
+      { query: 123 },
+      { sort: 'x' },
+      { limit: 1000 },
+      { search: Array.from({ length: 33 }, (_, i) => `w${i}`).join(' ') },
+    ]) {
       const res = await call('POST', `${app}/saved-searches`, { name: `bad ${JSON.stringify(query)}`, query });
-      expect([JSON.stringify(query), res.status, res.body.error?.code]).toEqual([JSON.stringify(query), 400, 'BAD_REQUEST']);
+      expect([JSON.stringify(query), res.status, res.body.error?.code]).toEqual([
+        JSON.stringify(query),
+        400,
+        'BAD_REQUEST',
+      ]);
     }
     // A full-text search of many words is refused up front (PostgreSQL's to_tsquery of thousands of terms never returns).
     const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(' ');
@@ -54,8 +67,11 @@ describe('tags, folders and saved searches', () => {
     const root = (await call('POST', `${app}/folders`, { name: 'marketing' })).body;
     const child = (await call('POST', `${app}/folders`, { name: '2026', parentId: root.id })).body;
     expect(child).toMatchObject({ parentId: root.id, path: '/marketing/2026' });
-    const entry = (await call('POST', `${app}/content`, { typeId, name: 'filed', content: {}, folderId: child.id })).body;
-    expect((await call('GET', `${app}/content?folderId=${child.id}`)).body.data.map((e: { id: string }) => e.id)).toEqual([entry.id]);
+    const entry = (await call('POST', `${app}/content`, { typeId, name: 'filed', content: {}, folderId: child.id }))
+      .body;
+    expect(
+      (await call('GET', `${app}/content?folderId=${child.id}`)).body.data.map((e: { id: string }) => e.id),
+    ).toEqual([entry.id]);
     expect((await call('PUT', `${app}/folders/${root.id}`, { parentId: child.id })).status).toBe(422);
     expect((await call('PUT', `${app}/folders/${root.id}`, { name: 'brand' })).status).toBe(200);
     expect((await call('GET', `${app}/folders/${child.id}`)).body.path).toBe('/brand/2026');
@@ -69,7 +85,8 @@ describe('tags, folders and saved searches', () => {
   });
 
   it('keeps a folder subtree to its own children, whatever characters the names hold', async () => {
-    const folder = async (name: string, parentId?: string) => (await call('POST', `${app}/folders`, { name, ...(parentId ? { parentId } : {}) })).body;
+    const folder = async (name: string, parentId?: string) =>
+      (await call('POST', `${app}/folders`, { name, ...(parentId ? { parentId } : {}) })).body;
     const target = await folder('a_b');
     const below = await folder('a_b child', target.id);
     // Folders whose paths a `LIKE '/a_b/%'` (or a `/`-prefix test) would wrongly take for the target's children.
@@ -86,9 +103,13 @@ describe('tags, folders and saved searches', () => {
     expect((await call('GET', `${app}/folders/${lookalikeChild.id}`)).body.path).toBe('/axb/axb child');
     expect((await call('DELETE', `${app}/folders/${target.id}?recursive=true`)).status).toBe(200);
     const status = async (f: { id: string }) => (await call('GET', `${app}/folders/${f.id}`)).status;
-    expect(await Promise.all([target, below, lookalike, lookalikeChild, slash, percent, percentChild].map(status))).toEqual([404, 404, 200, 200, 200, 200, 200]);
+    expect(
+      await Promise.all([target, below, lookalike, lookalikeChild, slash, percent, percentChild].map(status)),
+    ).toEqual([404, 404, 200, 200, 200, 200, 200]);
     // `search` on names is a literal substring.
-    const found = (await call('GET', `${app}/folders?search=${encodeURIComponent('%')}`)).body.data.map((f: { name: string }) => f.name);
+    const found = (await call('GET', `${app}/folders?search=${encodeURIComponent('%')}`)).body.data.map(
+      (f: { name: string }) => f.name,
+    );
     expect(found).toEqual(['% child']);
   });
 
@@ -96,14 +117,26 @@ describe('tags, folders and saved searches', () => {
     const a = (await call('POST', `${app}/content`, { typeId, name: 'Alpha report', content: {} })).body;
     await call('POST', `${app}/content`, { typeId, name: 'Alpha draft', content: {} });
     await call('POST', `${app}/content/${a.id}/publish`);
-    const saved = await call('POST', `${app}/saved-searches`, { name: 'alphas', query: { filter: { name: { like: 'Alpha' } } } });
+    const saved = await call('POST', `${app}/saved-searches`, {
+      name: 'alphas',
+      query: { filter: { name: { like: 'Alpha' } } },
+    });
     expect(saved.status).toBe(201);
-    expect(saved.body).toMatchObject({ name: 'alphas', query: { filter: { name: { like: 'Alpha' } } }, createdBy: expect.any(String) });
+    expect(saved.body).toMatchObject({
+      name: 'alphas',
+      query: { filter: { name: { like: 'Alpha' } } },
+      createdBy: expect.any(String),
+    });
 
     const asAdmin = await call('POST', `${app}/saved-searches/${saved.body.id}/execute`, { page: 1, limit: 10 });
     expect(asAdmin.body.pagination).toEqual({ page: 1, limit: 10, total: 2 });
-    const asKey = await fx.api.call('POST', `${api}/saved-searches/${saved.body.id}/execute`, { apiKey: key, body: {} });
-    expect(asKey.body.data.map((e: { name: string; status: string }) => [e.name, e.status])).toEqual([['Alpha report', 'published']]);
+    const asKey = await fx.api.call('POST', `${api}/saved-searches/${saved.body.id}/execute`, {
+      apiKey: key,
+      body: {},
+    });
+    expect(asKey.body.data.map((e: { name: string; status: string }) => [e.name, e.status])).toEqual([
+      ['Alpha report', 'published'],
+    ]);
     expect((await fx.api.call('GET', `${api}/saved-searches`, { apiKey: key })).body.data).toHaveLength(1);
 
     const bad = await call('POST', `${app}/saved-searches`, { name: 'bad', query: { filter: { nope: { eq: 1 } } } });

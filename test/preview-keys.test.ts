@@ -31,16 +31,21 @@ describe('preview API keys (D18)', () => {
     return res.body;
   };
   const read = (path: string, apiKey: string, client = fx.api) => client.call('GET', `${api}${path}`, { apiKey });
-  const createKey = async (body: Record<string, unknown>) => (await admin('POST', `${app}/api-keys`, body)).key as string;
+  const createKey = async (body: Record<string, unknown>) =>
+    (await admin('POST', `${app}/api-keys`, body)).key as string;
 
   beforeAll(async () => {
     ids.type = (await admin('POST', `${app}/content-types`, { name: 'Page', schema })).id;
     await admin('POST', `${app}/content-types/${ids.type}/publish`);
     ids.draftType = (await admin('POST', `${app}/content-types`, { name: 'Unreleased', schema })).id;
-    const entry = async (name: string, title: string) => (await admin('POST', `${app}/content`, { typeId: ids.type, name, content: { title } })).id as string;
+    const entry = async (name: string, title: string) =>
+      (await admin('POST', `${app}/content`, { typeId: ids.type, name, content: { title } })).id as string;
     ids.modified = await entry('Home', 'live harvest');
     await admin('POST', `${app}/content/${ids.modified}/publish`);
-    await admin('PUT', `${app}/content/${ids.modified}`, { name: 'Home zorblax', content: { title: 'zorblax harvest draft' } });
+    await admin('PUT', `${app}/content/${ids.modified}`, {
+      name: 'Home zorblax',
+      content: { title: 'zorblax harvest draft' },
+    });
     ids.draft = await entry('Launch zorblax', 'zorblax draft only');
     ids.deleted = await entry('Gone zorblax', 'zorblax deleted');
     await admin('DELETE', `${app}/content/${ids.deleted}`);
@@ -55,7 +60,10 @@ describe('preview API keys (D18)', () => {
   afterAll(() => reference?.destroy());
 
   it('creates keys with a scope fixed at creation, shown on every read; another scope is 422', async () => {
-    const created = await fx.api.call('POST', `${app}/api-keys`, { token: fx.token, body: { name: 'p', description: 'next.js', scope: 'preview' } });
+    const created = await fx.api.call('POST', `${app}/api-keys`, {
+      token: fx.token,
+      body: { name: 'p', description: 'next.js', scope: 'preview' },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ scope: 'preview', key: expect.stringMatching(/^cpk_live_/) });
     expect((await admin('GET', `${app}/api-keys/${created.body.id}`)).scope).toBe('preview');
@@ -66,7 +74,10 @@ describe('preview API keys (D18)', () => {
     expect((await admin('POST', `${app}/api-keys`, { name: 'default' })).scope).toBe('published');
 
     for (const bad of ['everything', 'PREVIEW', '', 7, null]) {
-      const refused = await fx.api.call('POST', `${app}/api-keys`, { token: fx.token, body: { name: 'x', scope: bad } });
+      const refused = await fx.api.call('POST', `${app}/api-keys`, {
+        token: fx.token,
+        body: { name: 'x', scope: bad },
+      });
       if (bad === null) {
         // An explicit null is the default, as for every optional member.
         expect(refused.status).toBe(201);
@@ -77,7 +88,11 @@ describe('preview API keys (D18)', () => {
       expect(refused.body.error.details.errors[0].path).toBe('/scope');
     }
     const mutation = `mutation($input: CreateApiKeyInput!) { createApiKey(${scope}, input: $input) { scope key } }`;
-    const viaGraphql = await fx.api.graphql(mutation, { input: { name: 'gql', scope: 'preview' } }, { token: fx.token });
+    const viaGraphql = await fx.api.graphql(
+      mutation,
+      { input: { name: 'gql', scope: 'preview' } },
+      { token: fx.token },
+    );
     expect(viaGraphql.body.data?.createApiKey.scope).toBe('preview');
     const wrong = await fx.api.graphql(mutation, { input: { name: 'gql', scope: 'drafts' } }, { token: fx.token });
     expect(wrong.status).toBe(422);
@@ -90,32 +105,60 @@ describe('preview API keys (D18)', () => {
     expect(list.status).toBe(200);
     expect(list.body.data.map((e: { id: string }) => e.id).sort()).toEqual(workingIds);
     const home = list.body.data.find((e: { id: string }) => e.id === ids.modified);
-    expect(home).toMatchObject({ name: 'Home zorblax', status: 'modified', version: null, content: { title: 'zorblax harvest draft' } });
+    expect(home).toMatchObject({
+      name: 'Home zorblax',
+      status: 'modified',
+      version: null,
+      content: { title: 'zorblax harvest draft' },
+    });
     // The published key, same URL (the cache now holds its answer): the published version only.
     const live = await read('/content?limit=100', published);
     expect(live.body.data).toHaveLength(1);
-    expect(live.body.data[0]).toMatchObject({ id: ids.modified, name: 'Home', status: 'published', content: { title: 'live harvest' } });
+    expect(live.body.data[0]).toMatchObject({
+      id: ids.modified,
+      name: 'Home',
+      status: 'published',
+      content: { title: 'live harvest' },
+    });
     expect((await read('/content?limit=100', preview)).body.data).toHaveLength(2);
 
     // Filters and full-text act on the working copy.
-    expect((await read('/content?status=draft', preview)).body.data.map((e: { id: string }) => e.id)).toEqual([ids.draft]);
-    expect((await read('/content?search=zorbl', preview)).body.data.map((e: { id: string }) => e.id).sort()).toEqual(workingIds);
+    expect((await read('/content?status=draft', preview)).body.data.map((e: { id: string }) => e.id)).toEqual([
+      ids.draft,
+    ]);
+    expect((await read('/content?search=zorbl', preview)).body.data.map((e: { id: string }) => e.id).sort()).toEqual(
+      workingIds,
+    );
     expect((await read('/content?search=zorbl', published)).body.data).toEqual([]);
     const hidden = await read('/content?status=unpublished', preview);
     expect(hidden.status).toBe(400);
     expect(hidden.body.error.details).toMatchObject({ parameter: 'status' });
-    const search = await fx.api.call('POST', `${api}/content/search`, { apiKey: preview, body: { filter: { name: { like: '%zorblax%' } } } });
+    const search = await fx.api.call('POST', `${api}/content/search`, {
+      apiKey: preview,
+      body: { filter: { name: { like: '%zorblax%' } } },
+    });
     expect(search.body.data.map((e: { id: string }) => e.id).sort()).toEqual(workingIds);
     expect(search.body.pagination.total).toBe(2);
-    const deletedToo = await fx.api.call('POST', `${api}/content/search`, { apiKey: preview, body: { filter: { status: { in: ['deleted', 'unpublished', 'draft'] } } } });
+    const deletedToo = await fx.api.call('POST', `${api}/content/search`, {
+      apiKey: preview,
+      body: { filter: { status: { in: ['deleted', 'unpublished', 'draft'] } } },
+    });
     expect(deletedToo.body.data.map((e: { id: string }) => e.id)).toEqual([ids.draft]);
 
     // Single reads and `resolved` against the working copy; hidden ones are 404 like unknown ids.
-    const single = await fx.api.graphql(`{ content(${scope}, id: "${ids.draft}") { id status } }`, {}, { apiKey: preview });
+    const single = await fx.api.graphql(
+      `{ content(${scope}, id: "${ids.draft}") { id status } }`,
+      {},
+      { apiKey: preview },
+    );
     expect(single.body.data?.content).toEqual({ id: ids.draft, status: 'draft' });
     const resolved = await read(`/content/${ids.modified}/resolved`, preview);
     expect(resolved.status).toBe(200);
-    expect(resolved.body).toMatchObject({ name: 'Home zorblax', content: { title: 'zorblax harvest draft' }, contentType: { version: 1 } });
+    expect(resolved.body).toMatchObject({
+      name: 'Home zorblax',
+      content: { title: 'zorblax harvest draft' },
+      contentType: { version: 1 },
+    });
     expect(resolved.body.compiled).toEqual(expect.any(String));
     expect((await read(`/content/${ids.draft}/resolved`, preview)).status).toBe(200);
     expect((await read(`/content/${ids.draft}/resolved`, published)).status).toBe(404);
@@ -128,7 +171,9 @@ describe('preview API keys (D18)', () => {
     // Content types: the never-published one appears for preview only.
     const types = (await read('/content-types', preview)).body.data.map((t: { id: string }) => t.id);
     expect(types).toContain(ids.draftType);
-    expect((await read('/content-types', published)).body.data.map((t: { id: string }) => t.id)).not.toContain(ids.draftType);
+    expect((await read('/content-types', published)).body.data.map((t: { id: string }) => t.id)).not.toContain(
+      ids.draftType,
+    );
     expect((await read(`/content-types/${ids.draftType}`, preview)).body).toMatchObject({ status: 'draft' });
     expect((await read(`/content-types/${ids.draftType}`, published)).status).toBe(404);
 
@@ -136,20 +181,31 @@ describe('preview API keys (D18)', () => {
     const gql = await fx.api.graphql(CONTENTS, {}, { apiKey: preview });
     expect(gql.body.errors).toBeUndefined();
     expect(gql.body.data.contents.data.map((e: { id: string }) => e.id).sort()).toEqual(workingIds);
-    const one = await fx.api.graphql(`{ resolvedContent(${scope}, id: "${ids.draft}") { name status contentType { version } } }`, {}, { apiKey: preview });
-    expect(one.body.data?.resolvedContent).toEqual({ name: 'Launch zorblax', status: 'draft', contentType: { version: 1 } });
+    const one = await fx.api.graphql(
+      `{ resolvedContent(${scope}, id: "${ids.draft}") { name status contentType { version } } }`,
+      {},
+      { apiKey: preview },
+    );
+    expect(one.body.data?.resolvedContent).toEqual({
+      name: 'Launch zorblax',
+      status: 'draft',
+      contentType: { version: 1 },
+    });
   });
 
   it('ranks the working copies for a semantic `query`, never for a published key', async () => {
     // The embedding indexer works in the background: wait until it has seen the drafts.
     let found: string[] = [];
-    for (const deadline = Date.now() + 90_000; Date.now() < deadline && !found.includes(ids.draft); ) {
+    for (const deadline = Date.now() + 90_000; Date.now() < deadline && !found.includes(ids.draft);) {
       found = (await read('/content?query=zorblax%20draft', preview)).body.data.map((e: { id: string }) => e.id);
       if (!found.includes(ids.draft)) await new Promise((r) => setTimeout(r, 500));
     }
     expect(found).toContain(ids.draft);
     expect(found).not.toContain(ids.deleted);
-    const ranked = await fx.api.call('POST', `${api}/content/search`, { apiKey: preview, body: { query: 'zorblax draft' } });
+    const ranked = await fx.api.call('POST', `${api}/content/search`, {
+      apiKey: preview,
+      body: { query: 'zorblax draft' },
+    });
     expect(ranked.body.data.map((e: { id: string }) => e.id)).toContain(ids.draft);
     const live = (await read('/content?query=zorblax%20draft', published)).body.data.map((e: { id: string }) => e.id);
     expect(live).not.toContain(ids.draft);
@@ -197,16 +253,36 @@ describe('preview API keys (D18)', () => {
       | { kind: 'editType'; description: string };
     const title = fc.constantFrom('zorblax', 'meadow', 'copper lantern', 'quarterly report');
     const step: fc.Arbitrary<Step> = fc.oneof(
-      { weight: 6, arbitrary: fc.record({ kind: fc.constant('read' as const), key: fc.constantFrom('published' as const, 'preview' as const), path: fc.nat(paths.length - 1), graphql: fc.boolean() }) },
-      { weight: 2, arbitrary: fc.record({ kind: fc.constant('edit' as const), target: fc.constantFrom('modified' as const, 'draft' as const), title }) },
+      {
+        weight: 6,
+        arbitrary: fc.record({
+          kind: fc.constant('read' as const),
+          key: fc.constantFrom('published' as const, 'preview' as const),
+          path: fc.nat(paths.length - 1),
+          graphql: fc.boolean(),
+        }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant('edit' as const),
+          target: fc.constantFrom('modified' as const, 'draft' as const),
+          title,
+        }),
+      },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('create' as const), title }) },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('editType' as const), description: title }) },
     );
     const keys = { published, preview };
     /** Status and body, request ids aside. */
     const answer = async (client: Client, key: string, s: Extract<Step, { kind: 'read' }>) => {
-      const res = s.graphql ? await client.graphql(CONTENTS, {}, { apiKey: key }) : await read(paths[s.path], key, client);
-      return { text: `${res.status} ${JSON.stringify(res.body).replace(/"requestId":"[^"]*"/g, '')}`, headers: res.headers };
+      const res = s.graphql
+        ? await client.graphql(CONTENTS, {}, { apiKey: key })
+        : await read(paths[s.path], key, client);
+      return {
+        text: `${res.status} ${JSON.stringify(res.body).replace(/"requestId":"[^"]*"/g, '')}`,
+        headers: res.headers,
+      };
     };
     const firstPublished = new Map<string, string>();
 
@@ -214,11 +290,15 @@ describe('preview API keys (D18)', () => {
       fc.asyncProperty(fc.array(step, { minLength: 6, maxLength: 14 }), async (steps) => {
         for (const s of steps) {
           if (s.kind === 'edit') {
-            await admin('PUT', `${app}/content/${ids[s.target]}`, { content: { title: `${s.title} ${Math.random()}` } });
+            await admin('PUT', `${app}/content/${ids[s.target]}`, {
+              content: { title: `${s.title} ${Math.random()}` },
+            });
           } else if (s.kind === 'create') {
             await admin('POST', `${app}/content`, { typeId: ids.type, name: s.title, content: { title: s.title } });
           } else if (s.kind === 'editType') {
-            await admin('PUT', `${app}/content-types/${ids.type}`, { description: `${s.description} ${Math.random()}` });
+            await admin('PUT', `${app}/content-types/${ids.type}`, {
+              description: `${s.description} ${Math.random()}`,
+            });
           } else {
             const got = await answer(fx.api, keys[s.key], s);
             const expected = await answer(fresh, keys[s.key], s);
@@ -249,11 +329,22 @@ describe('preview API keys (D18)', () => {
     );
     expect(write.status).toBe(403);
     expect(write.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
-    const create = await fx.api.graphql(`mutation { createApiKey(${scope}, input: { name: "more", scope: preview }) { key } }`, {}, { apiKey: preview });
+    const create = await fx.api.graphql(
+      `mutation { createApiKey(${scope}, input: { name: "more", scope: preview }) { key } }`,
+      {},
+      { apiKey: preview },
+    );
     expect(create.body.errors?.[0].extensions?.code).toBe('FORBIDDEN');
     expect((await read(`/content/${ids.draft}/resolved`, preview)).body.name).toBe('Launch zorblax');
-    for (const [method, path] of [['GET', `${app}/content`], ['GET', `${app}/api-keys`], ['PUT', `${app}/content/${ids.draft}`]] as const) {
-      const res = await fx.api.call(method, path, { apiKey: preview, body: method === 'PUT' ? { name: 'x' } : undefined });
+    for (const [method, path] of [
+      ['GET', `${app}/content`],
+      ['GET', `${app}/api-keys`],
+      ['PUT', `${app}/content/${ids.draft}`],
+    ] as const) {
+      const res = await fx.api.call(method, path, {
+        apiKey: preview,
+        body: method === 'PUT' ? { name: 'x' } : undefined,
+      });
       expect(res.status, `${method} ${path}`).toBe(401);
       expect(res.body.error.code).toBe('UNAUTHORIZED');
     }
@@ -261,14 +352,27 @@ describe('preview API keys (D18)', () => {
 
   it('receives the working-state events over REST, SSE and graphql-ws; a published key only published-state ones', async () => {
     const stream = await openSse(`${fx.service.url}${api}/content/events`, { 'x-api-key': preview });
-    const ws = createClient({ url: `${fx.service.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { 'x-api-key': preview }, retryAttempts: 0 });
+    const ws = createClient({
+      url: `${fx.service.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { 'x-api-key': preview },
+      retryAttempts: 0,
+    });
     const live: string[] = [];
     const dispose = ws.subscribe(
       { query: 'subscription { events(projectId: "default", resourceType: "content") { type resourceId } }' },
-      { next: (m) => live.push((m.data?.events as { type: string }).type), error: () => undefined, complete: () => undefined },
+      {
+        next: (m) => live.push((m.data?.events as { type: string }).type),
+        error: () => undefined,
+        complete: () => undefined,
+      },
     );
     await new Promise((r) => setTimeout(r, 500));
-    const created = await admin('POST', `${app}/content`, { typeId: ids.type, name: 'Evented', content: { title: 'x' } });
+    const created = await admin('POST', `${app}/content`, {
+      typeId: ids.type,
+      name: 'Evented',
+      content: { title: 'x' },
+    });
     await admin('PUT', `${app}/content/${created.id}`, { content: { title: 'y' } });
     const streamed = await stream.take(2, 10_000);
     stream.close();
@@ -278,7 +382,8 @@ describe('preview API keys (D18)', () => {
     await ws.dispose();
     expect(live).toEqual(['content.created', 'content.updated']);
 
-    const events = async (key: string) => (await read(`/content/${created.id}/events`, key)).body.data.map((e: { type: string }) => e.type);
+    const events = async (key: string) =>
+      (await read(`/content/${created.id}/events`, key)).body.data.map((e: { type: string }) => e.type);
     expect(await events(preview)).toEqual(['content.created', 'content.updated']);
     expect(await events(published)).toEqual([]);
     // Staff-only families (API keys, users) stay out of a preview key's feed.
@@ -287,7 +392,10 @@ describe('preview API keys (D18)', () => {
   });
 
   it('is refused at once when revoked, on REST and GraphQL', async () => {
-    const doomed = await fx.api.call('POST', `${app}/api-keys`, { token: fx.token, body: { name: 'temp', scope: 'preview' } });
+    const doomed = await fx.api.call('POST', `${app}/api-keys`, {
+      token: fx.token,
+      body: { name: 'temp', scope: 'preview' },
+    });
     expect((await read('/content', doomed.body.key)).status).toBe(200);
     await admin('POST', `${app}/api-keys/${doomed.body.id}/revoke`);
     const refused = await read('/content', doomed.body.key);

@@ -19,7 +19,10 @@ type Of<A> = A extends fc.Arbitrary<infer T> ? T : never;
 
 /** The project as seeded: published entries (some already edited since), drafts, and a key. */
 const world = fc.record({
-  published: fc.array(fc.record({ ...entryFields, editedSince: fc.option(entry, { nil: undefined }) }), { minLength: 2, maxLength: 5 }),
+  published: fc.array(fc.record({ ...entryFields, editedSince: fc.option(entry, { nil: undefined }) }), {
+    minLength: 2,
+    maxLength: 5,
+  }),
   drafts: fc.array(entry, { maxLength: 2 }),
 });
 
@@ -37,21 +40,50 @@ const status = fc.constantFrom('published', 'modified', 'draft');
 const sort = fc.constantFrom('updatedAt:asc', 'updatedAt:desc');
 /** A REST list query: any combination of the D1 filters, sort, full-text search and page size. */
 const listQuery = fc.record(
-  { search: word.map((w) => w.slice(0, 4)), tags: fc.subarray(TAGS, { minLength: 1 }).map((t) => t.join(',')), status, type: fc.nat(1), isTemplate: fc.boolean(), sort, limit: fc.integer({ min: 1, max: 3 }), query: words(1, 2) },
+  {
+    search: word.map((w) => w.slice(0, 4)),
+    tags: fc.subarray(TAGS, { minLength: 1 }).map((t) => t.join(',')),
+    status,
+    type: fc.nat(1),
+    isTemplate: fc.boolean(),
+    sort,
+    limit: fc.integer({ min: 1, max: 3 }),
+    query: words(1, 2),
+  },
   { requiredKeys: [] },
 );
 /** A D2 filter over every filterable field. */
 const d2Filter = fc.record(
   {
-    name: fc.oneof(word.map((w) => ({ like: w })), word.map((w) => ({ like: `%${w}%` }))),
-    tags: fc.oneof(fc.constantFrom(...TAGS).map((t) => ({ eq: t })), fc.subarray(TAGS).map((t) => ({ any: t })), fc.subarray(TAGS).map((t) => ({ all: t }))),
-    status: fc.oneof(status.map((s) => ({ eq: s })), status.map((s) => ({ neq: s })), fc.subarray(['published', 'modified', 'draft']).map((s) => ({ in: s }))),
+    name: fc.oneof(
+      word.map((w) => ({ like: w })),
+      word.map((w) => ({ like: `%${w}%` })),
+    ),
+    tags: fc.oneof(
+      fc.constantFrom(...TAGS).map((t) => ({ eq: t })),
+      fc.subarray(TAGS).map((t) => ({ any: t })),
+      fc.subarray(TAGS).map((t) => ({ all: t })),
+    ),
+    status: fc.oneof(
+      status.map((s) => ({ eq: s })),
+      status.map((s) => ({ neq: s })),
+      fc.subarray(['published', 'modified', 'draft']).map((s) => ({ in: s })),
+    ),
     updatedAt: fc.constant({ gte: '2000-01-01T00:00:00Z' }),
     'metadata.author': fc.constant({ neq: 'nobody' }),
   },
   { requiredKeys: [] },
 );
-const d2Body = fc.record({ filter: d2Filter, search: word, query: words(1, 2), sort: fc.constantFrom({ field: 'updatedAt', order: 'asc' }, { field: 'updatedAt', order: 'desc' }), limit: fc.integer({ min: 1, max: 5 }) }, { requiredKeys: [] });
+const d2Body = fc.record(
+  {
+    filter: d2Filter,
+    search: word,
+    query: words(1, 2),
+    sort: fc.constantFrom({ field: 'updatedAt', order: 'asc' }, { field: 'updatedAt', order: 'desc' }),
+    limit: fc.integer({ min: 1, max: 5 }),
+  },
+  { requiredKeys: [] },
+);
 const request = fc.oneof(
   fc.record({ kind: fc.constant('list' as const), query: listQuery, walk: fc.boolean() }),
   fc.record({ kind: fc.constant('search' as const), body: d2Body }),
@@ -81,7 +113,11 @@ describe('what an API key sees does not depend on drafts (property, real service
   const raw = async (method: string, path: string, key: string, body?: unknown) => {
     const headers: Record<string, string> = { 'x-api-key': key };
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const res = await fetch(`${fx.service.url}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${fx.service.url}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return `${res.status} ${(await res.text()).replace(/"requestId":"[^"]*"/g, '"requestId":"-"')}`;
   };
 
@@ -121,8 +157,12 @@ describe('what an API key sees does not depend on drafts (property, real service
         entries.at(-1)!.status = 'modified';
       }
     }
-    for (const d of w.drafts) entries.push({ id: (await admin('POST', `${app}/content`, document(d, typeIds))).id, status: 'draft' });
-    const saved = await admin('POST', `${app}/saved-searches`, { name: 'reports', query: { filter: { name: { like: 'report' } }, search: 'qua' } });
+    for (const d of w.drafts)
+      entries.push({ id: (await admin('POST', `${app}/content`, document(d, typeIds))).id, status: 'draft' });
+    const saved = await admin('POST', `${app}/saved-searches`, {
+      name: 'reports',
+      query: { filter: { name: { like: 'report' } }, search: 'qua' },
+    });
     const key = (await admin('POST', `${app}/api-keys`, { name: 'site' })).key;
     return { app, api: `/api/v1${scope}`, key, projectId: project.id, typeIds, entries, savedSearchId: saved.id };
   }
@@ -146,7 +186,13 @@ describe('what an API key sees does not depend on drafts (property, real service
         for (let page = 0; r.walk && page < 3; page++) {
           const lastKey = /"lastKey":"([^"]+)"/.exec(answer)?.[1];
           if (!lastKey) break;
-          out.push((answer = await raw('GET', `${p.api}/content?${params(r.query)}&lastKey=${encodeURIComponent(lastKey)}`, p.key)));
+          out.push(
+            (answer = await raw(
+              'GET',
+              `${p.api}/content?${params(r.query)}&lastKey=${encodeURIComponent(lastKey)}`,
+              p.key,
+            )),
+          );
         }
       } else if (r.kind === 'search') {
         out.push(await raw('POST', `${p.api}/content/search`, p.key, r.body));
@@ -155,7 +201,8 @@ describe('what an API key sees does not depend on drafts (property, real service
         const args = Object.entries({ ...rest, typeId: type === undefined ? undefined : p.typeIds[type], query })
           .filter(([, v]) => v !== undefined)
           .map(([k, v]) => (k === 'status' ? `${k}: ${v}` : `${k}: ${JSON.stringify(v)}`));
-        const fields = 'data { id name description tags status version lastPublishedVersion revision typeVersion isTemplate folderId metadata content createdAt updatedAt } pagination { lastKey }';
+        const fields =
+          'data { id name description tags status version lastPublishedVersion revision typeVersion isTemplate folderId metadata content createdAt updatedAt } pagination { lastKey }';
         const source = `{ contents(organizationId: "default", projectId: "${p.projectId}"${args.map((a) => `, ${a}`).join('')}) { ${fields} } }`;
         out.push(await raw('POST', '/graphql', p.key, { query: source }));
       }
@@ -206,7 +253,10 @@ describe('what an API key sees does not depend on drafts (property, real service
     };
     for (const op of ops) {
       if (op.kind === 'create') {
-        p.entries.push({ id: (await admin('POST', `${p.app}/content`, document(op.entry, p.typeIds))).id, status: 'draft' });
+        p.entries.push({
+          id: (await admin('POST', `${p.app}/content`, document(op.entry, p.typeIds))).id,
+          status: 'draft',
+        });
       } else if (op.kind === 'edit') {
         const e = pick(op.target, () => true);
         const { typeId: _t, ...edit } = document(op.entry, p.typeIds);
@@ -238,22 +288,32 @@ describe('what an API key sees does not depend on drafts (property, real service
 
   it('draft edits never change what a key sees', async () => {
     await fc.assert(
-      fc.asyncProperty(world, fc.array(request, { minLength: 8, maxLength: 16 }), fc.array(draftOp, { minLength: 1, maxLength: 8 }), async (w, requests, ops) => {
-        const p = await seed(w);
-        const entries = [...p.entries];
-        await indexed(p);
-        // Settled: published-state events are numbered just after their commit; ask until two rounds agree.
-        let before = await record(p, requests);
-        for (let again = await record(p, requests), tries = 0; JSON.stringify(again) !== JSON.stringify(before) && tries < 10; tries++) {
-          await new Promise((r) => setTimeout(r, 300));
-          before = again;
-          again = await record(p, requests);
-        }
-        await applyDraftOps(p, ops);
-        await indexed(p);
-        const after = await record({ ...p, entries }, requests);
-        for (const [i, answer] of after.entries()) expect(answer, `answer ${i} after ${JSON.stringify(ops)}`).toBe(before[i]);
-      }),
+      fc.asyncProperty(
+        world,
+        fc.array(request, { minLength: 8, maxLength: 16 }),
+        fc.array(draftOp, { minLength: 1, maxLength: 8 }),
+        async (w, requests, ops) => {
+          const p = await seed(w);
+          const entries = [...p.entries];
+          await indexed(p);
+          // Settled: published-state events are numbered just after their commit; ask until two rounds agree.
+          let before = await record(p, requests);
+          for (
+            let again = await record(p, requests), tries = 0;
+            JSON.stringify(again) !== JSON.stringify(before) && tries < 10;
+            tries++
+          ) {
+            await new Promise((r) => setTimeout(r, 300));
+            before = again;
+            again = await record(p, requests);
+          }
+          await applyDraftOps(p, ops);
+          await indexed(p);
+          const after = await record({ ...p, entries }, requests);
+          for (const [i, answer] of after.entries())
+            expect(answer, `answer ${i} after ${JSON.stringify(ops)}`).toBe(before[i]);
+        },
+      ),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );
   }, 600_000);

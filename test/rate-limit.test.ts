@@ -21,10 +21,18 @@ const PASSWORD = 'a long enough passphrase 7';
 function loginFrom(baseUrl: string, localAddress: string, email: string, password: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const body = JSON.stringify({ email, password });
-    const req = request(`${baseUrl}/app/v1/auth/login`, { method: 'POST', localAddress, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode!));
-    });
+    const req = request(
+      `${baseUrl}/app/v1/auth/login`,
+      {
+        method: 'POST',
+        localAddress,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -71,11 +79,15 @@ describe('rate limits across two processes on one PostgreSQL', () => {
     const owner = roles.body.data.find((r: { name: string }) => r.name === 'Owner');
     for (const name of ['one', 'two']) {
       const email = `${name}@limits.example`;
-      const created = await apiB.call('POST', '/app/v1/organizations/default/users', { token: admin, body: { email, name, password: PASSWORD, roleId: owner.id } });
+      const created = await apiB.call('POST', '/app/v1/organizations/default/users', {
+        token: admin,
+        body: { email, name, password: PASSWORD, roleId: owner.id },
+      });
       expect(created.status).toBe(201);
       users.push({ email, token: await apiB.login(email, PASSWORD) });
     }
-    apiKey = (await apiB.call('POST', `/app/v1${PROJECT}/api-keys`, { token: admin, body: { name: 'limited' } })).body.key;
+    apiKey = (await apiB.call('POST', `/app/v1${PROJECT}/api-keys`, { token: admin, body: { name: 'limited' } })).body
+      .key;
   });
   afterAll(async () => {
     await a?.destroy();
@@ -96,7 +108,12 @@ describe('rate limits across two processes on one PostgreSQL', () => {
     expectRefused(await apiA.call('GET', `/app/v1${PROJECT}/content-types`, { token }));
     expectRefused(await apiB.graphql('{ me { id } }', {}, { token }));
     // A header the client controls never opens a new budget.
-    expectRefused(await apiB.call('GET', '/app/v1/auth/me', { token, headers: { 'x-forwarded-for': '10.9.8.7', 'x-request-id': 'fresh', 'x-real-ip': '10.1.1.1' } }));
+    expectRefused(
+      await apiB.call('GET', '/app/v1/auth/me', {
+        token,
+        headers: { 'x-forwarded-for': '10.9.8.7', 'x-request-id': 'fresh', 'x-real-ip': '10.1.1.1' },
+      }),
+    );
   });
 
   it('one budget per user whatever the header spelling, shared by the tokens it mints', async () => {
@@ -104,13 +121,20 @@ describe('rate limits across two processes on one PostgreSQL', () => {
     const minted = await apiA.call('POST', '/app/v1/auth/tokens', { token, body: { expiresIn: 600 } });
     expect(minted.status).toBe(201);
     expectHeaders(minted, PER_MINUTE, PER_MINUTE - 1);
-    const spellings = [`Bearer ${token} x1`, `bearer ${token}`, `BEARER ${token}`, `Bearer ${minted.body.token}`, `Bearer ${token}`];
+    const spellings = [
+      `Bearer ${token} x1`,
+      `bearer ${token}`,
+      `BEARER ${token}`,
+      `Bearer ${minted.body.token}`,
+      `Bearer ${token}`,
+    ];
     for (const [i, authorization] of spellings.entries()) {
       const res = await (i % 2 ? apiA : apiB).call('GET', '/app/v1/auth/me', { headers: { authorization } });
       expect(res.status).toBe(200);
       expectHeaders(res, PER_MINUTE, PER_MINUTE - 2 - i);
     }
-    for (const authorization of spellings) expectRefused(await apiA.call('GET', '/app/v1/auth/me', { headers: { authorization } }));
+    for (const authorization of spellings)
+      expectRefused(await apiA.call('GET', '/app/v1/auth/me', { headers: { authorization } }));
     // A token minted now would not help either: minting itself is refused.
     expectRefused(await apiB.call('POST', '/app/v1/auth/tokens', { token, body: { expiresIn: 60 } }));
   });
@@ -121,7 +145,11 @@ describe('rate limits across two processes on one PostgreSQL', () => {
       const res =
         i % 2 === 0
           ? await apiB.call('GET', `/api/v1${PROJECT}/content-types`, { apiKey })
-          : await apiA.graphql('{ contentTypes(organizationId: "default", projectId: "default") { data { id } } }', {}, { apiKey });
+          : await apiA.graphql(
+              '{ contentTypes(organizationId: "default", projectId: "default") { data { id } } }',
+              {},
+              { apiKey },
+            );
       expect(res.status).toBe(200);
       expectHeaders(res, PER_MINUTE, PER_MINUTE - 1 - i);
     }
@@ -148,8 +176,12 @@ describe('rate limits across two processes on one PostgreSQL', () => {
     expect(first.status).toBe(401);
     expectHeaders(first, ANONYMOUS_PER_MINUTE, 1);
     expect((await apiB.call('POST', '/app/v1/auth/login', { body: wrong })).status).toBe(401);
-    expectRefused(await apiA.call('POST', '/app/v1/auth/login', { body: { email: ADMIN.email, password: ADMIN.password } }));
-    expectRefused(await apiB.call('POST', '/app/v1/auth/login', { body: wrong, headers: { 'x-forwarded-for': '203.0.113.9' } }));
+    expectRefused(
+      await apiA.call('POST', '/app/v1/auth/login', { body: { email: ADMIN.email, password: ADMIN.password } }),
+    );
+    expectRefused(
+      await apiB.call('POST', '/app/v1/auth/login', { body: wrong, headers: { 'x-forwarded-for': '203.0.113.9' } }),
+    );
     // Guessing credentials spends the same budget: once it is gone, bad tokens and keys get 429, not 401.
     expectRefused(await apiA.call('GET', '/app/v1/auth/me', { token: 'guess' }));
     expectRefused(await apiB.graphql('{ me { id } }', {}, { apiKey: `cpk_live_${'A'.repeat(43)}` }));
@@ -166,7 +198,9 @@ describe.skipIf(!redisServer)('rate limits across two processes on one Redis (RE
 
   beforeAll(async () => {
     const port = await freePort();
-    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      stdio: 'ignore',
+    });
     await new Promise((r) => setTimeout(r, 300));
     database = await createPostgresDatabase();
     const withRedis = { ...env, REDIS_URL: `redis://127.0.0.1:${port}` };
@@ -221,7 +255,8 @@ describe('a shared budget under concurrent load on two processes and one Postgre
     const apiA = new Client(a.url);
     const apiB = new Client(b.url);
     const token = await apiA.login();
-    const apiKey = (await apiA.call('POST', `/app/v1${PROJECT}/api-keys`, { token, body: { name: 'load' } })).body.key as string;
+    const apiKey = (await apiA.call('POST', `/app/v1${PROJECT}/api-keys`, { token, body: { name: 'load' } })).body
+      .key as string;
     let next = 0;
     const statuses: number[] = [];
     // 10 connections per process, 75 requests each process.

@@ -36,7 +36,12 @@ describe('published-read cache across two replicas (PostgreSQL)', () => {
     writer = new Client(a.url);
     reader = new Client(b.url);
     token = await writer.login();
-    typeId = (await write('POST', '/content-types', { name: 'Page', schema: { type: 'object', properties: { title: { type: 'string' } } } })).id;
+    typeId = (
+      await write('POST', '/content-types', {
+        name: 'Page',
+        schema: { type: 'object', properties: { title: { type: 'string' } } },
+      })
+    ).id;
     await write('POST', `/content-types/${typeId}/publish`);
     key = (await write('POST', '/api-keys', { name: 'reader' })).key;
   });
@@ -49,44 +54,55 @@ describe('published-read cache across two replicas (PostgreSQL)', () => {
   it('follows publish, rollback, unpublish and delete of content on the other replica at once', async () => {
     const id = (await write('POST', '/content', { typeId, name: 'Home', content: { title: 'v1' } })).id;
     await write('POST', `/content/${id}/publish`);
-    for (const res of await readTwice(`/content/${id}/resolved`)) expect(res.body).toMatchObject({ version: 1, content: { title: 'v1' } });
+    for (const res of await readTwice(`/content/${id}/resolved`))
+      expect(res.body).toMatchObject({ version: 1, content: { title: 'v1' } });
     expect((await readB(`/content/${id}/resolved`)).headers.get('x-cache')).toBe('HIT');
 
     await write('PUT', `/content/${id}`, { content: { title: 'v2' } });
     await write('POST', `/content/${id}/publish`);
-    for (const res of await readTwice(`/content/${id}/resolved`)) expect(res.body).toMatchObject({ version: 2, content: { title: 'v2' } });
+    for (const res of await readTwice(`/content/${id}/resolved`))
+      expect(res.body).toMatchObject({ version: 2, content: { title: 'v2' } });
 
     await write('POST', `/content/${id}/rollback`, { version: 1 });
     await write('POST', `/content/${id}/publish`);
-    for (const res of await readTwice(`/content/${id}/resolved`)) expect(res.body).toMatchObject({ version: 3, content: { title: 'v1' } });
+    for (const res of await readTwice(`/content/${id}/resolved`))
+      expect(res.body).toMatchObject({ version: 3, content: { title: 'v1' } });
 
     await write('POST', `/content/${id}/unpublish`);
     for (const res of await readTwice(`/content/${id}/resolved`)) expect(res.status).toBe(404);
-    for (const res of await readTwice('/content?limit=20')) expect(res.body.data.map((c: { id: string }) => c.id)).not.toContain(id);
+    for (const res of await readTwice('/content?limit=20'))
+      expect(res.body.data.map((c: { id: string }) => c.id)).not.toContain(id);
 
     await write('POST', `/content/${id}/publish`);
-    for (const res of await readTwice('/content?limit=20')) expect(res.body.data.map((c: { id: string }) => c.id)).toContain(id);
+    for (const res of await readTwice('/content?limit=20'))
+      expect(res.body.data.map((c: { id: string }) => c.id)).toContain(id);
     await write('DELETE', `/content/${id}`);
     for (const res of await readTwice(`/content/${id}/resolved`)) expect(res.status).toBe(404);
-    for (const res of await readTwice('/content?limit=20')) expect(res.body.data.map((c: { id: string }) => c.id)).not.toContain(id);
+    for (const res of await readTwice('/content?limit=20'))
+      expect(res.body.data.map((c: { id: string }) => c.id)).not.toContain(id);
   });
 
   it('follows content type and package publishes on the other replica at once', async () => {
     for (const res of await readTwice(`/content-types/${typeId}`)) expect(res.body.version).toBe(1);
     await write('PUT', `/content-types/${typeId}`, { description: 'second' });
     await write('POST', `/content-types/${typeId}/publish`);
-    for (const res of await readTwice(`/content-types/${typeId}`)) expect(res.body).toMatchObject({ version: 2, description: 'second' });
+    for (const res of await readTwice(`/content-types/${typeId}`))
+      expect(res.body).toMatchObject({ version: 2, description: 'second' });
 
     const before = (await readTwice('/packages'))[1];
     expect(before.status).toBe(200);
     // The compiler's sandbox has a wall-clock deadline: on a loaded machine a first attempt may time out.
     for (let attempt = 0; attempt < 5; attempt++) {
-      const res = await writer.call('POST', `${app}/components`, { token, body: { name: 'Hero', type: 'view', content: HERO } });
+      const res = await writer.call('POST', `${app}/components`, {
+        token,
+        body: { name: 'Hero', type: 'view', content: HERO },
+      });
       if (res.status === 201) break;
       expect(JSON.stringify(res.body), JSON.stringify(res.body)).toMatch(/longer than/);
     }
     const pkg = await write('POST', '/packages', {});
-    for (const res of await readTwice('/packages')) expect(res.body.data.map((p: { version: string }) => p.version)).toContain(pkg.version);
+    for (const res of await readTwice('/packages'))
+      expect(res.body.data.map((p: { version: string }) => p.version)).toContain(pkg.version);
   });
 
   it('never keeps an answer read before a publish once the publish has answered (reads racing with writes)', async () => {
@@ -105,7 +121,8 @@ describe('published-read cache across two replicas (PostgreSQL)', () => {
       await Promise.all(readers);
       for (const res of after) expect(res.body.content).toEqual({ title: `r${round}` });
       // Once the racing reads are over, B's cache holds the new state, not an answer read before the publish.
-      for (const res of await readTwice(`/content/${id}/resolved`)) expect(res.body.content).toEqual({ title: `r${round}` });
+      for (const res of await readTwice(`/content/${id}/resolved`))
+        expect(res.body.content).toEqual({ title: `r${round}` });
     }
     expect((await readB(`/content/${id}/resolved`)).headers.get('x-cache')).toBe('HIT');
   });

@@ -6,7 +6,8 @@ import { useService } from './support/setup';
 
 const app = `/app/v1${PROJECT}`;
 const api = `/api/v1${PROJECT}`;
-const CONTENTS = 'query Contents($limit: Int) { contents(organizationId: "default", projectId: "default", limit: $limit) { data { id name version content } } }';
+const CONTENTS =
+  'query Contents($limit: Int) { contents(organizationId: "default", projectId: "default", limit: $limit) { data { id name version content } } }';
 
 /** Waits until this replica has applied the events announced so far: the cache stops answering BYPASS. */
 async function settled(read: () => Promise<{ headers: Headers }>): Promise<void> {
@@ -23,10 +24,16 @@ describe('published-read cache', () => {
   let entryId: string;
   let key: string;
   const call = (method: string, path: string, body?: unknown) => fx.api.call(method, path, { token: fx.token, body });
-  const read = (path: string, headers: Record<string, string> = {}, apiKey = key) => fx.api.call('GET', `${api}${path}`, { apiKey, headers });
+  const read = (path: string, headers: Record<string, string> = {}, apiKey = key) =>
+    fx.api.call('GET', `${api}${path}`, { apiKey, headers });
 
   beforeAll(async () => {
-    typeId = (await call('POST', `${app}/content-types`, { name: 'Page', schema: { type: 'object', properties: { title: { type: 'string' } } } })).body.id;
+    typeId = (
+      await call('POST', `${app}/content-types`, {
+        name: 'Page',
+        schema: { type: 'object', properties: { title: { type: 'string' } } },
+      })
+    ).body.id;
     await call('POST', `${app}/content-types/${typeId}/publish`);
     entryId = (await call('POST', `${app}/content`, { typeId, name: 'Home', content: { title: 'v1' } })).body.id;
     await call('POST', `${app}/content/${entryId}/publish`);
@@ -51,7 +58,9 @@ describe('published-read cache', () => {
     expect(second.headers.get('ratelimit-limit')).toBeTruthy(); // limits still count on a hit
     // Another query string is another entry.
     expect((await read('/content?limit=5')).headers.get('x-cache')).toBe('MISS');
-    expect((await read(`/content/${entryId}/resolved`)).headers.get('surrogate-key')).toContain(`cp-content-${entryId}`);
+    expect((await read(`/content/${entryId}/resolved`)).headers.get('surrogate-key')).toContain(
+      `cp-content-${entryId}`,
+    );
   });
 
   it('answers If-None-Match with 304 and no body, on a hit and on a miss', async () => {
@@ -76,7 +85,9 @@ describe('published-read cache', () => {
     expect(missing.status).toBe(404);
     expect(missing.headers.get('x-cache')).not.toBe('HIT');
     expect(missing.headers.get('cache-control')).toBe('no-store');
-    expect((await read('/content/00000000-0000-0000-0000-000000000000/resolved')).headers.get('x-cache')).not.toBe('HIT');
+    expect((await read('/content/00000000-0000-0000-0000-000000000000/resolved')).headers.get('x-cache')).not.toBe(
+      'HIT',
+    );
 
     await read(`/content/${entryId}/resolved`);
     expect((await read(`/content/${entryId}/resolved`)).headers.get('x-cache')).toBe('HIT');
@@ -97,7 +108,11 @@ describe('published-read cache', () => {
     // The same document spelled differently (normalised) and as GET share the entry.
     const spaced = CONTENTS.replace('{ contents', '{\n  # a comment\n  contents');
     expect((await fx.api.graphql(spaced, { limit: 20 }, { apiKey: key })).headers.get('x-cache')).toBe('HIT');
-    const get = await fx.api.call('GET', `/graphql?query=${encodeURIComponent(CONTENTS)}&variables=${encodeURIComponent('{"limit":20}')}`, { apiKey: key });
+    const get = await fx.api.call(
+      'GET',
+      `/graphql?query=${encodeURIComponent(CONTENTS)}&variables=${encodeURIComponent('{"limit":20}')}`,
+      { apiKey: key },
+    );
     expect(get.status).toBe(200);
     expect(get.body.data).toEqual(first.body.data);
     expect(get.headers.get('vary')).toMatch(/x-api-key/i);
@@ -113,7 +128,15 @@ describe('published-read cache', () => {
   // the same request on Express's own body parser. Both must answer every body alike, hit or not.
   it('answers GraphQL bodies read before Express exactly as Express’s parser does', async () => {
     const send = (raw: string, early: boolean, headers: Record<string, string> = {}) =>
-      fx.api.call('POST', '/graphql', { apiKey: key, rawBody: raw, headers: { 'content-type': 'application/json', ...(early ? {} : { 'content-encoding': 'identity' }), ...headers } });
+      fx.api.call('POST', '/graphql', {
+        apiKey: key,
+        rawBody: raw,
+        headers: {
+          'content-type': 'application/json',
+          ...(early ? {} : { 'content-encoding': 'identity' }),
+          ...headers,
+        },
+      });
     const valid = JSON.stringify({ query: CONTENTS, variables: { limit: 20 } });
     await send(valid, true); // the key's principal is cached, the answer too
     const bodies = [
@@ -130,8 +153,13 @@ describe('published-read cache', () => {
     ];
     for (const raw of bodies) {
       const [early, parsed] = [await send(raw, true), await send(raw, false)];
-      const strip = (body: unknown) => JSON.parse(JSON.stringify(body).replace(/"requestId":"[^"]+"/g, '"requestId":"…"'));
-      expect({ raw, status: early.status, body: strip(early.body) }).toEqual({ raw, status: parsed.status, body: strip(parsed.body) });
+      const strip = (body: unknown) =>
+        JSON.parse(JSON.stringify(body).replace(/"requestId":"[^"]+"/g, '"requestId":"…"'));
+      expect({ raw, status: early.status, body: strip(early.body) }).toEqual({
+        raw,
+        status: parsed.status,
+        body: strip(parsed.body),
+      });
     }
     const hit = await send(valid, true, { 'accept-language': 'de' });
     expect(hit.headers.get('content-language')).toBe('de');
@@ -146,7 +174,11 @@ describe('published-read cache', () => {
     const byHash = () => fx.api.call('GET', `/graphql?extensions=${extensions}`, { apiKey: key });
     const unknown = await byHash();
     expect(unknown.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
-    const registered = await fx.api.call('GET', `/graphql?query=${encodeURIComponent(query)}&extensions=${extensions}`, { apiKey: key });
+    const registered = await fx.api.call(
+      'GET',
+      `/graphql?query=${encodeURIComponent(query)}&extensions=${extensions}`,
+      { apiKey: key },
+    );
     expect(registered.status).toBe(200);
     expect(registered.body.data.contents.data.length).toBeGreaterThan(0);
     const first = await byHash();
@@ -154,12 +186,21 @@ describe('published-read cache', () => {
     expect(first.body.data).toEqual(registered.body.data);
     const second = await byHash();
     expect(second.headers.get('x-cache')).toBe('HIT');
-    expect((await fx.api.call('GET', `/graphql?extensions=${extensions}`, { apiKey: key, headers: { 'if-none-match': second.headers.get('etag')! } })).status).toBe(304);
+    expect(
+      (
+        await fx.api.call('GET', `/graphql?extensions=${extensions}`, {
+          apiKey: key,
+          headers: { 'if-none-match': second.headers.get('etag')! },
+        })
+      ).status,
+    ).toBe(304);
   });
 
   it("never answers one project's key from another project's entries", async () => {
     const project = (await call('POST', '/app/v1/organizations/default/projects', { name: 'Other' })).body;
-    const otherKey = (await call('POST', `/app/v1/organizations/default/projects/${project.id}/api-keys`, { name: 'other' })).body.key as string;
+    const otherKey = (
+      await call('POST', `/app/v1/organizations/default/projects/${project.id}/api-keys`, { name: 'other' })
+    ).body.key as string;
     await read('/content?limit=20');
     expect((await read('/content?limit=20')).headers.get('x-cache')).toBe('HIT');
     const crossed = await read('/content?limit=20', {}, otherKey);
@@ -197,7 +238,14 @@ describe('published-read cache switched off (CACHE=off)', () => {
     const second = await client.call('GET', `${api}/content-types`, { apiKey: key });
     expect(second.headers.get('x-cache')).toBe('BYPASS');
     expect(second.headers.get('etag')).toBe(first.headers.get('etag'));
-    expect((await client.call('GET', `${api}/content-types`, { apiKey: key, headers: { 'if-none-match': first.headers.get('etag')! } })).status).toBe(304);
+    expect(
+      (
+        await client.call('GET', `${api}/content-types`, {
+          apiKey: key,
+          headers: { 'if-none-match': first.headers.get('etag')! },
+        })
+      ).status,
+    ).toBe(304);
   });
 });
 
@@ -206,10 +254,12 @@ describe('published-read cache hits and the rate limit', () => {
 
   it('spends the key’s budget on every hit, answers 429 once it is spent, and keeps the API headers on hits', async () => {
     const call = (method: string, path: string, body?: unknown) => fx.api.call(method, path, { token: fx.token, body });
-    const typeId = (await call('POST', `${app}/content-types`, { name: 'Limited', schema: { type: 'object' } })).body.id;
+    const typeId = (await call('POST', `${app}/content-types`, { name: 'Limited', schema: { type: 'object' } })).body
+      .id;
     await call('POST', `${app}/content-types/${typeId}/publish`);
     const key = (await call('POST', `${app}/api-keys`, { name: 'budgeted' })).body.key;
-    const read = () => fx.api.call('GET', `${api}/content?limit=3`, { apiKey: key, headers: { 'x-request-id': 'budget-check' } });
+    const read = () =>
+      fx.api.call('GET', `${api}/content?limit=3`, { apiKey: key, headers: { 'x-request-id': 'budget-check' } });
     const answers = [];
     // Until refused: the first reads may be BYPASS while the key's creation event is applied here.
     for (let i = 0; i < 12 && answers.at(-1)?.status !== 429; i++) answers.push(await read());

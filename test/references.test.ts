@@ -19,26 +19,43 @@ describe('references and server-owned metadata', () => {
     const other = (await call('POST', '/app/v1/organizations/default/projects', { name: 'Neighbour' })).body;
     const otherApp = `/app/v1/organizations/default/projects/${other.id}`;
     const foreignFolder = (await call('POST', `${otherApp}/folders`, { name: 'theirs' })).body;
-    const foreignLayout = (await call('POST', `${otherApp}/components`, { name: 'TheirPage', type: 'layout', content: LAYOUT })).body;
+    const foreignLayout = (
+      await call('POST', `${otherApp}/components`, { name: 'TheirPage', type: 'layout', content: LAYOUT })
+    ).body;
     const ownFolder = (await call('POST', `${app}/folders`, { name: 'ours' })).body;
-    const ownLayout = (await call('POST', `${app}/components`, { name: 'OurPage', type: 'layout', content: LAYOUT })).body;
+    const ownLayout = (await call('POST', `${app}/components`, { name: 'OurPage', type: 'layout', content: LAYOUT }))
+      .body;
     const ownView = (await call('POST', `${app}/components`, { name: 'OurCard', type: 'view', content: VIEW })).body;
     expect([foreignFolder.id, foreignLayout.id, ownFolder.id, ownLayout.id, ownView.id].every(Boolean)).toBe(true);
 
     const type = (await call('POST', `${app}/content-types`, { name: 'Referencing', schema: { type: 'object' } })).body;
     await call('POST', `${app}/content-types/${type.id}/publish`);
-    const foreignType = (await call('POST', `${otherApp}/content-types`, { name: 'Theirs', schema: { type: 'object' } })).body;
+    const foreignType = (
+      await call('POST', `${otherApp}/content-types`, { name: 'Theirs', schema: { type: 'object' } })
+    ).body;
     await call('POST', `${otherApp}/content-types/${foreignType.id}/publish`);
-    const foreignEntry = (await call('POST', `${otherApp}/content`, { typeId: foreignType.id, name: 'theirs', content: {} })).body;
+    const foreignEntry = (
+      await call('POST', `${otherApp}/content`, { typeId: foreignType.id, name: 'theirs', content: {} })
+    ).body;
 
     // Content: folderId.
     for (const folderId of [foreignFolder.id, 'no-such-folder']) {
-      const res = await call('POST', `${app}/content`, { typeId: type.id, name: `in ${folderId}`, content: {}, folderId });
+      const res = await call('POST', `${app}/content`, {
+        typeId: type.id,
+        name: `in ${folderId}`,
+        content: {},
+        folderId,
+      });
       expect(res.status, folderId).toBe(422);
       expect(res.body.error.code).toBe('VALIDATION_FAILED');
       expect(errorPaths(res)).toEqual(['/folderId']);
     }
-    const entry = await call('POST', `${app}/content`, { typeId: type.id, name: 'filed', content: {}, folderId: ownFolder.id });
+    const entry = await call('POST', `${app}/content`, {
+      typeId: type.id,
+      name: 'filed',
+      content: {},
+      folderId: ownFolder.id,
+    });
     expect(entry.status).toBe(201);
     const moved = await call('PUT', `${app}/content/${entry.body.id}`, { folderId: foreignFolder.id });
     expect(moved.status).toBe(422);
@@ -55,8 +72,14 @@ describe('references and server-owned metadata', () => {
     expect(errorPaths(refused)).toEqual(['/layoutComponentId', '/templateContentIds/1']);
     const viewAsLayout = await call('PUT', `${app}/content-types/${type.id}`, { layoutComponentId: ownView.id });
     expect(viewAsLayout.status).toBe(422);
-    expect(viewAsLayout.body.error.details.errors[0]).toMatchObject({ path: '/layoutComponentId', message: 'must be a layout component' });
-    const fine = await call('PUT', `${app}/content-types/${type.id}`, { layoutComponentId: ownLayout.id, templateContentIds: [entry.body.id] });
+    expect(viewAsLayout.body.error.details.errors[0]).toMatchObject({
+      path: '/layoutComponentId',
+      message: 'must be a layout component',
+    });
+    const fine = await call('PUT', `${app}/content-types/${type.id}`, {
+      layoutComponentId: ownLayout.id,
+      templateContentIds: [entry.body.id],
+    });
     expect(fine.status).toBe(200);
     expect(fine.body).toMatchObject({ layoutComponentId: ownLayout.id, templateContentIds: [entry.body.id] });
 
@@ -65,7 +88,11 @@ describe('references and server-owned metadata', () => {
       const body = new FormData();
       body.append('folderId', folderId);
       body.append('file', new Blob(['hello']), 'hello.txt');
-      const res = await fetch(`${fx.service.url}${app}/assets`, { method: 'POST', headers: { authorization: `Bearer ${fx.token}` }, body });
+      const res = await fetch(`${fx.service.url}${app}/assets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${fx.token}` },
+        body,
+      });
       return { status: res.status, body: await res.json() };
     };
     const before = (await call('GET', `${app}/assets?limit=100`)).body.data.length;
@@ -82,7 +109,9 @@ describe('references and server-owned metadata', () => {
     const type = (await call('POST', `${app}/content-types`, { name: 'Owned', schema: { type: 'object' } })).body;
     await call('POST', `${app}/content-types/${type.id}/publish`);
     const forged = { author: 'mallory', publishedBy: 'mallory', publishedAt: '1999-01-01T00:00:00.000Z', locale: 'en' };
-    const created = (await call('POST', `${app}/content`, { typeId: type.id, name: 'owned', content: {}, metadata: forged })).body;
+    const created = (
+      await call('POST', `${app}/content`, { typeId: type.id, name: 'owned', content: {}, metadata: forged })
+    ).body;
     expect(created.metadata).toEqual({ author: userId(), locale: 'en' });
 
     const published = (await call('POST', `${app}/content/${created.id}/publish`)).body;

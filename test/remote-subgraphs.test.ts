@@ -2,7 +2,16 @@
 import { createPostgresDatabase } from '@cp/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { ADMIN, freePort, JWT_SECRET, spawnNode, startService, type Process, SUBGRAPH_SECRET, type TestService } from './support/service';
+import {
+  ADMIN,
+  freePort,
+  JWT_SECRET,
+  spawnNode,
+  startService,
+  type Process,
+  SUBGRAPH_SECRET,
+  type TestService,
+} from './support/service';
 
 describe('remote subgraphs (SUBGRAPH_URLS)', () => {
   const services: Process[] = [];
@@ -15,12 +24,21 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
     const urls: string[] = [];
     for (const name of ['access', 'content', 'components', 'assets']) {
       const port = await freePort();
-      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(port), SIGN_IN_FAILURES_PER_ACCOUNT: '3' };
+      const env = {
+        DATABASE_URL: db.url,
+        JWT_SECRET,
+        SUBGRAPH_SECRET,
+        SUBGRAPH_PORT: String(port),
+        SIGN_IN_FAILURES_PER_ACCOUNT: '3',
+      };
       const proc = await spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
       services.push(proc);
       urls.push(`${name}=${proc.url}`);
     }
-    gateway = await startService({ databaseUrl: db.url, env: { SUBGRAPH_URLS: urls.join(','), SIGN_IN_FAILURES_PER_ACCOUNT: '3' } });
+    gateway = await startService({
+      databaseUrl: db.url,
+      env: { SUBGRAPH_URLS: urls.join(','), SIGN_IN_FAILURES_PER_ACCOUNT: '3' },
+    });
   });
   afterAll(async () => {
     await gateway?.destroy();
@@ -31,7 +49,10 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
   it('serves REST and GraphQL across subgraphs over HTTP, with codes passed through', async () => {
     const api = new Client(gateway.url);
     const token = await api.login();
-    const created = await api.call('POST', `/app/v1${PROJECT}/content-types`, { token, body: { name: 'Remote', schema: { type: 'object' } } });
+    const created = await api.call('POST', `/app/v1${PROJECT}/content-types`, {
+      token,
+      body: { name: 'Remote', schema: { type: 'object' } },
+    });
     expect(created.status).toBe(201);
 
     const res = await api.graphql(
@@ -41,7 +62,10 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
     );
     expect(res.body).toEqual({ data: { contentType: { name: 'Remote', createdBy: { email: 'admin@example.com' } } } });
 
-    const duplicate = await api.call('POST', `/app/v1${PROJECT}/content-types`, { token, body: { name: 'Remote', schema: { type: 'object' } } });
+    const duplicate = await api.call('POST', `/app/v1${PROJECT}/content-types`, {
+      token,
+      body: { name: 'Remote', schema: { type: 'object' } },
+    });
     expect(duplicate.status).toBe(409);
     expect(duplicate.body.error.code).toBe('NAME_TAKEN');
     const missing = await api.call('GET', `/app/v1${PROJECT}/content-types/nope`, { token });
@@ -54,7 +78,11 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
       const res = await fetch(`${base}/health`);
       const body = await res.json();
       expect(res.status).toBe(200);
-      expect(body).toEqual({ status: 'ok', version: expect.stringMatching(/^\d+\.\d+\.\d+/), timestamp: expect.any(String) });
+      expect(body).toEqual({
+        status: 'ok',
+        version: expect.stringMatching(/^\d+\.\d+\.\d+/),
+        timestamp: expect.any(String),
+      });
       expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp);
       return Object.keys(body).sort();
     };
@@ -66,7 +94,9 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
     const res = await fetch(services[1].url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-cp-principal': 'forged' },
-      body: JSON.stringify({ query: '{ contentTypes(organizationId: "default", projectId: "default") { data { id } } }' }),
+      body: JSON.stringify({
+        query: '{ contentTypes(organizationId: "default", projectId: "default") { data { id } } }',
+      }),
     });
     const body = await res.json();
     expect(JSON.stringify(body)).toMatch(/UNAUTHORIZED/);
@@ -81,18 +111,36 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
     try {
       const api = new Client(gateway.url);
       const token = await api.login();
-      const call = (method: string, path: string, body?: unknown) => api.call(method, `/app/v1${PROJECT}${path}`, { token, body });
-      const type = await call('POST', '/content-types', { name: 'Direct', schema: { type: 'object', properties: { title: { type: 'string' } } } });
+      const call = (method: string, path: string, body?: unknown) =>
+        api.call(method, `/app/v1${PROJECT}${path}`, { token, body });
+      const type = await call('POST', '/content-types', {
+        name: 'Direct',
+        schema: { type: 'object', properties: { title: { type: 'string' } } },
+      });
       await call('POST', `/content-types/${type.body.id}/publish`);
-      const entry = await call('POST', '/content', { typeId: type.body.id, name: 'Direct entry', content: { title: 'one' }, tags: ['direct'] });
+      const entry = await call('POST', '/content', {
+        typeId: type.body.id,
+        name: 'Direct entry',
+        content: { title: 'one' },
+        tags: ['direct'],
+      });
       await call('POST', `/content/${entry.body.id}/publish`);
       await call('PUT', `/content/${entry.body.id}`, { content: { title: 'two' } });
       const folder = await call('POST', '/folders', { name: 'Direct folder' });
-      const saved = await call('POST', '/saved-searches', { name: 'direct', query: { filter: { name: { like: 'Direct' } } } });
-      const schedule = await call('POST', '/schedules', { resourceType: 'content', resourceId: entry.body.id, action: 'publish', at: new Date(Date.now() + 86_400_000).toISOString() });
+      const saved = await call('POST', '/saved-searches', {
+        name: 'direct',
+        query: { filter: { name: { like: 'Direct' } } },
+      });
+      const schedule = await call('POST', '/schedules', {
+        resourceType: 'content',
+        resourceId: entry.body.id,
+        action: 'publish',
+        at: new Date(Date.now() + 86_400_000).toISOString(),
+      });
       const key = await call('POST', '/api-keys', { name: 'direct reader' });
       const tags = await call('GET', '/tags');
-      for (const created of [type, entry, folder, saved, schedule, key, tags]) expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
+      for (const created of [type, entry, folder, saved, schedule, key, tags])
+        expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
       const ids: Record<string, string> = {
         'content-types': type.body.id,
         content: entry.body.id,
@@ -107,7 +155,12 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
         const document = await (await fetch(`${gateway.url}/${family}/v1/openapi.json`)).json();
         return Object.entries(document.paths as Record<string, { get?: unknown }>)
           .filter(([path, item]) => item.get && !path.includes('events') && !path.startsWith('/cdn'))
-          .map(([path]) => path.replace(/\/([^/{]+)\/\{(?:id|componentId|version)\}/g, (_, resource: string) => `/${resource}/${ids[resource] ?? 'unknown-id'}`))
+          .map(([path]) =>
+            path.replace(
+              /\/([^/{]+)\/\{(?:id|componentId|version)\}/g,
+              (_, resource: string) => `/${resource}/${ids[resource] ?? 'unknown-id'}`,
+            ),
+          )
           .map((path) => path.replace('{organizationId}', 'default').replace('{projectId}', 'default'));
       };
       const walk = async (family: 'app' | 'api', credential: { token?: string; apiKey?: string }) => {
@@ -115,20 +168,45 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
         expect(routes.length).toBeGreaterThan(family === 'app' ? 30 : 10);
         for (const path of routes) {
           for (const query of ['', '?limit=1', '?limit=abc', '?limit=1000000']) {
-            const [viaGateway, direct] = await Promise.all([api, new Client(inProcess.url)].map((c) => c.call('GET', path + query, credential)));
-            expect({ path: path + query, status: direct.status, body: direct.body }).toEqual({ path: path + query, status: viaGateway.status, body: viaGateway.body });
+            const [viaGateway, direct] = await Promise.all(
+              [api, new Client(inProcess.url)].map((c) => c.call('GET', path + query, credential)),
+            );
+            expect({ path: path + query, status: direct.status, body: direct.body }).toEqual({
+              path: path + query,
+              status: viaGateway.status,
+              body: viaGateway.body,
+            });
           }
         }
         // The POST reads (D2 searches, saved-search execution) take their variables from the body.
-        const searches = ['/content/search', `/saved-searches/${saved.body.id}/execute`, ...(family === 'app' ? ['/content'] : [])];
-        const bodies = [{}, { filter: { name: { like: 'Direct' } }, limit: 1 }, { page: 2, limit: 1 }, { limit: 'abc' }, { limit: 1000000 }, { page: 0 }, { filter: { color: { eq: 1 } } }, { sort: 'nope' }];
+        const searches = [
+          '/content/search',
+          `/saved-searches/${saved.body.id}/execute`,
+          ...(family === 'app' ? ['/content'] : []),
+        ];
+        const bodies = [
+          {},
+          { filter: { name: { like: 'Direct' } }, limit: 1 },
+          { page: 2, limit: 1 },
+          { limit: 'abc' },
+          { limit: 1000000 },
+          { page: 0 },
+          { filter: { color: { eq: 1 } } },
+          { sort: 'nope' },
+        ];
         for (const path of searches) {
           for (const body of bodies) {
             const [viaGateway, direct] = await Promise.all(
-              [api, new Client(inProcess.url)].map((c) => c.call('POST', `/${family}/v1${PROJECT}${path}`, { ...credential, body })),
+              [api, new Client(inProcess.url)].map((c) =>
+                c.call('POST', `/${family}/v1${PROJECT}${path}`, { ...credential, body }),
+              ),
             );
             const label = `POST ${path} ${JSON.stringify(body)}`;
-            expect({ label, status: direct.status, body: direct.body }).toEqual({ label, status: viaGateway.status, body: viaGateway.body });
+            expect({ label, status: direct.status, body: direct.body }).toEqual({
+              label,
+              status: viaGateway.status,
+              body: viaGateway.body,
+            });
           }
         }
       };
@@ -138,28 +216,47 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
       // GraphQL: the in-process gateway runs an operation's second request on the subgraph when its plan proved it local.
       const P = 'organizationId: "default", projectId: "default"';
       const operations: [string, Record<string, unknown>?][] = [
-        [`query Q($limit: Int) { contents(${P}, limit: $limit) { data { id name status version revision content compiled tags createdBy { id } createdAt } pagination { limit lastKey } } }`, { limit: 5 }],
-        [`query Q($id: ID!) { content(${P}, id: $id) { id name status lastPublishedVersion content metadata } }`, { id: entry.body.id }],
+        [
+          `query Q($limit: Int) { contents(${P}, limit: $limit) { data { id name status version revision content compiled tags createdBy { id } createdAt } pagination { limit lastKey } } }`,
+          { limit: 5 },
+        ],
+        [
+          `query Q($id: ID!) { content(${P}, id: $id) { id name status lastPublishedVersion content metadata } }`,
+          { id: entry.body.id },
+        ],
         [`query Q($id: ID!) { content(${P}, id: $id) { id } }`, { id: 'unknown-id' }],
         [`query Q($limit: Int) { contents(${P}, limit: $limit) { data { id } } }`, { limit: 'abc' }],
         [`{ contents(${P}, limit: 1000000) { data { id name } } }`],
-        [`{ a: contentTypes(${P}) { data { id name schema status createdBy { id } } } b: tags(${P}) { data { id name } } __typename }`],
-        [`{ savedSearches(${P}) { data { id name query } } schedules(${P}) { data { id action status at } } folders(${P}) { data { ... on Folder { id name } } } }`],
+        [
+          `{ a: contentTypes(${P}) { data { id name schema status createdBy { id } } } b: tags(${P}) { data { id name } } __typename }`,
+        ],
+        [
+          `{ savedSearches(${P}) { data { id name query } } schedules(${P}) { data { id action status at } } folders(${P}) { data { ... on Folder { id name } } } }`,
+        ],
         [`{ organizations { data { id name } } roles(organizationId: "default") { data { id name permissions } } }`],
         [`{ contentType(${P}, id: "${type.body.id}") { name createdBy { email } } }`],
       ];
       for (const credential of [{ token }, { apiKey: key.body.key }]) {
         for (const [query, variables] of operations) {
           for (let i = 0; i < 2; i++) {
-            const [viaGateway, direct] = await Promise.all([api, new Client(inProcess.url)].map((c) => c.graphql(query, variables, credential)));
-            expect({ query, status: direct.status, body: direct.body }).toEqual({ query, status: viaGateway.status, body: viaGateway.body });
+            const [viaGateway, direct] = await Promise.all(
+              [api, new Client(inProcess.url)].map((c) => c.graphql(query, variables, credential)),
+            );
+            expect({ query, status: direct.status, body: direct.body }).toEqual({
+              query,
+              status: viaGateway.status,
+              body: viaGateway.body,
+            });
           }
         }
       }
 
       // The in-process gateway really took the direct path (not for `limit=abc`, the first request of an operation, …).
-      const metrics = await (await fetch(`${inProcess.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).text();
-      const direct = (api: string) => Number(new RegExp(`^cp_direct_executions_total\\{api="${api}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
+      const metrics = await (
+        await fetch(`${inProcess.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+      ).text();
+      const direct = (api: string) =>
+        Number(new RegExp(`^cp_direct_executions_total\\{api="${api}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
       expect(direct('rest')).toBeGreaterThan(40);
       expect(direct('graphql')).toBeGreaterThanOrEqual(10);
     } finally {
@@ -171,18 +268,24 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
   it('counts failed sign-ins per account across the gateway and the standalone access service (shared store)', async () => {
     const api = new Client(gateway.url);
     const wrong = { email: 'admin@example.com', password: 'not-the-password-at-all' };
-    for (let i = 0; i < 2; i++) expect((await api.call('POST', '/app/v1/auth/login', { body: wrong })).status).toBe(401);
+    for (let i = 0; i < 2; i++)
+      expect((await api.call('POST', '/app/v1/auth/login', { body: wrong })).status).toBe(401);
     const login = (password: string) =>
       fetch(services[0].url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: 'mutation($i: LoginInput!) { login(input: $i) { token } }', variables: { i: { email: wrong.email, password } } }),
+        body: JSON.stringify({
+          query: 'mutation($i: LoginInput!) { login(input: $i) { token } }',
+          variables: { i: { email: wrong.email, password } },
+        }),
       }).then((r) => r.json());
     expect(JSON.stringify(await login(wrong.password))).toMatch(/UNAUTHORIZED/);
     // The third failure happened at the access service: the account is now refused there and at the gateway.
     const refused = await login(ADMIN.password);
     expect(JSON.stringify(refused)).toMatch(/RATE_LIMITED/);
     expect(refused.data?.login?.token).toBeUndefined();
-    expect((await api.call('POST', '/app/v1/auth/login', { body: { email: wrong.email, password: ADMIN.password } })).status).toBe(429);
+    expect(
+      (await api.call('POST', '/app/v1/auth/login', { body: { email: wrong.email, password: ADMIN.password } })).status,
+    ).toBe(429);
   });
 });

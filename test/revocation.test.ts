@@ -19,7 +19,8 @@ async function becomes(status: number, probe: () => Promise<{ status: number }>)
   for (;;) {
     const res = await probe();
     if (res.status === status) return Date.now() - started;
-    if (Date.now() - started > DEADLINE_MS) throw new Error(`still ${res.status} after ${DEADLINE_MS} ms, expected ${status}`);
+    if (Date.now() - started > DEADLINE_MS)
+      throw new Error(`still ${res.status} after ${DEADLINE_MS} ms, expected ${status}`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -36,9 +37,10 @@ async function openStream(url: string, headers: Record<string, string>) {
   return {
     /** Resolves when the server ends the stream; rejects after the deadline. */
     ended: () =>
-      Promise.race([ended, new Promise((_, reject) => setTimeout(() => reject(new Error('the stream is still open')), DEADLINE_MS))]).finally(() =>
-        reader.cancel().catch(() => undefined),
-      ),
+      Promise.race([
+        ended,
+        new Promise((_, reject) => setTimeout(() => reject(new Error('the stream is still open')), DEADLINE_MS)),
+      ]).finally(() => reader.cancel().catch(() => undefined)),
   };
 }
 
@@ -57,11 +59,20 @@ async function openSubscription(baseUrl: string, connectionParams: Record<string
     onNonLazyError: () => undefined,
     on: { connected: () => onConnected(), closed: (e) => onClosed((e as { code: number }).code) },
   });
-  client.subscribe({ query: 'subscription { events(projectId: "default") { id } }' }, { next: () => undefined, error: () => undefined, complete: () => undefined });
+  client.subscribe(
+    { query: 'subscription { events(projectId: "default") { id } }' },
+    { next: () => undefined, error: () => undefined, complete: () => undefined },
+  );
   await connected;
   await new Promise((r) => setTimeout(r, 200));
   return {
-    closed: () => Promise.race([closed, new Promise<number>((_, reject) => setTimeout(() => reject(new Error('the socket is still open')), DEADLINE_MS))]),
+    closed: () =>
+      Promise.race([
+        closed,
+        new Promise<number>((_, reject) =>
+          setTimeout(() => reject(new Error('the socket is still open')), DEADLINE_MS),
+        ),
+      ]),
     dispose: () => client.dispose(),
   };
 }
@@ -76,15 +87,24 @@ describe('revocation across two replicas on one PostgreSQL, with cached principa
 
   /** A role and a user holding it; the user's token. */
   async function user(permissions: object = READER) {
-    const role = await apiA.call('POST', `${ORG}/roles`, { token: admin, body: { name: `r-${randomUUID()}`, permissions } });
+    const role = await apiA.call('POST', `${ORG}/roles`, {
+      token: admin,
+      body: { name: `r-${randomUUID()}`, permissions },
+    });
     const email = `${randomUUID()}@revocation.example`;
-    const created = await apiA.call('POST', `${ORG}/users`, { token: admin, body: { email, name: 'U', password: PASSWORD, roleId: role.body.id } });
+    const created = await apiA.call('POST', `${ORG}/users`, {
+      token: admin,
+      body: { email, name: 'U', password: PASSWORD, roleId: role.body.id },
+    });
     expect(created.status).toBe(201);
     return { token: await apiB.login(email, PASSWORD), id: created.body.id as string, roleId: role.body.id as string };
   }
 
   async function apiKey() {
-    const created = await apiA.call('POST', `/app/v1${PROJECT}/api-keys`, { token: admin, body: { name: `k-${randomUUID()}` } });
+    const created = await apiA.call('POST', `/app/v1${PROJECT}/api-keys`, {
+      token: admin,
+      body: { name: `k-${randomUUID()}` },
+    });
     return { key: created.body.key as string, id: created.body.id as string };
   }
 
@@ -124,15 +144,30 @@ describe('revocation across two replicas on one PostgreSQL, with cached principa
     const demoted = await user();
     const renewed = await user();
     const me = (token: string, api: Client) => () => api.call('GET', '/app/v1/auth/me', { token });
-    const readTypes = (token: string, api: Client) => () => api.call('GET', `/app/v1${PROJECT}/content-types`, { token });
+    const readTypes = (token: string, api: Client) => () =>
+      api.call('GET', `/app/v1${PROJECT}/content-types`, { token });
     for (const api of [apiA, apiB]) {
       expect((await me(deleted.token, api)()).status).toBe(200);
       expect((await readTypes(demoted.token, api)()).status).toBe(200);
       expect((await me(renewed.token, api)()).status).toBe(200);
     }
     expect((await apiA.call('DELETE', `${ORG}/users/${deleted.id}`, { token: admin })).status).toBe(200);
-    expect((await apiA.call('PUT', `${ORG}/roles/${demoted.roleId}`, { token: admin, body: { permissions: { projects: { read: true } } } })).status).toBe(200);
-    expect((await apiA.call('PUT', `${ORG}/users/${renewed.id}`, { token: admin, body: { password: `${PASSWORD} renewed` } })).status).toBe(200);
+    expect(
+      (
+        await apiA.call('PUT', `${ORG}/roles/${demoted.roleId}`, {
+          token: admin,
+          body: { permissions: { projects: { read: true } } },
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await apiA.call('PUT', `${ORG}/users/${renewed.id}`, {
+          token: admin,
+          body: { password: `${PASSWORD} renewed` },
+        })
+      ).status,
+    ).toBe(200);
     await becomes(401, me(deleted.token, apiB));
     await becomes(403, readTypes(demoted.token, apiB));
     await becomes(401, me(renewed.token, apiB));
@@ -144,7 +179,10 @@ describe('revocation across two replicas on one PostgreSQL, with cached principa
   it('ends SSE streams on every replica when their key is revoked or their user deleted', async () => {
     const { key, id } = await apiKey();
     const gone = await user();
-    const keyStreams = [await openStream(`${a.url}/api/v1${PROJECT}/events`, { 'x-api-key': key }), await openStream(`${b.url}/api/v1${PROJECT}/events`, { 'x-api-key': key })];
+    const keyStreams = [
+      await openStream(`${a.url}/api/v1${PROJECT}/events`, { 'x-api-key': key }),
+      await openStream(`${b.url}/api/v1${PROJECT}/events`, { 'x-api-key': key }),
+    ];
     const userStream = await openStream(`${b.url}/app/v1${PROJECT}/events`, { authorization: `Bearer ${gone.token}` });
     // An unrelated stream stays open.
     const other = await apiKey();
@@ -163,7 +201,10 @@ describe('revocation across two replicas on one PostgreSQL, with cached principa
     const survivor = await openSubscription(b.url, { authorization: `Bearer ${admin}` });
     await apiA.call('POST', `/app/v1${PROJECT}/api-keys/${id}/revoke`, { token: admin });
     // Without projects.read the user may no longer read the project's events.
-    await apiA.call('PUT', `${ORG}/roles/${demoted.roleId}`, { token: admin, body: { permissions: { content: { read: true } } } });
+    await apiA.call('PUT', `${ORG}/roles/${demoted.roleId}`, {
+      token: admin,
+      body: { permissions: { content: { read: true } } },
+    });
     expect(await keySocket.closed()).toBe(4403);
     expect(await userSocket.closed()).toBe(4403);
     await expect(survivor.closed()).rejects.toThrow('still open');

@@ -7,13 +7,27 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { ADMIN, freePort, JWT_SECRET, ROOT, spawnNode, startService, SUBGRAPH_SECRET, type Process } from './support/service';
+import {
+  ADMIN,
+  freePort,
+  JWT_SECRET,
+  ROOT,
+  spawnNode,
+  startService,
+  SUBGRAPH_SECRET,
+  type Process,
+} from './support/service';
 
 // A hang shows as the timeout's exit 1; the grace window is short so each stop costs little. NODE_ENV=production as
 // deployed: Apollo installs its own signal handlers outside `test`, which is what hung and failed shutdowns.
 const TIMEOUT_MS = 15_000;
 const GRACE_MS = 300;
-const SHUTDOWN_ENV = { NODE_ENV: 'production', SHUTDOWN_TIMEOUT_MS: String(TIMEOUT_MS), SHUTDOWN_GRACE_MS: String(GRACE_MS), EMBEDDINGS: 'off' };
+const SHUTDOWN_ENV = {
+  NODE_ENV: 'production',
+  SHUTDOWN_TIMEOUT_MS: String(TIMEOUT_MS),
+  SHUTDOWN_GRACE_MS: String(GRACE_MS),
+  EMBEDDINGS: 'off',
+};
 const READS = 100;
 
 type Outcome = { status: number } | { error: string };
@@ -107,28 +121,35 @@ describe.each([
     const service = await start();
     const api = new Client(service.url);
     const token = await api.login();
-    apiKey = (await api.call('POST', `/app/v1${PROJECT}/api-keys`, { token, body: { name: 'shutdown reader' } })).body.key;
+    apiKey = (await api.call('POST', `/app/v1${PROJECT}/api-keys`, { token, body: { name: 'shutdown reader' } })).body
+      .key;
     expect(apiKey).toBeTruthy();
     expectCleanExit(await terminate(service), service);
   }, 240_000);
 
   // Client REST reads (read cache in front of Express) and GraphQL reads (through Apollo), half each.
-  it.each(delays)('answers all of 100 reads in flight when SIGTERM comes %i ms after them, /ready 503, exits 0', async (delayMs) => {
-    const service = await start();
-    const token = await new Client(service.url).login();
-    const read = (i: number) =>
-      i % 2
-        ? attempt(`${service.url}/api/v1${PROJECT}/content-types?limit=5`, { headers: { 'x-api-key': apiKey } })
-        : attempt(`${service.url}/graphql`, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-            body: JSON.stringify({ query: '{ contentTypes(organizationId: "default", projectId: "default") { data { id } } }' }),
-          });
-    const { outcomes, ready, exit } = await signalUnderLoad(service, read, delayMs);
-    expect(dropped(outcomes)).toEqual([]);
-    expect(ready).toEqual({ status: 503 });
-    expectCleanExit(exit, service);
-  }, 240_000);
+  it.each(delays)(
+    'answers all of 100 reads in flight when SIGTERM comes %i ms after them, /ready 503, exits 0',
+    async (delayMs) => {
+      const service = await start();
+      const token = await new Client(service.url).login();
+      const read = (i: number) =>
+        i % 2
+          ? attempt(`${service.url}/api/v1${PROJECT}/content-types?limit=5`, { headers: { 'x-api-key': apiKey } })
+          : attempt(`${service.url}/graphql`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+              body: JSON.stringify({
+                query: '{ contentTypes(organizationId: "default", projectId: "default") { data { id } } }',
+              }),
+            });
+      const { outcomes, ready, exit } = await signalUnderLoad(service, read, delayMs);
+      expect(dropped(outcomes)).toEqual([]);
+      expect(ready).toEqual({ status: 503 });
+      expectCleanExit(exit, service);
+    },
+    240_000,
+  );
 });
 
 describe('SIGTERM: standalone subgraph services', () => {
@@ -141,25 +162,42 @@ describe('SIGTERM: standalone subgraph services', () => {
   afterAll(async () => drop?.());
 
   const start = async (name: string) => {
-    const env = { ...SHUTDOWN_ENV, DATABASE_URL: databaseUrl, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(await freePort()), RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000' };
+    const env = {
+      ...SHUTDOWN_ENV,
+      DATABASE_URL: databaseUrl,
+      JWT_SECRET,
+      SUBGRAPH_SECRET,
+      SUBGRAPH_PORT: String(await freePort()),
+      RATE_LIMIT_ANONYMOUS_PER_MINUTE: '100000',
+    };
     return spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
   };
 
-  it.each(['access', 'content', 'components', 'assets'])('%s: exits 0 well before the timeout when idle', async (name) => {
-    const service = await start(name);
-    expectCleanExit(await terminate(service), service);
-  });
+  it.each(['access', 'content', 'components', 'assets'])(
+    '%s: exits 0 well before the timeout when idle',
+    async (name) => {
+      const service = await start(name);
+      expectCleanExit(await terminate(service), service);
+    },
+  );
 
   // `_service { sdl }` is what any gateway may ask anonymously: it runs through Apollo like every other operation.
-  it.each(['access', 'content'])('%s: answers all of 100 GraphQL reads in flight at SIGTERM, /ready 503, exits 0', async (name) => {
-    const service = await start(name);
-    const read = () =>
-      attempt(service.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: '{ _service { sdl } }' }) });
-    const { outcomes, ready, exit } = await signalUnderLoad(service, read, 30);
-    expect(dropped(outcomes)).toEqual([]);
-    expect(ready).toEqual({ status: 503 });
-    expectCleanExit(exit, service);
-  });
+  it.each(['access', 'content'])(
+    '%s: answers all of 100 GraphQL reads in flight at SIGTERM, /ready 503, exits 0',
+    async (name) => {
+      const service = await start(name);
+      const read = () =>
+        attempt(service.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ query: '{ _service { sdl } }' }),
+        });
+      const { outcomes, ready, exit } = await signalUnderLoad(service, read, 30);
+      expect(dropped(outcomes)).toEqual([]);
+      expect(ready).toEqual({ status: 503 });
+      expectCleanExit(exit, service);
+    },
+  );
 });
 
 describe('SIGTERM to the `npm start` path', () => {
@@ -188,7 +226,14 @@ describe('SIGTERM to the `npm start` path', () => {
         // The test run built everything already; a build here would rewrite dist/ under other test files.
         START_SKIP_BUILD: '1',
         ...SHUTDOWN_ENV,
-        ...{ PORT: String(port), DATABASE_URL: databaseUrl, DATA_DIR: dataDir, ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, JWT_SECRET },
+        ...{
+          PORT: String(port),
+          DATABASE_URL: databaseUrl,
+          DATA_DIR: dataDir,
+          ADMIN_EMAIL: ADMIN.email,
+          ADMIN_PASSWORD: ADMIN.password,
+          JWT_SECRET,
+        },
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

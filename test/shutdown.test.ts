@@ -31,7 +31,9 @@ describe('graceful shutdown and readiness', () => {
 
   it('on SIGTERM with 200 writes in flight: every accepted request completes, nothing half written, WS 1001, SSE ends, exit 0', async () => {
     // A live SSE stream and a graphql-ws connection that the shutdown must close cleanly.
-    const sse = await fetch(`${service.url}/app/v1${PROJECT}/events`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` } });
+    const sse = await fetch(`${service.url}/app/v1${PROJECT}/events`, {
+      headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
+    });
     expect(sse.status).toBe(200);
     const sseEnded = (async () => {
       const reader = sse.body!.getReader();
@@ -40,7 +42,9 @@ describe('graceful shutdown and readiness', () => {
     const socket = new WebSocket(service.url.replace('http', 'ws') + '/graphql', 'graphql-transport-ws');
     const closeCode = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
     await new Promise<void>((resolve, reject) => {
-      socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })));
+      socket.once('open', () =>
+        socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${token}` } })),
+      );
       socket.on('message', (data) => JSON.parse(String(data)).type === 'connection_ack' && resolve());
       socket.once('error', reject);
     });
@@ -87,7 +91,9 @@ describe('graceful shutdown and readiness', () => {
     try {
       const tags = await db.query<{ id: string }>(`select id from tag where name like 'drain-%'`);
       expect(tags.rows.map((r) => r.id).sort()).toEqual(answered.map((r) => r.id).sort());
-      const events = await db.query<{ n: string }>(`select count(*) as n from event where resource_id = any($1)`, [tags.rows.map((r) => r.id)]);
+      const events = await db.query<{ n: string }>(`select count(*) as n from event where resource_id = any($1)`, [
+        tags.rows.map((r) => r.id),
+      ]);
       expect(Number(events.rows[0].n)).toBe(tags.rows.length);
     } finally {
       await db.end();

@@ -4,15 +4,30 @@ import { createPostgresDatabase } from '@cp/db/testing';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { freePort, JWT_SECRET, spawnNode, startService, SUBGRAPH_SECRET, type Process, type TestService } from './support/service';
+import {
+  freePort,
+  JWT_SECRET,
+  spawnNode,
+  startService,
+  SUBGRAPH_SECRET,
+  type Process,
+  type TestService,
+} from './support/service';
 
 type Refusal = { status: number; code?: string; message?: string };
 
 /** The code and message of a refusal, from GraphQL's `errors[]` or the REST envelope. */
 async function refusal(res: Response): Promise<Refusal> {
-  const body = (await res.json()) as { errors?: { message: string; extensions?: { code?: string } }[]; error?: { code: string; message: string } };
+  const body = (await res.json()) as {
+    errors?: { message: string; extensions?: { code?: string } }[];
+    error?: { code: string; message: string };
+  };
   const first = body.errors?.[0];
-  return { status: res.status, code: first?.extensions?.code ?? body.error?.code, message: first?.message ?? body.error?.message };
+  return {
+    status: res.status,
+    code: first?.extensions?.code ?? body.error?.code,
+    message: first?.message ?? body.error?.message,
+  };
 }
 
 function post(url: string, body: string, headers: Record<string, string> = {}): Promise<Response> {
@@ -31,7 +46,11 @@ describe('standalone subgraph service guards (D13)', () => {
     drop = db.drop;
     // Our gateway (in-process subgraphs) migrates the database, creates the admin and is the reference for the limits.
     gateway = await startService({ databaseUrl: db.url });
-    content = await spawnNode('subgraphs/content/dist/main.js', { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(await freePort()) }, /subgraph content listening/);
+    content = await spawnNode(
+      'subgraphs/content/dist/main.js',
+      { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(await freePort()) },
+      /subgraph content listening/,
+    );
     const api = new Client(gateway.url);
     token = await api.login();
     const key = await api.call('POST', `/app/v1${PROJECT}/api-keys`, { token, body: { name: 'guard' } });
@@ -44,15 +63,32 @@ describe('standalone subgraph service guards (D13)', () => {
     await drop?.();
   });
 
-  const callers = () => ({ anonymous: {}, 'API key': { 'x-api-key': apiKey }, user: { authorization: `Bearer ${token}` } }) as Record<string, Record<string, string>>;
-  const contents = (n: number) => `contents(organizationId: "default", projectId: "default", limit: ${n}) { data { id name content } }`;
+  const callers = () =>
+    ({ anonymous: {}, 'API key': { 'x-api-key': apiKey }, user: { authorization: `Bearer ${token}` } }) as Record<
+      string,
+      Record<string, string>
+    >;
+  const contents = (n: number) =>
+    `contents(organizationId: "default", projectId: "default", limit: ${n}) { data { id name content } }`;
   const abusive: Record<string, string> = {
-    depth: JSON.stringify({ query: '{ contents(organizationId: "default", projectId: "default") { data { a { b { c { d { e { f } } } } } } } }' }),
-    aliases: JSON.stringify({ query: `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: tags(organizationId: "default", projectId: "default") { data { id } }`).join(' ')} }` }),
-    tokens: JSON.stringify({ query: `{ contents(organizationId: "default", projectId: "default") { data { ${'id '.repeat(1200)} } } }` }),
+    depth: JSON.stringify({
+      query:
+        '{ contents(organizationId: "default", projectId: "default") { data { a { b { c { d { e { f } } } } } } } }',
+    }),
+    aliases: JSON.stringify({
+      query: `{ ${Array.from({ length: 16 }, (_, i) => `a${i}: tags(organizationId: "default", projectId: "default") { data { id } }`).join(' ')} }`,
+    }),
+    tokens: JSON.stringify({
+      query: `{ contents(organizationId: "default", projectId: "default") { data { ${'id '.repeat(1200)} } } }`,
+    }),
     characters: JSON.stringify({ query: `{ __typename } # ${'x'.repeat(16_000)}` }),
-    'list cost': JSON.stringify({ query: `{ ${Array.from({ length: 15 }, (_, i) => `a${i}: ${contents(100)}`).join(' ')} }` }),
-    'JSON depth': JSON.stringify({ query: '{ __typename }', variables: { v: JSON.parse('['.repeat(200) + ']'.repeat(200)) } }),
+    'list cost': JSON.stringify({
+      query: `{ ${Array.from({ length: 15 }, (_, i) => `a${i}: ${contents(100)}`).join(' ')} }`,
+    }),
+    'JSON depth': JSON.stringify({
+      query: '{ __typename }',
+      variables: { v: JSON.parse('['.repeat(200) + ']'.repeat(200)) },
+    }),
     '2 MiB body': JSON.stringify({ query: '{ __typename }', variables: { pad: 'x'.repeat(2 * 1024 * 1024) } }),
   };
 
@@ -69,8 +105,14 @@ describe('standalone subgraph service guards (D13)', () => {
 
   it('applies the limits to GET requests too', async () => {
     const query = JSON.parse(abusive.depth).query as string;
-    const res = await fetch(`${content.url}?${new URLSearchParams({ query })}`, { headers: { 'x-api-key': apiKey, 'apollo-require-preflight': 'true' } });
-    expect(await refusal(res)).toMatchObject({ status: 400, code: 'BAD_REQUEST', message: expect.stringMatching(/depth/) });
+    const res = await fetch(`${content.url}?${new URLSearchParams({ query })}`, {
+      headers: { 'x-api-key': apiKey, 'apollo-require-preflight': 'true' },
+    });
+    expect(await refusal(res)).toMatchObject({
+      status: 400,
+      code: 'BAD_REQUEST',
+      message: expect.stringMatching(/depth/),
+    });
   });
 
   it('still answers legitimate requests of the same callers', async () => {
@@ -91,7 +133,8 @@ describe('standalone subgraph service guards (D13)', () => {
       const unsigned = `${part({ alg: 'HS256' })}.${part({ principal: OWNER, ...claims, iat: now, exp: now + 60 })}`;
       return `${unsigned}.${createHmac('sha256', secret).update(unsigned).digest('base64url')}`;
     };
-    const send = (principal: string, requestId?: string) => post(content.url, QUERY, { 'x-cp-principal': principal, ...(requestId ? { 'x-request-id': requestId } : {}) });
+    const send = (principal: string, requestId?: string) =>
+      post(content.url, QUERY, { 'x-cp-principal': principal, ...(requestId ? { 'x-request-id': requestId } : {}) });
 
     it('accepts a principal signed with SUBGRAPH_SECRET for this subgraph and this request id', async () => {
       const res = await send(await sign(SUBGRAPH_SECRET, { aud: 'cp-subgraph:content', rid: 'req-1' }), 'req-1');
@@ -105,8 +148,16 @@ describe('standalone subgraph service guards (D13)', () => {
         ['JWT_SECRET, the old unbound audience', await sign(JWT_SECRET, { aud: 'cp-subgraph' }), undefined],
         ['a user token', token, undefined],
         ['for another subgraph', await sign(SUBGRAPH_SECRET, { aud: 'cp-subgraph:access', rid: 'req-3' }), 'req-3'],
-        ['replayed with another request id', await sign(SUBGRAPH_SECRET, { aud: 'cp-subgraph:content', rid: 'req-4' }), 'req-5'],
-        ['without the request id', await sign(SUBGRAPH_SECRET, { aud: 'cp-subgraph:content', rid: 'req-6' }), undefined],
+        [
+          'replayed with another request id',
+          await sign(SUBGRAPH_SECRET, { aud: 'cp-subgraph:content', rid: 'req-4' }),
+          'req-5',
+        ],
+        [
+          'without the request id',
+          await sign(SUBGRAPH_SECRET, { aud: 'cp-subgraph:content', rid: 'req-6' }),
+          undefined,
+        ],
         ['without a bound request id', await sign(SUBGRAPH_SECRET, { aud: 'cp-subgraph:content' }), 'req-7'],
       ];
       for (const [name, principal, requestId] of cases) {
@@ -117,7 +168,20 @@ describe('standalone subgraph service guards (D13)', () => {
   });
 
   it('a subgraph service, and a gateway with SUBGRAPH_URLS, refuse to start without SUBGRAPH_SECRET', async () => {
-    await expect(spawnNode('subgraphs/content/dist/main.js', { DATABASE_URL: gateway.databaseUrl!, JWT_SECRET, SUBGRAPH_PORT: String(await freePort()) }, /subgraph content listening/, 60_000)).rejects.toThrow(/SUBGRAPH_SECRET/);
-    await expect(startService({ databaseUrl: gateway.databaseUrl, env: { SUBGRAPH_SECRET: '', SUBGRAPH_URLS: `content=${content.url}` }, startTimeoutMs: 60_000 })).rejects.toThrow(/SUBGRAPH_SECRET/);
+    await expect(
+      spawnNode(
+        'subgraphs/content/dist/main.js',
+        { DATABASE_URL: gateway.databaseUrl!, JWT_SECRET, SUBGRAPH_PORT: String(await freePort()) },
+        /subgraph content listening/,
+        60_000,
+      ),
+    ).rejects.toThrow(/SUBGRAPH_SECRET/);
+    await expect(
+      startService({
+        databaseUrl: gateway.databaseUrl,
+        env: { SUBGRAPH_SECRET: '', SUBGRAPH_URLS: `content=${content.url}` },
+        startTimeoutMs: 60_000,
+      }),
+    ).rejects.toThrow(/SUBGRAPH_SECRET/);
   }, 150_000);
 });

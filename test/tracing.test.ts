@@ -10,7 +10,16 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
-import { freePort, JWT_SECRET, ROOT, spawnNode, startService, type Process, SUBGRAPH_SECRET, type TestService } from './support/service';
+import {
+  freePort,
+  JWT_SECRET,
+  ROOT,
+  spawnNode,
+  startService,
+  type Process,
+  SUBGRAPH_SECRET,
+  type TestService,
+} from './support/service';
 
 describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   const services: Record<string, Process> = {};
@@ -25,7 +34,13 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
     const urls: string[] = [];
     for (const name of ['access', 'content']) {
-      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(await freePort()), ...tracing };
+      const env = {
+        DATABASE_URL: db.url,
+        JWT_SECRET,
+        SUBGRAPH_SECRET,
+        SUBGRAPH_PORT: String(await freePort()),
+        ...tracing,
+      };
       services[name] = await spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
       urls.push(`${name}=${services[name].url}`);
     }
@@ -42,7 +57,10 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
   it('gives a query that spans two remote subgraphs one trace, with consistent parent links', async () => {
     const api = new Client(gateway.url);
     const token = await api.login();
-    const created = await api.call('POST', `/app/v1${PROJECT}/content-types`, { token, body: { name: 'Traced', schema: { type: 'object' } } });
+    const created = await api.call('POST', `/app/v1${PROJECT}/content-types`, {
+      token,
+      body: { name: 'Traced', schema: { type: 'object' } },
+    });
     expect(created.status).toBe(201);
 
     // The client's own trace context: the edge continues it, so the test knows which trace is the query's.
@@ -62,36 +80,58 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
 
     const spans = receiver.spans.filter((s) => s.traceId === traceId);
     const describeSpans = () => spans.map((s) => `${s.service} ${s.name} ${s.spanId}<-${s.parentSpanId}`).join('\n');
-    expect(new Set(spans.map((s) => s.service)), describeSpans()).toEqual(new Set(['gateway', 'subgraph-content', 'subgraph-access']));
+    expect(new Set(spans.map((s) => s.service)), describeSpans()).toEqual(
+      new Set(['gateway', 'subgraph-content', 'subgraph-access']),
+    );
 
     // One tree: the gateway's server span hangs off the client's span, every other span off a span of this trace.
     const ids = new Set(spans.map((s) => s.spanId));
     expect(ids.size).toBe(spans.length);
     const roots = spans.filter((s) => !ids.has(s.parentSpanId ?? ''));
-    expect(roots.map((s) => [s.service, s.kind, s.parentSpanId]), describeSpans()).toEqual([['gateway', SPAN_KIND.SERVER, clientSpanId]]);
+    expect(
+      roots.map((s) => [s.service, s.kind, s.parentSpanId]),
+      describeSpans(),
+    ).toEqual([['gateway', SPAN_KIND.SERVER, clientSpanId]]);
 
     // Each remote subgraph's server span is the child of the gateway's client span for that subgraph (W3C traceparent).
     const byId = new Map(spans.map((s) => [s.spanId, s]));
     for (const name of ['content', 'access']) {
-      const clients = spans.filter((s) => s.service === 'gateway' && s.kind === SPAN_KIND.CLIENT && s.name === `subgraph ${name}`);
+      const clients = spans.filter(
+        (s) => s.service === 'gateway' && s.kind === SPAN_KIND.CLIENT && s.name === `subgraph ${name}`,
+      );
       expect(clients, describeSpans()).toHaveLength(1);
       const servers = spans.filter((s) => s.service === `subgraph-${name}` && s.kind === SPAN_KIND.SERVER);
-      expect(servers.map((s) => s.parentSpanId), describeSpans()).toEqual([clients[0].spanId]);
+      expect(
+        servers.map((s) => s.parentSpanId),
+        describeSpans(),
+      ).toEqual([clients[0].spanId]);
       // Inside the service: GraphQL execution and the database queries, under that server span.
       const own = spans.filter((s) => s.service === `subgraph-${name}`);
-      const under = (s: ReceivedSpan): boolean => s.parentSpanId === servers[0].spanId || (byId.has(s.parentSpanId ?? '') && under(byId.get(s.parentSpanId!)!));
+      const under = (s: ReceivedSpan): boolean =>
+        s.parentSpanId === servers[0].spanId || (byId.has(s.parentSpanId ?? '') && under(byId.get(s.parentSpanId!)!));
       expect(own.every((s) => s === servers[0] || under(s))).toBe(true);
-      expect(own.some((s) => s.scope === '@opentelemetry/instrumentation-graphql' && /^query /.test(s.name)), describeSpans()).toBe(true);
-      expect(own.some((s) => s.attributes['db.system'] === 'postgresql' || s.attributes['db.system.name'] === 'postgresql'), describeSpans()).toBe(true);
+      expect(
+        own.some((s) => s.scope === '@opentelemetry/instrumentation-graphql' && /^query /.test(s.name)),
+        describeSpans(),
+      ).toBe(true);
+      expect(
+        own.some((s) => s.attributes['db.system'] === 'postgresql' || s.attributes['db.system.name'] === 'postgresql'),
+        describeSpans(),
+      ).toBe(true);
     }
     // @apollo/gateway's own spans (plan, fetch) join the same trace.
-    expect(spans.some((s) => s.service === 'gateway' && s.name === 'gateway.plan'), describeSpans()).toBe(true);
+    expect(
+      spans.some((s) => s.service === 'gateway' && s.name === 'gateway.plan'),
+      describeSpans(),
+    ).toBe(true);
 
     // Start-up (schema parsing) and background loops open no traces of their own: every exported trace is a request's.
     const withoutRequest = [...new Set(receiver.spans.map((s) => s.traceId))].filter(
       (id) => !receiver.spans.some((s) => s.traceId === id && s.kind === SPAN_KIND.SERVER),
     );
-    expect(receiver.spans.filter((s) => withoutRequest.includes(s.traceId)).map((s) => `${s.service} ${s.name}`)).toEqual([]);
+    expect(
+      receiver.spans.filter((s) => withoutRequest.includes(s.traceId)).map((s) => `${s.service} ${s.name}`),
+    ).toEqual([]);
   });
 
   it('loads no OpenTelemetry SDK when OTEL_EXPORTER_OTLP_ENDPOINT is unset', () => {

@@ -19,7 +19,9 @@ afterAll(() => service?.destroy());
 
 it('generates typed documents, compiles, and runs a query, a mutation and a subscription against the service', async () => {
   // Codegen + tsc: an operation that doesn't match the committed schema fails here.
-  await run(process.execPath, [join(ROOT, 'node_modules/@graphql-codegen/cli/esm/bin.js'), '--config', 'codegen.ts'], { cwd: EXAMPLE });
+  await run(process.execPath, [join(ROOT, 'node_modules/@graphql-codegen/cli/esm/bin.js'), '--config', 'codegen.ts'], {
+    cwd: EXAMPLE,
+  });
   await run(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.json'], { cwd: EXAMPLE });
   const { stdout } = await run(process.execPath, [join(EXAMPLE, 'dist/main.js')], {
     cwd: EXAMPLE,

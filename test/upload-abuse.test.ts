@@ -14,17 +14,35 @@ export default function render(props: Props) { return '<h1>' + props.title + '</
 `;
 
 const rawPost = (url: string, token: string, contentType: string, body: string) =>
-  rawRequest(new URL(url).origin, 'POST', new URL(url).pathname, { authorization: `Bearer ${token}`, 'content-type': contentType }, body);
+  rawRequest(
+    new URL(url).origin,
+    'POST',
+    new URL(url).pathname,
+    { authorization: `Bearer ${token}`, 'content-type': contentType },
+    body,
+  );
 
 const files = (dir: string): string[] =>
-  existsSync(dir) ? readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).map((d) => join(d.parentPath, d.name)) : [];
+  existsSync(dir)
+    ? readdirSync(dir, { recursive: true, withFileTypes: true })
+        .filter((d) => d.isFile())
+        .map((d) => join(d.parentPath, d.name))
+    : [];
 
 const CUT = '--XB\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\nunterminated';
 const CASES: [string, string, string][] = [
   ['cut before the closing boundary', 'multipart/form-data; boundary=XB', CUT],
-  ['cut inside the part headers', 'multipart/form-data; boundary=XB', '--XB\r\nContent-Disposition: form-data; name="file"; filen'],
+  [
+    'cut inside the part headers',
+    'multipart/form-data; boundary=XB',
+    '--XB\r\nContent-Disposition: form-data; name="file"; filen',
+  ],
   ['no boundary parameter', 'multipart/form-data', CUT],
-  ['a field part cut short', 'multipart/form-data; boundary=XB', '--XB\r\nContent-Disposition: form-data; name="tags"\r\n\r\nhero'],
+  [
+    'a field part cut short',
+    'multipart/form-data; boundary=XB',
+    '--XB\r\nContent-Disposition: form-data; name="tags"\r\n\r\nhero',
+  ],
   ['garbage', 'multipart/form-data; boundary=XB', '\u0000\u0001garbage--XB--'],
 ];
 
@@ -34,16 +52,27 @@ describe('malformed uploads', () => {
 
   it('answers 400 with the envelope on both upload routes, stays up and stores nothing', async () => {
     // The sandbox's 500 ms CPU deadline can trip on a cold worker of a heavily loaded machine: retry that case only.
-    let component = await fx.api.call('POST', `${base}/components`, { token: fx.token, body: { name: 'Cut', type: 'view', content: source } });
+    let component = await fx.api.call('POST', `${base}/components`, {
+      token: fx.token,
+      body: { name: 'Cut', type: 'view', content: source },
+    });
     for (let i = 0; i < 10 && /longer than/.test(component.body?.error?.details?.content ?? ''); i++) {
-      component = await fx.api.call('POST', `${base}/components`, { token: fx.token, body: { name: 'Cut', type: 'view', content: source } });
+      component = await fx.api.call('POST', `${base}/components`, {
+        token: fx.token,
+        body: { name: 'Cut', type: 'view', content: source },
+      });
     }
     expect(component.status, JSON.stringify(component.body)).toBe(201);
     const routes = [`${base}/assets`, `${base}/components/${component.body.id}/assets`];
     for (const route of routes) {
       for (const [label, type, body] of CASES) {
         const res = await rawPost(`${fx.service.url}${route}`, fx.token, type, body);
-        expect({ route, label, status: res.status, code: res.body?.error?.code }).toEqual({ route, label, status: 400, code: 'BAD_REQUEST' });
+        expect({ route, label, status: res.status, code: res.body?.error?.code }).toEqual({
+          route,
+          label,
+          status: 400,
+          code: 'BAD_REQUEST',
+        });
         expect((await fx.api.call('GET', '/health')).status).toBe(200);
       }
     }
@@ -52,7 +81,11 @@ describe('malformed uploads', () => {
       await new Promise<void>((resolve) => {
         const req = request(`${fx.service.url}${route}`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${fx.token}`, 'content-type': 'multipart/form-data; boundary=XB', 'content-length': '100000' },
+          headers: {
+            authorization: `Bearer ${fx.token}`,
+            'content-type': 'multipart/form-data; boundary=XB',
+            'content-length': '100000',
+          },
         });
         req.on('error', () => resolve());
         req.write(CUT, () => setTimeout(() => (req.destroy(), resolve()), 200));
@@ -62,7 +95,9 @@ describe('malformed uploads', () => {
     expect((await fx.api.call('GET', '/health')).status).toBe(200);
     const assets = await fx.api.call('GET', `${base}/assets`, { token: fx.token });
     expect(assets.body.data.map((a: any) => [a.name, a.size, a.status, a.type])).toEqual([]);
-    const componentAssets = await fx.api.call('GET', `${base}/components/${component.body.id}/assets`, { token: fx.token });
+    const componentAssets = await fx.api.call('GET', `${base}/components/${component.body.id}/assets`, {
+      token: fx.token,
+    });
     expect(componentAssets.body.data ?? componentAssets.body).toEqual([]);
     expect(files(join(fx.service.dataDir ?? fx.service.env.DATA_DIR, 'assets'))).toEqual([]);
     expect(fx.service.child.exitCode).toBeNull();

@@ -14,7 +14,11 @@ const app = `/app/v1${PROJECT}`;
 
 /** Recomputes the signature the way a receiver would: HMAC-SHA256 over "<t>.<body>". */
 function validSignature(secret: string, received: Received): boolean {
-  const parts = Object.fromEntries(String(received.headers['x-cp-signature']).split(',').map((p) => p.split('=')));
+  const parts = Object.fromEntries(
+    String(received.headers['x-cp-signature'])
+      .split(',')
+      .map((p) => p.split('=')),
+  );
   return createHmac('sha256', secret).update(`${parts.t}.${received.body}`).digest('hex') === parts.v1;
 }
 
@@ -55,7 +59,10 @@ describe('webhooks', () => {
   };
 
   it('delivers signed events of the chosen types, retries a failure, and logs every delivery', async () => {
-    const created = await fx.api.call('POST', `${app}/webhooks`, { token: fx.token, body: { url, eventTypes: ['content-types.created'] } });
+    const created = await fx.api.call('POST', `${app}/webhooks`, {
+      token: fx.token,
+      body: { url, eventTypes: ['content-types.created'] },
+    });
     expect(created.status).toBe(201);
     const { secret, id } = created.body;
     expect(secret).toMatch(/^whsec_/);
@@ -63,14 +70,24 @@ describe('webhooks', () => {
     expect(got.body).not.toHaveProperty('secret');
     expect(JSON.stringify(got.body)).not.toContain(secret);
 
-    const type = (await fx.api.call('POST', `${app}/content-types`, { token: fx.token, body: { name: 'Hooked', schema: { type: 'object' } } })).body;
-    await fx.api.call('PUT', `${app}/content-types/${type.id}`, { token: fx.token, body: { description: 'not delivered' } });
+    const type = (
+      await fx.api.call('POST', `${app}/content-types`, {
+        token: fx.token,
+        body: { name: 'Hooked', schema: { type: 'object' } },
+      })
+    ).body;
+    await fx.api.call('PUT', `${app}/content-types/${type.id}`, {
+      token: fx.token,
+      body: { description: 'not delivered' },
+    });
     await waitFor(2);
     const [first, second] = received;
     expect(first.headers['x-cp-delivery']).toBe(second.headers['x-cp-delivery']);
     expect(validSignature(secret, second)).toBe(true);
     expect(validSignature('whsec_wrong', second)).toBe(false);
-    expect(JSON.parse(second.body)).toMatchObject({ event: { type: 'content-types.created', resourceId: type.id, projectId: 'default' } });
+    expect(JSON.parse(second.body)).toMatchObject({
+      event: { type: 'content-types.created', resourceId: type.id, projectId: 'default' },
+    });
 
     let log = await fx.api.call('GET', `${app}/webhooks/${id}/deliveries`, { token: fx.token });
     const deadline = Date.now() + 5000;
@@ -79,9 +96,17 @@ describe('webhooks', () => {
       log = await fx.api.call('GET', `${app}/webhooks/${id}/deliveries`, { token: fx.token });
     }
     expect(log.body.pagination.total).toBe(1);
-    expect(log.body.data[0]).toMatchObject({ eventType: 'content-types.created', status: 'delivered', attempts: 2, responseCode: 204, durationMs: expect.any(Number) });
+    expect(log.body.data[0]).toMatchObject({
+      eventType: 'content-types.created',
+      status: 'delivered',
+      attempts: 2,
+      responseCode: 204,
+      durationMs: expect.any(Number),
+    });
 
-    const again = await fx.api.call('POST', `${app}/webhooks/${id}/deliveries/${log.body.data[0].id}/redeliver`, { token: fx.token });
+    const again = await fx.api.call('POST', `${app}/webhooks/${id}/deliveries/${log.body.data[0].id}/redeliver`, {
+      token: fx.token,
+    });
     expect(again.body.status).toBe('pending');
     await waitFor(3);
     expect(received[2].headers['x-cp-delivery']).toBe(log.body.data[0].id);
@@ -110,10 +135,29 @@ describe('webhooks', () => {
     };
     const [slowUrl, quickUrl] = [await listen(slow), await listen(quick)];
     try {
-      const other = (await fx.api.call('POST', '/app/v1/organizations/default/projects', { token: fx.token, body: { name: 'Other tenant' } })).body;
+      const other = (
+        await fx.api.call('POST', '/app/v1/organizations/default/projects', {
+          token: fx.token,
+          body: { name: 'Other tenant' },
+        })
+      ).body;
       const appB = `/app/v1/organizations/default/projects/${other.id}`;
-      expect((await fx.api.call('POST', `${app}/webhooks`, { token: fx.token, body: { url: slowUrl, eventTypes: ['tags.created'] } })).status).toBe(201);
-      expect((await fx.api.call('POST', `${appB}/webhooks`, { token: fx.token, body: { url: quickUrl, eventTypes: ['tags.created'] } })).status).toBe(201);
+      expect(
+        (
+          await fx.api.call('POST', `${app}/webhooks`, {
+            token: fx.token,
+            body: { url: slowUrl, eventTypes: ['tags.created'] },
+          })
+        ).status,
+      ).toBe(201);
+      expect(
+        (
+          await fx.api.call('POST', `${appB}/webhooks`, {
+            token: fx.token,
+            body: { url: quickUrl, eventTypes: ['tags.created'] },
+          })
+        ).status,
+      ).toBe(201);
 
       await fx.api.call('POST', `${app}/tags`, { token: fx.token, body: { name: 'slow-1' } });
       await fx.api.call('POST', `${app}/tags`, { token: fx.token, body: { name: 'slow-2' } });
@@ -142,12 +186,18 @@ describe('webhooks', () => {
     await new Promise<void>((r) => failing.listen(0, '127.0.0.1', r));
     try {
       const target = `http://127.0.0.1:${(failing.address() as { port: number }).port}/hook`;
-      const hook = (await fx.api.call('POST', `${app}/webhooks`, { token: fx.token, body: { url: target, eventTypes: ['folders.created'] } })).body;
+      const hook = (
+        await fx.api.call('POST', `${app}/webhooks`, {
+          token: fx.token,
+          body: { url: target, eventTypes: ['folders.created'] },
+        })
+      ).body;
       await fx.api.call('POST', `${app}/folders`, { token: fx.token, body: { name: `retry-${Date.now()}` } });
       await until(() => calls >= 2); // failed, then retried (base 200 ms)
       const off = await fx.api.call('PUT', `${app}/webhooks/${hook.id}`, { token: fx.token, body: { active: false } });
       expect(off.body.active).toBe(false);
-      const log = async () => (await fx.api.call('GET', `${app}/webhooks/${hook.id}/deliveries`, { token: fx.token })).body.data[0];
+      const log = async () =>
+        (await fx.api.call('GET', `${app}/webhooks/${hook.id}/deliveries`, { token: fx.token })).body.data[0];
       await until(async () => (await log()).status === 'cancelled');
       const seen = calls;
       // Several retry periods (200, 400, 800 ms…) pass without another attempt.

@@ -16,7 +16,11 @@ const config: CodegenConfig = {
     'src/gql/': {
       preset: 'client',
       presetConfig: { fragmentMasking: false },
-      config: { useTypeImports: true, enumsAsTypes: true, scalars: { DateTimeISO: 'string', JSON: 'unknown', JSONObject: 'Record<string, unknown>' } },
+      config: {
+        useTypeImports: true,
+        enumsAsTypes: true,
+        scalars: { DateTimeISO: 'string', JSON: 'unknown', JSONObject: 'Record<string, unknown>' },
+      },
     },
   },
   silent: true,

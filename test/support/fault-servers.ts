@@ -30,7 +30,11 @@ async function untilListening(port: number, timeoutMs = 20_000): Promise<void> {
   }
 }
 
-function processServer(url: (port: number) => string, command: (port: number) => [string, string[]], port: number): FaultServer {
+function processServer(
+  url: (port: number) => string,
+  command: (port: number) => [string, string[]],
+  port: number,
+): FaultServer {
   let child: ChildProcess | undefined;
   const server: FaultServer = {
     url: url(port),
@@ -56,14 +60,22 @@ function processServer(url: (port: number) => string, command: (port: number) =>
 
 export async function startRedis(): Promise<FaultServer> {
   const port = await freePort();
-  const server = processServer((p) => `redis://127.0.0.1:${p}`, (p) => ['redis-server', ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']], port);
+  const server = processServer(
+    (p) => `redis://127.0.0.1:${p}`,
+    (p) => ['redis-server', ['--port', String(p), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no']],
+    port,
+  );
   await server.start();
   return server;
 }
 
 export async function startNats(): Promise<FaultServer> {
   const port = await freePort();
-  const server = processServer((p) => `nats://127.0.0.1:${p}`, (p) => ['nats-server', ['-a', '127.0.0.1', '-p', String(p)]], port);
+  const server = processServer(
+    (p) => `nats://127.0.0.1:${p}`,
+    (p) => ['nats-server', ['-a', '127.0.0.1', '-p', String(p)]],
+    port,
+  );
   await server.start();
   return server;
 }

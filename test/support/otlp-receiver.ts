@@ -28,7 +28,8 @@ export interface OtlpReceiver {
 type AnyValue = { stringValue?: string; intValue?: number | string; boolValue?: boolean; doubleValue?: number };
 type KeyValue = { key: string; value: AnyValue };
 
-const plain = (v: AnyValue) => v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.boolValue ?? v.doubleValue));
+const plain = (v: AnyValue) =>
+  v.stringValue ?? (v.intValue !== undefined ? Number(v.intValue) : (v.boolValue ?? v.doubleValue));
 const attributesOf = (list: KeyValue[] = []) => Object.fromEntries(list.map((a) => [a.key, plain(a.value)]));
 
 export async function startOtlpReceiver(): Promise<OtlpReceiver> {

@@ -8,7 +8,13 @@ export interface RawResult {
 }
 
 /** Sends `path` exactly as given (no normalisation) and parses a JSON answer when there is one. */
-export function rawRequest(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: string | Buffer): Promise<RawResult> {
+export function rawRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string | Buffer,
+): Promise<RawResult> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = request({ host: url.hostname, port: url.port, method, path, headers }, (res) => {

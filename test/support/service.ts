@@ -31,7 +31,12 @@ export interface Process {
 }
 
 /** Spawns a Node entry point and waits until it logs `readyMessage` (pino JSON) or exits. */
-export async function spawnNode(entry: string, env: Record<string, string>, readyMessage: RegExp, timeoutMs = 90_000): Promise<Process> {
+export async function spawnNode(
+  entry: string,
+  env: Record<string, string>,
+  readyMessage: RegExp,
+  timeoutMs = 90_000,
+): Promise<Process> {
   const child = spawn(process.execPath, [join(ROOT, entry)], {
     cwd: ROOT,
     // No SIGTERM grace window (SHUTDOWN_GRACE_MS) unless a test asks: every stop() would wait it out.
@@ -131,7 +136,8 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     async destroy() {
       await proc.stop();
       await drop?.();
-      if (options.database === 'pglite' && !options.dataDir && dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (options.database === 'pglite' && !options.dataDir && dataDir)
+        rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -146,11 +152,18 @@ export interface CliRun {
  * Runs the linked `content-platform` bin (what `npx content-platform` runs) with these database settings
  * (`DATA_DIR`, `JWT_SECRET`, and `DATABASE_URL` unless embedded).
  */
-export function runCli(settings: { DATA_DIR: string; JWT_SECRET: string; DATABASE_URL?: string }, args: string[]): Promise<CliRun> {
+export function runCli(
+  settings: { DATA_DIR: string; JWT_SECRET: string; DATABASE_URL?: string },
+  args: string[],
+): Promise<CliRun> {
   const env = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...settings };
   if (!env.DATABASE_URL) delete env.DATABASE_URL;
   return new Promise((resolve, reject) => {
-    const child = spawn(join(ROOT, 'node_modules/.bin/content-platform'), args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(join(ROOT, 'node_modules/.bin/content-platform'), args, {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));

@@ -12,7 +12,9 @@ import { CliError, EXIT } from './errors';
 import { createProgress } from './progress';
 
 const program = new Command('content-platform')
-  .description('Operate a content platform installation. Reads DATABASE_URL (unset: the embedded database under DATA_DIR), DATA_DIR and JWT_SECRET like the service.')
+  .description(
+    'Operate a content platform installation. Reads DATABASE_URL (unset: the embedded database under DATA_DIR), DATA_DIR and JWT_SECRET like the service.',
+  )
   .showHelpAfterError()
   .exitOverride();
 
@@ -29,7 +31,9 @@ function print(result: unknown, asJson: boolean | undefined, text: () => string)
 
 program
   .command('export')
-  .description('export a project (content types, entries, components, packages, assets with bytes, tags, folders, saved searches, webhooks without secrets) to a directory or a .tar.gz')
+  .description(
+    'export a project (content types, entries, components, packages, assets with bytes, tags, folders, saved searches, webhooks without secrets) to a directory or a .tar.gz',
+  )
   .argument('<target>', 'a new directory, or a file ending in .tar.gz / .tgz')
   .addOption(organization())
   .addOption(project())
@@ -40,7 +44,9 @@ program
 
 program
   .command('import')
-  .description('import an export into a project of this installation; ids are kept, and importing again changes nothing')
+  .description(
+    'import an export into a project of this installation; ids are kept, and importing again changes nothing',
+  )
   .argument('<source>', 'an export directory or .tar.gz')
   .addOption(organization())
   .addOption(project())
@@ -101,11 +107,18 @@ users
   .addOption(json())
   .action(async (o) => {
     const user = await createUser(o);
-    print(user, o.json, () => `created ${user.email} (${user.id}) with role ${user.role}${user.password ? `\npassword: ${user.password}` : ''}`);
+    print(
+      user,
+      o.json,
+      () =>
+        `created ${user.email} (${user.id}) with role ${user.role}${user.password ? `\npassword: ${user.password}` : ''}`,
+    );
   });
 users
   .command('reset-password')
-  .description("set a user's password and refuse every token issued before (without --password one is generated and printed once)")
+  .description(
+    "set a user's password and refuse every token issued before (without --password one is generated and printed once)",
+  )
   .requiredOption('-e, --email <email>', 'email address')
   .option('--password <password>', 'new password (default: generated)')
   .addOption(organization())
@@ -113,12 +126,18 @@ users
   .addOption(json())
   .action(async (o) => {
     const user = await resetPassword(o);
-    print(user, o.json, () => `password of ${user.email} changed${user.password ? `\npassword: ${user.password}` : ''}`);
+    print(
+      user,
+      o.json,
+      () => `password of ${user.email} changed${user.password ? `\npassword: ${user.password}` : ''}`,
+    );
   });
 
 program
   .command('migrate')
-  .description('run pending database migrations (and create the default organization on an empty database, like the first start)')
+  .description(
+    'run pending database migrations (and create the default organization on an empty database, like the first start)',
+  )
   .addOption(json())
   .action(async (o) => {
     const result = await migrate(createProgress());

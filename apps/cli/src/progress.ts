@@ -24,7 +24,10 @@ class BarProgress implements Progress {
 
   step(label: string, total: number) {
     this.end();
-    this.bar = new SingleBar({ stream: this.stream, format: `${label.padEnd(24)} {bar} {value}/{total}`, hideCursor: true }, Presets.shades_classic);
+    this.bar = new SingleBar(
+      { stream: this.stream, format: `${label.padEnd(24)} {bar} {value}/{total}`, hideCursor: true },
+      Presets.shades_classic,
+    );
     this.bar.start(total, 0);
   }
 

@@ -25,7 +25,7 @@ export async function withDatabase<T>(config: Config, work: (db: Database) => Pr
     if (err instanceof DataDirInUseError) {
       throw new CliError(
         `The embedded database under ${err.dataDir} is open in process ${err.pid} (the service?), and it allows one process at a time: ` +
-          'stop the service and run the command again, or do this through the running service\'s API.',
+          "stop the service and run the command again, or do this through the running service's API.",
         EXIT.inUse,
       );
     }
@@ -42,7 +42,9 @@ export async function withDatabase<T>(config: Config, work: (db: Database) => Pr
 export async function requireProject(em: EntityManager, scope: ProjectScope): Promise<void> {
   const project = await em.findOne(Project, { id: scope.projectId, organizationId: scope.organizationId });
   if (!project || project.deletedAt) {
-    throw new RefusedError(`Project ${scope.organizationId}/${scope.projectId} does not exist (create it first, or start the service once to bootstrap "default").`);
+    throw new RefusedError(
+      `Project ${scope.organizationId}/${scope.projectId} does not exist (create it first, or start the service once to bootstrap "default").`,
+    );
   }
 }
 
@@ -61,6 +63,7 @@ export async function actingUser(em: EntityManager, organizationId: string, emai
     if (!user) throw new RefusedError(`Organization ${organizationId} has no Owner user to act as; pass --as <email>.`);
   }
   const role = await em.findOne(Role, { id: user.roleId });
-  const permissions: Permissions = role?.name === OWNER_ROLE ? allPermissions() : ((role?.permissions as Permissions) ?? {});
+  const permissions: Permissions =
+    role?.name === OWNER_ROLE ? allPermissions() : ((role?.permissions as Permissions) ?? {});
   return { kind: 'user', userId: user.id, organizationId, permissions };
 }

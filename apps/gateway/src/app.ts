@@ -42,7 +42,9 @@ const SERVICE_VERSION = packageVersion(__dirname);
 
 export async function startService(config: Config, logger: Logger = createLogger(config)): Promise<RunningService> {
   // Checked before anything starts: remote subgraphs refuse a principal header not signed with it.
-  const subgraphSecret = Object.keys(config.subgraphUrls).length ? loadSubgraphSecret(config, 'when SUBGRAPH_URLS is set') : undefined;
+  const subgraphSecret = Object.keys(config.subgraphUrls).length
+    ? loadSubgraphSecret(config, 'when SUBGRAPH_URLS is set')
+    : undefined;
   const modules = subgraphModules();
   let auth!: AuthService;
   let cache: ReadCache | undefined;
@@ -93,7 +95,9 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   // Events announced by every replica's dispatcher (transactional outbox) reach this one through the broker.
   const feed = await new EventFeed(db.orm, broker, logger).open();
   const projects = sqlProjectDirectory(db.orm);
-  const access = new AccessWatch({ orm: db.orm, auth, projects }, (err) => logger.warn({ err }, 're-checking a stream caller failed'));
+  const access = new AccessWatch({ orm: db.orm, auth, projects }, (err) =>
+    logger.warn({ err }, 're-checking a stream caller failed'),
+  );
   // Access changes (keys, users, roles, projects, organizations) reach every replica through the broker: drop the
   // cached principals, then end the streams that lost their right (issues 12.4, 11.5). Client feeds never carry them.
   feed.onEvent((event) => {
@@ -102,7 +106,9 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   // This replica's own access writes drop their entries before the response goes out (no broker round trip).
   onEventsFlushed(db.orm.em, (events) => events.forEach((event) => auth.cache.invalidate(event)));
   // Client reads are cached until an event of their project reaches this replica (docs/architecture/read-cache.md).
-  const cache = config.cache.enabled ? new ReadCache({ maxBytes: config.cache.maxBytes, appliedPosition: () => feed.position }) : undefined;
+  const cache = config.cache.enabled
+    ? new ReadCache({ maxBytes: config.cache.maxBytes, appliedPosition: () => feed.position })
+    : undefined;
   if (cache) {
     registerCacheStats('reads', () => {
       const stats = cache.stats();
@@ -120,11 +126,25 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   for (const subgraph of inProcess) local[subgraph.name] = (await subgraph.build(deps)).schema;
   const operations = new OperationCounter();
   const direct = new DirectReads(local, operations);
-  const gateway = createGateway({ supergraphSdl: readSupergraph(), local, remote: config.subgraphUrls, subgraphSecret, didResolveQueryPlan: direct.didResolveQueryPlan });
+  const gateway = createGateway({
+    supergraphSdl: readSupergraph(),
+    local,
+    remote: config.subgraphUrls,
+    subgraphSecret,
+    didResolveQueryPlan: direct.didResolveQueryPlan,
+  });
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate(({ apiSchema: schema }) => (apiSchema = schema));
 
-  const fastHits = fastCachedReads({ cache, apiKeys: auth.apiKeys, em: db.orm.em, limiter, cdnMaxAge: config.cache.cdnMaxAge, onGraphQLError: sendGraphQLError, logger });
+  const fastHits = fastCachedReads({
+    cache,
+    apiKeys: auth.apiKeys,
+    em: db.orm.em,
+    limiter,
+    cdnMaxAge: config.cache.cdnMaxAge,
+    onGraphQLError: sendGraphQLError,
+    logger,
+  });
   answerEarlyRefusals(server);
   const streams = new LiveStreams();
   const apollo = createApollo(direct.wrap(gateway), [announceWritesBeforeAnswering(dispatcher)], operations);
@@ -135,7 +155,14 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   const idempotent = (body: 'raw' | 'parsed' | 'none', onError: (res: Response, err: unknown) => void) =>
     idempotency({ orm: db.orm, logger, body, graphql: body === 'parsed', maxBodyBytes: JSON_LIMIT_BYTES, onError });
   const idempotencyCleanup = startIdempotencyCleanup(db.orm, logger);
-  const subscriptions = startSubscriptionServer({ server, schema: buildSubscriptionSchema(apiSchema, feed), limiter, access, apollo, ...contextDeps });
+  const subscriptions = startSubscriptionServer({
+    server,
+    schema: buildSubscriptionSchema(apiSchema, feed),
+    limiter,
+    access,
+    apollo,
+    ...contextDeps,
+  });
   // OpenAPI documents, /docs and the GraphQL IDE: public, before any authentication.
   mountDocs(app, { config, schema: apiSchema, routes: allRoutes(), version: SERVICE_VERSION });
   app.use(
@@ -171,12 +198,28 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       ...authenticated(family),
       eventRoutesHandler(feed, access, streams),
     );
-    const rest = createRestHandler({ family, schema: apiSchema, apollo, direct, routes: allRoutes(), maxBodyBytes: JSON_LIMIT_BYTES });
+    const rest = createRestHandler({
+      family,
+      schema: apiSchema,
+      apollo,
+      direct,
+      routes: allRoutes(),
+      maxBodyBytes: JSON_LIMIT_BYTES,
+    });
     // Client reads come from the published-read cache; admin POSTs honour Idempotency-Key (D17).
     const familyMiddleware = family === 'api' ? [clientCache.rest] : [idempotent('raw', sendError)];
-    app.use(`/${family}/v1`, contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)), limiter.middleware(sendError), ...familyMiddleware, responseSizeLimit(sendError, config.http.maxResponseBytes), rest);
+    app.use(
+      `/${family}/v1`,
+      contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
+      limiter.middleware(sendError),
+      ...familyMiddleware,
+      responseSizeLimit(sendError, config.http.maxResponseBytes),
+      rest,
+    );
   }
-  app.use((req: Request, res: Response) => sendError(res, new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`)));
+  app.use((req: Request, res: Response) =>
+    sendError(res, new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`)),
+  );
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, jsonBodyError(err)));
 
   return {

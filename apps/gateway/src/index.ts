@@ -1,7 +1,13 @@
 // Public surface of the gateway app for tests and benchmarks.
 export { startService, type RunningService } from './app';
 export {
-  allRoutes, composeFromCode, defaultSubgraphUrl, INITIAL_DATA, SCHEMA_DIR, SUBGRAPHS, writeComposedSchemas,
+  allRoutes,
+  composeFromCode,
+  defaultSubgraphUrl,
+  INITIAL_DATA,
+  SCHEMA_DIR,
+  SUBGRAPHS,
+  writeComposedSchemas,
 } from '@cp/supergraph';
 export { PLAIN_ROUTES, type PlainRoute } from './rest/plain-routes';
 export { openApiPath } from './docs/openapi/document';

@@ -14,7 +14,11 @@ async function main() {
   // Signals are handled from before the service says it listens: a SIGTERM right after (or during start) is graceful.
   exitGracefullyOnSignals(
     {
-      retire: () => void starting.then((service) => service.retire(), () => undefined),
+      retire: () =>
+        void starting.then(
+          (service) => service.retire(),
+          () => undefined,
+        ),
       close: async (timeoutMs) => {
         await (await starting).close(timeoutMs);
         await tracing.shutdown();

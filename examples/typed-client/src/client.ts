@@ -23,21 +23,35 @@ export class ContentPlatformClient {
   ) {}
 
   /** Runs a query or mutation; resolves to its typed `data` or throws with the errors' codes. */
-  async request<TResult, TVariables>(document: TypedDocumentNode<TResult, TVariables>, variables: TVariables): Promise<TResult> {
+  async request<TResult, TVariables>(
+    document: TypedDocumentNode<TResult, TVariables>,
+    variables: TVariables,
+  ): Promise<TResult> {
     const response = await fetch(`${this.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...this.credentials },
       body: JSON.stringify({ query: print(document), variables }),
     });
     const result = (await response.json()) as ExecutionResult<TResult>;
-    if (result.errors?.length || !result.data) throw new GraphQLError(result.errors ?? [{ message: `HTTP ${response.status}` }]);
+    if (result.errors?.length || !result.data)
+      throw new GraphQLError(result.errors ?? [{ message: `HTTP ${response.status}` }]);
     return result.data;
   }
 
   /** Subscribes over graphql-ws; each value is the typed `data` of one event. */
-  async *subscribe<TResult, TVariables>(document: TypedDocumentNode<TResult, TVariables>, variables: TVariables): AsyncGenerator<TResult> {
-    this.ws ??= createClient({ url: `${this.url.replace(/^http/, 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { ...this.credentials } });
-    for await (const result of this.ws.iterate<TResult>({ query: print(document), variables: variables as Record<string, unknown> })) {
+  async *subscribe<TResult, TVariables>(
+    document: TypedDocumentNode<TResult, TVariables>,
+    variables: TVariables,
+  ): AsyncGenerator<TResult> {
+    this.ws ??= createClient({
+      url: `${this.url.replace(/^http/, 'ws')}/graphql`,
+      webSocketImpl: WebSocket,
+      connectionParams: { ...this.credentials },
+    });
+    for await (const result of this.ws.iterate<TResult>({
+      query: print(document),
+      variables: variables as Record<string, unknown>,
+    })) {
       if (result.errors?.length || !result.data) throw new GraphQLError(result.errors ?? [{ message: 'empty event' }]);
       yield result.data;
     }

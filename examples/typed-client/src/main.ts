@@ -12,7 +12,10 @@ async function main() {
   if (!token) {
     const anonymous = new ContentPlatformClient(url);
     // Typed mutation: `login` is LoginMutation['login'] = { token: string; expiresAt: string }.
-    const { login } = await anonymous.request(Login, { email: process.env.CP_EMAIL ?? 'admin@example.com', password: process.env.CP_PASSWORD ?? '' });
+    const { login } = await anonymous.request(Login, {
+      email: process.env.CP_EMAIL ?? 'admin@example.com',
+      password: process.env.CP_PASSWORD ?? '',
+    });
     token = login.token;
   }
   const client = new ContentPlatformClient(url, { authorization: `Bearer ${token}` });
@@ -27,7 +30,12 @@ async function main() {
     const names: string[] = organizations.data.map((o) => o.name);
 
     // Typed mutation with typed variables (a missing `name` would not compile).
-    const { createTag } = await client.request(CreateTag, { organizationId, projectId, name: `typed-client-${Date.now()}`, color: '#3366ff' });
+    const { createTag } = await client.request(CreateTag, {
+      organizationId,
+      projectId,
+      name: `typed-client-${Date.now()}`,
+      color: '#3366ff',
+    });
 
     const deadline = setTimeout(() => {
       console.error('no event within 30 s');

@@ -25,13 +25,26 @@ describe('content module (D6)', () => {
     const hero = await compile(`export interface Props { title: string }
       export function metadata() { return { title: 'Hero', description: 'd' }; }
       export default function render(p: Props, children: string) { return '<h1>' + p.title + '</h1>' + children; }`);
-    const text = await compile(`export default function render(p: { body: string }) { return '<p>' + p.body + '</p>'; }`);
-    const page = await compile(`export default function layout({ meta, children }: any) { return '<main data-id="' + meta.id + '">' + children + '</main>'; }`);
+    const text = await compile(
+      `export default function render(p: { body: string }) { return '<p>' + p.body + '</p>'; }`,
+    );
+    const page = await compile(
+      `export default function layout({ meta, children }: any) { return '<main data-id="' + meta.id + '">' + children + '</main>'; }`,
+    );
     const code = await buildContentModule({
-      content: { title: 'x', components: [{ type: 'Hero', props: { title: 'Hi' }, children: [{ type: 'Text', props: { body: 'nested' } }] }, { type: 'Text', props: { body: 'b' } }] },
+      content: {
+        title: 'x',
+        components: [
+          { type: 'Hero', props: { title: 'Hi' }, children: [{ type: 'Text', props: { body: 'nested' } }] },
+          { type: 'Text', props: { body: 'b' } },
+        ],
+      },
       meta: { id: 'e1', packageVersion: '1.0.0' },
       layout: { name: 'Page', compiled: page },
-      components: [{ name: 'Hero', compiled: hero }, { name: 'Text', compiled: text }],
+      components: [
+        { name: 'Hero', compiled: hero },
+        { name: 'Text', compiled: text },
+      ],
     });
     const mod = load(code, [{ type: 'Text', props: { body: 'alone' } }]);
     expect(mod.meta).toEqual({ id: 'e1', packageVersion: '1.0.0' });
@@ -51,13 +64,23 @@ describe('content module (D6)', () => {
 
   it('tolerates components and a layout without a default export: they render nothing, the bundle still builds', async () => {
     const bare = await compile(`export function metadata() { return { title: 'Bare', description: 'd' }; }`);
-    const text = await compile(`export default function render(p: { body: string }) { return '<p>' + p.body + '</p>'; }`);
+    const text = await compile(
+      `export default function render(p: { body: string }) { return '<p>' + p.body + '</p>'; }`,
+    );
     const mod = load(
       await buildContentModule({
-        content: { components: [{ type: 'Bare', props: {} }, { type: 'Text', props: { body: 'b' } }] },
+        content: {
+          components: [
+            { type: 'Bare', props: {} },
+            { type: 'Text', props: { body: 'b' } },
+          ],
+        },
         meta: { id: 'e3' },
         layout: { name: 'BareLayout', compiled: bare },
-        components: [{ name: 'Bare', compiled: bare }, { name: 'Text', compiled: text }],
+        components: [
+          { name: 'Bare', compiled: bare },
+          { name: 'Text', compiled: text },
+        ],
       }),
     );
     expect(mod.names).toEqual(['Bare', 'Text']);
@@ -79,7 +102,11 @@ describe('content module shells', () => {
     const text = await compile(`export default (p: { body: string }) => '<p>' + p.body + '</p>';`);
     const page = await compile(`export default ({ meta, children }: any) => '<main id="' + meta.id + '">' + children;`);
     const node = fc.record({ type: fc.constant('Text'), props: fc.record({ body: fc.string() }) });
-    const document = fc.record({ title: fc.string(), data: fc.jsonValue(), components: fc.array(node, { maxLength: 3 }) });
+    const document = fc.record({
+      title: fc.string(),
+      data: fc.jsonValue(),
+      components: fc.array(node, { maxLength: 3 }),
+    });
     const meta = fc.dictionary(fc.string(), fc.jsonValue());
     await fc.assert(
       fc.asyncProperty(document, meta, fc.boolean(), async (content, extra, withLayout) => {

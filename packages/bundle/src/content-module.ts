@@ -25,8 +25,14 @@ function virtualComponents(sources: Map<string, string>): Plugin {
   return {
     name: 'virtual-components',
     setup(b) {
-      b.onResolve({ filter: /^component:/ }, (args) => ({ path: args.path.slice('component:'.length), namespace: NAMESPACE }));
-      b.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => ({ contents: sources.get(args.path) ?? '', loader: 'js' }));
+      b.onResolve({ filter: /^component:/ }, (args) => ({
+        path: args.path.slice('component:'.length),
+        namespace: NAMESPACE,
+      }));
+      b.onLoad({ filter: /.*/, namespace: NAMESPACE }, (args) => ({
+        contents: sources.get(args.path) ?? '',
+        loader: 'js',
+      }));
     },
   };
 }

@@ -7,7 +7,13 @@ describe('loadConfig', () => {
     expect(c.http).toMatchObject({ port: 4000, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:4000' });
     expect(c.http.cdnUrl).toBe('http://127.0.0.1:4000/cdn');
     expect(c.database).toMatchObject({ url: undefined, dataDir: './data' });
-    expect(c.rateLimit).toEqual({ perMinute: 600, perHour: 30000, anonymousPerMinute: 30, signInFailures: 10, signInWindowSeconds: 900 });
+    expect(c.rateLimit).toEqual({
+      perMinute: 600,
+      perHour: 30000,
+      anonymousPerMinute: 30,
+      signInFailures: 10,
+      signInWindowSeconds: 900,
+    });
   });
 
   it('parses SUBGRAPH_URLS and treats empty strings as unset', () => {
@@ -25,7 +31,10 @@ describe('loadConfig', () => {
 
   it('gives SIGTERM a 5 s grace window before the 10 s drain; 0 turns the window off, a negative one is refused', () => {
     expect(loadConfig({}).shutdown).toEqual({ graceMs: 5000, timeoutMs: 10_000 });
-    expect(loadConfig({ SHUTDOWN_GRACE_MS: '0', SHUTDOWN_TIMEOUT_MS: '3000' }).shutdown).toEqual({ graceMs: 0, timeoutMs: 3000 });
+    expect(loadConfig({ SHUTDOWN_GRACE_MS: '0', SHUTDOWN_TIMEOUT_MS: '3000' }).shutdown).toEqual({
+      graceMs: 0,
+      timeoutMs: 3000,
+    });
     expect(loadConfig({ SHUTDOWN_GRACE_MS: '' }).shutdown.graceMs).toBe(5000);
     expect(() => loadConfig({ SHUTDOWN_GRACE_MS: '-1' })).toThrow(/SHUTDOWN_GRACE_MS/);
   });
@@ -33,7 +42,9 @@ describe('loadConfig', () => {
   it('enables tracing only with OTEL_EXPORTER_OTLP_ENDPOINT, a URL', () => {
     expect(loadConfig({}).tracing).toEqual({ endpoint: undefined, serviceName: undefined });
     expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: '' }).tracing.endpoint).toBeUndefined();
-    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_SERVICE_NAME: 'cms' }).tracing).toEqual({
+    expect(
+      loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/', OTEL_SERVICE_NAME: 'cms' }).tracing,
+    ).toEqual({
       endpoint: 'http://collector:4318',
       serviceName: 'cms',
     });
@@ -68,13 +79,21 @@ describe('loadConfig', () => {
     const a = 'a'.repeat(32);
     const b = 'b'.repeat(32);
     expect(() => loadConfig({ SUBGRAPH_SECRET: 'short' })).toThrow(/SUBGRAPH_SECRET/);
-    expect(() => loadConfig({ SUBGRAPH_SECRET: a, JWT_SECRET: a })).toThrow(/SUBGRAPH_SECRET: must differ from JWT_SECRET/);
-    expect(loadSubgraphSecret(loadConfig({ SUBGRAPH_SECRET: a, JWT_SECRET: b }), 'here')).toEqual(new TextEncoder().encode(a));
-    expect(() => loadSubgraphSecret(loadConfig({ SUBGRAPH_SECRET: '' }), 'to run a subgraph service')).toThrow(/SUBGRAPH_SECRET .* is required to run a subgraph service/);
+    expect(() => loadConfig({ SUBGRAPH_SECRET: a, JWT_SECRET: a })).toThrow(
+      /SUBGRAPH_SECRET: must differ from JWT_SECRET/,
+    );
+    expect(loadSubgraphSecret(loadConfig({ SUBGRAPH_SECRET: a, JWT_SECRET: b }), 'here')).toEqual(
+      new TextEncoder().encode(a),
+    );
+    expect(() => loadSubgraphSecret(loadConfig({ SUBGRAPH_SECRET: '' }), 'to run a subgraph service')).toThrow(
+      /SUBGRAPH_SECRET .* is required to run a subgraph service/,
+    );
   });
 
   it('refuses REDIS_URL and NATS_URL together: one event broker, never one silently unused', () => {
-    expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', NATS_URL: 'nats://127.0.0.1:4222' })).toThrow(/NATS_URL: set REDIS_URL or NATS_URL, not both/);
+    expect(() => loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379', NATS_URL: 'nats://127.0.0.1:4222' })).toThrow(
+      /NATS_URL: set REDIS_URL or NATS_URL, not both/,
+    );
     expect(loadConfig({ REDIS_URL: 'redis://127.0.0.1:6379' }).redisUrl).toBe('redis://127.0.0.1:6379');
     expect(loadConfig({ NATS_URL: 'nats://127.0.0.1:4222', REDIS_URL: '' }).natsUrl).toBe('nats://127.0.0.1:4222');
   });

@@ -6,7 +6,12 @@ export const SUBGRAPH_NAMES = ['access', 'content', 'components', 'assets'] as c
 export type SubgraphName = (typeof SUBGRAPH_NAMES)[number];
 
 /** Ports of the standalone subgraph services, also the routing URLs in the committed supergraph. */
-export const DEFAULT_SUBGRAPH_PORTS: Record<SubgraphName, number> = { access: 4101, content: 4102, components: 4103, assets: 4104 };
+export const DEFAULT_SUBGRAPH_PORTS: Record<SubgraphName, number> = {
+  access: 4101,
+  content: 4102,
+  components: 4103,
+  assets: 4104,
+};
 
 /** Empty strings count as unset, so `FOO=` in a .env file falls back to the default. */
 const optionalString = z.preprocess((v) => (v === '' ? undefined : v), z.string().optional());
@@ -22,62 +27,78 @@ const subgraphUrls = z.preprocess(
   z.partialRecord(z.enum(SUBGRAPH_NAMES), z.url()),
 );
 
-const envSchema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  PORT: int(4000).pipe(z.number().max(65535)).or(z.literal(0)),
-  HOST: z.string().default('127.0.0.1'),
-  DATABASE_URL: optionalString.pipe(z.url().optional()),
-  DATABASE_POOL_MAX: int(10),
-  DATA_DIR: z.string().default('./data'),
-  ADMIN_EMAIL: z.email().default('admin@example.com'),
-  ADMIN_PASSWORD: optionalString,
-  JWT_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
-  SUBGRAPH_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
-  JWT_TTL_SECONDS: int(8 * 3600),
-  PUBLIC_URL: optionalString.pipe(z.url().optional()),
-  CDN_URL: optionalString.pipe(z.url().optional()),
-  SUBGRAPH_URLS: subgraphUrls,
-  SUBGRAPH_PORT: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().positive().max(65535).optional()),
-  REDIS_URL: optionalString.pipe(z.url().optional()),
-  NATS_URL: optionalString.pipe(z.url().optional()),
-  RATE_LIMIT_PER_MINUTE: int(600),
-  RATE_LIMIT_PER_HOUR: int(30_000),
-  RATE_LIMIT_ANONYMOUS_PER_MINUTE: int(30),
-  SIGN_IN_FAILURES_PER_ACCOUNT: int(10),
-  SIGN_IN_FAILURE_WINDOW_SECONDS: int(15 * 60),
-  AUTH_CACHE_TTL_SECONDS: z.preprocess((v) => (v === '' || v === undefined ? 300 : Number(v)), z.number().int().min(0)),
-  MAX_UPLOAD_BYTES: int(50 * 1024 * 1024),
-  MAX_RESPONSE_BYTES: int(8 * 1024 * 1024),
-  // Each transformation holds one of libuv's 4 pool threads, shared with file reads and password hashing: keep one free.
-  IMAGE_TRANSFORM_CONCURRENCY: int(Math.min(availableParallelism(), 3)),
-  IMAGE_TRANSFORM_QUEUE: z.preprocess((v) => (v === '' || v === undefined ? 64 : Number(v)), z.number().int().min(0)),
-  EMBEDDINGS: z.enum(['local', 'off']).default('local'),
-  EMBEDDINGS_API_KEY: optionalString,
-  EMBEDDINGS_IDLE_SECONDS: z.coerce.number().int().min(0).default(120),
-  WEBHOOK_ALLOW_PRIVATE_TARGETS: z.preprocess((v) => v === '1' || v === 'true', z.boolean()),
-  WEBHOOK_RETRY_BASE_MS: int(30_000),
-  CACHE: z.enum(['on', 'off']).default('on'),
-  CACHE_MAX_BYTES: int(64 * 1024 * 1024),
-  CACHE_CDN_MAX_AGE: z.preprocess((v) => (v === '' || v === undefined ? 0 : Number(v)), z.number().int().min(0)),
-  GRAPHQL_IDE: z.enum(['on', 'off']).optional(),
-  SHUTDOWN_TIMEOUT_MS: int(10_000),
-  SHUTDOWN_GRACE_MS: z.preprocess((v) => (v === '' || v === undefined ? 5000 : Number(v)), z.number().int().min(0)),
-  METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
-  METRICS_PORT: z.preprocess((v) => (v === '' || v === undefined ? undefined : Number(v)), z.number().int().min(0).max(65535).optional()),
-  METRICS_HOST: z.string().default('127.0.0.1'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url().optional()),
-  OTEL_SERVICE_NAME: optionalString,
-}).superRefine((e, ctx) => {
-  // One event broker per deployment: with both set, one of them would be silently unused.
-  if (e.REDIS_URL && e.NATS_URL) {
-    ctx.addIssue({ code: 'custom', path: ['NATS_URL'], message: 'set REDIS_URL or NATS_URL, not both: each is a complete event broker (Redis also holds the rate limits)' });
-  }
-  // A user token must never pass as a gateway-vouched principal: the two keys differ.
-  if (e.SUBGRAPH_SECRET && e.SUBGRAPH_SECRET === e.JWT_SECRET) {
-    ctx.addIssue({ code: 'custom', path: ['SUBGRAPH_SECRET'], message: 'must differ from JWT_SECRET' });
-  }
-});
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    PORT: int(4000).pipe(z.number().max(65535)).or(z.literal(0)),
+    HOST: z.string().default('127.0.0.1'),
+    DATABASE_URL: optionalString.pipe(z.url().optional()),
+    DATABASE_POOL_MAX: int(10),
+    DATA_DIR: z.string().default('./data'),
+    ADMIN_EMAIL: z.email().default('admin@example.com'),
+    ADMIN_PASSWORD: optionalString,
+    JWT_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+    SUBGRAPH_SECRET: optionalString.pipe(z.string().min(32, 'must be at least 32 characters').optional()),
+    JWT_TTL_SECONDS: int(8 * 3600),
+    PUBLIC_URL: optionalString.pipe(z.url().optional()),
+    CDN_URL: optionalString.pipe(z.url().optional()),
+    SUBGRAPH_URLS: subgraphUrls,
+    SUBGRAPH_PORT: z.preprocess(
+      (v) => (v === '' || v === undefined ? undefined : Number(v)),
+      z.number().int().positive().max(65535).optional(),
+    ),
+    REDIS_URL: optionalString.pipe(z.url().optional()),
+    NATS_URL: optionalString.pipe(z.url().optional()),
+    RATE_LIMIT_PER_MINUTE: int(600),
+    RATE_LIMIT_PER_HOUR: int(30_000),
+    RATE_LIMIT_ANONYMOUS_PER_MINUTE: int(30),
+    SIGN_IN_FAILURES_PER_ACCOUNT: int(10),
+    SIGN_IN_FAILURE_WINDOW_SECONDS: int(15 * 60),
+    AUTH_CACHE_TTL_SECONDS: z.preprocess(
+      (v) => (v === '' || v === undefined ? 300 : Number(v)),
+      z.number().int().min(0),
+    ),
+    MAX_UPLOAD_BYTES: int(50 * 1024 * 1024),
+    MAX_RESPONSE_BYTES: int(8 * 1024 * 1024),
+    // Each transformation holds one of libuv's 4 pool threads, shared with file reads and password hashing: keep one free.
+    IMAGE_TRANSFORM_CONCURRENCY: int(Math.min(availableParallelism(), 3)),
+    IMAGE_TRANSFORM_QUEUE: z.preprocess((v) => (v === '' || v === undefined ? 64 : Number(v)), z.number().int().min(0)),
+    EMBEDDINGS: z.enum(['local', 'off']).default('local'),
+    EMBEDDINGS_API_KEY: optionalString,
+    EMBEDDINGS_IDLE_SECONDS: z.coerce.number().int().min(0).default(120),
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: z.preprocess((v) => v === '1' || v === 'true', z.boolean()),
+    WEBHOOK_RETRY_BASE_MS: int(30_000),
+    CACHE: z.enum(['on', 'off']).default('on'),
+    CACHE_MAX_BYTES: int(64 * 1024 * 1024),
+    CACHE_CDN_MAX_AGE: z.preprocess((v) => (v === '' || v === undefined ? 0 : Number(v)), z.number().int().min(0)),
+    GRAPHQL_IDE: z.enum(['on', 'off']).optional(),
+    SHUTDOWN_TIMEOUT_MS: int(10_000),
+    SHUTDOWN_GRACE_MS: z.preprocess((v) => (v === '' || v === undefined ? 5000 : Number(v)), z.number().int().min(0)),
+    METRICS_TOKEN: optionalString.pipe(z.string().min(16, 'must be at least 16 characters').optional()),
+    METRICS_PORT: z.preprocess(
+      (v) => (v === '' || v === undefined ? undefined : Number(v)),
+      z.number().int().min(0).max(65535).optional(),
+    ),
+    METRICS_HOST: z.string().default('127.0.0.1'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    OTEL_EXPORTER_OTLP_ENDPOINT: optionalString.pipe(z.url().optional()),
+    OTEL_SERVICE_NAME: optionalString,
+  })
+  .superRefine((e, ctx) => {
+    // One event broker per deployment: with both set, one of them would be silently unused.
+    if (e.REDIS_URL && e.NATS_URL) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['NATS_URL'],
+        message:
+          'set REDIS_URL or NATS_URL, not both: each is a complete event broker (Redis also holds the rate limits)',
+      });
+    }
+    // A user token must never pass as a gateway-vouched principal: the two keys differ.
+    if (e.SUBGRAPH_SECRET && e.SUBGRAPH_SECRET === e.JWT_SECRET) {
+      ctx.addIssue({ code: 'custom', path: ['SUBGRAPH_SECRET'], message: 'must differ from JWT_SECRET' });
+    }
+  });
 
 export interface Config {
   env: 'development' | 'production' | 'test';
@@ -148,10 +169,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const publicUrl = (e.PUBLIC_URL ?? `http://${e.HOST}:${e.PORT}`).replace(/\/$/, '');
   return {
     env: e.NODE_ENV,
-    http: { port: e.PORT, host: e.HOST, publicUrl, cdnUrl: (e.CDN_URL ?? `${publicUrl}/cdn`).replace(/\/$/, ''), maxResponseBytes: e.MAX_RESPONSE_BYTES },
+    http: {
+      port: e.PORT,
+      host: e.HOST,
+      publicUrl,
+      cdnUrl: (e.CDN_URL ?? `${publicUrl}/cdn`).replace(/\/$/, ''),
+      maxResponseBytes: e.MAX_RESPONSE_BYTES,
+    },
     database: { url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX, dataDir: e.DATA_DIR },
     admin: { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD },
-    auth: { jwtSecret: e.JWT_SECRET, subgraphSecret: e.SUBGRAPH_SECRET, tokenTtlSeconds: e.JWT_TTL_SECONDS, cacheTtlSeconds: e.AUTH_CACHE_TTL_SECONDS },
+    auth: {
+      jwtSecret: e.JWT_SECRET,
+      subgraphSecret: e.SUBGRAPH_SECRET,
+      tokenTtlSeconds: e.JWT_TTL_SECONDS,
+      cacheTtlSeconds: e.AUTH_CACHE_TTL_SECONDS,
+    },
     subgraphUrls: e.SUBGRAPH_URLS,
     subgraphPort: e.SUBGRAPH_PORT,
     redisUrl: e.REDIS_URL,
@@ -165,7 +197,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     uploads: { maxBytes: e.MAX_UPLOAD_BYTES },
     images: { concurrency: e.IMAGE_TRANSFORM_CONCURRENCY, queue: e.IMAGE_TRANSFORM_QUEUE },
-    embeddings: { enabled: e.EMBEDDINGS === 'local' || Boolean(e.EMBEDDINGS_API_KEY), apiKey: e.EMBEDDINGS_API_KEY, idleSeconds: e.EMBEDDINGS_IDLE_SECONDS },
+    embeddings: {
+      enabled: e.EMBEDDINGS === 'local' || Boolean(e.EMBEDDINGS_API_KEY),
+      apiKey: e.EMBEDDINGS_API_KEY,
+      idleSeconds: e.EMBEDDINGS_IDLE_SECONDS,
+    },
     webhooks: { allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS },
     cache: { enabled: e.CACHE === 'on', maxBytes: e.CACHE_MAX_BYTES, cdnMaxAge: e.CACHE_CDN_MAX_AGE },
     graphqlIde: (e.GRAPHQL_IDE ?? (e.NODE_ENV === 'production' ? 'off' : 'on')) === 'on',

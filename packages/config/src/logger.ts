@@ -8,6 +8,9 @@ export function createLogger(config: Pick<Config, 'logLevel'>, name = 'content-p
   return pino({
     name,
     level: config.logLevel,
-    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.password', '*.token'], censor: '[redacted]' },
+    redact: {
+      paths: ['req.headers.authorization', 'req.headers["x-api-key"]', '*.password', '*.token'],
+      censor: '[redacted]',
+    },
   });
 }

@@ -24,6 +24,9 @@ export function loadJwtSecret(config: Pick<Config, 'auth' | 'database'>): Uint8A
  * subgraph service, a gateway with SUBGRAPH_URLS); unlike JWT_SECRET it is never generated: both sides must share it.
  */
 export function loadSubgraphSecret(config: Pick<Config, 'auth'>, role: string): Uint8Array {
-  if (!config.auth.subgraphSecret) throw new Error(`SUBGRAPH_SECRET (at least 32 characters, shared by the gateway and the subgraph services) is required ${role}.`);
+  if (!config.auth.subgraphSecret)
+    throw new Error(
+      `SUBGRAPH_SECRET (at least 32 characters, shared by the gateway and the subgraph services) is required ${role}.`,
+    );
   return new TextEncoder().encode(config.auth.subgraphSecret);
 }

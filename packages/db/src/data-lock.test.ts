@@ -17,12 +17,16 @@ function race(path: string, n: number): Promise<string[]> {
   const lockModule = resolve(__dirname, '../dist/data-lock.js');
   const script = `try { require(${JSON.stringify(lockModule)}).acquireDataLock(${JSON.stringify(path)}, 'd'); console.log('won'); setTimeout(() => {}, 1500); } catch (e) { console.log(e.name); }`;
   return Promise.all(
-    Array.from({ length: n }, () => new Promise<string>((done) => {
-      const child = spawn(process.execPath, ['-e', script]);
-      let out = '';
-      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      child.once('exit', () => done(out.trim()));
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<string>((done) => {
+          const child = spawn(process.execPath, ['-e', script]);
+          let out = '';
+          child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+          child.once('exit', () => done(out.trim()));
+        }),
+    ),
   );
 }
 
@@ -41,8 +45,14 @@ describe('data lock', () => {
       const path = join(dir, `stale-${round}.lock`);
       writeFileSync(path, `${deadPid()}\n`);
       const results = await race(path, 4);
-      expect(results.filter((r) => r === 'won'), results.join(',')).toHaveLength(1);
-      expect(results.filter((r) => r !== 'won').every((r) => r === 'DataDirInUseError'), results.join(',')).toBe(true);
+      expect(
+        results.filter((r) => r === 'won'),
+        results.join(','),
+      ).toHaveLength(1);
+      expect(
+        results.filter((r) => r !== 'won').every((r) => r === 'DataDirInUseError'),
+        results.join(','),
+      ).toBe(true);
     }
     const path = join(dir, 'stale-mine.lock');
     writeFileSync(path, `${deadPid()}\n`);

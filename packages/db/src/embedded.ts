@@ -18,7 +18,13 @@ const SOCKET_PORT = 5432;
 const MAX_SOCKET_PATH = 100;
 
 /** Memory settings of the embedded server: enough for a single-process CMS, a fraction of PostgreSQL's defaults. */
-const EMBEDDED_SETTINGS = ['shared_buffers=16MB', 'work_mem=2MB', 'maintenance_work_mem=16MB', 'temp_buffers=2MB', 'wal_buffers=1MB'];
+const EMBEDDED_SETTINGS = [
+  'shared_buffers=16MB',
+  'work_mem=2MB',
+  'maintenance_work_mem=16MB',
+  'temp_buffers=2MB',
+  'wal_buffers=1MB',
+];
 
 function answers(socketPath: string): Promise<boolean> {
   return new Promise((done) => {
@@ -84,7 +90,9 @@ export async function startEmbeddedPostgres(
     : new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections });
   await server.start();
   if (onSocket) chmodSync(socketPath, 0o600);
-  const [host, port] = onSocket ? [dir, SOCKET_PORT] : [server.getServerConn().split(':')[0], Number(server.getServerConn().split(':')[1])];
+  const [host, port] = onSocket
+    ? [dir, SOCKET_PORT]
+    : [server.getServerConn().split(':')[0], Number(server.getServerConn().split(':')[1])];
   return {
     host,
     port,

@@ -11,6 +11,8 @@ export async function lastPublishedVersions<V extends VersionRecord>(
 ): Promise<Map<string, V>> {
   const published = records.filter((r) => r.lastPublishedVersion);
   if (published.length === 0) return new Map();
-  const rows = await em.find(versions, { $or: published.map((r) => ({ [key]: r.id, version: r.lastPublishedVersion })) } as FilterQuery<V>);
+  const rows = await em.find(versions, {
+    $or: published.map((r) => ({ [key]: r.id, version: r.lastPublishedVersion })),
+  } as FilterQuery<V>);
   return new Map(rows.map((row) => [row[key] as string, row]));
 }

@@ -63,7 +63,10 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
   const initial = url ? undefined : initialDataFor(dataDir, modules, initialData, logger);
   let embedded = url ? undefined : await startEmbeddedPostgres(dataDir, 8, initial);
   if (embedded) logger?.info({ dataDir, fromInitialData: Boolean(initial) }, 'using embedded PostgreSQL (PGlite)');
-  let orm = await connect(modules, embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax: config.database.poolMax });
+  let orm = await connect(
+    modules,
+    embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax: config.database.poolMax },
+  );
   const applied = await migrate(orm, !embedded);
   if (embedded && applied > 0) {
     // PGlite's WebAssembly heap never shrinks, and creating the cluster and running every migration grows it by
@@ -131,7 +134,9 @@ type Target = { url: string; poolMax: number } | { host: string; port: number };
 function connect(modules: DatabaseModule[], target: Target): Promise<MikroORM> {
   return MikroORM.init({
     driver: PostgreSqlDriver,
-    ...('url' in target ? { clientUrl: target.url } : { host: target.host, port: target.port, user: 'postgres', dbName: 'postgres' }),
+    ...('url' in target
+      ? { clientUrl: target.url }
+      : { host: target.host, port: target.port, user: 'postgres', dbName: 'postgres' }),
     entities: [EventRecord, ...modules.flatMap((m) => m.entities)],
     extensions: [Migrator],
     // D16: `If-Match` / `expectedRevision` compared when the change is flushed, inside its transaction.

@@ -14,7 +14,10 @@ export function sqlProjectDirectory(orm: MikroORM): ProjectDirectory {
       if (at !== undefined && Date.now() - at < TTL_MS) return true;
       const rows = await orm.em
         .getConnection()
-        .execute('select 1 from "project" where "id" = ? and "organization_id" = ? and "deleted_at" is null', [projectId, organizationId]);
+        .execute('select 1 from "project" where "id" = ? and "organization_id" = ? and "deleted_at" is null', [
+          projectId,
+          organizationId,
+        ]);
       if (rows.length === 0) return false;
       if (seen.size > 10_000) seen.clear();
       seen.set(key, Date.now());

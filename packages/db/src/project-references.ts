@@ -39,10 +39,15 @@ export async function assertProjectReferences(
       else if (!byId.get(id)) errors.push({ path, message: ref.where!.message });
     });
   }
-  if (errors.length > 0) throw new ValidationFailedError(errors, 'The request refers to records that are not in this project.');
+  if (errors.length > 0)
+    throw new ValidationFailedError(errors, 'The request refers to records that are not in this project.');
 }
 
 /** `folderId` (content, assets): a folder of the project, or none. */
-export function assertProjectFolder(em: EntityManager, scope: { organizationId: string; projectId: string }, folderId: string | null | undefined) {
+export function assertProjectFolder(
+  em: EntityManager,
+  scope: { organizationId: string; projectId: string },
+  folderId: string | null | undefined,
+) {
   return assertProjectReferences(em, scope, [{ table: 'folder', path: '/folderId', ids: folderId ? [folderId] : [] }]);
 }

@@ -47,7 +47,8 @@ function withSentinels(value: unknown, next: { i: number }): unknown {
   return Object.fromEntries(Object.entries(value as object).map(([k, v]) => [k, withSentinels(v, next)]));
 }
 
-const same = (a: unknown, b: unknown) => a === b || (a instanceof Date && b instanceof Date && a.getTime() === b.getTime());
+const same = (a: unknown, b: unknown) =>
+  a === b || (a instanceof Date && b instanceof Date && a.getTime() === b.getTime());
 
 /**
  * Compiles filters through a QueryBuilder, remembering per shape which binding takes which leaf. A shape is remembered

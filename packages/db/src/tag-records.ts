@@ -2,7 +2,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /** Creates the tags an entry or asset names that don't exist yet, in the caller's transaction. */
-export async function ensureTags(em: EntityManager, scope: { organizationId: string; projectId: string }, names: string[]): Promise<void> {
+export async function ensureTags(
+  em: EntityManager,
+  scope: { organizationId: string; projectId: string },
+  names: string[],
+): Promise<void> {
   if (names.length === 0) return;
   await em.getConnection().execute(
     `insert into "tag" ("id", "organization_id", "project_id", "name", "created_at", "updated_at")

@@ -18,7 +18,9 @@ function adminUrls(): string[] {
   ];
 }
 
-async function withAdminClient<T>(work: (query: (sql: string) => Promise<unknown>, url: string) => Promise<T>): Promise<T> {
+async function withAdminClient<T>(
+  work: (query: (sql: string) => Promise<unknown>, url: string) => Promise<T>,
+): Promise<T> {
   const { Client } = await import('pg');
   let lastError: unknown;
   for (const url of adminUrls()) {
@@ -49,7 +51,8 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop(): P
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    drop: () => withAdminClient((query) => query(`drop database if exists "${name}" with (force)`)).then(() => undefined),
+    drop: () =>
+      withAdminClient((query) => query(`drop database if exists "${name}" with (force)`)).then(() => undefined),
   };
 }
 

@@ -5,7 +5,9 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   if (!(err instanceof UniqueConstraintViolationException)) return false;
-  return constraint === undefined || String((err as { constraint?: string }).constraint ?? err.message).includes(constraint);
+  return (
+    constraint === undefined || String((err as { constraint?: string }).constraint ?? err.message).includes(constraint)
+  );
 }
 
 /**

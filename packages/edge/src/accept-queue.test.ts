@@ -14,7 +14,9 @@ describe.runIf(process.platform === 'linux')('pendingConnections', () => {
     const child = spawn(process.execPath, ['-e', BLOCKED_LISTENER], { stdio: ['ignore', 'pipe', 'inherit'] });
     const sockets: Socket[] = [];
     try {
-      const port = Number(await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(String(d).trim()))));
+      const port = Number(
+        await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(String(d).trim()))),
+      );
       const server = { address: () => ({ port, address: '127.0.0.1', family: 'IPv4' }) } as unknown as Server;
       expect(await pendingConnections(server)).toBe(0);
       for (let i = 0; i < 3; i++) {

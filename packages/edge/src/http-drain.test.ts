@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { HttpDrain } from './http-drain';
 import { Readiness } from './readiness';
 
-function get(port: number, path: string, agent?: Agent): Promise<{ status: number; body: string; connection?: string }> {
+function get(
+  port: number,
+  path: string,
+  agent?: Agent,
+): Promise<{ status: number; body: string; connection?: string }> {
   return new Promise((resolve, reject) => {
     const req = request({ port, host: '127.0.0.1', path, agent }, (res) => {
       let body = '';

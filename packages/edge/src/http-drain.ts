@@ -86,7 +86,8 @@ export class HttpDrain {
     this.draining = true;
     if (server.listening) {
       // Connections the kernel already queued would be reset by the close: accept them first (bounded by the deadline).
-      while (Date.now() < deadline && ((await pendingConnections(server)) ?? 0) > 0) await new Promise((r) => setTimeout(r, 20));
+      while (Date.now() < deadline && ((await pendingConnections(server)) ?? 0) > 0)
+        await new Promise((r) => setTimeout(r, 20));
       // net.Server's close only stops accepting; http.Server's would also destroy idle keep-alive sockets at once,
       // resetting a request a client is writing on one of them right now.
       NetServer.prototype.close.call(server);

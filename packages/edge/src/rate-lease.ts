@@ -61,7 +61,12 @@ export function leasedBudget(limiter: RateLimiterAbstract): Budget {
     const last = leases.get(key);
     const size = last && !last.refused && last.sharedRemaining < 4 * chunk ? 1 : chunk;
     const { res, refused } = await takePoints(limiter, key, size);
-    const lease: Lease = { left: refused ? 0 : size, sharedRemaining: Math.max(0, res.remainingPoints), resetAt: Date.now() + res.msBeforeNext, refused };
+    const lease: Lease = {
+      left: refused ? 0 : size,
+      sharedRemaining: Math.max(0, res.remainingPoints),
+      resetAt: Date.now() + res.msBeforeNext,
+      refused,
+    };
     leases.set(key, lease);
     // Expired leases go when their window ends; a quiet key leaves nothing behind.
     setTimeout(() => leases.get(key) === lease && leases.delete(key), res.msBeforeNext + 1000).unref();

@@ -26,12 +26,18 @@ export interface RateLimitOptions {
 
 export interface RateLimiter {
   /** Express middleware; runs after authentication (it reads `res.locals.context`). */
-  middleware(onError: (res: Response, err: unknown) => void): (req: Request, res: Response, next: NextFunction) => Promise<void>;
+  middleware(
+    onError: (res: Response, err: unknown) => void,
+  ): (req: Request, res: Response, next: NextFunction) => Promise<void>;
   /**
    * What the middleware does, for a caller that authenticated without it (the cache-hit fast path): spends one request
    * of the principal's budget, sets the `RateLimit-*` headers, and answers false after sending the 429.
    */
-  admit(principal: Context['principal'], res: Response, onError: (res: Response, err: unknown) => void): Promise<boolean>;
+  admit(
+    principal: Context['principal'],
+    res: Response,
+    onError: (res: Response, err: unknown) => void,
+  ): Promise<boolean>;
   /**
    * Wraps the answer to a failed authentication: the failure counts against the caller's address on the anonymous
    * budget, so guessing tokens or keys is throttled like guessing passwords (429 once it is spent).
@@ -70,7 +76,11 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
   let make: (o: IRateLimiterOptions) => Promise<RateLimiterAbstract>;
   if (options.config.redisUrl) {
     store = 'redis';
-    redis = new Redis(options.config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, enableAutoPipelining: true });
+    redis = new Redis(options.config.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      enableAutoPipelining: true,
+    });
     // While Redis is down the in-memory insurance limiters count; without these listeners ioredis would print every
     // failed reconnect's stack to stderr ("Unhandled error event").
     const state = connectionState(options.logger, 'rate-limit store (Redis)');
@@ -100,10 +110,14 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
   // Callers' budgets are leased from a shared store (one round trip per 1 % of a budget, rate-lease.ts); anonymous
   // budgets are small and stay exact.
   const perToken: Budget[] = [];
-  for (const w of windows) perToken.push(store === 'memory' ? directBudget(await make(w)) : leasedBudget(await make(w)));
+  for (const w of windows)
+    perToken.push(store === 'memory' ? directBudget(await make(w)) : leasedBudget(await make(w)));
   const anonymous = directBudget(await make(anonymousWindow));
   const signIn = await make({ keyPrefix: 'rl_signin', points: signInFailures, duration: signInWindowSeconds });
-  options.logger.info({ store, perMinute, perHour, anonymousPerMinute, signInFailures, signInWindowSeconds }, 'rate limits ready');
+  options.logger.info(
+    { store, perMinute, perHour, anonymousPerMinute, signInFailures, signInWindowSeconds },
+    'rate limits ready',
+  );
 
   /** One request from every window of the caller's budget. */
   const spend = (principal: Context['principal'], peer: string | undefined) => {
@@ -114,7 +128,10 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
   const admit: RateLimiter['admit'] = async (principal, res, onError) => {
     const outcomes = await spend(principal, res.req.socket.remoteAddress);
     // The headers describe the tightest window: the one with the fewest requests left.
-    setHeaders(res, outcomes.reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a)));
+    setHeaders(
+      res,
+      outcomes.reduce((a, b) => (b.res.remainingPoints < a.res.remainingPoints ? b : a)),
+    );
     const refused = outcomes.filter((o) => o.refused);
     if (refused.length === 0) return true;
     refuse(res, refused, onError);
@@ -135,7 +152,9 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
     },
     onAuthFailure(onError) {
       return async (res, err) => {
-        const outcome = await consume(anonymous, `ip:${res.req.socket.remoteAddress ?? 'unknown'}`).catch(() => undefined);
+        const outcome = await consume(anonymous, `ip:${res.req.socket.remoteAddress ?? 'unknown'}`).catch(
+          () => undefined,
+        );
         if (!outcome?.refused) return onError(res, err);
         setHeaders(res, outcome);
         refuse(res, [outcome], onError);
@@ -178,7 +197,11 @@ function refuse(res: Response, refused: Outcome[], onError: (res: Response, err:
   onError(res, new RateLimitedError(retryAfter));
 }
 
-const refusals = counter('cp_rate_limit_refusals_total', 'Requests refused by a rate-limit window (rl_min, rl_hour, rl_anon).', ['window']);
+const refusals = counter(
+  'cp_rate_limit_refusals_total',
+  'Requests refused by a rate-limit window (rl_min, rl_hour, rl_anon).',
+  ['window'],
+);
 
 async function consume(budget: Budget, key: string): Promise<Outcome> {
   const { res, refused } = await budget.take(key);

@@ -11,7 +11,8 @@ export function retryAfterOn503(listener: RequestListener): RequestListener {
   return (req: IncomingMessage, res: ServerResponse) => {
     const writeHead = res.writeHead;
     res.writeHead = function (this: ServerResponse, statusCode: number, ...rest: unknown[]) {
-      if (statusCode === 503 && !this.headersSent && !this.hasHeader('retry-after')) this.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+      if (statusCode === 503 && !this.headersSent && !this.hasHeader('retry-after'))
+        this.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
       return (writeHead as (...args: unknown[]) => ServerResponse).call(this, statusCode, ...rest);
     } as ServerResponse['writeHead'];
     listener(req, res);

@@ -75,6 +75,10 @@ export class RateLimitedError extends AppError {
 /** 412 (D16): `If-Match` / `expectedRevision` named another revision; nothing changed. */
 export class PreconditionFailedError extends AppError {
   constructor(currentRevision: number, expectedRevision?: number) {
-    super('PRECONDITION_FAILED', `The resource is at revision ${currentRevision}, not ${expectedRevision ?? 'the one named'}.`, { currentRevision });
+    super(
+      'PRECONDITION_FAILED',
+      `The resource is at revision ${currentRevision}, not ${expectedRevision ?? 'the one named'}.`,
+      { currentRevision },
+    );
   }
 }

@@ -1,6 +1,12 @@
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { InvalidStatusTransitionError, NotFoundError, ValidationFailedError, negotiateLanguage, toErrorEnvelope } from './index';
+import {
+  InvalidStatusTransitionError,
+  NotFoundError,
+  ValidationFailedError,
+  negotiateLanguage,
+  toErrorEnvelope,
+} from './index';
 
 const edge = { requestId: 'req-1', lang: 'en', variablesFrom: 'body' as const };
 
@@ -17,12 +23,16 @@ describe('toErrorEnvelope', () => {
   });
 
   it('answers an operationName the document does not define (INVALID_GRAPHQL from the gateway) with 400, not 500', () => {
-    const unknownName = new GraphQLError('Unknown operation named "Organizations".', { extensions: { code: 'INVALID_GRAPHQL' } });
+    const unknownName = new GraphQLError('Unknown operation named "Organizations".', {
+      extensions: { code: 'INVALID_GRAPHQL' },
+    });
     expect(toErrorEnvelope(unknownName, edge)).toMatchObject({ status: 400, body: { error: { code: 'BAD_REQUEST' } } });
   });
 
   it("answers Apollo's own request refusals (a persisted-query hash that doesn't match) as BAD_REQUEST, not INTERNAL", () => {
-    const mismatch = new GraphQLError('provided sha does not match query', { extensions: { http: { status: 400, headers: new Map() } } });
+    const mismatch = new GraphQLError('provided sha does not match query', {
+      extensions: { http: { status: 400, headers: new Map() } },
+    });
     expect(toErrorEnvelope(mismatch, edge)).toEqual({
       status: 400,
       body: { error: { code: 'BAD_REQUEST', message: 'provided sha does not match query' } },
@@ -34,28 +44,49 @@ describe('toErrorEnvelope', () => {
 
   it('reads the code from extensions of errors that crossed the gateway', () => {
     const remote = new GraphQLError('nope', { extensions: { code: 'NAME_TAKEN', details: { name: 'x' } } });
-    expect(toErrorEnvelope(remote, edge)).toMatchObject({ status: 409, body: { error: { code: 'NAME_TAKEN', details: { name: 'x' } } } });
+    expect(toErrorEnvelope(remote, edge)).toMatchObject({
+      status: 409,
+      body: { error: { code: 'NAME_TAKEN', details: { name: 'x' } } },
+    });
   });
 
   it('hides unknown errors behind INTERNAL with the request id and nothing else', () => {
     const leaked = new Error('duplicate key value violates unique constraint "user_pkey" at /srv/app.js:1');
     const { status, body } = toErrorEnvelope(leaked, edge);
     expect(status).toBe(500);
-    expect(body.error).toEqual({ code: 'INTERNAL', message: 'An internal error occurred.', details: { requestId: 'req-1' } });
+    expect(body.error).toEqual({
+      code: 'INTERNAL',
+      message: 'An internal error occurred.',
+      details: { requestId: 'req-1' },
+    });
   });
 
   it('turns variable coercion errors into 422 with a JSON pointer for bodies', () => {
-    const err = new GraphQLError('Variable "$input" got invalid value 5 at "input.name"; String cannot represent a non string value: 5');
+    const err = new GraphQLError(
+      'Variable "$input" got invalid value 5 at "input.name"; String cannot represent a non string value: 5',
+    );
     expect(toErrorEnvelope(err, edge)).toEqual({
       status: 422,
-      body: { error: { code: 'VALIDATION_FAILED', message: 'The request body failed validation.', details: { errors: [{ path: '/name', message: 'String cannot represent a non string value: 5' }] } } },
+      body: {
+        error: {
+          code: 'VALIDATION_FAILED',
+          message: 'The request body failed validation.',
+          details: { errors: [{ path: '/name', message: 'String cannot represent a non string value: 5' }] },
+        },
+      },
     });
-    const missing = new GraphQLError('Variable "$input" got invalid value {}; Field "name" of required type "String!" was not provided.');
-    expect(toErrorEnvelope(missing, edge).body.error.details).toEqual({ errors: [{ path: '/name', message: 'Field "name" of required type "String!" was not provided.' }] });
+    const missing = new GraphQLError(
+      'Variable "$input" got invalid value {}; Field "name" of required type "String!" was not provided.',
+    );
+    expect(toErrorEnvelope(missing, edge).body.error.details).toEqual({
+      errors: [{ path: '/name', message: 'Field "name" of required type "String!" was not provided.' }],
+    });
   });
 
   it('turns bad query parameters into 400 naming the parameter (D1)', () => {
-    const err = new GraphQLError('Variable "$limit" got invalid value "abc"; Int cannot represent non-integer value: "abc"');
+    const err = new GraphQLError(
+      'Variable "$limit" got invalid value "abc"; Int cannot represent non-integer value: "abc"',
+    );
     const { status, body } = toErrorEnvelope(err, { ...edge, variablesFrom: 'query' });
     expect(status).toBe(400);
     expect(body.error.details).toMatchObject({ parameter: 'limit' });
@@ -65,9 +96,15 @@ describe('toErrorEnvelope', () => {
     expect(negotiateLanguage('fr-CH, fr;q=0.9, en;q=0.8')).toBe('fr');
     expect(negotiateLanguage('xx, de;q=0.5')).toBe('de');
     expect(negotiateLanguage(undefined)).toBe('en');
-    const { body } = toErrorEnvelope(new GraphQLError('x', { extensions: { code: 'UNAUTHORIZED' } }), { ...edge, lang: 'de' });
+    const { body } = toErrorEnvelope(new GraphQLError('x', { extensions: { code: 'UNAUTHORIZED' } }), {
+      ...edge,
+      lang: 'de',
+    });
     expect(body.error.message).toBe('Die Authentifizierung fehlt, ist ungültig, abgelaufen oder widerrufen.');
-    const untranslated = toErrorEnvelope(new GraphQLError('y', { extensions: { code: 'NAME_TAKEN' } }), { ...edge, lang: 'de' });
+    const untranslated = toErrorEnvelope(new GraphQLError('y', { extensions: { code: 'NAME_TAKEN' } }), {
+      ...edge,
+      lang: 'de',
+    });
     expect(untranslated.body.error.message).toBe('y');
     const { body: translated } = toErrorEnvelope(new Error('boom'), { ...edge, lang: 'de' });
     expect(translated.error.message).toBe('Ein interner Fehler ist aufgetreten.');

@@ -22,7 +22,8 @@ interface ErrorLike {
 }
 
 /** graphql-js reports a bad variable as `Variable "$x" got invalid value … at "x.a.b"; <reason>`. */
-const VARIABLE_ERROR = /^Variable "\$([^"]+)" (?:got invalid value.*?(?: at "([^"]+)")?; (.*)|of required type "[^"]+" was not provided\.)$/s;
+const VARIABLE_ERROR =
+  /^Variable "\$([^"]+)" (?:got invalid value.*?(?: at "([^"]+)")?; (.*)|of required type "[^"]+" was not provided\.)$/s;
 
 function variableError(message: string): { variable: string; path: string; reason: string } | undefined {
   const m = VARIABLE_ERROR.exec(message);
@@ -41,7 +42,13 @@ function variableError(message: string): { variable: string; path: string; reaso
  * Apollo's codes for a request the client got wrong: a parse or validation failure, bad input, or (the gateway's
  * INVALID_GRAPHQL) an `operationName` the document does not define.
  */
-const CLIENT_GRAPHQL_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'INVALID_GRAPHQL', 'OPERATION_RESOLUTION_FAILURE']);
+const CLIENT_GRAPHQL_CODES = new Set([
+  'GRAPHQL_PARSE_FAILED',
+  'GRAPHQL_VALIDATION_FAILED',
+  'BAD_USER_INPUT',
+  'INVALID_GRAPHQL',
+  'OPERATION_RESOLUTION_FAILURE',
+]);
 
 /**
  * Apollo's own refusals of a request before it runs (a persisted-query hash that doesn't match its query, an

@@ -4,7 +4,11 @@ import { isErrorCode } from './catalogue';
 import { toErrorEnvelope, type EdgeContext } from './envelope';
 
 /** Apollo `formatError`: the code and details the REST envelope would carry, inside `extensions`. */
-export function formatGraphQLError(formatted: GraphQLFormattedError, error: unknown, edge: EdgeContext): GraphQLFormattedError {
+export function formatGraphQLError(
+  formatted: GraphQLFormattedError,
+  error: unknown,
+  edge: EdgeContext,
+): GraphQLFormattedError {
   const { body } = toErrorEnvelope(unwrap(error) ?? formatted, edge);
   const { code, message, details } = body.error;
   return {

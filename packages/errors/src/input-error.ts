@@ -16,7 +16,9 @@ export function inputErrorOf(err: unknown): BadRequestError | undefined {
     seen.add(current);
     const state = typeof current.sqlState === 'string' ? current.sqlState : current.code;
     if (typeof state === 'string' && INPUT_SQLSTATE.test(state)) {
-      return new BadRequestError('A value in the request is out of range or not acceptable text.', { reason: `SQLSTATE ${state}` });
+      return new BadRequestError('A value in the request is out of range or not acceptable text.', {
+        reason: `SQLSTATE ${state}`,
+      });
     }
     current = (current.originalError ?? current.cause) as typeof current;
   }

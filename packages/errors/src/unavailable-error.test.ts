@@ -9,10 +9,26 @@ const runs = { seed: 20261125, numRuns: Number(process.env.FC_RUNS ?? 200) };
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 /** What pg, knex, MikroORM and Node throw when PostgreSQL cannot be reached or goes away mid-request. */
 const outages = fc.oneof(
-  fc.constantFrom('ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH').map((code) => withCode(`connect ${code} 127.0.0.1:5432`, code)),
-  fc.constantFrom('57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', '53300').map((code) => withCode('terminating connection due to administrator command', code)),
-  fc.constantFrom('Connection terminated unexpectedly', 'Connection terminated due to connection timeout', 'timeout exceeded when trying to connect', 'Knex: Timeout acquiring a connection. The pool is probably full.', 'Client has encountered a connection error and is not queryable').map((m) => new Error(m)),
-  fc.constant(Object.assign(new AggregateError([withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED')], ''), { code: 'ECONNREFUSED' })),
+  fc
+    .constantFrom('ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH')
+    .map((code) => withCode(`connect ${code} 127.0.0.1:5432`, code)),
+  fc
+    .constantFrom('57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', '53300')
+    .map((code) => withCode('terminating connection due to administrator command', code)),
+  fc
+    .constantFrom(
+      'Connection terminated unexpectedly',
+      'Connection terminated due to connection timeout',
+      'timeout exceeded when trying to connect',
+      'Knex: Timeout acquiring a connection. The pool is probably full.',
+      'Client has encountered a connection error and is not queryable',
+    )
+    .map((m) => new Error(m)),
+  fc.constant(
+    Object.assign(new AggregateError([withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED')], ''), {
+      code: 'ECONNREFUSED',
+    }),
+  ),
 );
 /** How the failure reaches the edge: bare, as a driver exception's cause, inside GraphQL's wrapper, or several deep. */
 const wrapped = (inner: fc.Arbitrary<unknown>) =>
@@ -30,7 +46,10 @@ describe('database outages at the edge', () => {
       fc.property(wrapped(outages), (err) => {
         const { status, body } = toErrorEnvelope(err, edge);
         expect(status).toBe(503);
-        expect(body.error).toMatchObject({ code: 'UNAVAILABLE', details: { retryAfter: UNAVAILABLE_RETRY_AFTER_SECONDS } });
+        expect(body.error).toMatchObject({
+          code: 'UNAVAILABLE',
+          details: { retryAfter: UNAVAILABLE_RETRY_AFTER_SECONDS },
+        });
         expect(JSON.stringify(body)).not.toMatch(/5432|ECONN|terminat|Knex/);
       }),
       runs,
@@ -39,12 +58,20 @@ describe('database outages at the edge', () => {
 
   it('keeps a client value the database refused (08P01, class 22) at 400 and anything else at 500', () => {
     fc.assert(
-      fc.property(wrapped(fc.constantFrom('08P01', '22P02', '22003').map((code) => withCode('invalid input', code))), (err) => {
-        expect(toErrorEnvelope(err, edge).status).toBe(400);
-      }),
+      fc.property(
+        wrapped(fc.constantFrom('08P01', '22P02', '22003').map((code) => withCode('invalid input', code))),
+        (err) => {
+          expect(toErrorEnvelope(err, edge).status).toBe(400);
+        },
+      ),
       runs,
     );
-    for (const err of [new Error('boom'), withCode('duplicate key', '23505'), withCode('syntax error', '42601'), withCode('no such file', 'ENOENT')]) {
+    for (const err of [
+      new Error('boom'),
+      withCode('duplicate key', '23505'),
+      withCode('syntax error', '42601'),
+      withCode('no such file', 'ENOENT'),
+    ]) {
       expect(toErrorEnvelope(err, edge).body.error.code).toBe('INTERNAL');
     }
   });

@@ -11,24 +11,48 @@ export class UnavailableError extends AppError {
 }
 
 /** Socket failures: nothing answers at the address, the connection broke, or it timed out. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 /**
  * SQLSTATE class 08 (connection exception; 08P01 is the client's own NUL byte, see input-error.ts), 57P01-57P03
  * (the server is shutting down, crashed, or cannot accept connections yet) and 53300 (too many connections).
  */
 const UNAVAILABLE_SQLSTATE = /^(08(?!P01)[0-9A-Z]{3}|57P0[123]|53300)$/;
 /** pg's and knex's own messages for a connection that broke or could not be had from the pool in time. */
-const UNAVAILABLE_MESSAGE = /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection|Connection ended unexpectedly)/i;
+const UNAVAILABLE_MESSAGE =
+  /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection|Connection ended unexpectedly)/i;
 
 export function unavailableErrorOf(err: unknown): UnavailableError | undefined {
   const seen = new Set<unknown>();
-  let current = err as { code?: unknown; sqlState?: unknown; message?: unknown; name?: unknown; originalError?: unknown; cause?: unknown } | undefined;
+  let current = err as
+    | {
+        code?: unknown;
+        sqlState?: unknown;
+        message?: unknown;
+        name?: unknown;
+        originalError?: unknown;
+        cause?: unknown;
+      }
+    | undefined;
   while (current && typeof current === 'object' && !seen.has(current)) {
     seen.add(current);
     if (current instanceof UnavailableError) return current;
     const state = typeof current.sqlState === 'string' ? current.sqlState : current.code;
-    if (typeof state === 'string' && (SOCKET_CODES.has(state) || UNAVAILABLE_SQLSTATE.test(state))) return new UnavailableError();
-    if (current.name === 'ConnectionException' || (typeof current.message === 'string' && UNAVAILABLE_MESSAGE.test(current.message))) return new UnavailableError();
+    if (typeof state === 'string' && (SOCKET_CODES.has(state) || UNAVAILABLE_SQLSTATE.test(state)))
+      return new UnavailableError();
+    if (
+      current.name === 'ConnectionException' ||
+      (typeof current.message === 'string' && UNAVAILABLE_MESSAGE.test(current.message))
+    )
+      return new UnavailableError();
     current = (current.originalError ?? current.cause) as typeof current;
   }
   return undefined;

@@ -3,7 +3,12 @@ import { ForbiddenError, NotFoundError, UnauthorizedError } from '@cp/errors';
 import { ArgsType, Field, ID } from 'type-graphql';
 import type { Context } from './context';
 import {
-  visibilityOf, type Action, type ApiKeyPrincipal, type Resource, type UserPrincipal, type Visibility,
+  visibilityOf,
+  type Action,
+  type ApiKeyPrincipal,
+  type Resource,
+  type UserPrincipal,
+  type Visibility,
 } from './principal';
 
 export interface ProjectScope {

@@ -6,7 +6,13 @@ import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { parse, specifiedDirectives, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import type { Context } from './context';
 import { revisionMiddleware } from './revision';
-import { buildSchema, createResolversMap, type BuildSchemaOptions, type ContainerType, type NonEmptyArray } from 'type-graphql';
+import {
+  buildSchema,
+  createResolversMap,
+  type BuildSchemaOptions,
+  type ContainerType,
+  type NonEmptyArray,
+} from 'type-graphql';
 
 const FEDERATION_LINK =
   'extend schema @link(url: "https://specs.apollo.dev/federation/v2.7", import: ["@key", "@shareable", "@external", "@requires", "@provides", "@inaccessible"])';

@@ -26,5 +26,7 @@ registerEnumType(EntityStatus, {
  * `deleted` stay hidden, as from published keys; an edit makes an unpublished item `modified`, and visible again.
  */
 export const PREVIEW_STATUSES: readonly EntityStatus[] = [
-  EntityStatus.draft, EntityStatus.modified, EntityStatus.published,
+  EntityStatus.draft,
+  EntityStatus.modified,
+  EntityStatus.published,
 ];

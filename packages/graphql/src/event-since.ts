@@ -10,7 +10,9 @@ export function eventSince(value: string | null | undefined): Date | undefined {
   const since = new Date(value);
   const year = since.getUTCFullYear();
   if (Number.isNaN(since.getTime()) || year < 1 || year > 9999) {
-    throw new BadRequestError('since must be an ISO 8601 timestamp between the years 0001 and 9999.', { parameter: 'since' });
+    throw new BadRequestError('since must be an ISO 8601 timestamp between the years 0001 and 9999.', {
+      parameter: 'since',
+    });
   }
   return since;
 }

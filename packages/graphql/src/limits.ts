@@ -1,7 +1,17 @@
 // Abuse limits every GraphQL entry point applies before execution (D13): the gateway and standalone subgraph services.
 import { AppError, BadRequestError } from '@cp/errors';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { Kind, parse, validate, type DocumentNode, type FragmentDefinitionNode, type GraphQLError, type GraphQLSchema, type OperationDefinitionNode, type ValidationContext } from 'graphql';
+import {
+  Kind,
+  parse,
+  validate,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type GraphQLError,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type ValidationContext,
+} from 'graphql';
 import { listAwareCost } from './list-cost';
 
 /** JSON request bodies larger than this are 413 (express.json's `limit`). */
@@ -29,7 +39,12 @@ export const GRAPHQL_LIMITS = {
 } as const;
 
 /** Armor's rejections become our BAD_REQUEST (D13) instead of its BAD_USER_INPUT. */
-const report = { propagateOnRejection: false, onReject: [(ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(new BadRequestError(error.message))] };
+const report = {
+  propagateOnRejection: false,
+  onReject: [
+    (ctx: ValidationContext | null, error: GraphQLError) => ctx?.reportError(new BadRequestError(error.message)),
+  ],
+};
 
 /** graphql-armor's validation rules and Apollo plugins for depth, cost, aliases and directives. */
 export function armorProtection() {
@@ -48,20 +63,31 @@ export function armorProtection() {
 /** BAD_REQUEST when the document is longer than `maxCharacters`. */
 export function assertDocumentSize(query: unknown): void {
   if (typeof query === 'string' && query.length > GRAPHQL_LIMITS.maxCharacters) {
-    throw new BadRequestError(`The document exceeds ${GRAPHQL_LIMITS.maxCharacters} characters.`, { limit: 'characters', max: GRAPHQL_LIMITS.maxCharacters });
+    throw new BadRequestError(`The document exceeds ${GRAPHQL_LIMITS.maxCharacters} characters.`, {
+      limit: 'characters',
+      max: GRAPHQL_LIMITS.maxCharacters,
+    });
   }
 }
 
 /** BAD_REQUEST when an operation's list-aware cost (list-cost.ts) exceeds `maxListCost`. */
-export function assertListCost(schema: GraphQLSchema, document: DocumentNode, operation: OperationDefinitionNode, variables: Record<string, unknown> | undefined): void {
+export function assertListCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | undefined,
+): void {
   const fragments: Record<string, FragmentDefinitionNode> = {};
   for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments[d.name.value] = d;
   const max = GRAPHQL_LIMITS.maxListCost;
   if (listAwareCost(schema, operation, fragments, variables, max) > max) {
-    throw new BadRequestError(`The operation could return too much: its cost counting list sizes exceeds ${max}. Ask for fewer items or fields.`, {
-      limit: 'cost',
-      max,
-    });
+    throw new BadRequestError(
+      `The operation could return too much: its cost counting list sizes exceeds ${max}. Ask for fewer items or fields.`,
+      {
+        limit: 'cost',
+        max,
+      },
+    );
   }
 }
 
@@ -94,8 +120,16 @@ export function assertJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
  * subgraph applies them to callers other than our gateway): size, tokens, depth, cost, aliases, directives, list cost.
  * Throws BAD_REQUEST; a document that does not parse or validate otherwise is left to Apollo's own answer.
  */
-export function assertGraphQLLimits(schema: GraphQLSchema, payload: unknown, validationRules = armorProtection().validationRules): void {
-  const { query, operationName, variables } = (payload ?? {}) as { query?: unknown; operationName?: unknown; variables?: unknown };
+export function assertGraphQLLimits(
+  schema: GraphQLSchema,
+  payload: unknown,
+  validationRules = armorProtection().validationRules,
+): void {
+  const { query, operationName, variables } = (payload ?? {}) as {
+    query?: unknown;
+    operationName?: unknown;
+    variables?: unknown;
+  };
   assertDocumentSize(query);
   if (typeof query !== 'string') return;
   let document: DocumentNode;
@@ -103,14 +137,22 @@ export function assertGraphQLLimits(schema: GraphQLSchema, payload: unknown, val
     document = parse(query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
   } catch (err) {
     // As the gateway answers it: Apollo's parse failure is BAD_REQUEST with graphql-js's message ("more that": sic).
-    if (/Document contains more \w+ \d+ tokens/.test((err as Error).message)) throw new BadRequestError((err as Error).message);
+    if (/Document contains more \w+ \d+ tokens/.test((err as Error).message))
+      throw new BadRequestError((err as Error).message);
     return;
   }
   // Armor reports its refusals as BadRequestError; other validation errors are Apollo's to answer.
   const refused = validate(schema, document, validationRules as never).find((e) => e instanceof BadRequestError);
   if (refused) throw refused;
-  const operations = document.definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
-  const operation = typeof operationName === 'string' ? operations.find((o) => o.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
+  const operations = document.definitions.filter(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
+  const operation =
+    typeof operationName === 'string'
+      ? operations.find((o) => o.name?.value === operationName)
+      : operations.length === 1
+        ? operations[0]
+        : undefined;
   // A GET request's variables are JSON text.
   let vars = variables;
   if (typeof vars === 'string') {

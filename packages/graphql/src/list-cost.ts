@@ -31,11 +31,21 @@ export function listAwareCost(
   variables: Record<string, unknown> | undefined,
   stopAbove = Number.MAX_SAFE_INTEGER,
 ): number {
-  const root = operation.operation === 'query' ? schema.getQueryType() : operation.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
+  const root =
+    operation.operation === 'query'
+      ? schema.getQueryType()
+      : operation.operation === 'mutation'
+        ? schema.getMutationType()
+        : schema.getSubscriptionType();
   if (!root) return 0;
   let total = 0;
 
-  const visit = (selectionSet: SelectionSetNode, parent: GraphQLCompositeType, multiplier: number, seen: Set<string>): void => {
+  const visit = (
+    selectionSet: SelectionSetNode,
+    parent: GraphQLCompositeType,
+    multiplier: number,
+    seen: Set<string>,
+  ): void => {
     for (const selection of selectionSet.selections) {
       if (total > stopAbove) return;
       if (selection.kind === Kind.FIELD) {
@@ -69,7 +79,11 @@ function fieldOf(parent: GraphQLCompositeType, name: string): GraphQLField<unkno
 }
 
 /** The page size a field asks for: its `limit`/`first` argument (literal or variable), its default, or D1's 20. */
-function sizeOf(field: GraphQLField<unknown, unknown>, args: readonly { name: { value: string }; value: ValueNode }[], variables: Record<string, unknown> | undefined): number {
+function sizeOf(
+  field: GraphQLField<unknown, unknown>,
+  args: readonly { name: { value: string }; value: ValueNode }[],
+  variables: Record<string, unknown> | undefined,
+): number {
   const definition = field.args.find((a) => LIST_ARGUMENTS.includes(a.name));
   if (!definition) return 1;
   const given = args.find((a) => a.name.value === definition.name)?.value;

@@ -152,14 +152,19 @@ export async function keysetPage<T extends { id: string }>(
   let where = options.where;
   if (after) {
     const at = new Date(after.value);
-    if (Number.isNaN(at.getTime())) throw new BadRequestError('lastKey is not a valid cursor.', { parameter: 'lastKey' });
+    if (Number.isNaN(at.getTime()))
+      throw new BadRequestError('lastKey is not a valid cursor.', { parameter: 'lastKey' });
     const past = { $or: [{ [options.sortField]: { [op]: at } }, { [options.sortField]: at, id: { [op]: after.id } }] };
     where = { $and: [options.where, past] } as FilterQuery<T>;
   }
   const orderBy = { [options.sortField]: options.direction, id: options.direction } as Record<string, 'asc' | 'desc'>;
   const rows = options.rows
     ? await options.rows(where, orderBy, limit + 1)
-    : await em.find(entity, where, { orderBy: orderBy as never, limit: limit + 1, populate: options.populate as never });
+    : await em.find(entity, where, {
+        orderBy: orderBy as never,
+        limit: limit + 1,
+        populate: options.populate as never,
+      });
   const data = rows.slice(0, limit);
   const last = data.at(-1);
   const pagination: CursorPagination = {};
@@ -181,13 +186,20 @@ export async function offsetPage<T extends object>(
   args: OffsetArgs,
   orderBy: Record<string, 'asc' | 'desc'> = { createdAt: 'asc', id: 'asc' },
   /** Reads the page another way than `em.find` (e.g. plain rows); the default hydrates entities. */
-  rows?: (where: FilterQuery<T>, orderBy: Record<string, 'asc' | 'desc'>, limit: number, offset: number) => Promise<T[]>,
+  rows?: (
+    where: FilterQuery<T>,
+    orderBy: Record<string, 'asc' | 'desc'>,
+    limit: number,
+    offset: number,
+  ) => Promise<T[]>,
 ): Promise<ListPage<T, OffsetPagination>> {
   const { page, limit, offset } = parseOffsetArgs(args);
   // A `raw()` condition (full-text search) is consumed by the first query that renders it; inside `run` it stays
   // known for the count too (as in `em.findAndCount`).
   return RawQueryFragment.run(async () => {
-    const data = rows ? await rows(where, orderBy, limit, offset) : await em.find(entity, where, { orderBy: orderBy as never, limit, offset });
+    const data = rows
+      ? await rows(where, orderBy, limit, offset)
+      : await em.find(entity, where, { orderBy: orderBy as never, limit, offset });
     const counted = data.length < limit && (data.length > 0 || offset === 0);
     const total = counted ? offset + data.length : await em.count(entity, where);
     return { data, pagination: { page, limit, total } };

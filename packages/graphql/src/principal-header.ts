@@ -13,7 +13,11 @@ export interface PrincipalBinding {
   requestId: string;
 }
 
-export async function signPrincipal(principal: Principal, secret: Uint8Array, binding: PrincipalBinding): Promise<string> {
+export async function signPrincipal(
+  principal: Principal,
+  secret: Uint8Array,
+  binding: PrincipalBinding,
+): Promise<string> {
   return new SignJWT({ principal, rid: binding.requestId })
     .setProtectedHeader({ alg: 'HS256' })
     .setAudience(AUDIENCE_PREFIX + binding.subgraph)
@@ -26,10 +30,17 @@ export async function signPrincipal(principal: Principal, secret: Uint8Array, bi
  * No header means anonymous; a header that fails verification, was signed for another subgraph, or travels with
  * another request id (a replay) is refused outright.
  */
-export async function verifyPrincipal(header: string | undefined, secret: Uint8Array, binding: { subgraph: string; requestId: string | undefined }): Promise<Principal> {
+export async function verifyPrincipal(
+  header: string | undefined,
+  secret: Uint8Array,
+  binding: { subgraph: string; requestId: string | undefined },
+): Promise<Principal> {
   if (!header) return ANONYMOUS;
   try {
-    const { payload } = await jwtVerify(header, secret, { audience: AUDIENCE_PREFIX + binding.subgraph, algorithms: ['HS256'] });
+    const { payload } = await jwtVerify(header, secret, {
+      audience: AUDIENCE_PREFIX + binding.subgraph,
+      algorithms: ['HS256'],
+    });
     if (typeof payload.rid !== 'string' || payload.rid !== binding.requestId) throw new Error('request id mismatch');
     return payload.principal as Principal;
   } catch {

@@ -70,7 +70,10 @@ export const ANONYMOUS: AnonymousPrincipal = { kind: 'anonymous' };
 /** Every flag of every resource set: the bootstrap `Owner` role (D5). */
 export function allPermissions(): Permissions {
   return Object.fromEntries(
-    Object.entries(RESOURCES).map(([resource, actions]) => [resource, Object.fromEntries(actions.map((a) => [a, true]))]),
+    Object.entries(RESOURCES).map(([resource, actions]) => [
+      resource,
+      Object.fromEntries(actions.map((a) => [a, true])),
+    ]),
   ) as Permissions;
 }
 

@@ -9,7 +9,8 @@ import type { Context } from './context';
 export class ExpectedRevisionArgs {
   @Field(() => Int, {
     nullable: true,
-    description: 'Optimistic concurrency (D16): change only if the resource is still at this `revision`, else PRECONDITION_FAILED (REST: `If-Match`).',
+    description:
+      'Optimistic concurrency (D16): change only if the resource is still at this `revision`, else PRECONDITION_FAILED (REST: `If-Match`).',
   })
   expectedRevision?: number;
 }
@@ -36,7 +37,8 @@ export class RevisionCheck implements EventSubscriber {
       if (changeSet.type !== ChangeSetType.UPDATE && changeSet.type !== ChangeSetType.DELETE) continue;
       const entity = changeSet.entity as { id?: string; revision?: number };
       if (entity.id !== expectation.id || !changeSet.meta.versionProperty) continue;
-      if (entity.revision !== expectation.expected) throw new PreconditionFailedError(entity.revision!, expectation.expected);
+      if (entity.revision !== expectation.expected)
+        throw new PreconditionFailedError(entity.revision!, expectation.expected);
       expectation.checked = true;
     }
   }
@@ -55,8 +57,13 @@ export const revisionMiddleware: MiddlewareFn<Context> = async ({ args, info, co
     } catch (err) {
       if (!(err instanceof OptimisticLockError)) throw err;
       const entity = err.entity as { id?: string; revision?: number } | undefined;
-      const fresh = entity?.id ? await context.em.fork().findOne(entity.constructor as never, { id: entity.id } as never) : null;
-      throw new PreconditionFailedError((fresh as { revision?: number } | null)?.revision ?? entity?.revision ?? 0, expected ?? undefined);
+      const fresh = entity?.id
+        ? await context.em.fork().findOne(entity.constructor as never, { id: entity.id } as never)
+        : null;
+      throw new PreconditionFailedError(
+        (fresh as { revision?: number } | null)?.revision ?? entity?.revision ?? 0,
+        expected ?? undefined,
+      );
     }
   };
   if (expected === null || expected === undefined || typeof args.id !== 'string') return run();

@@ -14,7 +14,12 @@ async function seen(query: string): Promise<boolean | undefined> {
   await execute({
     schema,
     document: parse(query),
-    rootValue: { list: (_: unknown, __: unknown, info: GraphQLResolveInfo) => ((answer = selects(info, ['data', 'compiled'])), { data: [] }) },
+    rootValue: {
+      list: (_: unknown, __: unknown, info: GraphQLResolveInfo) => (
+        (answer = selects(info, ['data', 'compiled'])),
+        { data: [] }
+      ),
+    },
   });
   return answer;
 }
@@ -24,7 +29,9 @@ describe('selects', () => {
     expect(await seen('{ list { data { id compiled } } }')).toBe(true);
     expect(await seen('{ list { data { id } } }')).toBe(false);
     expect(await seen('{ list { ... on List { data { ... on Item { compiled } } } } }')).toBe(true);
-    expect(await seen('{ list { ...L } } fragment L on List { data { ...I } } fragment I on Item { compiled }')).toBe(true);
+    expect(await seen('{ list { ...L } } fragment L on List { data { ...I } } fragment I on Item { compiled }')).toBe(
+      true,
+    );
     expect(await seen('{ list { ...L } } fragment L on List { data { id } }')).toBe(false);
   });
 

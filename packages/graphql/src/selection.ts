@@ -9,7 +9,8 @@ export function selects(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments
   const within = (set: SelectionSetNode | undefined, rest: readonly string[]): boolean =>
     set !== undefined &&
     set.selections.some((s) => {
-      if (s.kind === Kind.FIELD) return s.name.value === rest[0] && (rest.length === 1 || within(s.selectionSet, rest.slice(1)));
+      if (s.kind === Kind.FIELD)
+        return s.name.value === rest[0] && (rest.length === 1 || within(s.selectionSet, rest.slice(1)));
       if (s.kind === Kind.INLINE_FRAGMENT) return within(s.selectionSet, rest);
       return within(info.fragments[s.name.value]?.selectionSet, rest);
     });

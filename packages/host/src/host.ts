@@ -89,7 +89,15 @@ export function packageVersion(distDir: string): string {
   return JSON.parse(readFileSync(join(distDir, '../package.json'), 'utf8')).version;
 }
 
-export async function startHost({ config, logger, modules, initialData, remote = {}, auth, http }: HostOptions): Promise<Host> {
+export async function startHost({
+  config,
+  logger,
+  modules,
+  initialData,
+  remote = {},
+  auth,
+  http,
+}: HostOptions): Promise<Host> {
   const secret = loadJwtSecret(config);
   const db = await openDatabase({ config, modules: modules.map((m) => m.database), logger, initialData });
   // Transactional outbox: positions assigned right after this process's commits, announced to every replica.
@@ -119,7 +127,13 @@ export async function startHost({ config, logger, modules, initialData, remote =
   app.use(requestMetrics());
   http.front?.(app);
   app.get('/health', healthHandler(db, broker, http.version));
-  app.get('/ready', readiness.handler(() => db.ping(), () => broker.connected));
+  app.get(
+    '/ready',
+    readiness.handler(
+      () => db.ping(),
+      () => broker.connected,
+    ),
+  );
   const metricsServer = await serveMetrics(app, config, logger);
   const service = await http.serve({ db, broker, dispatcher, limiter, deps, app, server });
   registerRuntimeMetrics({ orm: db.orm, ...service.metrics });

@@ -21,9 +21,12 @@ let requestDuration: ReturnType<typeof histogram<'family' | 'method' | 'status'>
 
 /** Observes every request when its response closes (SSE streams: their whole lifetime). */
 export function observeRequest(req: IncomingMessage, res: ServerResponse): void {
-  requestDuration ??= histogram('cp_http_request_duration_seconds', 'HTTP request duration by route family, method and status.', ['family', 'method', 'status'], [
-    0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
-  ]);
+  requestDuration ??= histogram(
+    'cp_http_request_duration_seconds',
+    'HTTP request duration by route family, method and status.',
+    ['family', 'method', 'status'],
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
   const end = requestDuration.startTimer();
   // Read now: routers rewrite `req.url` while the request is handled.
   const family = routeFamily(req.url ?? '/');

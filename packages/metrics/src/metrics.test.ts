@@ -46,7 +46,9 @@ describe('metrics helpers', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     expect((await fetch(`${base}/guarded`)).status).toBe(401);
-    expect((await fetch(`${base}/guarded`, { headers: { authorization: 'Bearer sixteen-chars-token' } })).status).toBe(200);
+    expect((await fetch(`${base}/guarded`, { headers: { authorization: 'Bearer sixteen-chars-token' } })).status).toBe(
+      200,
+    );
     expect((await fetch(`${base}/open`)).status).toBe(404);
     server.close();
   });

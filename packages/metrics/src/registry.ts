@@ -17,11 +17,20 @@ function existing<T>(name: string): T | undefined {
 }
 
 /** A counter; asking twice for the same name gives the same counter (modules may load in any order). */
-export function counter<L extends string = string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
+export function counter<L extends string = string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[] = [],
+): Counter<L> {
   return existing<Counter<L>>(name) ?? new Counter<L>({ name, help, labelNames, registers: [registry] });
 }
 
-export function histogram<L extends string = string>(name: string, help: string, labelNames: readonly L[] = [], buckets?: number[]): Histogram<L> {
+export function histogram<L extends string = string>(
+  name: string,
+  help: string,
+  labelNames: readonly L[] = [],
+  buckets?: number[],
+): Histogram<L> {
   return existing<Histogram<L>>(name) ?? new Histogram<L>({ name, help, labelNames, buckets, registers: [registry] });
 }
 
@@ -96,7 +105,12 @@ function cacheSources(): Map<string, () => CacheStats> {
       },
     });
   }
-  gaugeFrom('cp_cache_entries', 'Entries held by the cache.', () => values((s) => s.size).map(({ cache, value }) => ({ labels: { cache }, value })), ['cache']);
+  gaugeFrom(
+    'cp_cache_entries',
+    'Entries held by the cache.',
+    () => values((s) => s.size).map(({ cache, value }) => ({ labels: { cache }, value })),
+    ['cache'],
+  );
   return sources;
 }
 

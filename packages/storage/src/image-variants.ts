@@ -109,7 +109,9 @@ function undecodable(): ValidationFailedError {
 
 /** Reads only the header: a small file claiming huge dimensions (a decompression bomb) is refused undecoded. */
 async function assertWithinLimit(input: string, t: ImageTransform): Promise<void> {
-  const meta = await sharp(input).metadata().catch(() => Promise.reject(undecodable()));
+  const meta = await sharp(input)
+    .metadata()
+    .catch(() => Promise.reject(undecodable()));
   const width = meta.autoOrient?.width ?? meta.width;
   const height = meta.autoOrient?.height ?? meta.height;
   if (!width || !height) throw undecodable();

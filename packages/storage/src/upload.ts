@@ -15,9 +15,16 @@ export interface ParsedUpload {
 /** Multipart framing around the file stays far below this; larger declared bodies are refused unread. */
 const MULTIPART_OVERHEAD = 64 * 1024;
 
-export async function receiveUpload(req: IncomingMessage, storage: AssetStorage, key: string, maxBytes: number): Promise<ParsedUpload> {
+export async function receiveUpload(
+  req: IncomingMessage,
+  storage: AssetStorage,
+  key: string,
+  maxBytes: number,
+): Promise<ParsedUpload> {
   if (!req.headers['content-type']?.startsWith('multipart/form-data')) {
-    throw new BadRequestError('Uploads are multipart/form-data with a `file` part.', { contentType: req.headers['content-type'] ?? null });
+    throw new BadRequestError('Uploads are multipart/form-data with a `file` part.', {
+      contentType: req.headers['content-type'] ?? null,
+    });
   }
   const declared = Number(req.headers['content-length']);
   if (declared > maxBytes + MULTIPART_OVERHEAD) throw tooLarge(maxBytes);
@@ -30,7 +37,10 @@ export async function receiveUpload(req: IncomingMessage, storage: AssetStorage,
   const parsed = new Promise<void>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fields: 20, fieldSize: 64 * 1024, fileSize: maxBytes + 1 } });
+      parser = busboy({
+        headers: req.headers,
+        limits: { files: 1, fields: 20, fieldSize: 64 * 1024, fileSize: maxBytes + 1 },
+      });
     } catch (e) {
       return reject(malformed(e));
     }
@@ -88,7 +98,9 @@ export async function receiveUpload(req: IncomingMessage, storage: AssetStorage,
 }
 
 function malformed(e: unknown) {
-  return new BadRequestError('The multipart body is malformed.', { reason: e instanceof Error ? e.message : String(e) });
+  return new BadRequestError('The multipart body is malformed.', {
+    reason: e instanceof Error ? e.message : String(e),
+  });
 }
 
 function tooLarge(maxBytes: number) {
@@ -101,7 +113,9 @@ function parseFields(fields: Map<string, string>): Omit<ParsedUpload, 'name' | '
   if (tags !== undefined) {
     const parsed = tags.trim().startsWith('[') ? parseJson(tags, '/tags') : tags.split(',');
     if (!Array.isArray(parsed) || parsed.some((t) => typeof t !== 'string')) {
-      throw new ValidationFailedError([{ path: '/tags', message: 'must be a JSON array of strings or a comma-separated list' }]);
+      throw new ValidationFailedError([
+        { path: '/tags', message: 'must be a JSON array of strings or a comma-separated list' },
+      ]);
     }
     out.tags = [...new Set((parsed as string[]).map((t) => t.trim()).filter(Boolean))];
   }

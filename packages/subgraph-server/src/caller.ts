@@ -25,14 +25,25 @@ export interface GatewayVouch {
 export async function gatewayCaller(req: Request, vouch: GatewayVouch): Promise<Caller | undefined> {
   const signed = req.header(PRINCIPAL_HEADER);
   if (signed === undefined) return undefined;
-  return { principal: await verifyPrincipal(signed, vouch.secret, { subgraph: vouch.subgraph, requestId: req.header('x-request-id') }), via: 'gateway' };
+  return {
+    principal: await verifyPrincipal(signed, vouch.secret, {
+      subgraph: vouch.subgraph,
+      requestId: req.header('x-request-id'),
+    }),
+    via: 'gateway',
+  };
 }
 
 /**
  * A signed principal header wins (our gateway authenticated and rate-limited already); otherwise the client's own
  * credentials, with the same rules as at our gateway. A header or credential that is present but bad is 401.
  */
-export async function identifyCaller(req: Request, em: EntityManager, vouch: GatewayVouch, auth: Authenticator): Promise<Caller> {
+export async function identifyCaller(
+  req: Request,
+  em: EntityManager,
+  vouch: GatewayVouch,
+  auth: Authenticator,
+): Promise<Caller> {
   const vouched = await gatewayCaller(req, vouch);
   if (vouched) return vouched;
   const authorization = req.header('authorization');
@@ -46,18 +57,28 @@ export async function identifyCaller(req: Request, em: EntityManager, vouch: Gat
  * the SDL is committed in `schema/` anyway) and the `login` mutation (sign-in has no credential yet; it spends the
  * anonymous budget of the caller's address). Everything else, introspection included, is 401.
  */
-const ANONYMOUS_FIELDS: Record<string, Set<string>> = { query: new Set(['_service', '__typename']), mutation: new Set(['login', '__typename']) };
+const ANONYMOUS_FIELDS: Record<string, Set<string>> = {
+  query: new Set(['_service', '__typename']),
+  mutation: new Set(['login', '__typename']),
+};
 
 export function anonymousAllowed(body: unknown): boolean {
   const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
   if (typeof query !== 'string') return false;
   let operations: OperationDefinitionNode[];
   try {
-    operations = parse(query).definitions.filter((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+    operations = parse(query).definitions.filter(
+      (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+    );
   } catch {
     return false;
   }
-  const operation = typeof operationName === 'string' ? operations.find((o) => o.name?.value === operationName) : operations.length === 1 ? operations[0] : undefined;
+  const operation =
+    typeof operationName === 'string'
+      ? operations.find((o) => o.name?.value === operationName)
+      : operations.length === 1
+        ? operations[0]
+        : undefined;
   const allowed = operation && ANONYMOUS_FIELDS[operation.operation];
   if (!operation || !allowed) return false;
   return operation.selectionSet.selections.every((s) => s.kind === Kind.FIELD && allowed.has(s.name.value));
@@ -65,7 +86,11 @@ export function anonymousAllowed(body: unknown): boolean {
 
 /** Refusals before execution as GraphQL `errors[]` with the D4 status (401, 429): a gateway never mistakes them for data. */
 export function sendGraphQLError(res: Response, err: unknown): void {
-  const { status, body } = toErrorEnvelope(err, { requestId: String(res.getHeader('x-request-id') ?? 'subgraph'), lang: 'en', variablesFrom: 'body' });
+  const { status, body } = toErrorEnvelope(err, {
+    requestId: String(res.getHeader('x-request-id') ?? 'subgraph'),
+    lang: 'en',
+    variablesFrom: 'body',
+  });
   const { code, message, details } = body.error;
   res.status(status).json({ errors: [{ message, extensions: details ? { code, details } : { code } }] });
 }
@@ -90,12 +115,16 @@ export function callerMiddleware(options: {
     let caller: Caller;
     try {
       // A principal header may have been checked already, before the body was read (`gatewayCaller`).
-      caller = (res.locals.caller as Caller | undefined) ?? (await identifyCaller(req, em, options.vouch, options.auth));
+      caller =
+        (res.locals.caller as Caller | undefined) ?? (await identifyCaller(req, em, options.vouch, options.auth));
     } catch (err) {
       return onAuthFailure(res, err);
     }
     if (caller.via === 'anonymous' && !(options.graphql && anonymousAllowed(req.body))) {
-      return onAuthFailure(res, new UnauthorizedError('Send a bearer token or an API key (or come through a gateway that does).'));
+      return onAuthFailure(
+        res,
+        new UnauthorizedError('Send a bearer token or an API key (or come through a gateway that does).'),
+      );
     }
     res.locals.caller = caller;
     res.locals.em = em;

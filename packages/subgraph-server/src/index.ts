@@ -6,7 +6,14 @@ import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadSubgraphSecret, type Config }
 import { sqlProjectDirectory } from '@cp/db';
 import { exitGracefullyOnSignals, type RateLimiter } from '@cp/edge';
 import { formatGraphQLError, isInternal, negotiateLanguage, toErrorEnvelope } from '@cp/errors';
-import { armorProtection, assertGraphQLLimits, assertJsonDepth, JSON_LIMIT_BYTES, jsonBodyError, type Context } from '@cp/graphql';
+import {
+  armorProtection,
+  assertGraphQLLimits,
+  assertJsonDepth,
+  JSON_LIMIT_BYTES,
+  jsonBodyError,
+  type Context,
+} from '@cp/graphql';
 import type { Tracing } from '@cp/tracing';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
@@ -93,7 +100,11 @@ async function serveSubgraph(
     projects,
   });
   const sendError = (res: Response, err: unknown) => {
-    const { status, body } = toErrorEnvelope(err, { requestId: res.getHeader('x-request-id')?.toString() ?? 'subgraph', lang: 'en', variablesFrom: 'body' });
+    const { status, body } = toErrorEnvelope(err, {
+      requestId: res.getHeader('x-request-id')?.toString() ?? 'subgraph',
+      lang: 'en',
+      variablesFrom: 'body',
+    });
     res.status(status).json(body);
   };
 
@@ -111,9 +122,14 @@ async function serveSubgraph(
     next();
   };
   const gatewayBody = express.json({ limit: '50mb' });
-  const clientBody = express.json({ limit: JSON_LIMIT_BYTES, verify: (_req, _res, buf) => assertJsonDepth(buf.toString('utf8')) });
-  const body = (req: Request, res: Response, next: NextFunction) => (res.locals.caller ? gatewayBody : clientBody)(req, res, next);
-  const bodyError = (err: unknown, _req: Request, res: Response, _next: NextFunction) => sendGraphQLError(res, jsonBodyError(err));
+  const clientBody = express.json({
+    limit: JSON_LIMIT_BYTES,
+    verify: (_req, _res, buf) => assertJsonDepth(buf.toString('utf8')),
+  });
+  const body = (req: Request, res: Response, next: NextFunction) =>
+    (res.locals.caller ? gatewayBody : clientBody)(req, res, next);
+  const bodyError = (err: unknown, _req: Request, res: Response, _next: NextFunction) =>
+    sendGraphQLError(res, jsonBodyError(err));
   const armorRules = armorProtection().validationRules;
   const limits = (req: Request, res: Response, next: NextFunction) => {
     if (res.locals.caller) return next();
@@ -125,15 +141,36 @@ async function serveSubgraph(
     }
     next();
   };
-  app.use('/graphql', vouched, body, bodyError, limits, callers(true, sendGraphQLError), expressMiddleware(apollo, { context: async ({ req, res }) => contextOf(req, res) }));
+  app.use(
+    '/graphql',
+    vouched,
+    body,
+    bodyError,
+    limits,
+    callers(true, sendGraphQLError),
+    expressMiddleware(apollo, { context: async ({ req, res }) => contextOf(req, res) }),
+  );
   // The module's plain HTTP routes (uploads, CDN), authenticated like GraphQL (the handlers check the caller's rights).
   for (const route of module.http?.(deps) ?? []) {
-    const withContext = (req: Request, res: Response, next: NextFunction) => ((res.locals.context = contextOf(req, res)), next());
+    const withContext = (req: Request, res: Response, next: NextFunction) => (
+      (res.locals.context = contextOf(req, res)),
+      next()
+    );
     app[route.method](route.path, ...(route.family ? [callers(false, sendError), withContext] : []), route.handler);
   }
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err));
   // The content service's `subscription { events }` over graphql-ws at /graphql (subscriptions.ts).
-  const subscriptions = await serveSubscriptions({ server, schema, orm: db.orm, broker, auth, limiter, projects, vouch, logger });
+  const subscriptions = await serveSubscriptions({
+    server,
+    schema,
+    orm: db.orm,
+    broker,
+    auth,
+    limiter,
+    projects,
+    vouch,
+    logger,
+  });
   return {
     drain: async (deadline) => subscriptions?.close(deadline),
     stop: () => apollo.stop(),
@@ -150,7 +187,11 @@ export function main(module: SubgraphModule, options: ServiceOptions & { tracing
   const logger = createLogger(options.config, `subgraph-${module.name}`);
   exitGracefullyOnSignals(
     {
-      retire: () => void starting.then((service) => service.retire(), () => undefined),
+      retire: () =>
+        void starting.then(
+          (service) => service.retire(),
+          () => undefined,
+        ),
       close: async (timeoutMs) => {
         await (await starting).stop(timeoutMs);
         await options.tracing?.shutdown();

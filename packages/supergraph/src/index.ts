@@ -1,5 +1,12 @@
 // The platform's four subgraph modules and their composition: what the gateway and the CLI both build on.
 export { composeFromCode, SCHEMA_DIR, writeComposedSchemas, type ComposedSchemas } from './compose';
 export {
-  allRoutes, defaultSubgraphUrl, INITIAL_DATA, PUBLIC_FIELDS, SOFA_IGNORE, SOFA_MODELS, subgraphModules, SUBGRAPHS,
+  allRoutes,
+  defaultSubgraphUrl,
+  INITIAL_DATA,
+  PUBLIC_FIELDS,
+  SOFA_IGNORE,
+  SOFA_MODELS,
+  subgraphModules,
+  SUBGRAPHS,
 } from './subgraphs';

@@ -20,7 +20,9 @@ const UNTRACED_PATHS = new Set(['/health', '/ready', '/metrics']);
  * parsing), background loops and library internals would otherwise each open a trace of their own.
  */
 const requestsOnly: Sampler = {
-  shouldSample: (_context, _traceId, _name, kind) => ({ decision: kind === SpanKind.SERVER ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD }),
+  shouldSample: (_context, _traceId, _name, kind) => ({
+    decision: kind === SpanKind.SERVER ? SamplingDecision.RECORD_AND_SAMPLED : SamplingDecision.NOT_RECORD,
+  }),
   toString: () => 'RequestsOnly',
 };
 
@@ -75,7 +77,10 @@ export function start(options: SdkOptions): Tracing {
       unregister();
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs).unref()));
-      await Promise.race([provider.shutdown().catch((err) => options.logger.warn({ err }, 'tracing shutdown failed')), late]);
+      await Promise.race([
+        provider.shutdown().catch((err) => options.logger.warn({ err }, 'tracing shutdown failed')),
+        late,
+      ]);
       clearTimeout(timer);
     },
   };

@@ -11,7 +11,11 @@ import { User } from './user/user.entity';
 
 export const DEFAULT_ID = 'default';
 
-export async function bootstrap(em: EntityManager, admin: { email: string; password?: string }, logger?: Logger): Promise<void> {
+export async function bootstrap(
+  em: EntityManager,
+  admin: { email: string; password?: string },
+  logger?: Logger,
+): Promise<void> {
   if ((await em.count(Organization, {})) > 0) return;
   const password = admin.password ?? randomBytes(12).toString('base64url');
   const passwordHash = await hashPassword(password);
@@ -25,7 +29,13 @@ export async function bootstrap(em: EntityManager, admin: { email: string; passw
         description: 'Every permission on every resource.',
         permissions: allPermissions(),
       });
-      tx.create(User, { organizationId: DEFAULT_ID, email: admin.email.toLowerCase(), name: 'Administrator', roleId: owner.id, passwordHash });
+      tx.create(User, {
+        organizationId: DEFAULT_ID,
+        email: admin.email.toLowerCase(),
+        name: 'Administrator',
+        roleId: owner.id,
+        passwordHash,
+      });
     });
   } catch (err) {
     // Another replica bootstrapped at the same moment: its primary keys won.
@@ -34,7 +44,9 @@ export async function bootstrap(em: EntityManager, admin: { email: string; passw
   }
   if (!admin.password) {
     // Printed once, on purpose: there is no other way to learn a generated password.
-    console.log(`\n  Admin user created: ${admin.email}\n  Generated password: ${password}\n  (set ADMIN_PASSWORD to choose it)\n`);
+    console.log(
+      `\n  Admin user created: ${admin.email}\n  Generated password: ${password}\n  (set ADMIN_PASSWORD to choose it)\n`,
+    );
   }
   logger?.info({ email: admin.email }, 'bootstrapped organization, project, Owner role and admin user');
 }

@@ -39,10 +39,15 @@ export function createAuthService(
   secret: Uint8Array,
   options: { cacheTtlSeconds?: number; signInLimiter?: RateLimiterAbstract } = {},
 ): AuthService {
-  const auth = new AuthService(new TokenService(secret), config.auth.tokenTtlSeconds, new PrincipalCache((options.cacheTtlSeconds ?? 0) * 1000));
+  const auth = new AuthService(
+    new TokenService(secret),
+    config.auth.tokenTtlSeconds,
+    new PrincipalCache((options.cacheTtlSeconds ?? 0) * 1000),
+  );
   // The shared store (Redis or PostgreSQL) when the host has one, so failures count across every process.
   if (options.signInLimiter) auth.signInThrottle = limiterSignInThrottle(options.signInLimiter);
-  else if (config.rateLimit) auth.signInThrottle = memorySignInThrottle(config.rateLimit.signInFailures, config.rateLimit.signInWindowSeconds);
+  else if (config.rateLimit)
+    auth.signInThrottle = memorySignInThrottle(config.rateLimit.signInFailures, config.rateLimit.signInWindowSeconds);
   return auth;
 }
 

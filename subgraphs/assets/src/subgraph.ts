@@ -43,7 +43,12 @@ export const assetsModule: SubgraphModule = {
     // One per process: the single-flight map and the work queue bound this process's transformations.
     const images = new ImageVariants(assets.storage, config.images);
     return [
-      { method: 'post', family: 'app', path: '/app/v1/organizations/:organizationId/projects/:projectId/assets', handler: uploadHandler(assets, config.http.cdnUrl) },
+      {
+        method: 'post',
+        family: 'app',
+        path: '/app/v1/organizations/:organizationId/projects/:projectId/assets',
+        handler: uploadHandler(assets, config.http.cdnUrl),
+      },
       {
         method: 'get',
         path: '/cdn/:organizationId/:projectId/assets/:assetId/:filename',

@@ -25,13 +25,22 @@ export const componentsDatabase: DatabaseModule = {
 };
 
 export function createComponentAssetService(config: Pick<Config, 'database' | 'uploads'>): ComponentAssetService {
-  return new ComponentAssetService(new LocalFileStorage(join(config.database.dataDir, 'assets')), config.uploads.maxBytes);
+  return new ComponentAssetService(
+    new LocalFileStorage(join(config.database.dataDir, 'assets')),
+    config.uploads.maxBytes,
+  );
 }
 
 export function buildComponentsSubgraph(config: Pick<Config, 'http' | 'database' | 'uploads'>): Promise<BuiltSubgraph> {
   return buildFederatedSchema({
     name: 'components',
-    resolvers: [ComponentResolver, ComponentVersionResolver, ComponentAssetResolver, PackageResolver, ResolvedPackageResolver],
+    resolvers: [
+      ComponentResolver,
+      ComponentVersionResolver,
+      ComponentAssetResolver,
+      PackageResolver,
+      ResolvedPackageResolver,
+    ],
     instances: [new ComponentAssetResolver(createComponentAssetService(config), config.http.cdnUrl)],
   });
 }
@@ -52,7 +61,11 @@ export const componentsModule: SubgraphModule = {
         path: '/app/v1/organizations/:organizationId/projects/:projectId/components/:componentId/assets',
         handler: componentAssetUploadHandler(assets, config.http.cdnUrl),
       },
-      { method: 'get', path: '/cdn/:organizationId/:projectId/component-assets/:assetId/:filename', handler: componentAssetCdnHandler(orm, assets) },
+      {
+        method: 'get',
+        path: '/cdn/:organizationId/:projectId/component-assets/:assetId/:filename',
+        handler: componentAssetCdnHandler(orm, assets),
+      },
     ];
   },
 };

@@ -12,8 +12,14 @@ function crud(segment: string, singular: string, plural: string, client: boolean
   const field = singular[0].toLowerCase() + singular.slice(1);
   const list = plural[0].toLowerCase() + plural.slice(1);
   return {
-    [`Query.${list}`]: { app: { method: 'GET', path: base }, ...(client ? { api: { method: 'GET', path: base } } : {}) },
-    [`Query.${field}`]: { app: { method: 'GET', path: `${base}/:id` }, ...(client ? { api: { method: 'GET', path: `${base}/:id` } } : {}) },
+    [`Query.${list}`]: {
+      app: { method: 'GET', path: base },
+      ...(client ? { api: { method: 'GET', path: base } } : {}),
+    },
+    [`Query.${field}`]: {
+      app: { method: 'GET', path: `${base}/:id` },
+      ...(client ? { api: { method: 'GET', path: `${base}/:id` } } : {}),
+    },
     [`Mutation.create${singular}`]: { app: { method: 'POST', path: base, responseStatus: 201 } },
     [`Mutation.update${singular}`]: { app: { method: 'PUT', path: `${base}/:id` } },
     [`Mutation.delete${singular}`]: { app: { method: 'DELETE', path: `${base}/:id` } },
@@ -45,7 +51,10 @@ export const contentRoutes: RestRoutes = {
   'Query.contentType': { app: { method: 'GET', path: `${types}/:id` }, api: { method: 'GET', path: `${types}/:id` } },
   'Mutation.createContentType': { app: { method: 'POST', path: types, responseStatus: 201 } },
   'Mutation.updateContentType': { app: { method: 'PUT', path: `${types}/:id` } },
-  'Query.contentTypeVersions': { app: { method: 'GET', path: `${types}/:id/versions` }, api: { method: 'GET', path: `${types}/:id/versions` } },
+  'Query.contentTypeVersions': {
+    app: { method: 'GET', path: `${types}/:id/versions` },
+    api: { method: 'GET', path: `${types}/:id/versions` },
+  },
   'Mutation.publishContentType': post(`${types}/:id/publish`),
   'Mutation.unpublishContentType': post(`${types}/:id/unpublish`),
   'Mutation.discardContentType': post(`${types}/:id/discard`),
@@ -67,7 +76,10 @@ export const contentRoutes: RestRoutes = {
     api: { method: 'POST', path: `${content}/search`, omit },
   },
   'Query.content': { app: { method: 'GET', path: `${content}/:id` } },
-  'Query.resolvedContent': { app: { method: 'GET', path: `${content}/:id/resolved` }, api: { method: 'GET', path: `${content}/:id/resolved` } },
+  'Query.resolvedContent': {
+    app: { method: 'GET', path: `${content}/:id/resolved` },
+    api: { method: 'GET', path: `${content}/:id/resolved` },
+  },
   'Query.contentVersions': { app: { method: 'GET', path: `${content}/:id/versions` } },
   'Mutation.updateContent': { app: { method: 'PUT', path: `${content}/:id` } },
   'Mutation.deleteContent': { app: { method: 'DELETE', path: `${content}/:id` } },

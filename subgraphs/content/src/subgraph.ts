@@ -35,7 +35,19 @@ import { WebhookWorker } from './webhook/webhook-worker';
 
 export const contentDatabase: DatabaseModule = {
   name: 'content',
-  entities: [ContentType, ContentTypeVersion, Content, ContentVersion, PublishedContent, Tag, Folder, SavedSearch, Schedule, Webhook, WebhookDelivery],
+  entities: [
+    ContentType,
+    ContentTypeVersion,
+    Content,
+    ContentVersion,
+    PublishedContent,
+    Tag,
+    Folder,
+    SavedSearch,
+    Schedule,
+    Webhook,
+    WebhookDelivery,
+  ],
   migrations: contentMigrations,
 };
 
@@ -48,14 +60,30 @@ export function contentEmbedder(config: ContentConfig): Embedder | undefined {
 }
 
 /** `secret` keys the webhook secrets' box; `embedder` answers semantic searches (none: they are refused). */
-export function buildContentSubgraph(options: { config: ContentConfig; secret: Uint8Array; embedder?: Embedder }): Promise<BuiltSubgraph> {
+export function buildContentSubgraph(options: {
+  config: ContentConfig;
+  secret: Uint8Array;
+  embedder?: Embedder;
+}): Promise<BuiltSubgraph> {
   const { config, secret, embedder } = options;
   const { allowPrivateTargets } = config.webhooks;
   const webhooks = new WebhookService({ box: new SecretBox(secret), allowPrivateTargets });
   const content = new ContentService(embedder && new SemanticSearch(embedder));
   return buildFederatedSchema({
     name: 'content',
-    resolvers: [ContentTypeResolver, ContentTypeVersionResolver, ContentResolver, ContentVersionResolver, ContentVersionSnapshotResolver, TagResolver, FolderResolver, SavedSearchResolver, ScheduleResolver, EventResolver, WebhookResolver],
+    resolvers: [
+      ContentTypeResolver,
+      ContentTypeVersionResolver,
+      ContentResolver,
+      ContentVersionResolver,
+      ContentVersionSnapshotResolver,
+      TagResolver,
+      FolderResolver,
+      SavedSearchResolver,
+      ScheduleResolver,
+      EventResolver,
+      WebhookResolver,
+    ],
     instances: [new WebhookResolver(webhooks), new ContentResolver(content), new SavedSearchResolver(content)],
   });
 }
@@ -83,11 +111,17 @@ export function createContentModule(): SubgraphModule {
     },
     metrics({ orm }) {
       const count = async (where: string) => {
-        const [row] = await orm.em.getConnection().execute<{ n: string }[]>(`select count(*) as "n" from "webhook_delivery" where ${where}`);
+        const [row] = await orm.em
+          .getConnection()
+          .execute<{ n: string }[]>(`select count(*) as "n" from "webhook_delivery" where ${where}`);
         return Number(row?.n ?? 0);
       };
-      gaugeFrom('cp_webhook_queue_depth', 'Webhook deliveries pending, retrying or being sent.', () => count(`"status" in ('pending', 'retrying', 'sending')`));
-      gaugeFrom('cp_webhook_deliveries_failed', 'Webhook deliveries that gave up after 24 hours of retries.', () => count(`"status" = 'failed'`));
+      gaugeFrom('cp_webhook_queue_depth', 'Webhook deliveries pending, retrying or being sent.', () =>
+        count(`"status" in ('pending', 'retrying', 'sending')`),
+      );
+      gaugeFrom('cp_webhook_deliveries_failed', 'Webhook deliveries that gave up after 24 hours of retries.', () =>
+        count(`"status" = 'failed'`),
+      );
     },
   };
 }

@@ -37,13 +37,26 @@ export function manifestProblems(value: unknown): string[] {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return [`${MANIFEST}: must be a JSON object`];
   const m = value as Partial<Manifest>;
   const problems: string[] = [];
-  if (m.format !== FORMAT) problems.push(`${MANIFEST}: format must be "${FORMAT}" (is this a content-platform export?)`);
-  if (m.formatVersion !== FORMAT_VERSION) problems.push(`${MANIFEST}: formatVersion ${String(m.formatVersion)} is not supported (this version reads ${FORMAT_VERSION})`);
-  if (!m.source || typeof m.source.organizationId !== 'string' || typeof m.source.projectId !== 'string') problems.push(`${MANIFEST}: source must name organizationId and projectId`);
-  if (!m.files || typeof m.files !== 'object' || Array.isArray(m.files)) return [...problems, `${MANIFEST}: files must be an object`];
+  if (m.format !== FORMAT)
+    problems.push(`${MANIFEST}: format must be "${FORMAT}" (is this a content-platform export?)`);
+  if (m.formatVersion !== FORMAT_VERSION)
+    problems.push(
+      `${MANIFEST}: formatVersion ${String(m.formatVersion)} is not supported (this version reads ${FORMAT_VERSION})`,
+    );
+  if (!m.source || typeof m.source.organizationId !== 'string' || typeof m.source.projectId !== 'string')
+    problems.push(`${MANIFEST}: source must name organizationId and projectId`);
+  if (!m.files || typeof m.files !== 'object' || Array.isArray(m.files))
+    return [...problems, `${MANIFEST}: files must be an object`];
   for (const [path, entry] of Object.entries(m.files)) {
-    if (!safeRelativePath(path)) problems.push(`${MANIFEST}: file path ${JSON.stringify(path)} is not a plain relative path`);
-    if (!entry || typeof entry.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(entry.sha256) || !Number.isInteger(entry.size) || entry.size < 0) {
+    if (!safeRelativePath(path))
+      problems.push(`${MANIFEST}: file path ${JSON.stringify(path)} is not a plain relative path`);
+    if (
+      !entry ||
+      typeof entry.sha256 !== 'string' ||
+      !/^[0-9a-f]{64}$/.test(entry.sha256) ||
+      !Number.isInteger(entry.size) ||
+      entry.size < 0
+    ) {
       problems.push(`${MANIFEST}: file ${path} needs a sha256 (64 hex characters) and a size`);
     }
   }
@@ -52,5 +65,7 @@ export function manifestProblems(value: unknown): string[] {
 
 /** `data/x.json`, `files/assets/<id>`: no absolute paths, no `..`, no empty segments. */
 export function safeRelativePath(path: string): boolean {
-  return /^(data|files)\/[A-Za-z0-9._\-/]+$/.test(path) && !path.split('/').some((s) => s === '' || s === '.' || s === '..');
+  return (
+    /^(data|files)\/[A-Za-z0-9._\-/]+$/.test(path) && !path.split('/').some((s) => s === '' || s === '.' || s === '..')
+  );
 }

@@ -23,7 +23,14 @@ function archive(files: Record<string, string>, manifestFiles?: Record<string, u
     writeFileSync(join(dir, path), text);
     listed[path] = { sha256: createHash('sha256').update(text).digest('hex'), size: Buffer.byteLength(text) };
   }
-  const manifest = { format: FORMAT, formatVersion: FORMAT_VERSION, exportedAt: new Date().toISOString(), source: { organizationId: 'o', projectId: 'p' }, counts: {}, files: manifestFiles ?? listed };
+  const manifest = {
+    format: FORMAT,
+    formatVersion: FORMAT_VERSION,
+    exportedAt: new Date().toISOString(),
+    source: { organizationId: 'o', projectId: 'p' },
+    counts: {},
+    files: manifestFiles ?? listed,
+  };
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
   return dir;
 }
@@ -39,7 +46,11 @@ async function refusal(source: string, kinds = ['tags']): Promise<string> {
 
 describe('openArchive', () => {
   it('reads a well-formed archive', async () => {
-    const opened = await openArchive(archive({ 'data/tags.json': '[{"id":"t1","name":"a"}]', 'files/assets/x': 'bytes' }), ['tags'], quiet);
+    const opened = await openArchive(
+      archive({ 'data/tags.json': '[{"id":"t1","name":"a"}]', 'files/assets/x': 'bytes' }),
+      ['tags'],
+      quiet,
+    );
     expect(opened.data.tags).toEqual([{ id: 't1', name: 'a' }]);
     expect([...opened.files]).toEqual(['assets/x']);
   });
@@ -57,7 +68,9 @@ describe('openArchive', () => {
     rmSync(join(missing, 'data/tags.json'));
     expect(await refusal(missing)).toContain('data/tags.json: listed in manifest.json but missing');
 
-    expect(await refusal(archive({ 'data/tags.json': '[]' }), ['tags', 'folders'])).toContain('data/folders.json: missing');
+    expect(await refusal(archive({ 'data/tags.json': '[]' }), ['tags', 'folders'])).toContain(
+      'data/folders.json: missing',
+    );
     expect(await refusal(archive({ 'data/tags.json': '[' }))).toContain('data/tags.json: not valid JSON');
   });
 
@@ -68,7 +81,9 @@ describe('openArchive', () => {
     const garbled = archive({});
     writeFileSync(join(garbled, 'manifest.json'), '{');
     expect(await refusal(garbled)).toContain('manifest.json is not valid JSON');
-    expect(await refusal(archive({}, { '../etc/passwd': { sha256: 'a'.repeat(64), size: 1 } }))).toContain('is not a plain relative path');
+    expect(await refusal(archive({}, { '../etc/passwd': { sha256: 'a'.repeat(64), size: 1 } }))).toContain(
+      'is not a plain relative path',
+    );
     expect(safeRelativePath('files/assets/abc')).toBe(true);
     expect(safeRelativePath('files/../x')).toBe(false);
     expect(safeRelativePath('/abs')).toBe(false);

@@ -59,7 +59,11 @@ async function unpack(file: string): Promise<string> {
 }
 
 /** Reads and verifies everything; throws InvalidArchiveError listing the problems, having written nothing. */
-export async function openArchive(source: string, kinds: readonly string[], progress: Progress): Promise<OpenedArchive> {
+export async function openArchive(
+  source: string,
+  kinds: readonly string[],
+  progress: Progress,
+): Promise<OpenedArchive> {
   const full = resolve(source);
   const info = await lstat(full).catch(() => undefined);
   if (!info) throw new CliError(`${source} does not exist.`);
@@ -90,8 +94,10 @@ export async function openArchive(source: string, kinds: readonly string[], prog
       if (!present.has(path)) problems.push(`${path}: listed in ${MANIFEST} but missing`);
       else {
         const actual = await hashFile(join(dir, path));
-        if (actual.size !== expected.size) problems.push(`${path}: size ${actual.size} bytes, the manifest says ${expected.size}`);
-        else if (actual.sha256 !== expected.sha256) problems.push(`${path}: sha256 mismatch (the file was changed or damaged)`);
+        if (actual.size !== expected.size)
+          problems.push(`${path}: size ${actual.size} bytes, the manifest says ${expected.size}`);
+        else if (actual.sha256 !== expected.sha256)
+          problems.push(`${path}: sha256 mismatch (the file was changed or damaged)`);
       }
       progress.tick();
     }

@@ -24,7 +24,8 @@ export class ArchiveWriter {
     const full = resolve(target);
     if (isTarball(full)) return new ArchiveWriter(full, await mkdtemp(join(tmpdir(), 'cp-export-')));
     const existing = await readdir(full).catch(() => undefined);
-    if (existing && existing.length > 0) throw new CliError(`${target} exists and is not empty; export into a new directory or a .tar.gz file.`);
+    if (existing && existing.length > 0)
+      throw new CliError(`${target} exists and is not empty; export into a new directory or a .tar.gz file.`);
     await mkdir(full, { recursive: true });
     return new ArchiveWriter(full, full);
   }
@@ -42,7 +43,14 @@ export class ArchiveWriter {
   }
 
   async finish(source: Manifest['source'], counts: Record<string, number>): Promise<{ path: string; bytes: number }> {
-    const manifest: Manifest = { format: FORMAT, formatVersion: FORMAT_VERSION, exportedAt: new Date().toISOString(), source, counts, files: this.files };
+    const manifest: Manifest = {
+      format: FORMAT,
+      formatVersion: FORMAT_VERSION,
+      exportedAt: new Date().toISOString(),
+      source,
+      counts,
+      files: this.files,
+    };
     await writeFile(join(this.dir, MANIFEST), JSON.stringify(manifest, null, 2));
     if (this.dir === this.target) {
       const bytes = Object.values(this.files).reduce((n, f) => n + f.size, 0);
@@ -50,7 +58,10 @@ export class ArchiveWriter {
     }
     try {
       await mkdir(dirname(this.target), { recursive: true });
-      await tar.create({ gzip: true, cwd: this.dir, file: this.target, portable: true }, [MANIFEST, ...Object.keys(this.files)]);
+      await tar.create({ gzip: true, cwd: this.dir, file: this.target, portable: true }, [
+        MANIFEST,
+        ...Object.keys(this.files),
+      ]);
       return { path: this.target, bytes: (await stat(this.target)).size };
     } finally {
       await rm(this.dir, { recursive: true, force: true });

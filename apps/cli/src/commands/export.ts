@@ -36,7 +36,9 @@ export async function exportProject(target: string, options: ExportOptions, prog
         progress.end();
       }
       const { path, bytes } = await writer.finish(scope, counts);
-      const summary = Object.entries(counts).map(([k, n]) => `${k} ${n}`).join(', ');
+      const summary = Object.entries(counts)
+        .map(([k, n]) => `${k} ${n}`)
+        .join(', ');
       progress.note(`exported ${scope.organizationId}/${scope.projectId} to ${path} (${bytes} bytes): ${summary}`);
       return path;
     } catch (err) {

@@ -19,7 +19,11 @@ export interface ImportOptions {
  * file, JSON, the subgraphs' checks), rows and events go into one transaction, and asset bytes are stored
  * inside it just before the commit and removed again when anything fails.
  */
-export async function importProject(source: string, options: ImportOptions, progress: Progress): Promise<ImportSummary> {
+export async function importProject(
+  source: string,
+  options: ImportOptions,
+  progress: Progress,
+): Promise<ImportSummary> {
   const config = cliConfig();
   const scope: ProjectScope = { organizationId: options.organization, projectId: options.project };
   const transfers = projectTransfers(config);
@@ -47,21 +51,25 @@ export async function importProject(source: string, options: ImportOptions, prog
           for (const file of pending) {
             const { checksum } = await file.put(file.key, createReadStream(join(archive.dir, 'files', file.path)));
             stored.push(file);
-            if (checksum !== file.checksum) throw new InvalidArchiveError([`files/${file.path}: its sha256 differs from the checksum of its row`]);
+            if (checksum !== file.checksum)
+              throw new InvalidArchiveError([`files/${file.path}: its sha256 differs from the checksum of its row`]);
             progress.tick();
           }
           progress.end();
         });
       } catch (err) {
         for (const file of stored) await file.remove(file.key).catch(() => undefined);
-        if (err instanceof TransferConflictError) throw new RefusedError(`Import refused, nothing was written: ${err.message}`);
+        if (err instanceof TransferConflictError)
+          throw new RefusedError(`Import refused, nothing was written: ${err.message}`);
         if (err instanceof InvalidArchiveError) throw err;
         throw new RefusedError(`Import failed and was rolled back, nothing was written: ${describe(err)}`);
       }
       const line = Object.entries(summary)
         .map(([kind, s]) => `${kind} +${s.inserted} ~${s.updated} =${s.unchanged}`)
         .join(', ');
-      progress.note(`imported into ${scope.organizationId}/${scope.projectId} (+ added, ~ changed, = unchanged): ${line}`);
+      progress.note(
+        `imported into ${scope.organizationId}/${scope.projectId} (+ added, ~ changed, = unchanged): ${line}`,
+      );
       return summary;
     });
   } finally {

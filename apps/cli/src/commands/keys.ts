@@ -17,8 +17,20 @@ export function createKey(options: KeyScopeOptions & { name: string; description
     const em = db.orm.em.fork();
     await requireProject(em, scopeOf(options));
     const actor = await actingUser(em, options.organization, options.as);
-    const created = await service.create(em, scopeOf(options), { name: options.name, description: options.description }, actor.userId);
-    return { id: created.id, name: created.name, key: created.key, organizationId: created.organizationId, projectId: created.projectId, createdAt: created.createdAt };
+    const created = await service.create(
+      em,
+      scopeOf(options),
+      { name: options.name, description: options.description },
+      actor.userId,
+    );
+    return {
+      id: created.id,
+      name: created.name,
+      key: created.key,
+      organizationId: created.organizationId,
+      projectId: created.projectId,
+      createdAt: created.createdAt,
+    };
   });
 }
 
@@ -29,7 +41,15 @@ export function listKeys(options: KeyScopeOptions) {
     const rows: { id: string; name: string; status: string; createdAt: Date; lastUsed?: Date | null }[] = [];
     for (let page = 1; ; page++) {
       const result = await service.list(em, scopeOf(options), { page, limit: 100 });
-      rows.push(...result.data.map((k) => ({ id: k.id, name: k.name, status: k.status, createdAt: k.createdAt, lastUsed: k.lastUsed ?? null })));
+      rows.push(
+        ...result.data.map((k) => ({
+          id: k.id,
+          name: k.name,
+          status: k.status,
+          createdAt: k.createdAt,
+          lastUsed: k.lastUsed ?? null,
+        })),
+      );
       if (page * 100 >= result.pagination.total) return rows;
     }
   });

@@ -10,10 +10,16 @@ const runs = { seed: Number(process.env.FC_SEED ?? 20261125), numRuns: Number(pr
 
 /** A query document as tokens: fields with arguments and sub-selections, optionally named. */
 const name = fc.constantFrom('a', 'b', 'c', 'items', 'node');
-const argument = fc.option(fc.integer({ min: -5, max: 5 }).map((n) => ['(', 'x', ':', String(n), ')']), { nil: [] });
-const subSelection = fc.option(fc.uniqueArray(name, { minLength: 1, maxLength: 3 }).map((s) => ['{', ...s, '}']), {
-  nil: [],
-});
+const argument = fc.option(
+  fc.integer({ min: -5, max: 5 }).map((n) => ['(', 'x', ':', String(n), ')']),
+  { nil: [] },
+);
+const subSelection = fc.option(
+  fc.uniqueArray(name, { minLength: 1, maxLength: 3 }).map((s) => ['{', ...s, '}']),
+  {
+    nil: [],
+  },
+);
 const field: fc.Arbitrary<string[]> = fc.tuple(name, argument, subSelection).map(([n, a, s]) => [n, ...a, ...s]);
 const query = fc
   .tuple(fc.option(fc.constantFrom('Q', 'Other'), { nil: undefined }), fc.array(field, { minLength: 1, maxLength: 4 }))
@@ -33,11 +39,15 @@ const post = (q: string, extra: Record<string, unknown> = {}) => graphqlRequestK
 describe('graphqlRequestKey', () => {
   it('gives every spelling of one document (spacing, commas, comments) the same key', () => {
     fc.assert(
-      fc.property(query.chain((t) => fc.tuple(spelled(t), spelled(t))), variables, ([one, other], vars) => {
-        const key = post(one, { variables: vars });
-        expect(key).toBeDefined();
-        expect(post(other, { variables: vars })).toBe(key);
-      }),
+      fc.property(
+        query.chain((t) => fc.tuple(spelled(t), spelled(t))),
+        variables,
+        ([one, other], vars) => {
+          const key = post(one, { variables: vars });
+          expect(key).toBeDefined();
+          expect(post(other, { variables: vars })).toBe(key);
+        },
+      ),
       runs,
     );
   });

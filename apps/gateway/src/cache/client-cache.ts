@@ -23,7 +23,15 @@ type Middleware = (req: Request, res: Response, next: NextFunction) => void;
  * and preview keys (D18) see drafts (and staff per-user data), so their answers are never cached.
  */
 export function clientReadCache(options: ClientCacheOptions): { rest: Middleware; graphql: Middleware } {
-  const serve = (req: Request, res: Response, next: NextFunction, projectId: string, key: string, tags: string, validate: (body: Buffer) => boolean) => {
+  const serve = (
+    req: Request,
+    res: Response,
+    next: NextFunction,
+    projectId: string,
+    key: string,
+    tags: string,
+    validate: (body: Buffer) => boolean,
+  ) => {
     const fullKey = cacheKey(projectId, edgeContext().lang, key);
     const hit = options.cache?.get(fullKey);
     if (hit) return sendCached(req, res, hit, options.cdnMaxAge);
@@ -56,14 +64,30 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
       // /organizations/{org}/projects/{proj}/<family>/<id>/…: tags name the family and the resource.
       const segments = req.path.split('/').filter(Boolean);
       const resourcePath = segments[0] === 'organizations' && segments[2] === 'projects' ? segments.slice(4) : segments;
-      serve(req, res, next, principal.projectId, restKey(req.originalUrl), surrogateKeys(principal.projectId, resourcePath), () => true);
+      serve(
+        req,
+        res,
+        next,
+        principal.projectId,
+        restKey(req.originalUrl),
+        surrogateKeys(principal.projectId, resourcePath),
+        () => true,
+      );
     },
     graphql(req, res, next) {
       const principal = (res.locals.context as Context | undefined)?.principal;
       if ((req.method !== 'GET' && req.method !== 'POST') || !sharedCacheable(principal)) return next();
       const key = graphqlKey(req);
       if (!key) return next();
-      serve(req, res, next, principal.projectId, key, surrogateKeys(principal.projectId, ['graphql']), isCleanGraphQLResult);
+      serve(
+        req,
+        res,
+        next,
+        principal.projectId,
+        key,
+        surrogateKeys(principal.projectId, ['graphql']),
+        isCleanGraphQLResult,
+      );
     },
   };
 }
@@ -118,10 +142,13 @@ function capture(req: Request, res: Response, onBody: (body: Buffer) => boolean)
     res.end = originalEnd as Response['end'];
     const [chunk, encoding] = args;
     const body =
-      typeof chunk === 'string' ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
-      : Buffer.isBuffer(chunk) ? chunk
-      : chunk instanceof Uint8Array ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
-      : undefined;
+      typeof chunk === 'string'
+        ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
+        : Buffer.isBuffer(chunk)
+          ? chunk
+          : chunk instanceof Uint8Array
+            ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
+            : undefined;
     if (!res.headersSent) {
       dropPendingETag(res);
       if (res.statusCode === 200 && !streamed && body && req.method !== 'HEAD' && onBody(body)) {

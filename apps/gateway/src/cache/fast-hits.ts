@@ -41,7 +41,8 @@ function strictJson(raw: string): unknown {
   const text = raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
   assertJsonDepth(text);
   const first = /\S/.exec(text)?.[0];
-  if (first !== '{' && first !== '[') throw Object.assign(new SyntaxError('Unexpected token in JSON'), { status: 400, type: 'entity.parse.failed' });
+  if (first !== '{' && first !== '[')
+    throw Object.assign(new SyntaxError('Unexpected token in JSON'), { status: 400, type: 'entity.parse.failed' });
   try {
     return JSON.parse(text);
   } catch (err) {
@@ -71,7 +72,11 @@ function safeGraphQLBody(body: unknown): boolean {
  * - `graphql` (GET, and POST bodies not read early) is mounted after the JSON body parser and the GraphQL input
  *   guard, and skips the context, the limits' document checks a cached document already passed, and Apollo.
  */
-export function fastCachedReads(options: FastHitOptions): { listener(app: RequestListener): RequestListener; graphql: RequestHandler; parsedBody: RequestHandler } {
+export function fastCachedReads(options: FastHitOptions): {
+  listener(app: RequestListener): RequestListener;
+  graphql: RequestHandler;
+  parsedBody: RequestHandler;
+} {
   const { cache } = options;
   const principalOf = (req: IncomingMessage): ApiKeyPrincipal | undefined => {
     const presented = req.headers['x-api-key'];
@@ -80,7 +85,14 @@ export function fastCachedReads(options: FastHitOptions): { listener(app: Reques
     // A preview key (D18) never reads the shared cache: it takes the full chain, which answers it privately.
     return sharedCacheable(principal) ? principal : undefined;
   };
-  const answer = (req: IncomingMessage, res: ServerResponse, principal: ApiKeyPrincipal, hit: CachedResponse, onError: Answer, onFailure: (err: unknown) => void) => {
+  const answer = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    principal: ApiKeyPrincipal,
+    hit: CachedResponse,
+    onError: Answer,
+    onFailure: (err: unknown) => void,
+  ) => {
     // Express's types, Node's objects: `admit` and `sendCached` only use what `http` provides (headers, status, end).
     const [request, response] = [req as Request, res as Response];
     options.limiter
@@ -92,14 +104,29 @@ export function fastCachedReads(options: FastHitOptions): { listener(app: Reques
   };
 
   /** What the middleware a hit skips would have done for it (metrics, request id and language, API headers), then the answer. */
-  const answerEarly = (req: IncomingMessage, res: ServerResponse, principal: ApiKeyPrincipal, hit: CachedResponse, lang: string, shape: 'rest' | 'graphql') => {
+  const answerEarly = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    principal: ApiKeyPrincipal,
+    hit: CachedResponse,
+    lang: string,
+    shape: 'rest' | 'graphql',
+  ) => {
     const facts = requestFacts(req, res, lang);
     observeRequest(req, res);
     setApiHeaders(res, true);
     const edge = { ...facts, variablesFrom: shape === 'rest' ? 'query' : 'body' } as const;
-    const send = (response: ServerResponse, err: unknown, graphql: boolean) => writeError(response, err, { graphql, edge, logger: options.logger });
+    const send = (response: ServerResponse, err: unknown, graphql: boolean) =>
+      writeError(response, err, { graphql, edge, logger: options.logger });
     // A refusal (429) in the caller's shape; an unexpected failure as the edge's envelope, as Express's handler sends it.
-    answer(req, res, principal, hit, (response, err) => send(response, err, shape === 'graphql'), (err) => send(res, err, false));
+    answer(
+      req,
+      res,
+      principal,
+      hit,
+      (response, err) => send(response, err, shape === 'graphql'),
+      (err) => send(res, err, false),
+    );
   };
 
   /**
@@ -139,7 +166,10 @@ export function fastCachedReads(options: FastHitOptions): { listener(app: Reques
       return (req, res) => {
         const url = req.url ?? '';
         if (req.method === 'POST' && url === '/graphql') return graphqlPost(req, res, app);
-        const principal = req.method === 'GET' && url.startsWith('/api/v1/') && !req.headers.accept?.includes('html') ? principalOf(req) : undefined;
+        const principal =
+          req.method === 'GET' && url.startsWith('/api/v1/') && !req.headers.accept?.includes('html')
+            ? principalOf(req)
+            : undefined;
         if (!principal) return app(req, res);
         const lang = requestLanguage(req);
         const hit = cache!.peek(cacheKey(principal.projectId, lang, restKey(url)));

@@ -11,7 +11,10 @@ interface DocumentInfo {
 }
 
 /** Parsed once per distinct document text (and per APQ hash), so a hit costs a map lookup, not a parse. */
-const byText = new LRUCache<string, DocumentInfo | false>({ maxSize: 8 * 1024 * 1024, sizeCalculation: (_v, k) => k.length + 64 });
+const byText = new LRUCache<string, DocumentInfo | false>({
+  maxSize: 8 * 1024 * 1024,
+  sizeCalculation: (_v, k) => k.length + 64,
+});
 const byHash = new LRUCache<string, DocumentInfo>({ max: 5000 });
 
 function describe(text: string): DocumentInfo | false {
@@ -39,7 +42,8 @@ function isQuery(info: DocumentInfo, operationName: string | undefined): boolean
   return info.operations.values().next().value === 'query';
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Marks a member Apollo refuses: such a request is answered by Apollo, never from (or into) the cache. */
 const REFUSED = Symbol('refused');
@@ -48,7 +52,11 @@ const REFUSED = Symbol('refused');
  * `variables` or `extensions` as Apollo reads them (runHttpQuery.ts): over GET a JSON text that must hold an object,
  * over POST an object or null. Absent and POST's null are both "none" (undefined).
  */
-function member(source: Record<string, unknown>, name: 'variables' | 'extensions', method: string): Record<string, unknown> | undefined | typeof REFUSED {
+function member(
+  source: Record<string, unknown>,
+  name: 'variables' | 'extensions',
+  method: string,
+): Record<string, unknown> | undefined | typeof REFUSED {
   const value = source[name];
   if (value === undefined) return undefined;
   if (method === 'GET') {
@@ -82,7 +90,13 @@ export function graphqlRequestKey(method: string | undefined, source: unknown): 
   if (extensions) {
     // Only APQ's member, well-formed (Apollo refuses another version, and a hash that isn't the document's).
     const { persistedQuery, ...other } = extensions;
-    if (Object.keys(other).length > 0 || !isRecord(persistedQuery) || persistedQuery.version !== 1 || typeof persistedQuery.sha256Hash !== 'string') return undefined;
+    if (
+      Object.keys(other).length > 0 ||
+      !isRecord(persistedQuery) ||
+      persistedQuery.version !== 1 ||
+      typeof persistedQuery.sha256Hash !== 'string'
+    )
+      return undefined;
     hash = persistedQuery.sha256Hash;
   }
   let info: DocumentInfo | false | undefined;

@@ -41,7 +41,12 @@ export function surrogateKeys(projectId: string, resourcePath: string[]): string
 }
 
 /** Writes a cacheable response (from the cache or just produced): validators, caching headers, 304 when fresh. */
-export function applyCachingHeaders(res: Response, response: CachedResponse, cdnMaxAge: number, state: 'HIT' | 'MISS' | 'BYPASS'): void {
+export function applyCachingHeaders(
+  res: Response,
+  response: CachedResponse,
+  cdnMaxAge: number,
+  state: 'HIT' | 'MISS' | 'BYPASS',
+): void {
   res.setHeader('ETag', response.etag);
   res.setHeader('Cache-Control', cacheControl(cdnMaxAge));
   res.setHeader('Vary', VARY);

@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import { ReadCache, type CachedResponse } from './read-cache';
 
-const response = (text: string): CachedResponse => ({ contentType: 'application/json', body: Buffer.from(text), etag: '"x"', surrogateKeys: 'cp-project-p' });
+const response = (text: string): CachedResponse => ({
+  contentType: 'application/json',
+  body: Buffer.from(text),
+  etag: '"x"',
+  surrogateKeys: 'cp-project-p',
+});
 
 describe('ReadCache', () => {
   it('refuses a fill that started before an event of its project, keeps one of another project', () => {

@@ -118,7 +118,10 @@ export class ReadCache {
 
   /** Keeps a fill unless its project changed (or this replica fell behind) since the ticket was taken. */
   store(ticket: FillTicket, key: string, response: CachedResponse): boolean {
-    const fresh = ticket.epoch === this.epoch && ticket.generation === (this.generations.get(ticket.projectId) ?? 0) && this.current();
+    const fresh =
+      ticket.epoch === this.epoch &&
+      ticket.generation === (this.generations.get(ticket.projectId) ?? 0) &&
+      this.current();
     if (!fresh) {
       this.counters.staleFills++;
       return false;

@@ -26,7 +26,16 @@ export function mountDocs(app: Express, options: DocsOptions): void {
     app.get(`${BASE_PATHS[family]}/openapi.json`, (_req: Request, res: Response) => {
       // Built on first request: it costs start-up nothing and the schema does not change while running.
       if (!documents.has(family)) {
-        documents.set(family, buildOpenApiDocument({ family, schema: options.schema, routes: options.routes, version: options.version, publicUrl: options.config.http.publicUrl }));
+        documents.set(
+          family,
+          buildOpenApiDocument({
+            family,
+            schema: options.schema,
+            routes: options.routes,
+            version: options.version,
+            publicUrl: options.config.http.publicUrl,
+          }),
+        );
       }
       res.json(documents.get(family));
     });
@@ -48,5 +57,8 @@ export function mountDocs(app: Express, options: DocsOptions): void {
 export function wantsIde(req: Request): boolean {
   if (req.query.query !== undefined || req.query.extensions !== undefined) return false;
   const accept = req.header('accept') ?? '';
-  return accept.includes('text/html') && req.accepts(['text/html', 'application/json', 'application/graphql-response+json']) === 'text/html';
+  return (
+    accept.includes('text/html') &&
+    req.accepts(['text/html', 'application/json', 'application/graphql-response+json']) === 'text/html'
+  );
 }

@@ -112,7 +112,11 @@ function linger(req: IncomingMessage, socket: Socket, limits: LingerLimits, then
  * connection closed). Works on a request stream a reader destroyed midway (`for await` that threw): the HTTP parser
  * still owns the socket, and is told to drop the bytes instead of pushing them to the dead stream.
  */
-export function discardBody(req: IncomingMessage, socket: Socket, limits: LingerLimits = LINGER_LIMITS): Promise<boolean> {
+export function discardBody(
+  req: IncomingMessage,
+  socket: Socket,
+  limits: LingerLimits = LINGER_LIMITS,
+): Promise<boolean> {
   if (req.complete) return Promise.resolve(true);
   if (req.destroyed) {
     (req as unknown as { _dumped: boolean })._dumped = true;

@@ -7,13 +7,21 @@ const UNAVAILABLE_LOG_INTERVAL_MS = 5000;
 let lastUnavailableLog = 0;
 let unavailableSinceLog = 0;
 
-export function logAnsweredFailure(logger: Logger | undefined, code: ErrorCode, err: unknown, requestId?: string): void {
+export function logAnsweredFailure(
+  logger: Logger | undefined,
+  code: ErrorCode,
+  err: unknown,
+  requestId?: string,
+): void {
   if (code === 'UNAVAILABLE') {
     unavailableSinceLog++;
     const now = Date.now();
     if (now - lastUnavailableLog < UNAVAILABLE_LOG_INTERVAL_MS) return;
     const reason = (err as { message?: unknown } | undefined)?.message;
-    logger?.warn({ code, requestId, reason, refused: unavailableSinceLog }, 'answered 503: a backing service is unavailable');
+    logger?.warn(
+      { code, requestId, reason, refused: unavailableSinceLog },
+      'answered 503: a backing service is unavailable',
+    );
     lastUnavailableLog = now;
     unavailableSinceLog = 0;
   } else if (code === 'INTERNAL') {

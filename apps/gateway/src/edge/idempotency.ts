@@ -50,7 +50,8 @@ function callerOf(context: Context | undefined): string | undefined {
 
 export function idempotency(options: IdempotencyOptions) {
   const connection = () => options.orm.em.getConnection();
-  const sql = async <T>(query: string, params: unknown[]) => (await connection().execute(query, params as never[], 'all')) as T;
+  const sql = async <T>(query: string, params: unknown[]) =>
+    (await connection().execute(query, params as never[], 'all')) as T;
 
   return async (req: Fingerprinted, res: Response, next: NextFunction) => {
     const key = req.header('idempotency-key');
@@ -59,7 +60,9 @@ export function idempotency(options: IdempotencyOptions) {
       const caller = callerOf(res.locals.context as Context | undefined);
       if (!caller) return next();
       if (!VALID_KEY.test(key)) {
-        throw new BadRequestError('Idempotency-Key must be 1 to 255 printable ASCII characters.', { parameter: 'Idempotency-Key' });
+        throw new BadRequestError('Idempotency-Key must be 1 to 255 printable ASCII characters.', {
+          parameter: 'Idempotency-Key',
+        });
       }
       if (options.graphql && !isMutation(req.body)) return next();
       const fingerprint = await fingerprintOf(req, options);
@@ -80,7 +83,11 @@ export function idempotency(options: IdempotencyOptions) {
           `select "fingerprint", "state", "response_status", "response_headers", "response_body", "permissions" from "idempotency_key" where "caller" = ? and "key" = ?`,
           [caller, key],
         );
-        if (!stored) throw new AppError('IDEMPOTENCY_KEY_IN_USE', 'The request with this Idempotency-Key is being retried; try again.');
+        if (!stored)
+          throw new AppError(
+            'IDEMPOTENCY_KEY_IN_USE',
+            'The request with this Idempotency-Key is being retried; try again.',
+          );
         if (stored.fingerprint !== fingerprint) {
           throw new AppError('IDEMPOTENCY_KEY_REUSED', undefined, { key });
         }
@@ -91,18 +98,22 @@ export function idempotency(options: IdempotencyOptions) {
       const context = res.locals.context as Context;
       // Created here so that the copies of the context the resolvers get share it, and grants they record land here.
       context.granted ??= new Set();
-      record(res, async (status, headers, body) => {
-        // 5xx answers are not kept: a retry runs the request again (D17).
-        if (status >= 500) {
-          await sql(`delete from "idempotency_key" where "caller" = ? and "key" = ?`, [caller, key]);
-          return;
-        }
-        const granted = JSON.stringify([...(context.granted ?? [])]);
-        await sql(
-          `update "idempotency_key" set "state" = 'done', "response_status" = ?, "response_headers" = ?::jsonb, "response_body" = ?, "permissions" = ?::jsonb where "caller" = ? and "key" = ?`,
-          [status, JSON.stringify(headers), withoutSecrets(body, Boolean(options.graphql)), granted, caller, key],
-        );
-      }, options.logger);
+      record(
+        res,
+        async (status, headers, body) => {
+          // 5xx answers are not kept: a retry runs the request again (D17).
+          if (status >= 500) {
+            await sql(`delete from "idempotency_key" where "caller" = ? and "key" = ?`, [caller, key]);
+            return;
+          }
+          const granted = JSON.stringify([...(context.granted ?? [])]);
+          await sql(
+            `update "idempotency_key" set "state" = 'done', "response_status" = ?, "response_headers" = ?::jsonb, "response_body" = ?, "permissions" = ?::jsonb where "caller" = ? and "key" = ?`,
+            [status, JSON.stringify(headers), withoutSecrets(body, Boolean(options.graphql)), granted, caller, key],
+          );
+        },
+        options.logger,
+      );
       next();
     } catch (err) {
       options.onError(res, err);
@@ -114,7 +125,10 @@ function isMutation(body: unknown): boolean {
   const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
   if (typeof query !== 'string') return false;
   try {
-    return getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation === 'mutation';
+    return (
+      getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation ===
+      'mutation'
+    );
   } catch {
     return false; // Apollo answers the syntax error.
   }
@@ -129,13 +143,17 @@ export async function fingerprintOf(req: Fingerprinted, options: IdempotencyOpti
   const ifMatch = req.header('if-match');
   if (ifMatch !== undefined) hash.update(`If-Match: ${ifMatch}\n`);
   if (options.body === 'parsed') hash.update(JSON.stringify(req.body ?? null));
-  if (options.body === 'none') hash.update(`${req.header('content-type')?.split(';')[0] ?? ''} ${req.header('content-length') ?? ''}`);
+  if (options.body === 'none')
+    hash.update(`${req.header('content-type')?.split(';')[0] ?? ''} ${req.header('content-length') ?? ''}`);
   if (options.body === 'raw') {
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const chunk of req) {
       size += (chunk as Buffer).length;
-      if (size > options.maxBodyBytes) throw new AppError('PAYLOAD_TOO_LARGE', `The body exceeds ${options.maxBodyBytes} bytes.`, { limit: options.maxBodyBytes });
+      if (size > options.maxBodyBytes)
+        throw new AppError('PAYLOAD_TOO_LARGE', `The body exceeds ${options.maxBodyBytes} bytes.`, {
+          limit: options.maxBodyBytes,
+        });
       chunks.push(chunk as Buffer);
     }
     // The REST handler reads this instead of the (now consumed) stream.
@@ -158,7 +176,8 @@ export function withoutSecrets(body: string, graphql: boolean): string {
   }
   const strip = (value: unknown) => {
     if (!value || typeof value !== 'object' || Array.isArray(value)) return;
-    for (const name of SECRET_MEMBERS) if (typeof (value as Record<string, unknown>)[name] === 'string') delete (value as Record<string, unknown>)[name];
+    for (const name of SECRET_MEMBERS)
+      if (typeof (value as Record<string, unknown>)[name] === 'string') delete (value as Record<string, unknown>)[name];
   };
   if (graphql) Object.values(((parsed as { data?: unknown })?.data ?? {}) as Record<string, unknown>).forEach(strip);
   else strip(parsed);
@@ -167,27 +186,39 @@ export function withoutSecrets(body: string, graphql: boolean): string {
 
 /** A replay is answered only while the caller still holds every permission the first request was authorized by (D17). */
 function assertStillGranted(context: Context, stored: StoredKey): void {
-  const needed = (typeof stored.permissions === 'string' ? JSON.parse(stored.permissions) : (stored.permissions ?? [])) as string[];
+  const needed = (
+    typeof stored.permissions === 'string' ? JSON.parse(stored.permissions) : (stored.permissions ?? [])
+  ) as string[];
   const principal = context.principal;
   for (const flag of needed) {
     const [resource, action] = flag.split('.');
-    const flags = principal.kind === 'user' ? (principal.permissions as Record<string, Record<string, boolean> | undefined>)[resource] : undefined;
+    const flags =
+      principal.kind === 'user'
+        ? (principal.permissions as Record<string, Record<string, boolean> | undefined>)[resource]
+        : undefined;
     if (!flags?.[action]) throw new ForbiddenError(resource, action);
   }
 }
 
 function replay(res: Response, stored: StoredKey): void {
-  const headers = typeof stored.response_headers === 'string' ? JSON.parse(stored.response_headers) : (stored.response_headers ?? {});
+  const headers =
+    typeof stored.response_headers === 'string' ? JSON.parse(stored.response_headers) : (stored.response_headers ?? {});
   for (const [name, value] of Object.entries(headers as Record<string, string>)) res.setHeader(name, value);
   res.setHeader('Idempotent-Replayed', 'true');
   res.status(stored.response_status ?? 200).send(stored.response_body ?? '');
 }
 
 /** Holds the end of the response until its status and body are stored, so a retry right after it sees them. */
-function record(res: Response, store: (status: number, headers: Record<string, string>, body: string) => Promise<void>, logger: Logger): void {
+function record(
+  res: Response,
+  store: (status: number, headers: Record<string, string>, body: string) => Promise<void>,
+  logger: Logger,
+): void {
   const chunks: Buffer[] = [];
   const toBuffer = (chunk: unknown, encoding?: unknown) =>
-    Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+    Buffer.isBuffer(chunk)
+      ? chunk
+      : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
   const write = res.write.bind(res) as (...args: unknown[]) => boolean;
   const end = res.end.bind(res) as (...args: unknown[]) => Response;
   res.write = ((chunk: unknown, ...rest: unknown[]) => {

@@ -108,15 +108,18 @@ describe('input guard', () => {
   it('refuses every guarded defect with 400 and the error envelope, before any operation runs', async () => {
     const kinds = Object.keys(defects);
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom(...kinds).chain((k) => fc.tuple(fc.constant(k), defects[k])), async (pair) => {
-        const [kind, sent] = pair;
-        const before = app.calls.length;
-        const res = await send(sent);
-        expect(res.status, `${kind}: ${sent.method} ${sent.path} ${sent.body ?? ''}`).toBe(400);
-        const envelope = { error: { code: 'BAD_REQUEST', message: expect.any(String), details: expect.any(Object) } };
-        expect(res.body).toEqual(envelope);
-        expect(app.calls.length).toBe(before);
-      }),
+      fc.asyncProperty(
+        fc.constantFrom(...kinds).chain((k) => fc.tuple(fc.constant(k), defects[k])),
+        async (pair) => {
+          const [kind, sent] = pair;
+          const before = app.calls.length;
+          const res = await send(sent);
+          expect(res.status, `${kind}: ${sent.method} ${sent.path} ${sent.body ?? ''}`).toBe(400);
+          const envelope = { error: { code: 'BAD_REQUEST', message: expect.any(String), details: expect.any(Object) } };
+          expect(res.body).toEqual(envelope);
+          expect(app.calls.length).toBe(before);
+        },
+      ),
       runs,
     );
   });

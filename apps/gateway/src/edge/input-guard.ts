@@ -49,7 +49,10 @@ export function assertSafeGraphQLPayload(payload: unknown): void {
   assertSafeJsonValue(payload);
   const { query, operationName } = (payload ?? {}) as { query?: unknown; operationName?: unknown };
   // "" names no operation: graphql-js then finds none while the gateway runs the only one, and Apollo fails (500).
-  if (operationName === '') throw new BadRequestError('operationName may not be empty: leave it out to run the only operation.', { parameter: 'operationName' });
+  if (operationName === '')
+    throw new BadRequestError('operationName may not be empty: leave it out to run the only operation.', {
+      parameter: 'operationName',
+    });
   if (typeof query === 'string' && GRAPHQL_NUL_ESCAPE.test(query)) {
     throw new BadRequestError('A string in the document holds a NUL byte.', { path: '/query' });
   }

@@ -40,9 +40,12 @@ export function parseUrl(url: string): ParsedUrl {
   const path = q === -1 ? url : url.slice(0, q);
   for (const raw of path.split('/')) {
     const segment = decode(raw, { segment: raw.slice(0, 200) });
-    if (segment === '.' || segment === '..') throw new BadRequestError('A path segment may not be `.` or `..`.', { segment });
+    if (segment === '.' || segment === '..')
+      throw new BadRequestError('A path segment may not be `.` or `..`.', { segment });
     if (PATH_CONTROL.test(segment) || !wellFormed(segment)) {
-      throw new BadRequestError('A path segment holds control characters or invalid Unicode.', { segment: raw.slice(0, 200) });
+      throw new BadRequestError('A path segment holds control characters or invalid Unicode.', {
+        segment: raw.slice(0, 200),
+      });
     }
   }
   const query: Record<string, string> = Object.create(null);
@@ -51,14 +54,19 @@ export function parseUrl(url: string): ParsedUrl {
   for (const pair of url.slice(q + 1).split('&')) {
     if (pair === '') continue;
     if (++count > MAX_QUERY_PARAMETERS) {
-      throw new BadRequestError(`The URL has more than ${MAX_QUERY_PARAMETERS} query parameters.`, { limit: 'queryParameters', max: MAX_QUERY_PARAMETERS });
+      throw new BadRequestError(`The URL has more than ${MAX_QUERY_PARAMETERS} query parameters.`, {
+        limit: 'queryParameters',
+        max: MAX_QUERY_PARAMETERS,
+      });
     }
     const eq = pair.indexOf('=');
     const rawName = eq === -1 ? pair : pair.slice(0, eq);
     const name = decode(rawName.replace(/\+/g, ' '), { parameter: rawName.slice(0, 100) });
     const value = eq === -1 ? '' : decode(pair.slice(eq + 1).replace(/\+/g, ' '), { parameter: name.slice(0, 100) });
-    if (/[[\]]/.test(name)) throw new BadRequestError(`Query parameter "${name}" uses unsupported bracket syntax.`, { parameter: name });
-    if (name in query) throw new BadRequestError(`Query parameter "${name}" is given more than once.`, { parameter: name });
+    if (/[[\]]/.test(name))
+      throw new BadRequestError(`Query parameter "${name}" uses unsupported bracket syntax.`, { parameter: name });
+    if (name in query)
+      throw new BadRequestError(`Query parameter "${name}" is given more than once.`, { parameter: name });
     if (name.includes('\u0000') || value.includes('\u0000') || !wellFormed(name) || !wellFormed(value)) {
       throw new BadRequestError(`Query parameter "${name}" holds a NUL byte or invalid Unicode.`, { parameter: name });
     }

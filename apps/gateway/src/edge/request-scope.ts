@@ -23,7 +23,11 @@ export function edgeContext(): EdgeContext {
 }
 
 /** Echoes a sane `X-Request-ID` or generates one, and answers in the client's language (D4, D10); sets both headers. */
-export function requestFacts(req: IncomingMessage, res: ServerResponse, lang = requestLanguage(req)): { requestId: string; lang: string } {
+export function requestFacts(
+  req: IncomingMessage,
+  res: ServerResponse,
+  lang = requestLanguage(req),
+): { requestId: string; lang: string } {
   const sent = req.headers['x-request-id'];
   const requestId = typeof sent === 'string' && VALID_REQUEST_ID.test(sent) ? sent : randomUUID();
   res.setHeader('X-Request-ID', requestId);

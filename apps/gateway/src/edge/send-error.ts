@@ -20,7 +20,11 @@ export interface ErrorWriting {
 }
 
 /** Every error answer of the edge: REST, GraphQL, and the early cache path in front of Express (Node's response). */
-export function writeError(res: ServerResponse, err: unknown, { graphql = false, edge = edgeContext(), logger = currentScope()?.logger }: ErrorWriting = {}): void {
+export function writeError(
+  res: ServerResponse,
+  err: unknown,
+  { graphql = false, edge = edgeContext(), logger = currentScope()?.logger }: ErrorWriting = {},
+): void {
   const { status, body } = toErrorEnvelope(err, edge);
   // Every unexpected error is logged with its request id (the client sees only that id, D4); outages as one-liners.
   logAnsweredFailure(logger, body.error.code, err, edge.requestId);

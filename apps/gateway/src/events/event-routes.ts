@@ -1,7 +1,14 @@
 // The event routes (D9): `…/events`, `…/{resourceType}/events`, `…/{resourceType}/{resourceId}/events` — JSON pages or SSE.
 import {
-  currentPosition, EVENT_ROUTE_RESOURCE_TYPES, eventCursor, eventFilterFor, listEvents, positionOf, readEvents,
-  type EventFeed, type EventFilter,
+  currentPosition,
+  EVENT_ROUTE_RESOURCE_TYPES,
+  eventCursor,
+  eventFilterFor,
+  listEvents,
+  positionOf,
+  readEvents,
+  type EventFeed,
+  type EventFilter,
 } from '@cp/db';
 import { AppError, BadRequestError } from '@cp/errors';
 import type { LiveStreams } from '@cp/edge';
@@ -41,7 +48,8 @@ function filterParams(req: Request) {
 function limitParam(req: Request): number | undefined {
   if (req.query.limit === undefined) return undefined;
   const limit = Number(req.query.limit);
-  if (!Number.isInteger(limit)) throw new BadRequestError('limit must be an integer from 1 to 100.', { parameter: 'limit' });
+  if (!Number.isInteger(limit))
+    throw new BadRequestError('limit must be an integer from 1 to 100.', { parameter: 'limit' });
   return limit;
 }
 
@@ -52,7 +60,10 @@ export function eventRoutesHandler(feed: EventFeed, access: AccessWatch, streams
     const filter = await eventFilterFor(ctx, params);
     const lastKey = typeof req.query.lastKey === 'string' ? req.query.lastKey : undefined;
     const afterKey = typeof req.query.afterKey === 'string' ? req.query.afterKey : undefined;
-    if (req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream' && req.header('accept')?.includes('text/event-stream')) {
+    if (
+      req.accepts(['application/json', 'text/event-stream']) === 'text/event-stream' &&
+      req.header('accept')?.includes('text/event-stream')
+    ) {
       const resumeFrom = req.header('last-event-id') ?? lastKey ?? afterKey;
       // The stream ends within moments of its key's revocation or its user's removal or demotion.
       const stopWatching = access.watch({
@@ -62,7 +73,15 @@ export function eventRoutesHandler(feed: EventFeed, access: AccessWatch, streams
         revoke: () => res.emit('revoked'),
       });
       try {
-        await stream(ctx, feed, streams, filter, resumeFrom === undefined ? undefined : positionOf(resumeFrom, 'Last-Event-ID'), req, res);
+        await stream(
+          ctx,
+          feed,
+          streams,
+          filter,
+          resumeFrom === undefined ? undefined : positionOf(resumeFrom, 'Last-Event-ID'),
+          req,
+          res,
+        );
       } finally {
         stopWatching();
       }
@@ -77,7 +96,15 @@ export function eventRoutesHandler(feed: EventFeed, access: AccessWatch, streams
  * Server-Sent Events: replay from the client's position, then live, with no gap and no duplicate. The live
  * subscription starts before the replay; live events at or below the last replayed position are skipped.
  */
-async function stream(ctx: Context, feed: EventFeed, streams: LiveStreams, filter: EventFilter, from: bigint | undefined, req: Request, res: Response) {
+async function stream(
+  ctx: Context,
+  feed: EventFeed,
+  streams: LiveStreams,
+  filter: EventFilter,
+  from: bigint | undefined,
+  req: Request,
+  res: Response,
+) {
   const live = liveEvents(feed, filter);
   let sent = from ?? (await currentPosition(ctx.em));
   res.writeHead(200, {

@@ -36,7 +36,10 @@ const noSubscriptionsOverHttp: ApolloServerPlugin<Context> = {
     return {
       async didResolveOperation({ operation }) {
         if (operation?.operation === 'subscription') {
-          throw new BadRequestError('Subscriptions are served over WebSocket: connect to /graphql with the graphql-ws protocol.', { transport: 'graphql-ws' });
+          throw new BadRequestError(
+            'Subscriptions are served over WebSocket: connect to /graphql with the graphql-ws protocol.',
+            { transport: 'graphql-ws' },
+          );
         }
       },
     };
@@ -47,7 +50,11 @@ const noSubscriptionsOverHttp: ApolloServerPlugin<Context> = {
  * No drain plugin: the service drains its HTTP server itself (`HttpDrain`) before `apollo.stop()`, so no operation can
  * arrive once Apollo is stopping ("A GraphQL operation was received during server shutdown").
  */
-const operations = counter('cp_graphql_operations_total', 'GraphQL operations (HTTP and REST) by operation name and outcome.', ['operation', 'outcome']);
+const operations = counter(
+  'cp_graphql_operations_total',
+  'GraphQL operations (HTTP and REST) by operation name and outcome.',
+  ['operation', 'outcome'],
+);
 const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
 const MAX_OPERATION_NAMES = 500;
 
@@ -56,8 +63,15 @@ export class OperationCounter {
   private readonly seenNames = new Set<string>();
 
   /** Counts an answered operation: `success`, `partial` (data and errors) or `error` (no data). */
-  count(operationName: string | null | undefined, { data, errors }: { data?: Record<string, unknown> | null; errors?: readonly unknown[] }): void {
-    const outcome = !errors?.length ? 'success' : data && Object.values(data).some((v) => v !== null) ? 'partial' : 'error';
+  count(
+    operationName: string | null | undefined,
+    { data, errors }: { data?: Record<string, unknown> | null; errors?: readonly unknown[] },
+  ): void {
+    const outcome = !errors?.length
+      ? 'success'
+      : data && Object.values(data).some((v) => v !== null)
+        ? 'partial'
+        : 'error';
     operations.inc({ operation: this.label(operationName), outcome });
   }
 
@@ -86,13 +100,18 @@ export class OperationCounter {
 export function formatOperationError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   // Automatic persisted queries: clients (Apollo Link, CDNs' APQ support) react to these two codes by name.
   const code = formatted.extensions?.code;
-  if (code === 'PERSISTED_QUERY_NOT_FOUND' || code === 'PERSISTED_QUERY_NOT_SUPPORTED') return { message: formatted.message, extensions: { code } };
+  if (code === 'PERSISTED_QUERY_NOT_FOUND' || code === 'PERSISTED_QUERY_NOT_SUPPORTED')
+    return { message: formatted.message, extensions: { code } };
   const result = formatGraphQLError(formatted, error, edgeContext());
   logAnsweredFailure(currentScope()?.logger, result.extensions?.code as ErrorCode, error);
   return result;
 }
 
-export function createApollo(gateway: GatewayInterface, plugins: ApolloServerPlugin<Context>[] = [], operations = new OperationCounter()) {
+export function createApollo(
+  gateway: GatewayInterface,
+  plugins: ApolloServerPlugin<Context>[] = [],
+  operations = new OperationCounter(),
+) {
   const armor = graphqlArmor();
   return new ApolloServer<Context>({
     validationRules: armor.validationRules,
@@ -101,7 +120,9 @@ export function createApollo(gateway: GatewayInterface, plugins: ApolloServerPlu
     allowBatchedHttpRequests: false,
     // GET queries (APQ, CDN-cacheable) carry a credential header no browser sends cross-site without a preflight,
     // which is all CSRF prevention asks for; Apollo's default list knows only its own headers.
-    csrfPrevention: { requestHeaders: ['x-apollo-operation-name', 'apollo-require-preflight', 'x-api-key', 'authorization'] },
+    csrfPrevention: {
+      requestHeaders: ['x-apollo-operation-name', 'apollo-require-preflight', 'x-api-key', 'authorization'],
+    },
     gateway,
     includeStacktraceInErrorResponses: false,
     // Our shutdown (exitGracefullyOnSignals) stops Apollo after the HTTP drain; Apollo's own SIGTERM handler would stop
@@ -110,7 +131,14 @@ export function createApollo(gateway: GatewayInterface, plugins: ApolloServerPlu
     introspection: true,
     formatError: formatOperationError,
     // Apollo's landing page loads from a CDN: disabled; our GraphiQL (docs/mount.ts) answers browsers instead.
-    plugins: [ApolloServerPluginLandingPageDisabled(), statusFromErrors, noSubscriptionsOverHttp, operations.plugin, ...armor.plugins, ...plugins],
+    plugins: [
+      ApolloServerPluginLandingPageDisabled(),
+      statusFromErrors,
+      noSubscriptionsOverHttp,
+      operations.plugin,
+      ...armor.plugins,
+      ...plugins,
+    ],
   });
 }
 
@@ -123,10 +151,19 @@ export function apolloHandler(apollo: ApolloServer<Context>) {
   apollo.assertStarted('apolloHandler()');
   return async (req: Request, res: Response) => {
     const headers = new HeaderMap();
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
+    for (const [name, value] of Object.entries(req.headers))
+      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
     const method = req.method.toUpperCase();
-    const httpGraphQLRequest: HTTPGraphQLRequest = { method, headers, search: method === 'GET' ? graphqlSearch(parsedUrl(req).query) : '', body: req.body };
-    const answer = await apollo.executeHTTPGraphQLRequest({ httpGraphQLRequest, context: async () => res.locals.context as Context });
+    const httpGraphQLRequest: HTTPGraphQLRequest = {
+      method,
+      headers,
+      search: method === 'GET' ? graphqlSearch(parsedUrl(req).query) : '',
+      body: req.body,
+    };
+    const answer = await apollo.executeHTTPGraphQLRequest({
+      httpGraphQLRequest,
+      context: async () => res.locals.context as Context,
+    });
     for (const [name, value] of answer.headers) res.setHeader(name, value);
     res.statusCode = answer.status ?? 200;
     if (answer.body.kind === 'complete') return void res.send(answer.body.string);

@@ -34,7 +34,8 @@ const hideSuggestionsFromClients: ApolloServerPlugin<Context> = {
     if (contextValue.principal?.kind === 'user') return;
     return {
       async didEncounterErrors({ errors }) {
-        for (const error of errors) (error as { message: string }).message = error.message.replace(/ ?Did you mean .+\?/g, '');
+        for (const error of errors)
+          (error as { message: string }).message = error.message.replace(/ ?Did you mean .+\?/g, '');
       },
     };
   },
@@ -71,7 +72,13 @@ export function responseSizeLimit(onError: (res: Response, err: unknown) => void
         res.end = end as Response['end'];
         res.removeHeader('Content-Length');
         res.removeHeader('ETag');
-        onError(res, new BadRequestError(`The response would exceed ${max} bytes. Ask for fewer items or fields.`, { limit: 'responseBytes', max }));
+        onError(
+          res,
+          new BadRequestError(`The response would exceed ${max} bytes. Ask for fewer items or fields.`, {
+            limit: 'responseBytes',
+            max,
+          }),
+        );
         return res;
       }
       return end(...args);

@@ -16,7 +16,12 @@ describe('DirectReads', () => {
     const config = loadConfig({ JWT_SECRET: 'x'.repeat(32) });
     for (const s of SUBGRAPHS) local[s.name] = (await s.build({ config, secret: new Uint8Array(32) })).schema;
     direct = new DirectReads(local);
-    const gateway = createGateway({ supergraphSdl: readSupergraph(), local, remote: {}, didResolveQueryPlan: direct.didResolveQueryPlan });
+    const gateway = createGateway({
+      supergraphSdl: readSupergraph(),
+      local,
+      remote: {},
+      didResolveQueryPlan: direct.didResolveQueryPlan,
+    });
     apollo = createApollo(direct.wrap(gateway));
     await apollo.start();
   });
@@ -28,20 +33,31 @@ describe('DirectReads', () => {
   };
 
   it('runs a query one in-process subgraph answers alone on that subgraph, once the gateway has planned it', async () => {
-    const list = 'query L { contents(organizationId: "default", projectId: "default") { data { id name createdBy { id } } } }';
+    const list =
+      'query L { contents(organizationId: "default", projectId: "default") { data { id name createdBy { id } } } }';
     expect(direct.schemaFor(queryHashOf(list), 'L')).toBeUndefined();
     expect(await planned(list, 'L')).toBe(local.content);
     expect(await planned('{ organizations { data { id name } } }')).toBe(local.access);
   });
 
   it('leaves the gateway what needs another subgraph, introspection and mutations; plans are per operation', async () => {
-    expect(await planned('{ contentType(organizationId: "default", projectId: "default", id: "x") { name createdBy { email } } }')).toBeUndefined();
-    expect(await planned('{ tags(organizationId: "default", projectId: "default") { data { id } } __schema { queryType { name } } }')).toBeUndefined();
+    expect(
+      await planned(
+        '{ contentType(organizationId: "default", projectId: "default", id: "x") { name createdBy { email } } }',
+      ),
+    ).toBeUndefined();
+    expect(
+      await planned(
+        '{ tags(organizationId: "default", projectId: "default") { data { id } } __schema { queryType { name } } }',
+      ),
+    ).toBeUndefined();
     expect(await planned('mutation { logout }')).toBeUndefined();
     // The whole document is validated against the subgraph: another operation reading elsewhere keeps it all there.
-    const two = 'query A { tags(organizationId: "default", projectId: "default") { data { id } } } query B { users(organizationId: "default") { data { email } } }';
+    const two =
+      'query A { tags(organizationId: "default", projectId: "default") { data { id } } } query B { users(organizationId: "default") { data { email } } }';
     expect(await planned(two, 'A')).toBeUndefined();
-    const same = 'query A { tags(organizationId: "default", projectId: "default") { data { id } } } query B { folders(organizationId: "default", projectId: "default") { data { id } } }';
+    const same =
+      'query A { tags(organizationId: "default", projectId: "default") { data { id } } } query B { folders(organizationId: "default", projectId: "default") { data { id } } }';
     expect(await planned(same, 'A')).toBe(local.content);
     expect(direct.schemaFor(queryHashOf(same), 'B')).toBeUndefined();
   });
@@ -49,7 +65,13 @@ describe('DirectReads', () => {
   it('keeps remote subgraphs on the gateway', async () => {
     const { content: _remote, ...others } = local;
     const remote = new DirectReads(others);
-    const gateway = createGateway({ supergraphSdl: readSupergraph(), local: others, remote: { content: 'http://127.0.0.1:9/graphql' }, subgraphSecret: new Uint8Array(32), didResolveQueryPlan: remote.didResolveQueryPlan });
+    const gateway = createGateway({
+      supergraphSdl: readSupergraph(),
+      local: others,
+      remote: { content: 'http://127.0.0.1:9/graphql' },
+      subgraphSecret: new Uint8Array(32),
+      didResolveQueryPlan: remote.didResolveQueryPlan,
+    });
     const server = createApollo(remote.wrap(gateway));
     await server.start();
     const query = '{ tags(organizationId: "default", projectId: "default") { data { id } } }';

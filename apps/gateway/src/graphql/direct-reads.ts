@@ -5,15 +5,27 @@ import type { SubgraphName } from '@cp/config';
 import type { Context } from '@cp/graphql';
 import { counter } from '@cp/metrics';
 import {
-  BREAK, execute, getVariableValues, GraphQLError, validate, visit,
-  type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode,
+  BREAK,
+  execute,
+  getVariableValues,
+  GraphQLError,
+  validate,
+  visit,
+  type DocumentNode,
+  type ExecutionResult,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
 } from 'graphql';
 import { createHash } from 'node:crypto';
 import { formatOperationError, OperationCounter } from './apollo';
 import { assertListCost } from './armor';
 import { withKnownCode } from './local-data-source';
 
-const directRuns = counter('cp_direct_executions_total', 'Operations run on the one in-process subgraph answering them, without the gateway (REST reads and GraphQL queries).', ['api']);
+const directRuns = counter(
+  'cp_direct_executions_total',
+  'Operations run on the one in-process subgraph answering them, without the gateway (REST reads and GraphQL queries).',
+  ['api'],
+);
 
 /** Operations remembered (a full table is reset rather than tracked for recency, as the gateway's documents). */
 const MAX_PLANS = 1000;
@@ -52,7 +64,8 @@ export class DirectReads {
       !node.outputRewrites?.length &&
       !node.contextRewrites?.length;
     const subgraph = single ? this.local[node.serviceName as SubgraphName] : undefined;
-    const direct = subgraph && !introspects(requestContext.document) && validate(subgraph, requestContext.document).length === 0;
+    const direct =
+      subgraph && !introspects(requestContext.document) && validate(subgraph, requestContext.document).length === 0;
     this.plans.set(key, direct ? subgraph : null);
   };
 
@@ -144,6 +157,10 @@ export async function executeDirect(
  * Variables the subgraph would refuse: the gateway coerces them first and answers with its own error, so such a
  * request goes through it rather than getting graphql-js's code-less one here.
  */
-export function coercible(schema: GraphQLSchema, operation: OperationDefinitionNode, variables: Record<string, unknown>): boolean {
+export function coercible(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown>,
+): boolean {
   return !('errors' in getVariableValues(schema, operation.variableDefinitions ?? [], variables, { maxErrors: 1 }));
 }

@@ -1,5 +1,10 @@
 // @apollo/gateway over the committed supergraph: subgraphs in-process by default, remote over keep-alive HTTP when configured.
-import { ApolloGateway, RemoteGraphQLDataSource, type Experimental_DidResolveQueryPlanCallback, type GraphQLDataSource } from '@apollo/gateway';
+import {
+  ApolloGateway,
+  RemoteGraphQLDataSource,
+  type Experimental_DidResolveQueryPlanCallback,
+  type GraphQLDataSource,
+} from '@apollo/gateway';
 import type { SubgraphName } from '@cp/config';
 import { PRINCIPAL_HEADER, signPrincipal, type Context } from '@cp/graphql';
 import { context as otelContext, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
@@ -42,7 +47,12 @@ class ForwardingDataSource extends RemoteGraphQLDataSource<Context> {
 
   /** One client span per subgraph request, under @apollo/gateway's own `gateway.fetch` span. */
   override process(options: ProcessOptions) {
-    const attributes = { 'cp.subgraph': this.name, 'url.full': this.url, 'http.request.method': 'POST', 'graphql.operation.name': options.request.operationName ?? '' };
+    const attributes = {
+      'cp.subgraph': this.name,
+      'url.full': this.url,
+      'http.request.method': 'POST',
+      'graphql.operation.name': options.request.operationName ?? '',
+    };
     return tracer.startActiveSpan(`subgraph ${this.name}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
       try {
         const response = await super.process(options);
@@ -58,13 +68,19 @@ class ForwardingDataSource extends RemoteGraphQLDataSource<Context> {
     });
   }
 
-  override async willSendRequest({ request, context }: Parameters<NonNullable<RemoteGraphQLDataSource<Context>['willSendRequest']>>[0]) {
+  override async willSendRequest({
+    request,
+    context,
+  }: Parameters<NonNullable<RemoteGraphQLDataSource<Context>['willSendRequest']>>[0]) {
     const headers = request.http?.headers;
     if (!headers) return;
     // W3C `traceparent`/`tracestate` of the span above: the subgraph service's server span continues this trace.
     propagation.inject(otelContext.active(), headers, { set: (carrier, key, value) => carrier.set(key, value) });
     if (!context.principal) return;
-    headers.set(PRINCIPAL_HEADER, await signPrincipal(context.principal, this.secret, { subgraph: this.name, requestId: context.requestId }));
+    headers.set(
+      PRINCIPAL_HEADER,
+      await signPrincipal(context.principal, this.secret, { subgraph: this.name, requestId: context.requestId }),
+    );
     headers.set('x-request-id', context.requestId);
     headers.set('accept-language', context.lang);
   }

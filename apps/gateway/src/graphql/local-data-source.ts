@@ -21,7 +21,10 @@ export class CachedLocalDataSource implements GraphQLDataSource {
       operationName: request.operationName,
       contextValue: context,
     });
-    return { data: result.data as GatewayGraphQLResponse['data'], errors: result.errors?.map((e) => withKnownCode(e).toJSON()) };
+    return {
+      data: result.data as GatewayGraphQLResponse['data'],
+      errors: result.errors?.map((e) => withKnownCode(e).toJSON()),
+    };
   }
 
   private document(query: string): DocumentNode | readonly GraphQLError[] {
@@ -48,5 +51,7 @@ export class CachedLocalDataSource implements GraphQLDataSource {
  */
 export function withKnownCode(error: GraphQLError): GraphQLError {
   const known = knownErrorOf(error);
-  return known ? new GraphQLError(known.message, { nodes: error.nodes, path: error.path, extensions: known.extensions }) : error;
+  return known
+    ? new GraphQLError(known.message, { nodes: error.nodes, path: error.path, extensions: known.extensions })
+    : error;
 }

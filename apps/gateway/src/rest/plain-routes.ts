@@ -5,7 +5,14 @@ import { EVENT_PATHS } from '../events/event-routes';
 
 export interface PlainRoute {
   /** Documentation key (see openapi/plain-operations.ts). */
-  id: 'assetUpload' | 'componentAssetUpload' | 'assetCdn' | 'componentAssetCdn' | 'events' | 'resourceTypeEvents' | 'resourceEvents';
+  id:
+    | 'assetUpload'
+    | 'componentAssetUpload'
+    | 'assetCdn'
+    | 'componentAssetCdn'
+    | 'events'
+    | 'resourceTypeEvents'
+    | 'resourceEvents';
   method: 'GET' | 'POST';
   /** Express path (`:param`), absolute. */
   path: string;
@@ -17,19 +24,39 @@ const APP_PROJECT = `/app/v1${PROJECT_PATH}`;
 
 export const UPLOAD_ROUTES = {
   asset: { id: 'assetUpload', method: 'POST', path: `${APP_PROJECT}/assets`, family: 'app' },
-  componentAsset: { id: 'componentAssetUpload', method: 'POST', path: `${APP_PROJECT}/components/:componentId/assets`, family: 'app' },
+  componentAsset: {
+    id: 'componentAssetUpload',
+    method: 'POST',
+    path: `${APP_PROJECT}/components/:componentId/assets`,
+    family: 'app',
+  },
 } as const satisfies Record<string, PlainRoute>;
 
 export const CDN_ROUTES = {
-  asset: { id: 'assetCdn', method: 'GET', path: '/cdn/:organizationId/:projectId/assets/:assetId/:filename', family: 'api' },
-  componentAsset: { id: 'componentAssetCdn', method: 'GET', path: '/cdn/:organizationId/:projectId/component-assets/:assetId/:filename', family: 'api' },
+  asset: {
+    id: 'assetCdn',
+    method: 'GET',
+    path: '/cdn/:organizationId/:projectId/assets/:assetId/:filename',
+    family: 'api',
+  },
+  componentAsset: {
+    id: 'componentAssetCdn',
+    method: 'GET',
+    path: '/cdn/:organizationId/:projectId/component-assets/:assetId/:filename',
+    family: 'api',
+  },
 } as const satisfies Record<string, PlainRoute>;
 
 const EVENT_IDS = ['events', 'resourceTypeEvents', 'resourceEvents'] as const;
 
 /** The three event routes (D9) of a family, JSON or SSE on the same path. */
 export function eventRoutes(family: RouteFamily): PlainRoute[] {
-  return EVENT_PATHS.map((path, i) => ({ id: EVENT_IDS[i], method: 'GET', path: `/${family}/v1${PROJECT_PATH}${path}`, family }));
+  return EVENT_PATHS.map((path, i) => ({
+    id: EVENT_IDS[i],
+    method: 'GET',
+    path: `/${family}/v1${PROJECT_PATH}${path}`,
+    family,
+  }));
 }
 
 export const PLAIN_ROUTES: PlainRoute[] = [

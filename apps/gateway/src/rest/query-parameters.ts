@@ -12,11 +12,15 @@ export function assertQueryParameters(args: readonly GraphQLArgument[], query: R
     const type = getNamedType(arg.type);
     let problem: string | undefined;
     // GraphQL's Int is 32-bit: a larger number would fail coercion deep inside execution instead of here.
-    if (type === GraphQLInt && (!INTEGER.test(value) || Math.abs(Number(value)) > 2 ** 31 - 1)) problem = 'must be an integer within ±2147483647';
+    if (type === GraphQLInt && (!INTEGER.test(value) || Math.abs(Number(value)) > 2 ** 31 - 1))
+      problem = 'must be an integer within ±2147483647';
     else if (type === GraphQLFloat && !NUMBER.test(value)) problem = 'must be a number';
     else if (type === GraphQLBoolean && value !== 'true' && value !== 'false') problem = 'must be `true` or `false`';
     else if (isEnumType(type) && !type.getValue(value)) {
-      problem = `must be one of ${type.getValues().map((v) => v.name).join(', ')}`;
+      problem = `must be one of ${type
+        .getValues()
+        .map((v) => v.name)
+        .join(', ')}`;
     }
     if (problem) throw new BadRequestError(`Query parameter "${arg.name}" ${problem}.`, { parameter: arg.name, value });
   }

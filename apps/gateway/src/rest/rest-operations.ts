@@ -2,8 +2,16 @@
 import { BadRequestError } from '@cp/errors';
 import { buildOperationNodeForField } from '@graphql-tools/utils';
 import {
-  isEqualType, isInputObjectType, isScalarType, GraphQLBoolean, Kind,
-  type DocumentNode, type GraphQLSchema, type OperationDefinitionNode, type OperationTypeNode, type TypeNode,
+  isEqualType,
+  isInputObjectType,
+  isScalarType,
+  GraphQLBoolean,
+  Kind,
+  type DocumentNode,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+  type OperationTypeNode,
+  type TypeNode,
 } from 'graphql';
 import { SOFA_IGNORE, SOFA_MODELS } from '@cp/supergraph';
 
@@ -11,7 +19,14 @@ import { SOFA_IGNORE, SOFA_MODELS } from '@cp/supergraph';
 export function operationFor(schema: GraphQLSchema, field: string): DocumentNode {
   const [root, name] = field.split('.');
   const kind = (root === 'Query' ? 'query' : 'mutation') as OperationTypeNode;
-  const node = buildOperationNodeForField({ kind, schema, field: name, models: SOFA_MODELS, ignore: SOFA_IGNORE, circularReferenceDepth: 1 });
+  const node = buildOperationNodeForField({
+    kind,
+    schema,
+    field: name,
+    models: SOFA_MODELS,
+    ignore: SOFA_IGNORE,
+    circularReferenceDepth: 1,
+  });
   return { kind: Kind.DOCUMENT, definitions: [node] };
 }
 
@@ -57,10 +72,12 @@ function decoded(segment: string): string {
 /** sofa's own coercion (its `parseVariable`, which it doesn't export): scalars serialised, input objects as JSON. */
 function resolveVariable(value: unknown, type: TypeNode, schema: GraphQLSchema): unknown {
   if (type.kind === Kind.NON_NULL_TYPE) return resolveVariable(value, type.type, schema);
-  if (type.kind === Kind.LIST_TYPE) return (Array.isArray(value) ? value : [value]).map((v) => resolveVariable(v, type.type, schema));
+  if (type.kind === Kind.LIST_TYPE)
+    return (Array.isArray(value) ? value : [value]).map((v) => resolveVariable(v, type.type, schema));
   const named = schema.getType(type.name.value);
   try {
-    if (isScalarType(named)) return named.serialize(isEqualType(GraphQLBoolean, named) ? value === 'true' || value === true : value);
+    if (isScalarType(named))
+      return named.serialize(isEqualType(GraphQLBoolean, named) ? value === 'true' || value === true : value);
     if (isInputObjectType(named)) return value && typeof value === 'object' ? value : JSON.parse(String(value));
   } catch (err) {
     throw new BadRequestError((err as Error).message);

@@ -1,8 +1,13 @@
 // REST routing and shaping: path → route, operation, variables; query parameters checked and coerced; answers shaped.
 import fc from 'fast-check';
 import {
-  buildSchema, GraphQLBoolean, GraphQLEnumType, GraphQLFloat, GraphQLInt,
-  type GraphQLArgument, type OperationDefinitionNode,
+  buildSchema,
+  GraphQLBoolean,
+  GraphQLEnumType,
+  GraphQLFloat,
+  GraphQLInt,
+  type GraphQLArgument,
+  type OperationDefinitionNode,
 } from 'graphql';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -80,7 +85,10 @@ describe('the route table (every subgraph’s routes over the committed API sche
     for (const family of families) {
       for (const route of compiled[family]) {
         for (const [, name] of route.path.matchAll(/:([A-Za-z]+)/g)) {
-          expect(route.args.map((a) => a.name), `${route.field} :${name}`).toContain(name);
+          expect(
+            route.args.map((a) => a.name),
+            `${route.field} :${name}`,
+          ).toContain(name);
         }
         if (/^Mutation\.create[A-Z]/.test(route.field) && route.method === 'POST') {
           expect(route.responseStatus, route.field).toBe(201);
@@ -94,11 +102,17 @@ describe('assertQueryParameters', () => {
   const order = new GraphQLEnumType({ name: 'Order', values: { asc: {}, desc: {} } });
   const arg = (name: string, type: GraphQLArgument['type']) => ({ name, type }) as GraphQLArgument;
   const args = [
-    arg('limit', GraphQLInt), arg('score', GraphQLFloat), arg('deleted', GraphQLBoolean), arg('order', order),
+    arg('limit', GraphQLInt),
+    arg('score', GraphQLFloat),
+    arg('deleted', GraphQLBoolean),
+    arg('order', order),
   ];
   const valid: Record<string, fc.Arbitrary<string>> = {
     limit: fc.integer({ min: -INT_MAX, max: INT_MAX }).map(String),
-    score: fc.double({ noNaN: true, noDefaultInfinity: true }).map(String).filter((s) => !s.includes('Infinity')),
+    score: fc
+      .double({ noNaN: true, noDefaultInfinity: true })
+      .map(String)
+      .filter((s) => !s.includes('Infinity')),
     deleted: fc.constantFrom('true', 'false'),
     order: fc.constantFrom('asc', 'desc'),
   };
@@ -119,7 +133,10 @@ describe('assertQueryParameters', () => {
 
   it('admits every value of each argument’s type', () => {
     const query = fc.record(valid, { requiredKeys: [] }) as fc.Arbitrary<Record<string, string>>;
-    fc.assert(fc.property(query, (q) => assertQueryParameters(args, q)), runs);
+    fc.assert(
+      fc.property(query, (q) => assertQueryParameters(args, q)),
+      runs,
+    );
   });
 
   it('refuses any value outside its argument’s type with 400 naming the parameter, whatever else is sent', () => {
@@ -209,7 +226,13 @@ describe('the REST handler (in-process, over a small schema)', () => {
   });
 
   it('refuses a parameter its argument’s type cannot hold: 400 envelope naming it, no operation run', async () => {
-    const refused = [['limit', '2147483648'], ['limit', '1.5'], ['deleted', 'yes'], ['order', 'up'], ['score', 'many']];
+    const refused = [
+      ['limit', '2147483648'],
+      ['limit', '1.5'],
+      ['deleted', 'yes'],
+      ['order', 'up'],
+      ['score', 'many'],
+    ];
     for (const [name, value] of refused) {
       const before = app.calls.length;
       const res = await call('GET', `${THINGS}?${name}=${value}`);

@@ -1,10 +1,27 @@
 // REST at /app/v1 and /api/v1, derived by sofa from the gateway's schema and executed through Apollo (same plan as GraphQL).
 import type { ApolloServer } from '@apollo/server';
-import { AppError, BadRequestError, toErrorEnvelope, UnauthorizedError, ValidationFailedError, primaryError } from '@cp/errors';
+import {
+  AppError,
+  BadRequestError,
+  toErrorEnvelope,
+  UnauthorizedError,
+  ValidationFailedError,
+  primaryError,
+} from '@cp/errors';
 import type { Context, RestRoute, RestRoutes, RouteFamily } from '@cp/graphql';
 import { filterSchema } from '@graphql-tools/utils';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
-import { Kind, print, visit, type DocumentNode, type OperationDefinitionNode, type ExecutionResult, type GraphQLArgument, type GraphQLSchema, type SelectionSetNode } from 'graphql';
+import {
+  Kind,
+  print,
+  visit,
+  type DocumentNode,
+  type OperationDefinitionNode,
+  type ExecutionResult,
+  type GraphQLArgument,
+  type GraphQLSchema,
+  type SelectionSetNode,
+} from 'graphql';
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { coercible, executeDirect, queryHashOf, type DirectReads } from '../graphql/direct-reads';
 import { assertJsonDepth, assertSafeJsonValue } from '../edge/input-guard';
@@ -35,8 +52,6 @@ export interface RestOptions {
   maxBodyBytes: number;
 }
 
-
-
 /** The gateway schema cut down to the root fields a family routes (what sofa derives its operations from). */
 export function restSchema(schema: GraphQLSchema, routes: CompiledRoute[]): GraphQLSchema {
   const fields = new Set(routes.map((r) => r.field));
@@ -49,7 +64,10 @@ export function restSchema(schema: GraphQLSchema, routes: CompiledRoute[]): Grap
  * and printing the result once per route takes that off every request.
  */
 const sentDocuments = new WeakMap<DocumentNode, { sent: DocumentNode; text: string }>();
-function sentOf(document: DocumentNode, omitted: ReadonlyMap<string, readonly string[]>): { sent: DocumentNode; text: string } {
+function sentOf(
+  document: DocumentNode,
+  omitted: ReadonlyMap<string, readonly string[]>,
+): { sent: DocumentNode; text: string } {
   let known = sentDocuments.get(document);
   if (!known) {
     const sent = withoutOmitted(document, omitted);
@@ -65,7 +83,10 @@ function withoutOmitted(document: DocumentNode, omitted: ReadonlyMap<string, rea
       const [root] = operation.selectionSet.selections;
       if (root?.kind !== Kind.FIELD) return undefined;
       const paths = omitted.get(`${operation.operation === 'query' ? 'Query' : 'Mutation'}.${root.name.value}`) ?? [];
-      const selectionSet = paths.reduce((set, path) => withoutPath(set, [root.name.value, ...path.split('.')]), operation.selectionSet);
+      const selectionSet = paths.reduce(
+        (set, path) => withoutPath(set, [root.name.value, ...path.split('.')]),
+        operation.selectionSet,
+      );
       return { ...operation, selectionSet };
     },
   });
@@ -94,11 +115,17 @@ export function createRestHandler(options: RestOptions) {
   const config = createSofa({
     schema,
     basePath,
-    routes: Object.fromEntries(routes.map((r) => [r.field, { method: r.method, path: r.path, responseStatus: r.responseStatus }])),
+    routes: Object.fromEntries(
+      routes.map((r) => [r.field, { method: r.method, path: r.path, responseStatus: r.responseStatus }]),
+    ),
     context: ({ cp }: { cp: Context }) => cp,
     async execute({ document, variableValues, contextValue, operationName }) {
       const response = await options.apollo.executeOperation(
-        { query: sentOf(document as DocumentNode, omitted).text, variables: variableValues as Record<string, unknown>, operationName: operationName ?? undefined },
+        {
+          query: sentOf(document as DocumentNode, omitted).text,
+          variables: variableValues as Record<string, unknown>,
+          operationName: operationName ?? undefined,
+        },
         { contextValue: contextValue as Context },
       );
       if (response.body.kind !== 'single') throw new Error('Incremental delivery is not supported over REST.');
@@ -126,34 +153,67 @@ export function createRestHandler(options: RestOptions) {
    * operation and variables are sofa's, reproduced.
    */
   const reads = new Map(
-    routes.filter((r) => r.field.startsWith('Query.')).map((r) => {
-      const document = operationFor(schema, r.field);
-      const name = (document.definitions[0] as OperationDefinitionNode).name?.value;
-      // What Apollo is sent for this route (`omit` applied), and its hash: the key of the gateway's plan for it.
-      const { sent, text } = sentOf(document, omitted);
-      return [r, { document, name, pattern: pathParameters(r.path), sent, hash: queryHashOf(text) }] as const;
-    }),
+    routes
+      .filter((r) => r.field.startsWith('Query.'))
+      .map((r) => {
+        const document = operationFor(schema, r.field);
+        const name = (document.definitions[0] as OperationDefinitionNode).name?.value;
+        // What Apollo is sent for this route (`omit` applied), and its hash: the key of the gateway's plan for it.
+        const { sent, text } = sentOf(document, omitted);
+        return [r, { document, name, pattern: pathParameters(r.path), sent, hash: queryHashOf(text) }] as const;
+      }),
   );
-  const runRead = async (route: CompiledRoute, pathname: string, query: Record<string, string>, body: Record<string, unknown> | undefined, context: Context): Promise<RestOutcome> => {
+  const runRead = async (
+    route: CompiledRoute,
+    pathname: string,
+    query: Record<string, string>,
+    body: Record<string, unknown> | undefined,
+    context: Context,
+  ): Promise<RestOutcome> => {
     const read = reads.get(route)!;
-    const variableValues = getVariables(read.document, schema, read.pattern, pathname.slice(basePath.length), query, body);
+    const variableValues = getVariables(
+      read.document,
+      schema,
+      read.pattern,
+      pathname.slice(basePath.length),
+      query,
+      body,
+    );
     // Once the gateway has planned the route's operation as one in-process subgraph's (direct-reads.ts), it runs there.
     const subgraph = options.direct?.schemaFor(read.hash, read.name);
     let result: ExecutionResult;
     if (subgraph && coercible(subgraph, read.sent.definitions[0] as OperationDefinitionNode, variableValues)) {
-      result = await executeDirect(options.direct!.operations, options.schema, subgraph, read.sent, variableValues, context);
+      result = await executeDirect(
+        options.direct!.operations,
+        options.schema,
+        subgraph,
+        read.sent,
+        variableValues,
+        context,
+      );
       if (result.data && !result.errors) results.set(context, result.data);
     } else {
-      result = await config.execute({ schema, document: read.document, variableValues, contextValue: context, operationName: read.name });
+      result = await config.execute({
+        schema,
+        document: read.document,
+        variableValues,
+        contextValue: context,
+        operationName: read.name,
+      });
     }
-    return result.errors ? config.errorHandler!(result.errors) : { ok: true, status: route.responseStatus ?? 200, text: async () => 'null' };
+    return result.errors
+      ? config.errorHandler!(result.errors)
+      : { ok: true, status: route.responseStatus ?? 200, text: async () => 'null' };
   };
 
   return async (req: ExpressRequest, res: ExpressResponse) => {
     try {
-      const body = req.method === 'GET' || req.method === 'DELETE' ? undefined : await readJsonBody(req, options.maxBodyBytes);
+      const body =
+        req.method === 'GET' || req.method === 'DELETE' ? undefined : await readJsonBody(req, options.maxBodyBytes);
       // Two operations on one method and path (D2): the alias route wins when its body test holds.
-      const aliased = routes.find((r) => r.method === req.method && r.aliasPattern?.test(req.path) && r.alias!.when(body));
+      const aliased = routes.find(
+        (r) => r.method === req.method && r.aliasPattern?.test(req.path) && r.alias!.when(body),
+      );
       const route = aliased ?? routes.find((r) => r.method === req.method && r.pattern.test(req.path));
       if (!route) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
       const context = res.locals.context as Context;
@@ -178,7 +238,14 @@ export function createRestHandler(options: RestOptions) {
       else {
         // sofa's router reads the query string itself: it gets the parsed parameters, encoded (no brackets, no repeats).
         url.search = new URLSearchParams(Object.entries(query)).toString();
-        response = await sofa.fetch(new Request(url, { method: req.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(variables) }), { cp: context });
+        response = await sofa.fetch(
+          new Request(url, {
+            method: req.method,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(variables),
+          }),
+          { cp: context },
+        );
       }
       if (!response) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
       const data = results.get(context);
@@ -196,7 +263,8 @@ export function createRestHandler(options: RestOptions) {
       }
       const shaped = toRestShape(value, true) as { revision?: unknown } | null;
       // D16: one resource with a revision carries it as a strong ETag (admin responses).
-      if (options.family === 'app' && typeof shaped?.revision === 'number') res.setHeader('ETag', `"${shaped.revision}"`);
+      if (options.family === 'app' && typeof shaped?.revision === 'number')
+        res.setHeader('ETag', `"${shaped.revision}"`);
       res.send(JSON.stringify(shaped));
     } catch (err) {
       sendError(res, err);
@@ -217,7 +285,9 @@ export function revisionFromIfMatch(header: string): number | undefined {
 
 /** D4's exception for component creation: 422 `details.errors[{path, message}]` → 400 `details` `{member: message}`. */
 function sendFieldMapError(res: ExpressResponse, text: string): void {
-  const parsed = JSON.parse(text) as { error: { code: string; message: string; details?: { errors?: { path: string; message: string }[] } } };
+  const parsed = JSON.parse(text) as {
+    error: { code: string; message: string; details?: { errors?: { path: string; message: string }[] } };
+  };
   if (parsed.error.code !== 'VALIDATION_FAILED') {
     res.status(422).type('application/json').send(text);
     return;
@@ -234,16 +304,27 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoutes, family:
     const [operation, name] = field.split('.');
     const root = operation === 'Query' ? schema.getQueryType() : schema.getMutationType();
     const definition = root?.getFields()[name];
-    if (!definition) throw new Error(`REST route ${family} ${route.method} ${route.path} names unknown field ${field}.`);
+    if (!definition)
+      throw new Error(`REST route ${family} ${route.method} ${route.path} names unknown field ${field}.`);
     const toPattern = (path: string) => new RegExp(`^${path.replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
-    return [{ ...route, field, pattern: toPattern(route.path), aliasPattern: route.alias && toPattern(route.alias.path), args: definition.args }];
+    return [
+      {
+        ...route,
+        field,
+        pattern: toPattern(route.path),
+        aliasPattern: route.alias && toPattern(route.alias.path),
+        args: definition.args,
+      },
+    ];
   });
 }
 
 export function assertFamilyPrincipal(family: RouteFamily, context: Context): void {
   const kind = context.principal.kind;
   if (family === 'app' && kind !== 'user') {
-    throw new UnauthorizedError(kind === 'apiKey' ? 'API keys cannot use the admin API.' : 'A bearer token is required.');
+    throw new UnauthorizedError(
+      kind === 'apiKey' ? 'API keys cannot use the admin API.' : 'A bearer token is required.',
+    );
   }
   if (family === 'api' && kind !== 'apiKey') throw new UnauthorizedError('An `x-api-key` header is required.');
 }
@@ -255,7 +336,8 @@ async function readJsonBody(req: ExpressRequest, maxBytes: number): Promise<Reco
   const read = (req as { rawBody?: Buffer }).rawBody;
   for await (const chunk of read ? [read] : req) {
     size += (chunk as Buffer).length;
-    if (size > maxBytes) throw new AppError('PAYLOAD_TOO_LARGE', `The body exceeds ${maxBytes} bytes.`, { limit: maxBytes });
+    if (size > maxBytes)
+      throw new AppError('PAYLOAD_TOO_LARGE', `The body exceeds ${maxBytes} bytes.`, { limit: maxBytes });
     chunks.push(chunk as Buffer);
   }
   const raw = Buffer.concat(chunks).toString('utf8');
@@ -298,7 +380,8 @@ function toRestShape(value: unknown, top = false): unknown {
     if (v === undefined) continue;
     const out = k === 'pagination' && v && typeof v === 'object' ? withoutNulls(v) : toRestShape(v);
     // A `__proto__` member of a JSON document stays an ordinary member, as JSON.parse makes it.
-    if (k === '__proto__') Object.defineProperty(shaped, k, { value: out, enumerable: true, writable: true, configurable: true });
+    if (k === '__proto__')
+      Object.defineProperty(shaped, k, { value: out, enumerable: true, writable: true, configurable: true });
     else shaped[k] = out;
   }
   return shaped;

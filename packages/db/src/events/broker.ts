@@ -95,7 +95,11 @@ export class PostgresBroker implements EventBroker {
     this.client = undefined;
     if (this.closed) return;
     this.state.markDown(err ?? 'connection ended');
-    reconnectForever(() => this.open(), () => this.closed, this.state);
+    reconnectForever(
+      () => this.open(),
+      () => this.closed,
+      this.state,
+    );
   }
 
   async publish(position: string) {
@@ -137,7 +141,13 @@ export class RedisBroker implements EventBroker {
     // Both clients reconnect forever (ioredis' default); a publish while down fails at once instead of queueing
     // (the announcing wrapper retries it), so no write waits on Redis.
     const retryStrategy = (times: number) => reconnectDelayMs(times);
-    this.pub = new Redis(this.url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, commandTimeout: 5000, retryStrategy });
+    this.pub = new Redis(this.url, {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: 5000,
+      retryStrategy,
+    });
     this.sub = new Redis(this.url, { lazyConnect: true, retryStrategy });
     // Without `error` listeners ioredis prints every failed attempt's stack to stderr ("Unhandled error event").
     for (const client of [this.pub, this.sub]) {
@@ -195,7 +205,12 @@ export class NatsBroker implements EventBroker {
     const { connect, Events } = await import('nats');
     const codec = await this.codec;
     // The client's default gives up after 10 attempts (about 20 s) and closes for good: retry forever instead.
-    const connection = await connect({ servers: this.url.replace(/^nats:\/\//, ''), maxReconnectAttempts: -1, reconnectTimeWait: 1000, pingInterval: 10_000 });
+    const connection = await connect({
+      servers: this.url.replace(/^nats:\/\//, ''),
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 1000,
+      pingInterval: 10_000,
+    });
     if (this.closing) return void connection.close();
     this.connection = connection;
     this.up = true;
@@ -220,7 +235,11 @@ export class NatsBroker implements EventBroker {
       this.up = false;
       if (this.closing) return;
       this.state.markDown(err ?? 'connection closed');
-      reconnectForever(() => this.open(), () => this.closing, this.state);
+      reconnectForever(
+        () => this.open(),
+        () => this.closing,
+        this.state,
+      );
     });
   }
 
@@ -244,9 +263,17 @@ export class NatsBroker implements EventBroker {
  * Redis or NATS when configured (never both: the configuration refuses it); otherwise PostgreSQL, or in-process on
  * the embedded database. A shared broker is wrapped so that announcements reach this process at once and are retried.
  */
-export async function createBroker(options: { redisUrl?: string; natsUrl?: string; databaseUrl?: string; logger?: Logger }): Promise<EventBroker> {
-  if (options.redisUrl) return new AnnouncingBroker(await new RedisBroker(options.redisUrl, options.logger).start(), options.logger);
-  if (options.natsUrl) return new AnnouncingBroker(await new NatsBroker(options.natsUrl, options.logger).start(), options.logger);
-  if (options.databaseUrl) return new AnnouncingBroker(await new PostgresBroker(options.databaseUrl, options.logger).start(), options.logger);
+export async function createBroker(options: {
+  redisUrl?: string;
+  natsUrl?: string;
+  databaseUrl?: string;
+  logger?: Logger;
+}): Promise<EventBroker> {
+  if (options.redisUrl)
+    return new AnnouncingBroker(await new RedisBroker(options.redisUrl, options.logger).start(), options.logger);
+  if (options.natsUrl)
+    return new AnnouncingBroker(await new NatsBroker(options.natsUrl, options.logger).start(), options.logger);
+  if (options.databaseUrl)
+    return new AnnouncingBroker(await new PostgresBroker(options.databaseUrl, options.logger).start(), options.logger);
   return new LocalBroker();
 }

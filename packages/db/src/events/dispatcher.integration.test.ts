@@ -26,7 +26,13 @@ class GatedBroker extends LocalBroker {
 }
 
 const filter: EventFilter = { organizationId: 'o', projectId: 'p', visibility: 'admin' };
-const input = (resourceId: string) => ({ resourceType: 'content' as const, action: 'created' as const, resourceId, organizationId: 'o', projectId: 'p' });
+const input = (resourceId: string) => ({
+  resourceType: 'content' as const,
+  action: 'created' as const,
+  resourceId,
+  organizationId: 'o',
+  projectId: 'p',
+});
 
 describe('commit-ordered event positions (real PostgreSQL)', () => {
   let db: TestDatabase;
@@ -66,7 +72,11 @@ describe('commit-ordered event positions (real PostgreSQL)', () => {
   });
 
   it('gives concurrent writers distinct, gap-free positions that readers see in one order', async () => {
-    await Promise.all(Array.from({ length: 40 }, (_, i) => db.orm.em.fork().transactional(async (tx) => void recordEvent(tx, input(`w${i}`)))));
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        db.orm.em.fork().transactional(async (tx) => void recordEvent(tx, input(`w${i}`))),
+      ),
+    );
     await Promise.all([dispatcher.flush(), dispatcher.flush()]);
     const all = await readEvents(db.orm.em.fork(), filter, 0n, 100);
     const positions = all.map((e) => Number(e.position));

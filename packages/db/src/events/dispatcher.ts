@@ -46,7 +46,10 @@ export class EventDispatcher extends PollingWorker {
         'all',
         ctx,
       );
-      const max = rows.reduce<string | undefined>((m, r) => (m === undefined || BigInt(r.position) > BigInt(m) ? String(r.position) : m), undefined);
+      const max = rows.reduce<string | undefined>(
+        (m, r) => (m === undefined || BigInt(r.position) > BigInt(m) ? String(r.position) : m),
+        undefined,
+      );
       return { max, full: rows.length === BATCH };
     });
     if (batch.max !== undefined) await this.broker.publish(batch.max);

@@ -7,11 +7,17 @@ import type { EventFilter } from './event-query';
 export type EventScope = Omit<EventFilter, 'visibility' | 'organizationId'> & { organizationId?: string };
 
 /** Resolves the filter a caller may read; a foreign project is 404 like an unknown one. */
-export async function eventFilterFor(ctx: Pick<Context, 'principal' | 'projects'>, scope: EventScope): Promise<EventFilter> {
+export async function eventFilterFor(
+  ctx: Pick<Context, 'principal' | 'projects'>,
+  scope: EventScope,
+): Promise<EventFilter> {
   const principal = ctx.principal;
   if (principal.kind === 'anonymous') throw new UnauthorizedError();
   if (principal.kind === 'apiKey') {
-    if (principal.projectId !== scope.projectId || (scope.organizationId && scope.organizationId !== principal.organizationId)) {
+    if (
+      principal.projectId !== scope.projectId ||
+      (scope.organizationId && scope.organizationId !== principal.organizationId)
+    ) {
       throw new NotFoundError('Project', scope.projectId);
     }
     return { ...scope, organizationId: principal.organizationId, visibility: visibilityOf(principal) };
@@ -20,4 +26,3 @@ export async function eventFilterFor(ctx: Pick<Context, 'principal' | 'projects'
   await authorizeProject(ctx as Context, { organizationId, projectId: scope.projectId }, 'projects', 'read');
   return { ...scope, organizationId, visibility: 'admin' };
 }
-

@@ -69,7 +69,11 @@ export class EventFeed extends PollingWorker {
   protected async pass(): Promise<void> {
     const em = this.orm.em.fork();
     for (;;) {
-      const events = await em.find(EventRecord, { position: { $gt: String(this.last) } }, { orderBy: { position: 'asc' }, limit: PAGE });
+      const events = await em.find(
+        EventRecord,
+        { position: { $gt: String(this.last) } },
+        { orderBy: { position: 'asc' }, limit: PAGE },
+      );
       for (const event of events) this.deliver(event);
       if (events.length < PAGE) return;
       em.clear();

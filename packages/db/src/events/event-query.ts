@@ -1,7 +1,12 @@
 // Reading events: one filter shape for the event API, SSE replay and live delivery; cursors are opaque positions (D1).
 import { BadRequestError } from '@cp/errors';
 import {
-  decodeCursor, encodeCursor, parseLimit, type CursorPagination, type ListPage, type Visibility,
+  decodeCursor,
+  encodeCursor,
+  parseLimit,
+  type CursorPagination,
+  type ListPage,
+  type Visibility,
 } from '@cp/graphql';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { EventRecord } from './event.entity';
@@ -23,7 +28,9 @@ export interface EventFilter {
 
 /** The resources whose working state a preview key reads, so all of whose events it receives (D18). */
 export const PREVIEW_EVENT_RESOURCES: readonly EventRecord['resourceType'][] = [
-  'content', 'content-types', 'components',
+  'content',
+  'content-types',
+  'components',
 ];
 
 function visibleTo(event: EventRecord, visibility: Visibility): boolean {
@@ -75,7 +82,12 @@ function where(filter: EventFilter, after: bigint): FilterQuery<EventRecord> {
 }
 
 /** Oldest first, after `after` (a position), at most `limit`. */
-export function readEvents(em: EntityManager, filter: EventFilter, after: bigint, limit: number): Promise<EventRecord[]> {
+export function readEvents(
+  em: EntityManager,
+  filter: EventFilter,
+  after: bigint,
+  limit: number,
+): Promise<EventRecord[]> {
   return em.find(EventRecord, where(filter, after), { orderBy: { position: 'asc' }, limit });
 }
 
@@ -95,6 +107,8 @@ export async function listEvents(
 
 /** The highest position readers can see now: live streams start after it. */
 export async function currentPosition(em: EntityManager): Promise<bigint> {
-  const [row] = await em.getConnection().execute<{ max: string | null }[]>('select max("position")::text as max from "event"');
+  const [row] = await em
+    .getConnection()
+    .execute<{ max: string | null }[]>('select max("position")::text as max from "event"');
   return BigInt(row?.max ?? 0);
 }

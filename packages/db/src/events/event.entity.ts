@@ -3,7 +3,17 @@ import { Entity, Index, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { randomUUID } from 'node:crypto';
 
-export const EVENT_ACTIONS = ['created', 'updated', 'published', 'unpublished', 'discarded', 'rolledBack', 'restored', 'migrated', 'deleted'] as const;
+export const EVENT_ACTIONS = [
+  'created',
+  'updated',
+  'published',
+  'unpublished',
+  'discarded',
+  'rolledBack',
+  'restored',
+  'migrated',
+  'deleted',
+] as const;
 export type EventAction = (typeof EVENT_ACTIONS)[number];
 /** D9's `resourceType` values that have event routes (`…/{resourceType}/events`): the project's resources. */
 export const EVENT_ROUTE_RESOURCE_TYPES = [
@@ -39,7 +49,9 @@ export class EventRecord {
   @Property()
   type!: string;
 
-  @Field(() => String, { description: 'One of content, content-types, components, packages, assets, tags, folders, saved-searches, …' })
+  @Field(() => String, {
+    description: 'One of content, content-types, components, packages, assets, tags, folders, saved-searches, …',
+  })
   @Property()
   resourceType!: EventResourceType;
 

@@ -11,7 +11,9 @@ export class Migration20261122000700_event_position extends Migration {
   }
 
   override async down(): Promise<void> {
-    this.addSql('drop index if exists "event_project_id_position_index", "event_unpositioned_index", "event_position_unique";');
+    this.addSql(
+      'drop index if exists "event_project_id_position_index", "event_unpositioned_index", "event_position_unique";',
+    );
     this.addSql('alter table "event" drop column "position";');
     this.addSql('drop sequence if exists "event_position_seq";');
   }

@@ -7,7 +7,9 @@ import { Migration } from '@mikro-orm/migrations';
  */
 export class Migration20261124110000_rate_limit_unlogged extends Migration {
   override async up(): Promise<void> {
-    this.addSql(`create unlogged table if not exists "rate_limit" ("key" varchar(255) primary key, "points" integer not null default 0, "expire" bigint);`);
+    this.addSql(
+      `create unlogged table if not exists "rate_limit" ("key" varchar(255) primary key, "points" integer not null default 0, "expire" bigint);`,
+    );
     this.addSql('alter table "rate_limit" set unlogged;');
   }
 

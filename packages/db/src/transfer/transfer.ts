@@ -52,7 +52,12 @@ export interface ProjectTransfer {
   /** Problems with the archive's data (pure, before anything is written); `files` are the archive's file paths. */
   validate(data: TransferData, files: ReadonlySet<string>): string[];
   /** Writes rows and their events into `em`'s transaction; returns what changed and the files still to store. */
-  import(em: EntityManager, scope: TransferScope, data: TransferData, options: ImportOptions): Promise<{ summary: ImportSummary; files: PendingFile[] }>;
+  import(
+    em: EntityManager,
+    scope: TransferScope,
+    data: TransferData,
+    options: ImportOptions,
+  ): Promise<{ summary: ImportSummary; files: PendingFile[] }>;
 }
 
 /** Refusal of an import whose rows clash with the target (ids of another project, a different immutable version). */
@@ -144,14 +149,21 @@ const CHUNK = 500;
  * rows that differ are updated (not version rows), identical rows are left alone, so importing twice changes
  * nothing the second time. A row of another project under the same id refuses the import.
  */
-export async function syncRows<T extends { id: string }>(em: EntityManager, entity: EntityClass<T>, records: TransferRecord[], options: SyncOptions): Promise<SyncResult> {
+export async function syncRows<T extends { id: string }>(
+  em: EntityManager,
+  entity: EntityClass<T>,
+  records: TransferRecord[],
+  options: SyncOptions,
+): Promise<SyncResult> {
   const omit = options.omit ?? [];
   const cols = columns(em, entity as EntityClass<object>, omit);
   const scoped = options.scoped ?? true;
   const result: SyncResult = { inserted: [], updated: [], unchanged: 0 };
   for (let i = 0; i < records.length; i += CHUNK) {
     const chunk = records.slice(i, i + CHUNK);
-    const existing = await em.find(entity, { id: { $in: chunk.map((r) => r.id) } } as unknown as FilterQuery<T>, { disableIdentityMap: true });
+    const existing = await em.find(entity, { id: { $in: chunk.map((r) => r.id) } } as unknown as FilterQuery<T>, {
+      disableIdentityMap: true,
+    });
     const byId = new Map(existing.map((row) => [(row as unknown as { id: string }).id, row]));
     const inserts: Record<string, unknown>[] = [];
     for (const record of chunk) {
@@ -163,7 +175,10 @@ export async function syncRows<T extends { id: string }>(em: EntityManager, enti
         result.inserted.push(wanted);
         continue;
       }
-      if (scoped && (found.organizationId !== options.scope.organizationId || found.projectId !== options.scope.projectId)) {
+      if (
+        scoped &&
+        (found.organizationId !== options.scope.organizationId || found.projectId !== options.scope.projectId)
+      ) {
         throw new TransferConflictError(
           `${options.label} ${record.id} already exists in project ${found.organizationId}/${found.projectId}; ids are kept on import, so an archive can go into one project per installation.`,
         );
@@ -176,7 +191,9 @@ export async function syncRows<T extends { id: string }>(em: EntityManager, enti
         continue;
       }
       if (options.immutable) {
-        throw new TransferConflictError(`${options.label} ${record.id} exists in the target with different data; published versions never change.`);
+        throw new TransferConflictError(
+          `${options.label} ${record.id} exists in the target with different data; published versions never change.`,
+        );
       }
       const changes = decode(wanted, compared);
       delete changes.id;
@@ -195,12 +212,15 @@ export function checkRecords(data: TransferData, kind: string, required: readonl
   const problems: string[] = [];
   const seen = new Set<string>();
   rows.forEach((row, i) => {
-    if (!row || typeof row !== 'object' || Array.isArray(row)) return void problems.push(`data/${kind}.json[${i}]: must be an object`);
-    if (typeof row.id !== 'string' || row.id === '' || row.id.length > 64) problems.push(`data/${kind}.json[${i}].id: must be a string of 1–64 characters`);
+    if (!row || typeof row !== 'object' || Array.isArray(row))
+      return void problems.push(`data/${kind}.json[${i}]: must be an object`);
+    if (typeof row.id !== 'string' || row.id === '' || row.id.length > 64)
+      problems.push(`data/${kind}.json[${i}].id: must be a string of 1–64 characters`);
     else if (seen.has(row.id)) problems.push(`data/${kind}.json[${i}].id: duplicate id ${row.id}`);
     else seen.add(row.id);
     for (const field of required) {
-      if (row[field] === undefined || row[field] === null) problems.push(`data/${kind}.json[${i}].${field}: is required`);
+      if (row[field] === undefined || row[field] === null)
+        problems.push(`data/${kind}.json[${i}].${field}: is required`);
     }
   });
   return problems;
@@ -212,10 +232,13 @@ export function checkVersions(data: TransferData, kind: string, headKind: string
   const problems: string[] = [];
   const numbers = new Set<string>();
   (data[kind] ?? []).forEach((row, i) => {
-    if (!heads.has(row[key] as string)) problems.push(`data/${kind}.json[${i}].${key}: ${String(row[key])} is not in data/${headKind}.json`);
-    if (!Number.isInteger(row.version) || (row.version as number) < 1) problems.push(`data/${kind}.json[${i}].version: must be a positive integer`);
+    if (!heads.has(row[key] as string))
+      problems.push(`data/${kind}.json[${i}].${key}: ${String(row[key])} is not in data/${headKind}.json`);
+    if (!Number.isInteger(row.version) || (row.version as number) < 1)
+      problems.push(`data/${kind}.json[${i}].version: must be a positive integer`);
     const k = `${String(row[key])}@${String(row.version)}`;
-    if (numbers.has(k)) problems.push(`data/${kind}.json[${i}]: version ${String(row.version)} of ${String(row[key])} appears twice`);
+    if (numbers.has(k))
+      problems.push(`data/${kind}.json[${i}]: version ${String(row.version)} of ${String(row[key])} appears twice`);
     numbers.add(k);
   });
   return problems;
@@ -223,18 +246,27 @@ export function checkVersions(data: TransferData, kind: string, headKind: string
 
 /** The published state API keys can see: a `published` or `modified` record shows its last published version. */
 const visibleVersion = (r: TransferRecord) =>
-  (r.status === 'published' || r.status === 'modified') && typeof r.lastPublishedVersion === 'number' ? r.lastPublishedVersion : null;
+  (r.status === 'published' || r.status === 'modified') && typeof r.lastPublishedVersion === 'number'
+    ? r.lastPublishedVersion
+    : null;
 
 /**
  * The events the API would have written for what an import changed (D9): `created` for a new record, `updated`
  * for a changed one, and `published` (visible to API keys) when the published version it shows is new.
  */
-export function recordImportEvents(em: EntityManager, resourceType: EventResourceType, result: SyncResult, scope: TransferScope, actorId?: string | null): void {
+export function recordImportEvents(
+  em: EntityManager,
+  resourceType: EventResourceType,
+  result: SyncResult,
+  scope: TransferScope,
+  actorId?: string | null,
+): void {
   const base = { resourceType, ...scope, actorId: actorId ?? null };
   for (const record of result.inserted) {
     recordEvent(em, { ...base, action: 'created', resourceId: record.id });
     const version = visibleVersion(record);
-    if (version !== null) recordEvent(em, { ...base, action: 'published', resourceId: record.id, version, published: true });
+    if (version !== null)
+      recordEvent(em, { ...base, action: 'published', resourceId: record.id, version, published: true });
   }
   for (const { record, previous } of result.updated) {
     recordEvent(em, { ...base, action: 'updated', resourceId: record.id });
@@ -246,7 +278,11 @@ export function recordImportEvents(em: EntityManager, resourceType: EventResourc
 }
 
 /** Summary line of one kind. */
-export const summarize = (result: SyncResult) => ({ inserted: result.inserted.length, updated: result.updated.length, unchanged: result.unchanged });
+export const summarize = (result: SyncResult) => ({
+  inserted: result.inserted.length,
+  updated: result.updated.length,
+  unchanged: result.unchanged,
+});
 
 /** The part of a file store (`@cp/storage`'s AssetStorage) that transfers use. */
 export interface TransferFileStore {
@@ -257,7 +293,12 @@ export interface TransferFileStore {
 }
 
 /** The stored bytes of `rows` as archive files `<folder>/<id>`; rows whose bytes are gone (error, deleted) are skipped. */
-export async function exportFiles(store: TransferFileStore, folder: string, rows: TransferRecord[], keyOf: (row: TransferRecord) => string): Promise<ExportedFile[]> {
+export async function exportFiles(
+  store: TransferFileStore,
+  folder: string,
+  rows: TransferRecord[],
+  keyOf: (row: TransferRecord) => string,
+): Promise<ExportedFile[]> {
   const { createReadStream } = await import('node:fs');
   const files: ExportedFile[] = [];
   for (const row of rows) {
@@ -306,7 +347,8 @@ export function checkFiles(data: TransferData, kind: string, folder: string, fil
     if (!path.startsWith(`${folder}/`)) continue;
     const row = rows.get(path.slice(folder.length + 1));
     if (!row) problems.push(`files/${path}: no row of data/${kind}.json has this id`);
-    else if (typeof row.checksum !== 'string' || !/^[0-9a-f]{64}$/.test(row.checksum)) problems.push(`data/${kind}.json ${row.id}: checksum must be a sha256`);
+    else if (typeof row.checksum !== 'string' || !/^[0-9a-f]{64}$/.test(row.checksum))
+      problems.push(`data/${kind}.json ${row.id}: checksum must be a sha256`);
   }
   return problems;
 }

@@ -12,7 +12,10 @@ export enum ApiKeyStatus {
 registerEnumType(ApiKeyStatus, {
   name: 'ApiKeyStatus',
   description: 'Whether the key still authenticates.',
-  valuesConfig: { active: { description: 'The key works.' }, revoked: { description: 'The key is refused (401), for good.' } },
+  valuesConfig: {
+    active: { description: 'The key works.' },
+    revoked: { description: 'The key is refused (401), for good.' },
+  },
 });
 
 /** Values of the `ApiKeyScope` enum: the principal's `scope` (D18). */
@@ -66,7 +69,10 @@ export class ApiKey extends RevisionedEntity {
   @Enum({ items: () => ApiKeyStatus, length: 16 })
   status: ApiKeyStatus & Opt = ApiKeyStatus.active;
 
-  @Field(() => Date, { nullable: true, description: 'When the key last authenticated a request (updated at most once a minute).' })
+  @Field(() => Date, {
+    nullable: true,
+    description: 'When the key last authenticated a request (updated at most once a minute).',
+  })
   @Property({ type: 'timestamptz', nullable: true })
   lastUsed?: Date | null;
 

@@ -23,13 +23,23 @@ describe.each(['postgres', 'pglite'] as const)('API keys on %s', (kind) => {
     expect(principal).toEqual({ kind: 'apiKey', keyId: created.id, ...scope, scope: 'published' });
     await service.revoke(db.orm.em.fork(), scope, created.id, 'user-1');
     await expect(service.authenticate(db.orm.em.fork(), created.key)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
-    await expect(service.revoke(db.orm.em.fork(), { ...scope, projectId: 'elsewhere' }, created.id, 'user-1')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    await expect(
+      service.revoke(db.orm.em.fork(), { ...scope, projectId: 'elsewhere' }, created.id, 'user-1'),
+    ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it('carries a preview key\'s scope (D18) into its principal', async () => {
-    const created = await service.create(db.orm.em.fork(), scope, { name: 'preview', scope: ApiKeyScope.preview }, 'user-1');
+  it("carries a preview key's scope (D18) into its principal", async () => {
+    const created = await service.create(
+      db.orm.em.fork(),
+      scope,
+      { name: 'preview', scope: ApiKeyScope.preview },
+      'user-1',
+    );
     expect(created.scope).toBe('preview');
-    expect(await service.authenticate(db.orm.em.fork(), created.key)).toMatchObject({ keyId: created.id, scope: 'preview' });
+    expect(await service.authenticate(db.orm.em.fork(), created.key)).toMatchObject({
+      keyId: created.id,
+      scope: 'preview',
+    });
   });
 
   it('writes lastUsed off the request path, in batches, at most once a minute per key', async () => {
@@ -59,8 +69,12 @@ describe.each(['postgres', 'pglite'] as const)('API keys on %s', (kind) => {
     await service.revoke(db.orm.em.fork(), scope, created.id, 'user-1');
     // Revoked in the database, but this replica has not heard of it yet: the entry still answers.
     expect(await cached.authenticate(db.orm.em.fork(), created.key)).toMatchObject({ keyId: created.id });
-    expect(cache.invalidate({ resourceType: 'content', resourceId: created.id, organizationId: scope.organizationId })).toBe(false);
-    expect(cache.invalidate({ resourceType: 'api-keys', resourceId: created.id, organizationId: scope.organizationId })).toBe(true);
+    expect(
+      cache.invalidate({ resourceType: 'content', resourceId: created.id, organizationId: scope.organizationId }),
+    ).toBe(false);
+    expect(
+      cache.invalidate({ resourceType: 'api-keys', resourceId: created.id, organizationId: scope.organizationId }),
+    ).toBe(true);
     await expect(cached.authenticate(db.orm.em.fork(), created.key)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 });

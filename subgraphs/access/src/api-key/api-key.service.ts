@@ -37,10 +37,16 @@ export class ApiKeyService {
     return key;
   }
 
-  async create(em: EntityManager, scope: ProjectScope, input: CreateApiKeyInput, actorId: string): Promise<CreatedApiKey> {
+  async create(
+    em: EntityManager,
+    scope: ProjectScope,
+    input: CreateApiKeyInput,
+    actorId: string,
+  ): Promise<CreatedApiKey> {
     const name = input.name.trim();
     if (!name) throw new ValidationFailedError([{ path: '/name', message: 'must not be empty' }]);
-    if (name.length > 255) throw new ValidationFailedError([{ path: '/name', message: 'must be at most 255 characters' }]);
+    if (name.length > 255)
+      throw new ValidationFailedError([{ path: '/name', message: 'must be at most 255 characters' }]);
     const key = generateKey();
     const apiKey = await em.transactional(async (tx) => {
       const fields = { name, description: input.description ?? null, scope: input.scope ?? ApiKeyScope.published };
@@ -98,7 +104,11 @@ export class ApiKeyService {
       throw new UnauthorizedError('The API key is invalid or revoked.');
     }
     const principal: ApiKeyPrincipal = {
-      kind: 'apiKey', keyId: key.id, organizationId: key.organization_id, projectId: key.project_id, scope: key.scope,
+      kind: 'apiKey',
+      keyId: key.id,
+      organizationId: key.organization_id,
+      projectId: key.project_id,
+      scope: key.scope,
     };
     this.cache.setKey(ticket, hash, principal);
     this.lastUsed.record(em, key.id, key.last_used ? new Date(key.last_used) : null);

@@ -40,11 +40,10 @@ export class LastUsedRecorder {
     if (ids.length === 0 || !this.connection) return;
     const at = new Date();
     this.flushing = this.connection
-      .execute(`update "api_key" set "last_used" = ? where "id" in (${ids.map(() => '?').join(', ')}) and ("last_used" is null or "last_used" < ?)`, [
-        at,
-        ...ids,
-        at,
-      ])
+      .execute(
+        `update "api_key" set "last_used" = ? where "id" in (${ids.map(() => '?').join(', ')}) and ("last_used" is null or "last_used" < ?)`,
+        [at, ...ids, at],
+      )
       .then(() => undefined)
       // Best effort: a failed write lets the next use try again.
       .catch(() => ids.forEach((id) => this.written.delete(id)))

@@ -23,12 +23,21 @@ export class LoginResult {
   user!: User;
 }
 
-@InputType({ description: 'A token for automation (D5): limited to one project and an expiry, never wider than the caller.' })
+@InputType({
+  description: 'A token for automation (D5): limited to one project and an expiry, never wider than the caller.',
+})
 export class IssueTokenInput {
-  @Field(() => ID, { nullable: true, description: 'Limit the token to this project (required when the caller’s own token is project-scoped: the same one).' })
+  @Field(() => ID, {
+    nullable: true,
+    description:
+      'Limit the token to this project (required when the caller’s own token is project-scoped: the same one).',
+  })
   projectId?: string;
 
-  @Field(() => Int, { nullable: true, description: 'Lifetime in seconds; at most what remains of the caller’s own token (the default).' })
+  @Field(() => Int, {
+    nullable: true,
+    description: 'Lifetime in seconds; at most what remains of the caller’s own token (the default).',
+  })
   expiresIn?: number;
 }
 

@@ -18,9 +18,11 @@ describe.each(['postgres', 'pglite'] as const)('sign-in on %s', (kind) => {
 
   it('bootstraps once (D5): default organization and project, Owner role, admin user', async () => {
     await bootstrap(db.orm.em.fork(), { email: 'other@example.com', password: 'x' });
-    const rows = await db.orm.em.getConnection().execute(
-      `select (select count(*)::int from organization) orgs, (select id from project) project, (select name from role) role, (select email from "user") email`,
-    );
+    const rows = await db.orm.em
+      .getConnection()
+      .execute(
+        `select (select count(*)::int from organization) orgs, (select id from project) project, (select name from role) role, (select email from "user") email`,
+      );
     expect(rows[0]).toEqual({ orgs: 1, project: 'default', role: 'Owner', email: 'admin@example.com' });
   });
 
@@ -29,30 +31,50 @@ describe.each(['postgres', 'pglite'] as const)('sign-in on %s', (kind) => {
     expect(user.email).toBe('admin@example.com');
     expect(expiresAt.getTime()).toBeGreaterThan(Date.now());
     const principal = await auth.authenticate(db.orm.em.fork(), { authorization: `Bearer ${token}` });
-    expect(principal).toMatchObject({ kind: 'user', userId: user.id, organizationId: 'default', permissions: { content: { publish: true } } });
+    expect(principal).toMatchObject({
+      kind: 'user',
+      userId: user.id,
+      organizationId: 'default',
+      permissions: { content: { publish: true } },
+    });
   });
 
   it('refuses wrong passwords, unknown users, alg none, foreign signatures and revoked tokens', async () => {
-    await expect(auth.login(db.orm.em.fork(), 'admin@example.com', 'wrong')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
-    await expect(auth.login(db.orm.em.fork(), 'ghost@example.com', 'wrong')).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(auth.login(db.orm.em.fork(), 'admin@example.com', 'wrong')).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+    });
+    await expect(auth.login(db.orm.em.fork(), 'ghost@example.com', 'wrong')).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+    });
 
     const { token, user } = await auth.login(db.orm.em.fork(), 'admin@example.com', 'pw-123456');
     const [header, payload] = token.split('.');
     const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${payload}.`;
-    await expect(auth.authenticate(db.orm.em.fork(), { authorization: `Bearer ${none}` })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
-    const foreign = await new SignJWT({ org: 'default' }).setProtectedHeader({ alg: 'HS256' }).setSubject(user.id).sign(new TextEncoder().encode('x'.repeat(40)));
-    await expect(auth.authenticate(db.orm.em.fork(), { authorization: `Bearer ${foreign}` })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(auth.authenticate(db.orm.em.fork(), { authorization: `Bearer ${none}` })).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+    });
+    const foreign = await new SignJWT({ org: 'default' })
+      .setProtectedHeader({ alg: 'HS256' })
+      .setSubject(user.id)
+      .sign(new TextEncoder().encode('x'.repeat(40)));
+    await expect(auth.authenticate(db.orm.em.fork(), { authorization: `Bearer ${foreign}` })).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+    });
     expect(header).toBeTruthy();
 
     const em = db.orm.em.fork();
     const stored = await em.findOneOrFail(User, { id: user.id });
     stored.tokensValidAfter = new Date(Date.now() + 1000);
     await em.flush();
-    await expect(auth.authenticate(db.orm.em.fork(), { authorization: `Bearer ${token}` })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(auth.authenticate(db.orm.em.fork(), { authorization: `Bearer ${token}` })).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+    });
   });
 
   it('treats no credential as anonymous, and a malformed header as 401', async () => {
     expect(await auth.authenticate(db.orm.em.fork(), {})).toEqual({ kind: 'anonymous' });
-    await expect(auth.authenticate(db.orm.em.fork(), { authorization: 'Basic abc' })).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
+    await expect(auth.authenticate(db.orm.em.fork(), { authorization: 'Basic abc' })).rejects.toMatchObject({
+      code: 'UNAUTHORIZED',
+    });
   });
 });

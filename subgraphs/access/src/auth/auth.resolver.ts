@@ -10,13 +10,24 @@ import type { AuthService } from './auth.service';
 export class AuthResolver {
   constructor(private readonly auth: AuthService) {}
 
-  @Mutation(() => LoginResult, { description: 'Signs in with email and password; wrong credentials give UNAUTHORIZED.' })
-  login(@Arg('input', { description: 'The request body (REST: the JSON body).' }) input: LoginInput, @Ctx() ctx: Context): Promise<LoginResult> {
+  @Mutation(() => LoginResult, {
+    description: 'Signs in with email and password; wrong credentials give UNAUTHORIZED.',
+  })
+  login(
+    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: LoginInput,
+    @Ctx() ctx: Context,
+  ): Promise<LoginResult> {
     return this.auth.login(ctx.em, input.email, input.password);
   }
 
-  @Mutation(() => IssuedToken, { description: 'Issues a token limited to one project and/or a shorter expiry, never wider than the caller (D5).' })
-  issueToken(@Arg('input', () => IssueTokenInput, { nullable: true, description: 'The request body (REST: the JSON body).' }) input: IssueTokenInput | undefined, @Ctx() ctx: Context): Promise<IssuedToken> {
+  @Mutation(() => IssuedToken, {
+    description: 'Issues a token limited to one project and/or a shorter expiry, never wider than the caller (D5).',
+  })
+  issueToken(
+    @Arg('input', () => IssueTokenInput, { nullable: true, description: 'The request body (REST: the JSON body).' })
+    input: IssueTokenInput | undefined,
+    @Ctx() ctx: Context,
+  ): Promise<IssuedToken> {
     if (ctx.principal.kind !== 'user') throw new UnauthorizedError();
     return this.auth.issueToken(ctx.principal, input ?? {}, ctx.projects);
   }

@@ -57,13 +57,24 @@ export class AuthService {
   async issueToken(caller: UserPrincipal, input: IssueTokenInput, projects: ProjectDirectory) {
     const projectId = input.projectId ?? caller.projectId;
     if (caller.projectId !== undefined && projectId !== caller.projectId) throw new NotFoundError('Project', projectId);
-    if (projectId !== undefined && !(await projects.exists(caller.organizationId, projectId))) throw new NotFoundError('Project', projectId);
+    if (projectId !== undefined && !(await projects.exists(caller.organizationId, projectId)))
+      throw new NotFoundError('Project', projectId);
     const remaining = Math.floor(((caller.tokenExpiresAt ?? Date.now()) - Date.now()) / 1000);
     const expiresIn = input.expiresIn ?? remaining;
     if (!Number.isInteger(expiresIn) || expiresIn < 1 || expiresIn > remaining) {
-      throw new ValidationFailedError([{ path: '/expiresIn', message: `must be between 1 and ${Math.max(remaining, 1)} seconds (the caller's token lifetime)` }]);
+      throw new ValidationFailedError([
+        {
+          path: '/expiresIn',
+          message: `must be between 1 and ${Math.max(remaining, 1)} seconds (the caller's token lifetime)`,
+        },
+      ]);
     }
-    const { token, expiresAt } = await this.tokens.issue({ userId: caller.userId, organizationId: caller.organizationId, projectId, ttlSeconds: expiresIn });
+    const { token, expiresAt } = await this.tokens.issue({
+      userId: caller.userId,
+      organizationId: caller.organizationId,
+      projectId,
+      ttlSeconds: expiresIn,
+    });
     return { token, expiresAt, projectId };
   }
 
@@ -75,7 +86,8 @@ export class AuthService {
     if (headers.apiKey !== undefined) return this.apiKeys.authenticate(em, headers.apiKey.trim());
     if (headers.authorization !== undefined) {
       const [scheme, token] = headers.authorization.split(' ');
-      if (scheme?.toLowerCase() !== 'bearer' || !token) throw new UnauthorizedError('Expected `Authorization: Bearer <token>`.');
+      if (scheme?.toLowerCase() !== 'bearer' || !token)
+        throw new UnauthorizedError('Expected `Authorization: Bearer <token>`.');
       return this.authenticateToken(em, token);
     }
     return ANONYMOUS;
@@ -83,7 +95,9 @@ export class AuthService {
 
   private async authenticateToken(em: EntityManager, token: string): Promise<Principal> {
     const claims = await this.tokens.verify(token);
-    const user = this.cache.getUser(claims.organizationId, claims.userId) ?? (await this.loadUser(em, claims.organizationId, claims.userId));
+    const user =
+      this.cache.getUser(claims.organizationId, claims.userId) ??
+      (await this.loadUser(em, claims.organizationId, claims.userId));
     // A removed user, or a token older than the last password change, no longer works.
     if (!user || claims.issuedAt.getTime() < user.tokensValidAfter) {
       throw new UnauthorizedError('The token has been revoked.');
@@ -108,7 +122,10 @@ export class AuthService {
       [userId, organizationId],
     );
     if (!row) return undefined;
-    const user: CachedUser = { tokensValidAfter: new Date(row.tokens_valid_after).getTime(), permissions: row.permissions ?? {} };
+    const user: CachedUser = {
+      tokensValidAfter: new Date(row.tokens_valid_after).getTime(),
+      permissions: row.permissions ?? {},
+    };
     this.cache.setUser(ticket, organizationId, userId, user);
     return user;
   }

@@ -10,7 +10,13 @@ export interface AccessChange {
 }
 
 /** The resource types whose changes can alter who may do what. */
-export const ACCESS_RESOURCE_TYPES: ReadonlySet<string> = new Set(['api-keys', 'users', 'roles', 'projects', 'organizations']);
+export const ACCESS_RESOURCE_TYPES: ReadonlySet<string> = new Set([
+  'api-keys',
+  'users',
+  'roles',
+  'projects',
+  'organizations',
+]);
 
 export interface CachedUser {
   tokensValidAfter: number;

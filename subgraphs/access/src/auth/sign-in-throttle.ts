@@ -21,7 +21,8 @@ export function limiterSignInThrottle(limiter: RateLimiterAbstract): SignInThrot
   return {
     async assertAllowed(email) {
       const state = await limiter.get(key(email));
-      if (state && state.consumedPoints >= limiter.points) throw new RateLimitedError(Math.max(1, Math.ceil(state.msBeforeNext / 1000)));
+      if (state && state.consumedPoints >= limiter.points)
+        throw new RateLimitedError(Math.max(1, Math.ceil(state.msBeforeNext / 1000)));
     },
     async failed(email) {
       // A rejection only says the budget is spent, which `assertAllowed` reports on the next attempt.
@@ -35,5 +36,7 @@ export function limiterSignInThrottle(limiter: RateLimiterAbstract): SignInThrot
 
 /** One process's own count: what a standalone access service uses until the gateway provides the shared store. */
 export function memorySignInThrottle(failures: number, windowSeconds: number): SignInThrottle {
-  return limiterSignInThrottle(new RateLimiterMemory({ keyPrefix: 'rl_signin', points: failures, duration: windowSeconds }));
+  return limiterSignInThrottle(
+    new RateLimiterMemory({ keyPrefix: 'rl_signin', points: failures, duration: windowSeconds }),
+  );
 }

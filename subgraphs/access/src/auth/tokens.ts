@@ -22,7 +22,11 @@ export class TokenService {
     const now = Math.floor(nowMs / 1000);
     const exp = now + claims.ttlSeconds;
     // `iat` has whole seconds; `iatm` (milliseconds) lets a password change revoke tokens issued earlier in the same second.
-    const token = await new SignJWT({ org: claims.organizationId, iatm: nowMs, ...(claims.projectId ? { prj: claims.projectId } : {}) })
+    const token = await new SignJWT({
+      org: claims.organizationId,
+      iatm: nowMs,
+      ...(claims.projectId ? { prj: claims.projectId } : {}),
+    })
       .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
       .setSubject(claims.userId)
       .setIssuer(ISSUER)
@@ -35,7 +39,11 @@ export class TokenService {
 
   async verify(token: string): Promise<TokenClaims> {
     try {
-      const { payload } = await jwtVerify(token, this.secret, { algorithms: ['HS256'], issuer: ISSUER, audience: AUDIENCE });
+      const { payload } = await jwtVerify(token, this.secret, {
+        algorithms: ['HS256'],
+        issuer: ISSUER,
+        audience: AUDIENCE,
+      });
       if (typeof payload.sub !== 'string' || typeof payload.org !== 'string' || !payload.iat || !payload.exp) {
         throw new Error('missing claims');
       }

@@ -16,7 +16,9 @@ export class Migration20261122000100_access extends Migration {
       "created_at" timestamptz not null,
       "updated_at" timestamptz not null,
       "deleted_at" timestamptz null);`);
-    this.addSql('create index "project_organization_id_created_at_index" on "project" ("organization_id", "created_at");');
+    this.addSql(
+      'create index "project_organization_id_created_at_index" on "project" ("organization_id", "created_at");',
+    );
     this.addSql(`create table "role" (
       "id" varchar(64) primary key,
       "organization_id" varchar(64) not null references "organization" ("id") deferrable initially deferred,

@@ -16,7 +16,9 @@ export class Migration20261122000200_api_keys extends Migration {
       "created_at" timestamptz not null,
       "updated_at" timestamptz not null,
       constraint "api_key_key_hash_unique" unique ("key_hash"));`);
-    this.addSql('create index "api_key_project_id_created_at_index" on "api_key" ("organization_id", "project_id", "created_at");');
+    this.addSql(
+      'create index "api_key_project_id_created_at_index" on "api_key" ("organization_id", "project_id", "created_at");',
+    );
   }
 
   override async down(): Promise<void> {

@@ -21,17 +21,26 @@ export class OrganizationResolver {
   }
 
   @Query(() => Organization, { description: 'One organization by id.' })
-  organization(@Arg('id', () => ID, { description: 'The organization.' }) id: string, @Ctx() ctx: Context): Promise<Organization> {
+  organization(
+    @Arg('id', () => ID, { description: 'The organization.' }) id: string,
+    @Ctx() ctx: Context,
+  ): Promise<Organization> {
     authorizeOrganization(ctx, id, 'organizations', 'read');
     return this.service.get(ctx.em, id);
   }
 
   @Mutation(() => Organization, { description: 'Changes the caller’s organization.' })
-  updateOrganization(@Arg('id', () => ID, { description: 'The organization.' }) id: string, @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: UpdateOrganizationInput, @Ctx() ctx: Context) {
+  updateOrganization(
+    @Arg('id', () => ID, { description: 'The organization.' }) id: string,
+    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: UpdateOrganizationInput,
+    @Ctx() ctx: Context,
+  ) {
     return this.service.update(ctx.em, authorizeOrganizationAdmin(ctx, id, 'organizations', 'update'), input);
   }
 
-  @Mutation(() => Organization, { description: 'Deletes the caller’s organization with its projects, users, roles and keys.' })
+  @Mutation(() => Organization, {
+    description: 'Deletes the caller’s organization with its projects, users, roles and keys.',
+  })
   deleteOrganization(@Arg('id', () => ID, { description: 'The organization.' }) id: string, @Ctx() ctx: Context) {
     return this.service.delete(ctx.em, authorizeOrganizationAdmin(ctx, id, 'organizations', 'delete'));
   }

@@ -26,7 +26,13 @@ export class OrganizationService {
     return em.transactional(async (tx) => {
       const org = await this.get(tx, caller.organizationId);
       if (name !== undefined) org.name = name;
-      recordEvent(tx, { resourceType: 'organizations', action: 'updated', resourceId: org.id, organizationId: org.id, actorId: caller.userId });
+      recordEvent(tx, {
+        resourceType: 'organizations',
+        action: 'updated',
+        resourceId: org.id,
+        organizationId: org.id,
+        actorId: caller.userId,
+      });
       return org;
     });
   }
@@ -44,7 +50,13 @@ export class OrganizationService {
       await tx.nativeDelete(Role, { organizationId });
       await tx.nativeDelete(Project, { organizationId });
       tx.remove(org);
-      recordEvent(tx, { resourceType: 'organizations', action: 'deleted', resourceId: organizationId, organizationId, actorId: caller.userId });
+      recordEvent(tx, {
+        resourceType: 'organizations',
+        action: 'deleted',
+        resourceId: organizationId,
+        organizationId,
+        actorId: caller.userId,
+      });
       return org;
     });
   }

@@ -3,7 +3,9 @@ import { Entity, Index, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Directive, Field, ID, ObjectType } from 'type-graphql';
 
-@ObjectType({ description: 'A project inside an organization; content, components, assets and API keys belong to one.' })
+@ObjectType({
+  description: 'A project inside an organization; content, components, assets and API keys belong to one.',
+})
 @Directive('@key(fields: "id")')
 @Entity({ tableName: 'project' })
 @Index({ properties: ['organizationId', 'createdAt'] })

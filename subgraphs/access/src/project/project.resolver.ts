@@ -13,12 +13,20 @@ export class ProjectResolver {
   private readonly service = new ProjectService();
 
   @Query(() => ProjectList, { description: 'Projects of an organization (a project-scoped token sees its own only).' })
-  projects(@Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string, @Args() page: OffsetArgs, @Ctx() ctx: Context) {
+  projects(
+    @Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string,
+    @Args() page: OffsetArgs,
+    @Ctx() ctx: Context,
+  ) {
     return this.service.list(ctx.em, authorizeOrganization(ctx, organizationId, 'projects', 'read'), page);
   }
 
   @Query(() => Project, { description: 'One project.' })
-  project(@Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string, @Arg('id', () => ID, { description: 'The project.' }) id: string, @Ctx() ctx: Context) {
+  project(
+    @Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string,
+    @Arg('id', () => ID, { description: 'The project.' }) id: string,
+    @Ctx() ctx: Context,
+  ) {
     return this.service.get(ctx.em, authorizeOrganization(ctx, organizationId, 'projects', 'read'), id);
   }
 
@@ -42,8 +50,14 @@ export class ProjectResolver {
     return this.service.update(ctx.em, authorizeOrganization(ctx, organizationId, 'projects', 'update'), id, input);
   }
 
-  @Mutation(() => Project, { description: 'Deletes the project (its resources become unreachable, its API keys are revoked).' })
-  deleteProject(@Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string, @Arg('id', () => ID, { description: 'The project.' }) id: string, @Ctx() ctx: Context) {
+  @Mutation(() => Project, {
+    description: 'Deletes the project (its resources become unreachable, its API keys are revoked).',
+  })
+  deleteProject(
+    @Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string,
+    @Arg('id', () => ID, { description: 'The project.' }) id: string,
+    @Ctx() ctx: Context,
+  ) {
     return this.service.delete(ctx.em, authorizeOrganizationAdmin(ctx, organizationId, 'projects', 'delete'), id);
   }
 }

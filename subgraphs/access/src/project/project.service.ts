@@ -16,16 +16,30 @@ export class ProjectService {
 
   async get(em: EntityManager, caller: UserPrincipal, id: string): Promise<Project> {
     const outOfScope = caller.projectId !== undefined && caller.projectId !== id;
-    const project = outOfScope ? null : await em.findOne(Project, { id, organizationId: caller.organizationId, deletedAt: null });
+    const project = outOfScope
+      ? null
+      : await em.findOne(Project, { id, organizationId: caller.organizationId, deletedAt: null });
     if (!project) throw new NotFoundError('Project', id);
     return project;
   }
 
-  async create(em: EntityManager, organizationId: string, input: CreateProjectInput, actorId: string): Promise<Project> {
+  async create(
+    em: EntityManager,
+    organizationId: string,
+    input: CreateProjectInput,
+    actorId: string,
+  ): Promise<Project> {
     const name = requireName(input.name);
     return em.transactional(async (tx) => {
       const project = tx.create(Project, { organizationId, name, description: input.description ?? null });
-      recordEvent(tx, { resourceType: 'projects', action: 'created', resourceId: project.id, organizationId, projectId: project.id, actorId });
+      recordEvent(tx, {
+        resourceType: 'projects',
+        action: 'created',
+        resourceId: project.id,
+        organizationId,
+        projectId: project.id,
+        actorId,
+      });
       return project;
     });
   }
@@ -36,7 +50,14 @@ export class ProjectService {
       const project = await this.get(tx, caller, id);
       if (name !== undefined) project.name = name;
       if (input.description !== undefined) project.description = input.description;
-      recordEvent(tx, { resourceType: 'projects', action: 'updated', resourceId: id, organizationId: caller.organizationId, projectId: id, actorId: caller.userId });
+      recordEvent(tx, {
+        resourceType: 'projects',
+        action: 'updated',
+        resourceId: id,
+        organizationId: caller.organizationId,
+        projectId: id,
+        actorId: caller.userId,
+      });
       return project;
     });
   }
@@ -46,8 +67,19 @@ export class ProjectService {
     return em.transactional(async (tx) => {
       const project = await this.get(tx, caller, id);
       project.deletedAt = new Date();
-      await tx.nativeUpdate(ApiKey, { organizationId: caller.organizationId, projectId: id }, { status: ApiKeyStatus.revoked, revision: raw('revision + 1') });
-      recordEvent(tx, { resourceType: 'projects', action: 'deleted', resourceId: id, organizationId: caller.organizationId, projectId: id, actorId: caller.userId });
+      await tx.nativeUpdate(
+        ApiKey,
+        { organizationId: caller.organizationId, projectId: id },
+        { status: ApiKeyStatus.revoked, revision: raw('revision + 1') },
+      );
+      recordEvent(tx, {
+        resourceType: 'projects',
+        action: 'deleted',
+        resourceId: id,
+        organizationId: caller.organizationId,
+        projectId: id,
+        actorId: caller.userId,
+      });
       return project;
     });
   }

@@ -12,7 +12,10 @@ export function validatePermissions(value: unknown, path = '/permissions'): Perm
   for (const [resource, flags] of Object.entries(value)) {
     const allowed = (RESOURCES as Record<string, readonly string[]>)[resource];
     if (!Object.hasOwn(RESOURCES, resource) || !allowed) {
-      errors.push({ path: `${path}/${resource}`, message: `unknown resource; expected one of ${Object.keys(RESOURCES).join(', ')}` });
+      errors.push({
+        path: `${path}/${resource}`,
+        message: `unknown resource; expected one of ${Object.keys(RESOURCES).join(', ')}`,
+      });
       continue;
     }
     if (typeof flags !== 'object' || flags === null || Array.isArray(flags)) {
@@ -20,8 +23,13 @@ export function validatePermissions(value: unknown, path = '/permissions'): Perm
       continue;
     }
     for (const [flag, on] of Object.entries(flags)) {
-      if (!allowed.includes(flag)) errors.push({ path: `${path}/${resource}/${flag}`, message: `unknown flag; expected one of ${allowed.join(', ')}` });
-      else if (typeof on !== 'boolean') errors.push({ path: `${path}/${resource}/${flag}`, message: 'must be a boolean' });
+      if (!allowed.includes(flag))
+        errors.push({
+          path: `${path}/${resource}/${flag}`,
+          message: `unknown flag; expected one of ${allowed.join(', ')}`,
+        });
+      else if (typeof on !== 'boolean')
+        errors.push({ path: `${path}/${resource}/${flag}`, message: 'must be a boolean' });
     }
   }
   if (errors.length) throw new ValidationFailedError(errors);
@@ -29,7 +37,10 @@ export function validatePermissions(value: unknown, path = '/permissions'): Perm
 }
 
 /** The first flag set in `granted` that `held` lacks, or undefined when `granted` ⊆ `held`. */
-export function firstExceedingFlag(granted: Permissions, held: Permissions): { resource: string; action: string } | undefined {
+export function firstExceedingFlag(
+  granted: Permissions,
+  held: Permissions,
+): { resource: string; action: string } | undefined {
   for (const [resource, flags] of Object.entries(granted)) {
     for (const [action, on] of Object.entries(flags ?? {})) {
       const heldFlags = (held as Record<string, Record<string, boolean> | undefined>)[resource];

@@ -10,7 +10,9 @@ export class CreateRoleInput {
   @Field({ nullable: true, description: 'What the role is for.' })
   description?: string;
 
-  @Field(() => JSONObjectScalar, { description: 'Resource → flags, exactly as the spec’s Role table; only flags the caller holds.' })
+  @Field(() => JSONObjectScalar, {
+    description: 'Resource → flags, exactly as the spec’s Role table; only flags the caller holds.',
+  })
   permissions!: Record<string, unknown>;
 }
 
@@ -22,6 +24,9 @@ export class UpdateRoleInput {
   @Field({ nullable: true, description: 'What the role is for.' })
   description?: string;
 
-  @Field(() => JSONObjectScalar, { nullable: true, description: 'Resource → flags (replaces the whole map); only flags the caller holds.' })
+  @Field(() => JSONObjectScalar, {
+    nullable: true,
+    description: 'Resource → flags (replaces the whole map); only flags the caller holds.',
+  })
   permissions?: Record<string, unknown>;
 }

@@ -27,15 +27,29 @@ export class RoleService {
     const permissions = validatePermissions(input.permissions);
     assertWithinCaller(caller, permissions);
     return this.write(em, name, async (tx) => {
-      const role = tx.create(Role, { organizationId: caller.organizationId, name, description: input.description ?? null, permissions });
-      recordEvent(tx, { resourceType: 'roles', action: 'created', resourceId: role.id, organizationId: caller.organizationId, actorId: caller.userId });
+      const role = tx.create(Role, {
+        organizationId: caller.organizationId,
+        name,
+        description: input.description ?? null,
+        permissions,
+      });
+      recordEvent(tx, {
+        resourceType: 'roles',
+        action: 'created',
+        resourceId: role.id,
+        organizationId: caller.organizationId,
+        actorId: caller.userId,
+      });
       return role;
     });
   }
 
   async update(em: EntityManager, caller: UserPrincipal, id: string, input: UpdateRoleInput): Promise<Role> {
     const name = input.name === undefined || input.name === null ? undefined : requireName(input.name);
-    const permissions = input.permissions === undefined || input.permissions === null ? undefined : validatePermissions(input.permissions);
+    const permissions =
+      input.permissions === undefined || input.permissions === null
+        ? undefined
+        : validatePermissions(input.permissions);
     return this.write(em, name ?? '', async (tx) => {
       const role = await this.get(tx, caller.organizationId, id, true);
       // Neither a role above the caller nor a grant above the caller: both would escalate.
@@ -47,7 +61,13 @@ export class RoleService {
       if (name !== undefined) role.name = name;
       if (input.description !== undefined) role.description = input.description;
       if (permissions) role.permissions = permissions;
-      recordEvent(tx, { resourceType: 'roles', action: 'updated', resourceId: id, organizationId: caller.organizationId, actorId: caller.userId });
+      recordEvent(tx, {
+        resourceType: 'roles',
+        action: 'updated',
+        resourceId: id,
+        organizationId: caller.organizationId,
+        actorId: caller.userId,
+      });
       return role;
     });
   }
@@ -61,7 +81,13 @@ export class RoleService {
       const users = await tx.count(User, { organizationId: caller.organizationId, roleId: id });
       if (users > 0) throw new AppError('CONFLICT', 'The role is still given to users.', { roleId: id, users });
       tx.remove(role);
-      recordEvent(tx, { resourceType: 'roles', action: 'deleted', resourceId: id, organizationId: caller.organizationId, actorId: caller.userId });
+      recordEvent(tx, {
+        resourceType: 'roles',
+        action: 'deleted',
+        resourceId: id,
+        organizationId: caller.organizationId,
+        actorId: caller.userId,
+      });
       return role;
     });
   }
@@ -70,7 +96,8 @@ export class RoleService {
     try {
       return await em.transactional(work);
     } catch (err) {
-      if (isUniqueViolation(err)) throw new AppError('NAME_TAKEN', `A role named "${name}" already exists.`, { resource: 'role', name });
+      if (isUniqueViolation(err))
+        throw new AppError('NAME_TAKEN', `A role named "${name}" already exists.`, { resource: 'role', name });
       throw err;
     }
   }

@@ -1,13 +1,25 @@
 // Guards for organization-wide administration (users, roles, organizations, projects) and privilege checks.
 import { ForbiddenError } from '@cp/errors';
-import { authorizeOrganization, type Action, type Context, type Permissions, type Resource, type UserPrincipal } from '@cp/graphql';
+import {
+  authorizeOrganization,
+  type Action,
+  type Context,
+  type Permissions,
+  type Resource,
+  type UserPrincipal,
+} from '@cp/graphql';
 import { firstExceedingFlag } from '../role/permissions';
 
 /**
  * Organization-level administration needs a token without a project scope: a project-scoped token (D5's
  * automation user) is limited to one project, so it cannot manage users, roles or other projects.
  */
-export function authorizeOrganizationAdmin<R extends Resource>(ctx: Context, organizationId: string, resource: R, action: Action<R>): UserPrincipal {
+export function authorizeOrganizationAdmin<R extends Resource>(
+  ctx: Context,
+  organizationId: string,
+  resource: R,
+  action: Action<R>,
+): UserPrincipal {
   const principal = authorizeOrganization(ctx, organizationId, resource, action);
   if (principal.projectId !== undefined) throw new ForbiddenError(resource, action);
   return principal;

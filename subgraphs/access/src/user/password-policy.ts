@@ -13,7 +13,10 @@ let estimator: ZxcvbnFactory | undefined;
 /** Loaded on first use: the dictionaries cost ~15 MB, which a replica that never sees a password change never pays. */
 async function loadEstimator(): Promise<ZxcvbnFactory> {
   if (!estimator) {
-    const [{ ZxcvbnFactory }, common] = await Promise.all([import('@zxcvbn-ts/core'), import('@zxcvbn-ts/language-common')]);
+    const [{ ZxcvbnFactory }, common] = await Promise.all([
+      import('@zxcvbn-ts/core'),
+      import('@zxcvbn-ts/language-common'),
+    ]);
     estimator = new ZxcvbnFactory({ dictionary: { ...common.dictionary }, graphs: common.adjacencyGraphs });
   }
   return estimator;

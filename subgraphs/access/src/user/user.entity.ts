@@ -18,7 +18,10 @@ export class User extends RevisionedEntity {
   @Property({ length: 64 })
   organizationId!: string;
 
-  @Field(() => String, { nullable: true, description: 'Sign-in email address, unique across the service; null for API keys.' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'Sign-in email address, unique across the service; null for API keys.',
+  })
   @Property()
   @Unique()
   email!: string;
@@ -27,7 +30,10 @@ export class User extends RevisionedEntity {
   @Property()
   name!: string;
 
-  @Field(() => ID, { nullable: true, description: 'The role that grants this user its permissions; null for API keys.' })
+  @Field(() => ID, {
+    nullable: true,
+    description: 'The role that grants this user its permissions; null for API keys.',
+  })
   @Property({ length: 64 })
   roleId!: string;
 

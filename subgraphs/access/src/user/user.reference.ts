@@ -5,6 +5,8 @@ import { User } from './user.entity';
 export async function resolveUserReference(ref: { id: string }, ctx: Context): Promise<User | null> {
   const principal = ctx.principal;
   if (principal.kind === 'anonymous') return null;
-  const loader = requestLoader(ctx, 'User', (ids) => ctx.em.find(User, { id: { $in: [...ids] }, organizationId: principal.organizationId }));
+  const loader = requestLoader(ctx, 'User', (ids) =>
+    ctx.em.find(User, { id: { $in: [...ids] }, organizationId: principal.organizationId }),
+  );
   return loader.load(ref.id);
 }

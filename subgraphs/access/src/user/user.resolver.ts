@@ -21,19 +21,31 @@ export class UserResolver {
   private readonly service = new UserService();
 
   @Query(() => UserList, { description: 'Users of an organization (offset pagination).' })
-  users(@Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string, @Args() page: OffsetArgs, @Ctx() ctx: Context) {
+  users(
+    @Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string,
+    @Args() page: OffsetArgs,
+    @Ctx() ctx: Context,
+  ) {
     authorizeOrganization(ctx, organizationId, 'users', 'read');
     return this.service.list(ctx.em, organizationId, page);
   }
 
   @Query(() => User, { description: 'One user.' })
-  user(@Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string, @Arg('id', () => ID, { description: 'The user.' }) id: string, @Ctx() ctx: Context) {
+  user(
+    @Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string,
+    @Arg('id', () => ID, { description: 'The user.' }) id: string,
+    @Ctx() ctx: Context,
+  ) {
     authorizeOrganization(ctx, organizationId, 'users', 'read');
     return this.service.get(ctx.em, organizationId, id);
   }
 
   @Mutation(() => User, { description: 'Creates a user with a role no wider than the caller’s.' })
-  createUser(@Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string, @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: CreateUserInput, @Ctx() ctx: Context) {
+  createUser(
+    @Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string,
+    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: CreateUserInput,
+    @Ctx() ctx: Context,
+  ) {
     return this.service.create(ctx.em, authorizeOrganizationAdmin(ctx, organizationId, 'users', 'create'), input);
   }
 
@@ -49,7 +61,12 @@ export class UserResolver {
   }
 
   @Mutation(() => User, { description: 'Removes a user and revokes its tokens; the last Owner cannot be removed.' })
-  deleteUser(@Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string, @Arg('id', () => ID, { description: 'The user.' }) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  deleteUser(
+    @Arg('organizationId', () => ID, { description: 'The organization.' }) organizationId: string,
+    @Arg('id', () => ID, { description: 'The user.' }) id: string,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     return this.service.delete(ctx.em, authorizeOrganizationAdmin(ctx, organizationId, 'users', 'delete'), id);
   }
 
@@ -58,7 +75,10 @@ export class UserResolver {
     return staffOnly(ctx, user.organizationId);
   }
 
-  @FieldResolver(() => String, { nullable: true, description: 'Sign-in email address, unique across the service; null for API keys.' })
+  @FieldResolver(() => String, {
+    nullable: true,
+    description: 'Sign-in email address, unique across the service; null for API keys.',
+  })
   email(@Root() user: User, @Ctx() ctx: Context) {
     return staffOnly(ctx, user.email);
   }
@@ -68,7 +88,10 @@ export class UserResolver {
     return staffOnly(ctx, user.name);
   }
 
-  @FieldResolver(() => ID, { nullable: true, description: 'The role that grants this user its permissions; null for API keys.' })
+  @FieldResolver(() => ID, {
+    nullable: true,
+    description: 'The role that grants this user its permissions; null for API keys.',
+  })
   roleId(@Root() user: User, @Ctx() ctx: Context) {
     return staffOnly(ctx, user.roleId);
   }

@@ -32,8 +32,20 @@ export class UserService {
     const passwordHash = await hashPassword(input.password);
     return this.write(em, email, async (tx) => {
       await this.grantableRole(tx, caller, input.roleId);
-      const user = tx.create(User, { organizationId: caller.organizationId, email, name, roleId: input.roleId, passwordHash });
-      recordEvent(tx, { resourceType: 'users', action: 'created', resourceId: user.id, organizationId: caller.organizationId, actorId: caller.userId });
+      const user = tx.create(User, {
+        organizationId: caller.organizationId,
+        email,
+        name,
+        roleId: input.roleId,
+        passwordHash,
+      });
+      recordEvent(tx, {
+        resourceType: 'users',
+        action: 'created',
+        resourceId: user.id,
+        organizationId: caller.organizationId,
+        actorId: caller.userId,
+      });
       return user;
     });
   }
@@ -57,7 +69,13 @@ export class UserService {
         // Every token issued before this instant is refused from now on (checked on each request).
         user.tokensValidAfter = new Date();
       }
-      recordEvent(tx, { resourceType: 'users', action: 'updated', resourceId: id, organizationId: caller.organizationId, actorId: caller.userId });
+      recordEvent(tx, {
+        resourceType: 'users',
+        action: 'updated',
+        resourceId: id,
+        organizationId: caller.organizationId,
+        actorId: caller.userId,
+      });
       return user;
     });
   }
@@ -68,7 +86,13 @@ export class UserService {
       const user = await this.actOn(tx, caller, id);
       await this.keepAnOwner(tx, user);
       tx.remove(user);
-      recordEvent(tx, { resourceType: 'users', action: 'deleted', resourceId: id, organizationId: caller.organizationId, actorId: caller.userId });
+      recordEvent(tx, {
+        resourceType: 'users',
+        action: 'deleted',
+        resourceId: id,
+        organizationId: caller.organizationId,
+        actorId: caller.userId,
+      });
       return user;
     });
   }
@@ -95,15 +119,22 @@ export class UserService {
     // Row locks serialise two concurrent removals of the last two owners.
     const owners = await em
       .getConnection()
-      .execute('select "id" from "user" where "organization_id" = ? and "role_id" = ? for update', [user.organizationId, owner.id], 'all', em.getTransactionContext());
-    if (owners.length <= 1) throw new AppError('CONFLICT', 'The Owner role must keep at least one user.', { roleId: owner.id });
+      .execute(
+        'select "id" from "user" where "organization_id" = ? and "role_id" = ? for update',
+        [user.organizationId, owner.id],
+        'all',
+        em.getTransactionContext(),
+      );
+    if (owners.length <= 1)
+      throw new AppError('CONFLICT', 'The Owner role must keep at least one user.', { roleId: owner.id });
   }
 
   private async write<T>(em: EntityManager, email: string, work: (tx: EntityManager) => Promise<T>): Promise<T> {
     try {
       return await em.transactional(work);
     } catch (err) {
-      if (isUniqueViolation(err)) throw new AppError('NAME_TAKEN', 'A user with this email already exists.', { resource: 'user', name: email });
+      if (isUniqueViolation(err))
+        throw new AppError('NAME_TAKEN', 'A user with this email already exists.', { resource: 'user', name: email });
       throw err;
     }
   }
@@ -111,7 +142,7 @@ export class UserService {
 
 function checkEmail(value: string): string {
   const email = value.trim().toLowerCase();
-  if (!EMAIL.test(email) || email.length > 255) throw new ValidationFailedError([{ path: '/email', message: 'must be an email address' }]);
+  if (!EMAIL.test(email) || email.length > 255)
+    throw new ValidationFailedError([{ path: '/email', message: 'must be an email address' }]);
   return email;
 }
-

@@ -4,7 +4,9 @@ import { Entity, Index, Property, type Opt } from '@mikro-orm/core';
 import { ProjectScopedEntity } from '@cp/db';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 
-@ObjectType({ description: 'A file delivered from `{cdn_url}/{organizationId}/{projectId}/assets/{assetId}/{filename}`.' })
+@ObjectType({
+  description: 'A file delivered from `{cdn_url}/{organizationId}/{projectId}/assets/{assetId}/{filename}`.',
+})
 @Directive('@key(fields: "id")')
 @Entity({ tableName: 'asset' })
 @Index({ properties: ['projectId', 'createdAt'] })

@@ -13,7 +13,21 @@ import { deliver, parseImageParams, resolveTransform, storageKey, variantsKey, t
  * equal). Upload can't go through the gateway's JSON execution, so the upload route renders it here.
  */
 export function assetJson(asset: Asset, cdnUrl: string) {
-  const { id, organizationId, projectId, name, type, size, checksum, status, tags, folderId, metadata, createdAt, updatedAt } = asset;
+  const {
+    id,
+    organizationId,
+    projectId,
+    name,
+    type,
+    size,
+    checksum,
+    status,
+    tags,
+    folderId,
+    metadata,
+    createdAt,
+    updatedAt,
+  } = asset;
   return {
     id,
     organizationId,

@@ -1,5 +1,13 @@
 // GraphQL surface of assets; upload is multipart REST (asset.http.ts) because the gateway forwards JSON only.
-import { authorizeClientRead, authorizeProject, CursorList, ProjectScopeArgs, type Context, UserReference, userRef } from '@cp/graphql';
+import {
+  authorizeClientRead,
+  authorizeProject,
+  CursorList,
+  ProjectScopeArgs,
+  type Context,
+  UserReference,
+  userRef,
+} from '@cp/graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Asset } from './asset.entity';
 import { AssetListArgs, UpdateAssetInput } from './asset.inputs';
@@ -15,7 +23,9 @@ export class AssetResolver {
     private readonly cdnUrl: string,
   ) {}
 
-  @Query(() => AssetList, { description: 'Assets of a project, newest first (cursor pagination); API keys see active assets only.' })
+  @Query(() => AssetList, {
+    description: 'Assets of a project, newest first (cursor pagination); API keys see active assets only.',
+  })
   async assets(@Args() scope: ProjectScopeArgs, @Args() args: AssetListArgs, @Ctx() ctx: Context) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'assets');
     // Assets have no working copy: every key (preview keys too) sees the active ones.
@@ -23,7 +33,11 @@ export class AssetResolver {
   }
 
   @Query(() => Asset, { description: 'One asset.' })
-  async asset(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, { description: 'The asset.' }) id: string, @Ctx() ctx: Context) {
+  async asset(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, { description: 'The asset.' }) id: string,
+    @Ctx() ctx: Context,
+  ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'assets');
     return this.service.get(ctx.em, scope, id, visibility !== 'admin');
   }
@@ -40,7 +54,11 @@ export class AssetResolver {
   }
 
   @Mutation(() => Asset, { description: 'Soft-deletes an asset: status `deleted`, no longer served by the CDN.' })
-  async deleteAsset(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, { description: 'The asset.' }) id: string, @Ctx() ctx: Context) {
+  async deleteAsset(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, { description: 'The asset.' }) id: string,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'assets', 'delete');
     return this.service.delete(ctx.em, scope, id, user.userId);
   }

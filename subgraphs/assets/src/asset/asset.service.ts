@@ -51,7 +51,8 @@ export class AssetService {
     if (args.tag) where.tags = { $contains: [args.tag] };
     if (args.folderId !== undefined) where.folderId = args.folderId === 'null' ? null : args.folderId;
     // `image/*` is every `image/…` type; the prefix itself matches literally.
-    if (args.type) where.type = args.type.endsWith('/*') ? { $like: `${escapeLike(args.type.slice(0, -1))}%` } : args.type;
+    if (args.type)
+      where.type = args.type.endsWith('/*') ? { $like: `${escapeLike(args.type.slice(0, -1))}%` } : args.type;
     return keysetPage(em, Asset, { where, sortField: 'createdAt', direction: 'desc', args });
   }
 
@@ -66,7 +67,13 @@ export class AssetService {
     return asset;
   }
 
-  async update(em: EntityManager, scope: ProjectScope, id: string, input: UpdateAssetInput, actorId: string): Promise<Asset> {
+  async update(
+    em: EntityManager,
+    scope: ProjectScope,
+    id: string,
+    input: UpdateAssetInput,
+    actorId: string,
+  ): Promise<Asset> {
     return em.transactional(async (tx) => {
       const asset = await this.get(tx, scope, id);
       if (input.name !== undefined) {
@@ -92,7 +99,14 @@ export class AssetService {
     const deleted = await em.transactional(async (tx) => {
       const asset = await this.get(tx, scope, id);
       asset.status = 'deleted';
-      recordEvent(tx, { resourceType: 'assets', action: 'deleted', resourceId: id, ...scope, actorId, published: true });
+      recordEvent(tx, {
+        resourceType: 'assets',
+        action: 'deleted',
+        resourceId: id,
+        ...scope,
+        actorId,
+        published: true,
+      });
       return asset;
     });
     await this.storage.remove(variantsKey(storageKey(deleted)));

@@ -2,4 +2,6 @@
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261122000400_asset } from './Migration20261122000400_asset';
 
-export const assetMigrations: MigrationObject[] = [{ name: 'Migration20261122000400_asset', class: Migration20261122000400_asset }];
+export const assetMigrations: MigrationObject[] = [
+  { name: 'Migration20261122000400_asset', class: Migration20261122000400_asset },
+];

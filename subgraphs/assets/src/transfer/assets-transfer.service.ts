@@ -30,17 +30,25 @@ export class AssetsTransferService implements ProjectTransfer {
 
   async export(em: EntityManager, scope: TransferScope) {
     const assets = await exportRows(em, Asset, { organizationId: scope.organizationId, projectId: scope.projectId });
-    return { data: { assets } as TransferData, files: await exportFiles(this.storage, FOLDER, assets, (row) => this.key(row, scope)) };
+    return {
+      data: { assets } as TransferData,
+      files: await exportFiles(this.storage, FOLDER, assets, (row) => this.key(row, scope)),
+    };
   }
 
   validate(data: TransferData, files: ReadonlySet<string>): string[] {
-    return [...checkRecords(data, 'assets', ['name', 'type', 'size', 'checksum']), ...checkFiles(data, 'assets', FOLDER, files)];
+    return [
+      ...checkRecords(data, 'assets', ['name', 'type', 'size', 'checksum']),
+      ...checkFiles(data, 'assets', FOLDER, files),
+    ];
   }
 
   async import(em: EntityManager, scope: TransferScope, data: TransferData, options: ImportOptions) {
     const result = await syncRows(em, Asset, data.assets, { scope, label: 'asset' });
     recordImportEvents(em, 'assets', result, scope, options.actorId);
-    const files = await pendingFiles(this.storage, FOLDER, data.assets, result, options.files, (row) => this.key(row, scope));
+    const files = await pendingFiles(this.storage, FOLDER, data.assets, result, options.files, (row) =>
+      this.key(row, scope),
+    );
     return { summary: { assets: summarize(result) }, files };
   }
 

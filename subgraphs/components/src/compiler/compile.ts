@@ -14,17 +14,27 @@ const IMPORT = /(^|\n)\s*import\s[^;]*?from\s*['"]|(^|\n)\s*import\s*['"]|\bimpo
 
 export async function compileSource(source: string): Promise<CompiledSource> {
   if (IMPORT.test(source)) {
-    throw new BadRequestError('Component source does not compile.', { content: 'Components cannot import modules; inline what you need.' });
+    throw new BadRequestError('Component source does not compile.', {
+      content: 'Components cannot import modules; inline what you need.',
+    });
   }
   try {
     const [esm, iife] = await Promise.all([
       transform(source, { loader: 'ts', format: 'esm', target: 'es2020', sourcefile: 'component.ts' }),
-      transform(source, { loader: 'ts', format: 'iife', globalName: '__component', target: 'es2020', sourcefile: 'component.ts' }),
+      transform(source, {
+        loader: 'ts',
+        format: 'iife',
+        globalName: '__component',
+        target: 'es2020',
+        sourcefile: 'component.ts',
+      }),
     ]);
     return { module: esm.code, script: iife.code };
   } catch (e) {
     const errors = (e as { errors?: Message[] }).errors;
-    const content = errors ? (await formatMessages(errors, { kind: 'error', color: false })).join('\n').trim() : (e as Error).message;
+    const content = errors
+      ? (await formatMessages(errors, { kind: 'error', color: false })).join('\n').trim()
+      : (e as Error).message;
     throw new BadRequestError('Component source does not compile.', { content });
   }
 }

@@ -11,7 +11,8 @@ export interface Props {
 export function metadata() { return { title: 'Hero', description: 'A big banner' }; }
 export default function render(props: Props) { return '<h1>' + props.title + '</h1>'; }`;
 
-const withMetadata = (body: string, extra = '') => `${extra}\nexport function metadata() { ${body} }\nexport default () => '';`;
+const withMetadata = (body: string, extra = '') =>
+  `${extra}\nexport function metadata() { ${body} }\nexport default () => '';`;
 
 async function failure(source: string): Promise<string> {
   try {
@@ -27,10 +28,17 @@ async function failure(source: string): Promise<string> {
 
 describe('compileComponent', () => {
   it('requires a default export that is a function (the render function every view and layout needs)', async () => {
-    expect(await failure(withMetadata("return { title: 't', description: 'd' };").replace("export default () => '';", ''))).toMatch(/export default/);
-    expect(await failure(withMetadata("return { title: 't', description: 'd' };").replace("export default () => '';", 'export default 42;'))).toMatch(
-      /export default/,
-    );
+    expect(
+      await failure(withMetadata("return { title: 't', description: 'd' };").replace("export default () => '';", '')),
+    ).toMatch(/export default/);
+    expect(
+      await failure(
+        withMetadata("return { title: 't', description: 'd' };").replace(
+          "export default () => '';",
+          'export default 42;',
+        ),
+      ),
+    ).toMatch(/export default/);
   });
 
   it('compiles to an ES module, reads metadata() in the sandbox, and derives the props schema with JSDoc constraints', async () => {
@@ -42,19 +50,28 @@ describe('compileComponent', () => {
     expect(result.schema).toEqual({
       type: 'object',
       description: 'Props of the hero banner.',
-      properties: { title: { type: 'string', description: 'Headline.', minLength: 1 }, rating: { type: 'number', minimum: 0, maximum: 5 } },
+      properties: {
+        title: { type: 'string', description: 'Headline.', minLength: 1 },
+        rating: { type: 'number', minimum: 0, maximum: 5 },
+      },
       required: ['title'],
       additionalProperties: false,
     });
   });
 
   it('gives an empty object schema when the source exports no Props', async () => {
-    expect((await compileComponent(withMetadata("return { title: 'T', description: '' };"))).schema).toEqual({ type: 'object', properties: {}, additionalProperties: false });
+    expect((await compileComponent(withMetadata("return { title: 'T', description: '' };"))).schema).toEqual({
+      type: 'object',
+      properties: {},
+      additionalProperties: false,
+    });
   });
 
   it('reports compile errors with the compiler message', async () => {
     expect(await failure('export const = ;')).toMatch(/component\.ts:1/);
-    expect(await failure(`import fs from 'node:fs';\n${withMetadata("return { title: 'x', description: '' };")}`)).toMatch(/cannot import/);
+    expect(
+      await failure(`import fs from 'node:fs';\n${withMetadata("return { title: 'x', description: '' };")}`),
+    ).toMatch(/cannot import/);
   });
 
   it.each([
@@ -64,12 +81,28 @@ describe('compileComponent', () => {
     ['no title', withMetadata("return { description: 'd' };"), /title/],
     ['an overlong title', withMetadata("return { title: 'x'.repeat(256), description: '' };"), /at most 255/],
     ['process', withMetadata('return { title: process.env.HOME, description: "" };'), /process/],
-    ['require', withMetadata('return { title: require("fs").readFileSync("/etc/passwd", "utf8"), description: "" };'), /cannot import|require/],
+    [
+      'require',
+      withMetadata('return { title: require("fs").readFileSync("/etc/passwd", "utf8"), description: "" };'),
+      /cannot import|require/,
+    ],
     ['dynamic import', withMetadata('import("fs"); return { title: "x", description: "" };'), /cannot import/],
     ['fetch', withMetadata('fetch("http://127.0.0.1"); return { title: "x", description: "" };'), /fetch/],
-    ['infinite recursion', withMetadata('const f = () => f(); return f();'), /stack|recursion|RangeError|InternalError/i],
-    ['string doubling', withMetadata('let s = "x"; while (true) s += s; return {};'), /memory|interrupted|longer|InternalError|RangeError/i],
-    ['a huge array', withMetadata('const a = new Array(1e9).fill(1); return { title: String(a.length), description: "" };'), /memory|RangeError|InternalError|longer/i],
+    [
+      'infinite recursion',
+      withMetadata('const f = () => f(); return f();'),
+      /stack|recursion|RangeError|InternalError/i,
+    ],
+    [
+      'string doubling',
+      withMetadata('let s = "x"; while (true) s += s; return {};'),
+      /memory|interrupted|longer|InternalError|RangeError/i,
+    ],
+    [
+      'a huge array',
+      withMetadata('const a = new Array(1e9).fill(1); return { title: String(a.length), description: "" };'),
+      /memory|RangeError|InternalError|longer/i,
+    ],
   ])('refuses %s with 400', async (_name, source, message) => {
     expect(await failure(source)).toMatch(message);
   });

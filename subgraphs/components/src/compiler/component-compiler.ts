@@ -22,7 +22,11 @@ export async function compileComponent(source: string): Promise<CompiledComponen
   return checked(module, metadata.value, schema.value);
 }
 
-function checked(module: string, metadata: Record<string, unknown>, schema: Record<string, unknown>): CompiledComponent {
+function checked(
+  module: string,
+  metadata: Record<string, unknown>,
+  schema: Record<string, unknown>,
+): CompiledComponent {
   if (typeof metadata.title !== 'string' || !metadata.title.trim() || typeof metadata.description !== 'string') {
     throw new BadRequestError('metadata() must return a title and a description.', {
       content: 'metadata() must return { title: string (not empty), description: string }.',
@@ -30,7 +34,9 @@ function checked(module: string, metadata: Record<string, unknown>, schema: Reco
   }
   // `title` is a varchar(255) column: an overlong one is the component's error (400), not the database's (500).
   if (metadata.title.length > MAX_TITLE) {
-    throw new BadRequestError('metadata() returned a title that is too long.', { content: `title must be at most ${MAX_TITLE} characters.` });
+    throw new BadRequestError('metadata() returned a title that is too long.', {
+      content: `title must be at most ${MAX_TITLE} characters.`,
+    });
   }
   return { compiled: module, title: metadata.title, description: metadata.description, schema };
 }

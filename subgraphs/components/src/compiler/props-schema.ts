@@ -1,6 +1,12 @@
 // Derives the props JSON Schema from the source's exported `Props` type (ts-json-schema-generator; JSDoc tags carry constraints).
 import { BadRequestError } from '@cp/errors';
-import { createFormatter, createParser, DEFAULT_CONFIG, SchemaGenerator, type CompletedConfig } from 'ts-json-schema-generator';
+import {
+  createFormatter,
+  createParser,
+  DEFAULT_CONFIG,
+  SchemaGenerator,
+  type CompletedConfig,
+} from 'ts-json-schema-generator';
 import ts from 'typescript';
 
 const FILE = '/component.ts';
@@ -8,7 +14,13 @@ const FILE = '/component.ts';
 /** No `Props` export means a component without props: an empty object schema. */
 const NO_PROPS = { type: 'object', properties: {}, additionalProperties: false };
 
-const COMPILER_OPTIONS: ts.CompilerOptions = { noLib: true, noResolve: true, types: [], strict: true, skipLibCheck: true };
+const COMPILER_OPTIONS: ts.CompilerOptions = {
+  noLib: true,
+  noResolve: true,
+  types: [],
+  strict: true,
+  skipLibCheck: true,
+};
 
 /** An in-memory program over the one source file; without the standard library it takes a few milliseconds. */
 function programFor(source: string): ts.Program {
@@ -31,7 +43,16 @@ export function derivePropsSchema(source: string): Record<string, unknown> {
       s.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword),
   );
   if (!exported) return { ...NO_PROPS };
-  const config: CompletedConfig = { ...DEFAULT_CONFIG, path: FILE, type: 'Props', expose: 'none', topRef: false, jsDoc: 'extended', skipTypeCheck: true, additionalProperties: false };
+  const config: CompletedConfig = {
+    ...DEFAULT_CONFIG,
+    path: FILE,
+    type: 'Props',
+    expose: 'none',
+    topRef: false,
+    jsDoc: 'extended',
+    skipTypeCheck: true,
+    additionalProperties: false,
+  };
   try {
     const generator = new SchemaGenerator(program, createParser(program, config), createFormatter(config), config);
     const { $schema: _ignored, definitions, ...schema } = generator.createSchema('Props') as Record<string, unknown>;

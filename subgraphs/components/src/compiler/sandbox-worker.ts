@@ -53,12 +53,19 @@ async function run({ id, script, timeoutMs, memoryBytes }: SandboxRequest): Prom
     if (result.error) {
       const error = vm.dump(result.error) as { name?: string; message?: string } | string;
       result.error.dispose();
-      const message = typeof error === 'string' ? error : `${error?.name ?? 'Error'}: ${error?.message ?? String(error)}`;
-      return { id, ok: false, error: /interrupted/i.test(message) ? `metadata() ran longer than ${timeoutMs} ms.` : message };
+      const message =
+        typeof error === 'string' ? error : `${error?.name ?? 'Error'}: ${error?.message ?? String(error)}`;
+      return {
+        id,
+        ok: false,
+        error: /interrupted/i.test(message) ? `metadata() ran longer than ${timeoutMs} ms.` : message,
+      };
     }
     const json = vm.dump(result.value);
     result.value.dispose();
-    return typeof json === 'string' ? { id, ok: true, json } : { id, ok: false, error: 'metadata() must return a JSON object.' };
+    return typeof json === 'string'
+      ? { id, ok: true, json }
+      : { id, ok: false, error: 'metadata() must return a JSON object.' };
   } finally {
     vm.dispose();
     runtime.dispose();

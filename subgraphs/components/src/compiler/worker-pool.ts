@@ -20,7 +20,9 @@ export function announceReady(port: { postMessage(message: unknown): void } | nu
 
 /** Tests run the TypeScript sources; workers are always the built JavaScript (turbo builds before tests). */
 export function builtWorkerFile(name: string): string {
-  return __filename.endsWith('.ts') ? resolve(__dirname, `../../dist/compiler/${name}.js`) : join(__dirname, `${name}.js`);
+  return __filename.endsWith('.ts')
+    ? resolve(__dirname, `../../dist/compiler/${name}.js`)
+    : join(__dirname, `${name}.js`);
 }
 
 class PooledWorker {
@@ -56,7 +58,10 @@ class PooledWorker {
     if (this.worker) return this.worker;
     const worker = new Worker(this.file, { resourceLimits: this.resourceLimits, env: {} });
     this.ready = new Promise<void>((resolveReady) => {
-      const startup = setTimeout(() => this.worker === worker && this.fail('The worker did not start.'), STARTUP_TIMEOUT_MS);
+      const startup = setTimeout(
+        () => this.worker === worker && this.fail('The worker did not start.'),
+        STARTUP_TIMEOUT_MS,
+      );
       startup.unref();
       worker.once('message', () => (clearTimeout(startup), resolveReady()));
     });

@@ -36,7 +36,9 @@ export class ComponentAsset extends ProjectScopedEntity {
   @Property()
   name!: string;
 
-  @Field(() => String, { description: 'Media type, sniffed from the bytes (`application/octet-stream` until processed).' })
+  @Field(() => String, {
+    description: 'Media type, sniffed from the bytes (`application/octet-stream` until processed).',
+  })
   @Property({ length: 255 })
   type: string & Opt = 'application/octet-stream';
 

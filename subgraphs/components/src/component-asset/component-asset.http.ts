@@ -11,7 +11,19 @@ import { componentAssetUrl } from './component-asset-url';
 /** The REST shape of a component asset (the same fields GraphQL exposes). */
 export function componentAssetJson(asset: ComponentAsset, cdnUrl: string) {
   const { id, componentId, name, type, size, status, metadata, tags, createdAt, updatedAt } = asset;
-  return { id, componentId, name, type, url: componentAssetUrl(cdnUrl, asset), size, status, metadata, tags, createdAt: createdAt.toISOString(), updatedAt: updatedAt.toISOString() };
+  return {
+    id,
+    componentId,
+    name,
+    type,
+    url: componentAssetUrl(cdnUrl, asset),
+    size,
+    status,
+    metadata,
+    tags,
+    createdAt: createdAt.toISOString(),
+    updatedAt: updatedAt.toISOString(),
+  };
 }
 
 export function componentAssetUploadHandler(service: ComponentAssetService, cdnUrl: string) {
@@ -27,8 +39,16 @@ export function componentAssetUploadHandler(service: ComponentAssetService, cdnU
 export function componentAssetCdnHandler(orm: MikroORM, service: ComponentAssetService) {
   return async (req: Request, res: Response) => {
     const { organizationId, projectId, assetId } = req.params as Record<string, string>;
-    const asset = await orm.em.fork().findOne(ComponentAsset, { id: assetId, organizationId, projectId, status: ComponentAssetStatus.active });
-    if (!asset?.checksum) throw new AppError('NOT_FOUND', 'Asset not found.', { resource: 'ComponentAsset', id: assetId });
-    await deliver(req, res, service.storage, { key: storageKey(asset), checksum: asset.checksum, type: asset.type, name: asset.name });
+    const asset = await orm.em
+      .fork()
+      .findOne(ComponentAsset, { id: assetId, organizationId, projectId, status: ComponentAssetStatus.active });
+    if (!asset?.checksum)
+      throw new AppError('NOT_FOUND', 'Asset not found.', { resource: 'ComponentAsset', id: assetId });
+    await deliver(req, res, service.storage, {
+      key: storageKey(asset),
+      checksum: asset.checksum,
+      type: asset.type,
+      name: asset.name,
+    });
   };
 }

@@ -23,7 +23,9 @@ export class ComponentAssetResolver {
     return this.service.list(ctx.em, scope, componentId);
   }
 
-  @Mutation(() => ComponentAsset, { description: 'Moves a component asset to `active` or `deleted` (ASSET_IN_USE when a published package uses it).' })
+  @Mutation(() => ComponentAsset, {
+    description: 'Moves a component asset to `active` or `deleted` (ASSET_IN_USE when a published package uses it).',
+  })
   async setComponentAssetStatus(
     @Args() scope: ProjectScopeArgs,
     @Arg('componentId', () => ID, { description: 'The component.' }) componentId: string,

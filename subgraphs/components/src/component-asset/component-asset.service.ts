@@ -27,7 +27,13 @@ export class ComponentAssetService {
    * An upload whose bytes never arrive leaves nothing (no row, no bytes); one failing after that ends in `error` with
    * its bytes removed. Either way the client gets the failure.
    */
-  async upload(em: EntityManager, scope: ProjectScope, componentId: string, req: IncomingMessage, actorId: string): Promise<ComponentAsset> {
+  async upload(
+    em: EntityManager,
+    scope: ProjectScope,
+    componentId: string,
+    req: IncomingMessage,
+    actorId: string,
+  ): Promise<ComponentAsset> {
     const component = await this.component(em, scope, componentId);
     if (component.status === EntityStatus.deleted) throw new InvalidStatusTransitionError(component.status, 'modified');
     const asset = em.create(ComponentAsset, { componentId, ...scope, name: 'upload', createdById: actorId });
@@ -43,7 +49,12 @@ export class ComponentAssetService {
       throw err;
     }
     try {
-      Object.assign(asset, { name: upload.name, status: ComponentAssetStatus.processing, size: upload.stored.size, checksum: upload.stored.checksum });
+      Object.assign(asset, {
+        name: upload.name,
+        status: ComponentAssetStatus.processing,
+        size: upload.stored.size,
+        checksum: upload.stored.checksum,
+      });
       await em.flush();
       return await em.transactional(async (tx) => {
         const managed = tx.merge(asset);
@@ -69,9 +80,19 @@ export class ComponentAssetService {
   }
 
   /** Spec "Component Asset statuses": only active ↔ deleted, and never delete what a published package uses. */
-  async setStatus(em: EntityManager, scope: ProjectScope, componentId: string, assetId: string, requested: string, actorId: string) {
+  async setStatus(
+    em: EntityManager,
+    scope: ProjectScope,
+    componentId: string,
+    assetId: string,
+    requested: string,
+    actorId: string,
+  ) {
     if (!REQUESTABLE.includes(requested as ComponentAssetStatus)) {
-      throw new AppError('INVALID_STATUS', `Status must be one of ${REQUESTABLE.join(', ')}.`, { status: requested, allowed: REQUESTABLE });
+      throw new AppError('INVALID_STATUS', `Status must be one of ${REQUESTABLE.join(', ')}.`, {
+        status: requested,
+        allowed: REQUESTABLE,
+      });
     }
     return em.transactional(async (tx) => {
       const asset = await tx.findOne(ComponentAsset, { id: assetId, componentId, ...scope });
@@ -93,7 +114,11 @@ export class ComponentAssetService {
   private async packagesUsing(em: EntityManager, scope: ProjectScope, asset: ComponentAsset): Promise<string[]> {
     const packages = await em.find(
       Package,
-      { ...scope, components: { $contains: [{ id: asset.componentId }] } as never, createdAt: { $gte: asset.createdAt } },
+      {
+        ...scope,
+        components: { $contains: [{ id: asset.componentId }] } as never,
+        createdAt: { $gte: asset.createdAt },
+      },
       { orderBy: { createdAt: 'asc' }, fields: ['version'] },
     );
     return packages.map((p) => p.version);

@@ -4,7 +4,9 @@ import { Entity, Enum, Index, Property, Unique, type Opt } from '@mikro-orm/core
 import { RevisionedProjectEntity } from '@cp/db';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 
-@ObjectType({ description: 'A view or layout written in TypeScript; the service compiles it and derives its props schema.' })
+@ObjectType({
+  description: 'A view or layout written in TypeScript; the service compiles it and derives its props schema.',
+})
 @Directive('@key(fields: "id")')
 @Entity({ tableName: 'component' })
 @Unique({ properties: ['projectId', 'name'] })
@@ -46,7 +48,9 @@ export class Component extends RevisionedProjectEntity {
   @Property({ type: 'text', nullable: true })
   compiled?: string | null;
 
-  @Field(() => JSONObjectScalar, { description: 'JSON Schema of the component’s props, derived from its `Props` type.' })
+  @Field(() => JSONObjectScalar, {
+    description: 'JSON Schema of the component’s props, derived from its `Props` type.',
+  })
   @Property({ type: 'json' })
   schema: Record<string, unknown> & Opt = {};
 

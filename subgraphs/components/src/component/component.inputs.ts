@@ -11,17 +11,25 @@ export class CreateComponentInput {
   @Field(() => String, { nullable: true, description: '`view` or `layout` (required).' })
   type?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'TypeScript source exporting `metadata()`, a `Props` type and a default render function (required).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'TypeScript source exporting `metadata()`, a `Props` type and a default render function (required).',
+  })
   content?: string | null;
 
   @Field(() => ID, { nullable: true, description: 'Parent collection; null is the root collection.' })
   collectionId?: string | null;
 
-  @Field(() => JSONObjectScalar, { nullable: true, description: '`tags` (string[]) and other metadata; `author` is set by the service.' })
+  @Field(() => JSONObjectScalar, {
+    nullable: true,
+    description: '`tags` (string[]) and other metadata; `author` is set by the service.',
+  })
   metadata?: Record<string, unknown>;
 }
 
-@InputType({ description: 'Changes to a component: only the members given change; a published component becomes `modified`.' })
+@InputType({
+  description: 'Changes to a component: only the members given change; a published component becomes `modified`.',
+})
 export class UpdateComponentInput {
   @Field({ nullable: true, description: 'Name, unique in the project.' })
   name?: string;

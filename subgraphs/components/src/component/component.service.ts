@@ -35,7 +35,12 @@ export class ComponentService {
   }
 
   /** Creation failures are 400 with a map of field → message (D4, spec "Create component"). */
-  async create(em: EntityManager, scope: ProjectScope, input: CreateComponentInput, actorId: string): Promise<Component> {
+  async create(
+    em: EntityManager,
+    scope: ProjectScope,
+    input: CreateComponentInput,
+    actorId: string,
+  ): Promise<Component> {
     const problems: Record<string, string> = {};
     const name = input.name?.trim() ?? '';
     if (!name) problems.name = 'is required';
@@ -67,8 +72,10 @@ export class ComponentService {
       throw new BadRequestError('The component failed validation.', { type: 'must be `view` or `layout`' });
     }
     const name = input.name?.trim();
-    if (name !== undefined && !name) throw new BadRequestError('The component failed validation.', { name: 'must not be empty' });
-    if (name !== undefined && name.length > 255) throw new BadRequestError('The component failed validation.', { name: 'must be at most 255 characters' });
+    if (name !== undefined && !name)
+      throw new BadRequestError('The component failed validation.', { name: 'must not be empty' });
+    if (name !== undefined && name.length > 255)
+      throw new BadRequestError('The component failed validation.', { name: 'must be at most 255 characters' });
     const built = input.content === undefined ? undefined : await compileComponent(input.content);
     return this.transition(em, scope, id, 'update', actorId, async (_tx, component) => {
       if (name !== undefined) component.name = name;
@@ -85,11 +92,17 @@ export class ComponentService {
     return this.transition(em, scope, id, 'delete', actorId, async (tx, component) => {
       const packages = await tx.find(
         Package,
-        { organizationId: scope.organizationId, projectId: scope.projectId, components: { $contains: [{ id }] } as never },
+        {
+          organizationId: scope.organizationId,
+          projectId: scope.projectId,
+          components: { $contains: [{ id }] } as never,
+        },
         { orderBy: { createdAt: 'asc' }, fields: ['version'] },
       );
       if (packages.length > 0) {
-        throw new AppError('COMPONENT_IN_USE', 'Packages reference this component.', { packages: packages.map((p) => p.version) });
+        throw new AppError('COMPONENT_IN_USE', 'Packages reference this component.', {
+          packages: packages.map((p) => p.version),
+        });
       }
       component.status = EntityStatus.deleted;
     });

@@ -1,7 +1,12 @@
 // What API keys see of components: the last published version of each, never a draft or a working copy (D9);
 // preview keys see the working copies instead (D18).
 import {
-  EntityStatus, keysetPage, PREVIEW_STATUSES, type CursorArgs, type KeyVisibility, type ProjectScope,
+  EntityStatus,
+  keysetPage,
+  PREVIEW_STATUSES,
+  type CursorArgs,
+  type KeyVisibility,
+  type ProjectScope,
 } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { lastPublishedVersions } from '@cp/db';
@@ -13,7 +18,19 @@ function publishedView(component: Component, version: ComponentVersion): Compone
   const { name, type, title, description, content, compiled, schema } = version;
   // The working copy's `updatedAt` and `revision` move with every draft edit: the version's own stand in (D9).
   const stamps = { updatedAt: version.createdAt, revision: version.version };
-  return { ...component, name, type, title, description, content, compiled, schema, status: EntityStatus.published, version: version.version, ...stamps };
+  return {
+    ...component,
+    name,
+    type,
+    title,
+    description,
+    content,
+    compiled,
+    schema,
+    status: EntityStatus.published,
+    version: version.version,
+    ...stamps,
+  };
 }
 
 async function withVersions(em: EntityManager, components: Component[]): Promise<Component[]> {

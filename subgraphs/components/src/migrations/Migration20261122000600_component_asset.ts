@@ -18,7 +18,9 @@ export class Migration20261122000600_component_asset extends Migration {
       "created_by_id" varchar(64) not null,
       "created_at" timestamptz not null,
       "updated_at" timestamptz not null);`);
-    this.addSql('create index "component_asset_component_id_created_at_index" on "component_asset" ("component_id", "created_at");');
+    this.addSql(
+      'create index "component_asset_component_id_created_at_index" on "component_asset" ("component_id", "created_at");',
+    );
   }
 
   override async down(): Promise<void> {

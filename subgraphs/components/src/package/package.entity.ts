@@ -33,7 +33,9 @@ export class Package {
   @Property({ length: 64 })
   projectId!: string;
 
-  @Field({ description: 'Semantic version: `1.0.0` first, then major/minor/patch by how component schemas changed (D7).' })
+  @Field({
+    description: 'Semantic version: `1.0.0` first, then major/minor/patch by how component schemas changed (D7).',
+  })
   @Property({ length: 32 })
   version!: string;
 
@@ -41,7 +43,9 @@ export class Package {
   @Property({ type: 'text', nullable: true })
   description?: string | null;
 
-  @Field(() => [PackageComponent], { description: 'Every component of the library at this moment, at its pinned version.' })
+  @Field(() => [PackageComponent], {
+    description: 'Every component of the library at this moment, at its pinned version.',
+  })
   @Property({ type: 'json' })
   components!: PackageComponent[];
 

@@ -1,5 +1,14 @@
 // GraphQL surface of packages.
-import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, type Context, UserReference, userRef } from '@cp/graphql';
+import {
+  authorizeClientRead,
+  authorizeProject,
+  CursorArgs,
+  CursorList,
+  ProjectScopeArgs,
+  type Context,
+  UserReference,
+  userRef,
+} from '@cp/graphql';
 import { Arg, Args, Ctx, FieldResolver, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Package } from './package.entity';
 import { CreatePackageInput, ResolvedPackage } from './package.inputs';
@@ -25,13 +34,24 @@ export class PackageResolver {
   }
 
   @Query(() => ResolvedPackage, { description: 'A package with each component’s compiled code and schema (D7).' })
-  async resolvedPackage(@Args() scope: ProjectScopeArgs, @Arg('version', versionArg) version: string, @Ctx() ctx: Context) {
+  async resolvedPackage(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('version', versionArg) version: string,
+    @Ctx() ctx: Context,
+  ) {
     await authorizeClientRead(ctx, scope, 'packages');
     return this.service.resolved(ctx.em, scope, version);
   }
 
-  @Mutation(() => Package, { description: 'Publishes every draft and modified component as the next package version; NOTHING_TO_PUBLISH when none.' })
-  async createPackage(@Args() scope: ProjectScopeArgs, @Arg('input', { nullable: true, description: 'The request body (REST: the JSON body).' }) input: CreatePackageInput, @Ctx() ctx: Context) {
+  @Mutation(() => Package, {
+    description:
+      'Publishes every draft and modified component as the next package version; NOTHING_TO_PUBLISH when none.',
+  })
+  async createPackage(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('input', { nullable: true, description: 'The request body (REST: the JSON body).' }) input: CreatePackageInput,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'packages', 'create');
     return this.service.create(ctx.em, scope, input?.description, user.userId);
   }

@@ -17,7 +17,11 @@ export class PackageService {
   }
 
   async get(em: EntityManager, scope: ProjectScope, version: string): Promise<Package> {
-    const pkg = await em.findOne(Package, { organizationId: scope.organizationId, projectId: scope.projectId, version });
+    const pkg = await em.findOne(Package, {
+      organizationId: scope.organizationId,
+      projectId: scope.projectId,
+      version,
+    });
     if (!pkg) throw new NotFoundError('Package', version);
     return pkg;
   }
@@ -27,7 +31,14 @@ export class PackageService {
     const rows = await this.versionsOf(em, pkg.components);
     const components = pkg.components.map((c) => {
       const row = rows.get(`${c.id}@${c.version}`)!;
-      return { ...c, type: row.type, title: row.title, description: row.description, compiled: row.compiled, schema: row.schema };
+      return {
+        ...c,
+        type: row.type,
+        title: row.title,
+        description: row.description,
+        compiled: row.compiled,
+        schema: row.schema,
+      };
     });
     return { ...pkg, components };
   }
@@ -37,9 +48,21 @@ export class PackageService {
    * whole library at that moment (unchanged components at their current versions), so content pinned to it can
    * resolve every component it uses. Concurrent calls serialise on a per-project lock: the second finds nothing.
    */
-  async create(em: EntityManager, scope: ProjectScope, description: string | undefined, actorId: string): Promise<Package> {
+  async create(
+    em: EntityManager,
+    scope: ProjectScope,
+    description: string | undefined,
+    actorId: string,
+  ): Promise<Package> {
     return em.transactional(async (tx) => {
-      await tx.getConnection().execute('select pg_advisory_xact_lock(hashtext(?))', [`package:${scope.projectId}`], 'all', tx.getTransactionContext());
+      await tx
+        .getConnection()
+        .execute(
+          'select pg_advisory_xact_lock(hashtext(?))',
+          [`package:${scope.projectId}`],
+          'all',
+          tx.getTransactionContext(),
+        );
       const inProject = { organizationId: scope.organizationId, projectId: scope.projectId };
       const pending = await tx.find(
         Component,
@@ -50,28 +73,67 @@ export class PackageService {
       for (const component of pending) {
         const version = nextVersion(component);
         const { name, type, title, description: about, content, compiled, schema } = component;
-        tx.create(ComponentVersion, { componentId: component.id, ...inProject, version, name, type, title, description: about, content, compiled: compiled ?? '', schema, createdById: actorId });
+        tx.create(ComponentVersion, {
+          componentId: component.id,
+          ...inProject,
+          version,
+          name,
+          type,
+          title,
+          description: about,
+          content,
+          compiled: compiled ?? '',
+          schema,
+          createdById: actorId,
+        });
         Object.assign(component, { status: EntityStatus.published, version, lastPublishedVersion: version });
-        recordEvent(tx, { resourceType: 'components', action: 'published', resourceId: component.id, ...inProject, actorId, version, published: true });
+        recordEvent(tx, {
+          resourceType: 'components',
+          action: 'published',
+          resourceId: component.id,
+          ...inProject,
+          actorId,
+          version,
+          published: true,
+        });
       }
       await tx.flush();
 
-      const library = await tx.find(Component, { ...inProject, status: EntityStatus.published }, { orderBy: { name: 'asc' } });
+      const library = await tx.find(
+        Component,
+        { ...inProject, status: EntityStatus.published },
+        { orderBy: { name: 'asc' } },
+      );
       const components: PackageComponent[] = library.map((c) => ({ id: c.id, name: c.name, version: c.version! }));
       const previous = await tx.findOne(Package, inProject, { orderBy: { createdAt: 'desc', id: 'desc' } });
       const version = nextPackageVersion(
         previous && { version: previous.version, components: await this.schemasOf(tx, previous.components) },
         await this.schemasOf(tx, components),
       );
-      const pkg = tx.create(Package, { ...inProject, version, description: description ?? null, components, createdById: actorId });
-      recordEvent(tx, { resourceType: 'packages', action: 'created', resourceId: pkg.id, ...inProject, actorId, published: true });
+      const pkg = tx.create(Package, {
+        ...inProject,
+        version,
+        description: description ?? null,
+        components,
+        createdById: actorId,
+      });
+      recordEvent(tx, {
+        resourceType: 'packages',
+        action: 'created',
+        resourceId: pkg.id,
+        ...inProject,
+        actorId,
+        published: true,
+      });
       return pkg;
     });
   }
 
   private async versionsOf(em: EntityManager, components: PackageComponent[]): Promise<Map<string, ComponentVersion>> {
     if (components.length === 0) return new Map();
-    const rows = await em.find(ComponentVersion, { $or: components.map((c) => ({ componentId: c.id, version: c.version })) });
+    const rows = await em.find(ComponentVersion, {
+      $or: components.map((c) => ({ componentId: c.id, version: c.version })),
+    });
     return new Map(rows.map((r) => [`${r.componentId}@${r.version}`, r]));
   }
 

@@ -64,19 +64,34 @@ export class ComponentsTransferService implements ProjectTransfer {
     const summary: ImportSummary = {};
     const actorId = options.actorId ?? null;
     const components = await syncRows(em, Component, data.components, { scope, label: 'component' });
-    summary.componentVersions = summarize(await syncRows(em, ComponentVersion, data.componentVersions, { scope, immutable: true, label: 'component version' }));
+    summary.componentVersions = summarize(
+      await syncRows(em, ComponentVersion, data.componentVersions, {
+        scope,
+        immutable: true,
+        label: 'component version',
+      }),
+    );
     recordImportEvents(em, 'components', components, scope, actorId);
     summary.components = summarize(components);
     // A package is a published, immutable record (D7): inserted when missing, never changed.
     const packages = await syncRows(em, Package, data.packages, { scope, immutable: true, label: 'package' });
     for (const pkg of packages.inserted) {
-      recordEvent(em, { resourceType: 'packages', action: 'created', resourceId: pkg.id, ...scope, actorId, published: true });
+      recordEvent(em, {
+        resourceType: 'packages',
+        action: 'created',
+        resourceId: pkg.id,
+        ...scope,
+        actorId,
+        published: true,
+      });
     }
     summary.packages = summarize(packages);
     const assets = await syncRows(em, ComponentAsset, data.componentAssets, { scope, label: 'component asset' });
     recordImportEvents(em, 'assets', assets, scope, actorId);
     summary.componentAssets = summarize(assets);
-    const files = await pendingFiles(this.storage, FOLDER, data.componentAssets, assets, options.files, (row) => this.key(row, scope));
+    const files = await pendingFiles(this.storage, FOLDER, data.componentAssets, assets, options.files, (row) =>
+      this.key(row, scope),
+    );
     return { summary, files };
   }
 

@@ -7,7 +7,8 @@ import { projectComponents } from '../shared/component-catalog';
 const GROUP_FIELDS = ['id', 'name', 'componentIds'] as const;
 
 export async function assertValidAllowList(em: EntityManager, scope: ProjectScope, list: unknown): Promise<void> {
-  if (!Array.isArray(list)) throw new ValidationFailedError([{ path: '/componentIdsAllowList', message: 'must be an array' }]);
+  if (!Array.isArray(list))
+    throw new ValidationFailedError([{ path: '/componentIdsAllowList', message: 'must be an array' }]);
   const ids: string[] = [];
   const seenGroups = new Set<string>();
   const duplicateGroupIds: string[] = [];
@@ -43,7 +44,8 @@ export async function assertValidAllowList(em: EntityManager, scope: ProjectScop
   });
   const known = new Set((await projectComponents(em, scope)).map((c) => c.id));
   const invalidComponentIds = [...new Set(ids.filter((id) => !known.has(id)))];
-  for (const id of invalidComponentIds) errors.push({ path: '/componentIdsAllowList', message: `unknown component "${id}"` });
+  for (const id of invalidComponentIds)
+    errors.push({ path: '/componentIdsAllowList', message: `unknown component "${id}"` });
   if (errors.length === 0) return;
   throw new ValidationFailedError(errors, 'The component allow list is invalid.', {
     ...(duplicateGroupIds.length ? { duplicateGroupIds } : {}),

@@ -23,7 +23,10 @@ export class ContentTypeVersion extends VersionRecord {
   @Property({ length: 64 })
   contentTypeId!: string;
 
-  @Field(() => JSONObjectScalar, { description: 'The type as published: name, description, schema, layout, allow list, templates, permissions, metadata.' })
+  @Field(() => JSONObjectScalar, {
+    description:
+      'The type as published: name, description, schema, layout, allow list, templates, permissions, metadata.',
+  })
   @Property({ type: 'json' })
   content!: ContentTypeSnapshot;
 

@@ -41,7 +41,9 @@ export class ContentType extends RevisionedProjectEntity {
   @Property({ type: 'json' })
   componentIdsAllowList: unknown[] & Opt = [];
 
-  @Field(() => String, { description: 'Package version pinned when the type was last published (`0.0.0` before any package, D7).' })
+  @Field(() => String, {
+    description: 'Package version pinned when the type was last published (`0.0.0` before any package, D7).',
+  })
   @Property({ length: 32 })
   packageVersion: string & Opt = '0.0.0';
 

@@ -22,7 +22,8 @@ describe.each(['postgres', 'pglite'] as const)('content types on %s', (kind) => 
   beforeAll(async () => {
     db = await openTestDatabase(kind, [contentDatabase]);
     run = {
-      schema: (await buildContentSubgraph({ config: loadConfig({ DATA_DIR: tmpdir() }), secret: new Uint8Array(32) })).schema,
+      schema: (await buildContentSubgraph({ config: loadConfig({ DATA_DIR: tmpdir() }), secret: new Uint8Array(32) }))
+        .schema,
       em: db.orm.em,
       principal: adminPrincipal('org-a', 'user-a'),
       projects: fixedProjects(['org-a', 'p1'], ['org-b', 'p2']),
@@ -34,9 +35,19 @@ describe.each(['postgres', 'pglite'] as const)('content types on %s', (kind) => 
     const res = await exec(CREATE, { o: 'org-a', p: 'p1', input: { name: 'Article', schema } });
     expect(res.errors).toBeUndefined();
     const created = (res.data as any).createContentType;
-    expect(created).toMatchObject({ name: 'Article', status: 'draft', version: null, packageVersion: '0.0.0', createdBy: { id: 'user-a' } });
-    const events = await db.orm.em.getConnection().execute('select type, resource_id, project_id, actor_id from event where resource_id = ?', [created.id]);
-    expect(events).toEqual([{ type: 'content-types.created', resource_id: created.id, project_id: 'p1', actor_id: 'user-a' }]);
+    expect(created).toMatchObject({
+      name: 'Article',
+      status: 'draft',
+      version: null,
+      packageVersion: '0.0.0',
+      createdBy: { id: 'user-a' },
+    });
+    const events = await db.orm.em
+      .getConnection()
+      .execute('select type, resource_id, project_id, actor_id from event where resource_id = ?', [created.id]);
+    expect(events).toEqual([
+      { type: 'content-types.created', resource_id: created.id, project_id: 'p1', actor_id: 'user-a' },
+    ]);
   });
 
   it('answers NAME_TAKEN for a duplicate name and writes nothing', async () => {
@@ -61,8 +72,12 @@ describe.each(['postgres', 'pglite'] as const)('content types on %s', (kind) => 
     expect(lastKey).toEqual(expect.any(String));
     const second = (await exec(LIST, { o: 'org-a', p: 'p1', limit: 2, lastKey })).data as any;
     expect(second.contentTypes.data.map((t: any) => t.name)).toEqual(['T2', 'T1']);
-    const third = (await exec(LIST, { o: 'org-a', p: 'p1', limit: 2, lastKey: second.contentTypes.pagination.lastKey })).data as any;
-    expect(third.contentTypes).toEqual({ data: [{ id: expect.any(String), name: 'Article' }], pagination: { lastKey: null } });
+    const third = (await exec(LIST, { o: 'org-a', p: 'p1', limit: 2, lastKey: second.contentTypes.pagination.lastKey }))
+      .data as any;
+    expect(third.contentTypes).toEqual({
+      data: [{ id: expect.any(String), name: 'Article' }],
+      pagination: { lastKey: null },
+    });
 
     const tampered = await exec(LIST, { o: 'org-a', p: 'p1', lastKey: `x${lastKey}` });
     expect(tampered.errors?.[0].extensions).toMatchObject({ code: 'BAD_REQUEST', details: { parameter: 'lastKey' } });
@@ -81,9 +96,14 @@ describe.each(['postgres', 'pglite'] as const)('content types on %s', (kind) => 
   });
 
   it('updates only the members given; a published type becomes modified', async () => {
-    const created = ((await exec(CREATE, { o: 'org-a', p: 'p1', input: { name: 'Page', description: 'd', schema } })).data as any)
-      .createContentType;
-    await db.orm.em.getConnection().execute(`update content_type set status = 'published', version = 1, last_published_version = 1 where id = ?`, [created.id]);
+    const created = (
+      (await exec(CREATE, { o: 'org-a', p: 'p1', input: { name: 'Page', description: 'd', schema } })).data as any
+    ).createContentType;
+    await db.orm.em
+      .getConnection()
+      .execute(`update content_type set status = 'published', version = 1, last_published_version = 1 where id = ?`, [
+        created.id,
+      ]);
     const res = await exec(
       `mutation($o: ID!, $p: ID!, $id: ID!, $input: UpdateContentTypeInput!) {
         updateContentType(organizationId: $o, projectId: $p, id: $id, input: $input) { name description status version lastPublishedVersion }
@@ -101,8 +121,18 @@ describe.each(['postgres', 'pglite'] as const)('content types on %s', (kind) => 
   });
 
   it('requires the permission flag: FORBIDDEN names resource and action', async () => {
-    const readOnly = { principal: { kind: 'user' as const, userId: 'u', organizationId: 'org-a', permissions: { contentTypes: { read: true } } } };
+    const readOnly = {
+      principal: {
+        kind: 'user' as const,
+        userId: 'u',
+        organizationId: 'org-a',
+        permissions: { contentTypes: { read: true } },
+      },
+    };
     const res = await exec(CREATE, { o: 'org-a', p: 'p1', input: { name: 'X', schema } }, readOnly);
-    expect(res.errors?.[0].extensions).toMatchObject({ code: 'FORBIDDEN', details: { resource: 'contentTypes', action: 'create' } });
+    expect(res.errors?.[0].extensions).toMatchObject({
+      code: 'FORBIDDEN',
+      details: { resource: 'contentTypes', action: 'create' },
+    });
   });
 });

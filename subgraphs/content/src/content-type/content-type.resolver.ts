@@ -1,9 +1,26 @@
 // GraphQL surface of content types; REST routes are derived from these fields (see routes.ts).
-import { authorizeClientRead, authorizeProject, CursorArgs, CursorList, ProjectScopeArgs, VersionList, type Context, UserReference, userRef, VersionFieldsResolver, ExpectedRevisionArgs } from '@cp/graphql';
+import {
+  authorizeClientRead,
+  authorizeProject,
+  CursorArgs,
+  CursorList,
+  ProjectScopeArgs,
+  VersionList,
+  type Context,
+  UserReference,
+  userRef,
+  VersionFieldsResolver,
+  ExpectedRevisionArgs,
+} from '@cp/graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ContentTypeVersion } from './content-type-version.entity';
 import { ContentType } from './content-type.entity';
-import { ContentTypeStatusInput, CreateContentTypeInput, RollbackInput, UpdateContentTypeInput } from './content-type.inputs';
+import {
+  ContentTypeStatusInput,
+  CreateContentTypeInput,
+  RollbackInput,
+  UpdateContentTypeInput,
+} from './content-type.inputs';
 import { ContentTypeService } from './content-type.service';
 import { getVisibleContentType, listVisibleContentTypes } from './published-content-types';
 
@@ -35,63 +52,122 @@ export class ContentTypeResolver {
     return getVisibleContentType(ctx.em, scope, id, visibility);
   }
 
-  @Query(() => ContentTypeVersionList, { description: 'Published versions of a content type, newest first (D11: `{data}`).' })
-  async contentTypeVersions(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+  @Query(() => ContentTypeVersionList, {
+    description: 'Published versions of a content type, newest first (D11: `{data}`).',
+  })
+  async contentTypeVersions(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Ctx() ctx: Context,
+  ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'contentTypes');
     if (visibility !== 'admin') await getVisibleContentType(ctx.em, scope, id, visibility);
     return { data: await this.service.versions(ctx.em, scope, id) };
   }
 
   @Mutation(() => ContentType, { description: 'Creates a content type in `draft`.' })
-  async createContentType(@Args() scope: ProjectScopeArgs, @Arg('input', body) input: CreateContentTypeInput, @Ctx() ctx: Context) {
+  async createContentType(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('input', body) input: CreateContentTypeInput,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'contentTypes', 'create');
     return this.service.create(ctx.em, scope, input, user.userId);
   }
 
   @Mutation(() => ContentType, { description: 'Changes the members given; a published type becomes `modified`.' })
-  async updateContentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: UpdateContentTypeInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async updateContentType(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Arg('input', body) input: UpdateContentTypeInput,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');
     return this.service.update(ctx.em, scope, id, input, user.userId);
   }
 
-  @Mutation(() => ContentType, { description: 'Publishes the next consecutive version and pins the latest package (D7).' })
-  async publishContentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  @Mutation(() => ContentType, {
+    description: 'Publishes the next consecutive version and pins the latest package (D7).',
+  })
+  async publishContentType(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'contentTypes', 'publish');
     return this.service.publish(ctx.em, scope, id, user.userId);
   }
 
   @Mutation(() => ContentType, { description: 'Withdraws a published type; its version is kept.' })
-  async unpublishContentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async unpublishContentType(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'contentTypes', 'publish');
     return this.service.unpublish(ctx.em, scope, id, user.userId);
   }
 
   @Mutation(() => ContentType, { description: 'Cancels the working copy of a `modified` type.' })
-  async discardContentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async discardContentType(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');
     return this.service.discard(ctx.em, scope, id, user.userId);
   }
 
   @Mutation(() => ContentType, { description: 'Makes a working copy from an earlier version of a `published` type.' })
-  async rollbackContentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: RollbackInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async rollbackContentType(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Arg('input', body) input: RollbackInput,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');
     return this.service.rollback(ctx.em, scope, id, input.version, user.userId);
   }
 
   @Mutation(() => ContentType, { description: 'Soft-deletes a content type; history is kept.' })
-  async deleteContentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async deleteContentType(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'contentTypes', 'delete');
     return this.service.delete(ctx.em, scope, id, user.userId);
   }
 
-  @Mutation(() => ContentType, { description: 'Restores a deleted type as `modified` (or `draft` if never published).' })
-  async restoreContentType(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  @Mutation(() => ContentType, {
+    description: 'Restores a deleted type as `modified` (or `draft` if never published).',
+  })
+  async restoreContentType(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');
     return this.service.restore(ctx.em, scope, id, user.userId);
   }
 
-  @Mutation(() => ContentType, { description: 'Direct status override (draft, published, deleted); prefer publish, unpublish and discard.' })
-  async setContentTypeStatus(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: ContentTypeStatusInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  @Mutation(() => ContentType, {
+    description: 'Direct status override (draft, published, deleted); prefer publish, unpublish and discard.',
+  })
+  async setContentTypeStatus(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Arg('input', body) input: ContentTypeStatusInput,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');
     return this.service.setStatus(ctx.em, scope, id, input.status, user.userId);
   }

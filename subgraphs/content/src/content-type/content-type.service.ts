@@ -42,7 +42,12 @@ export class ContentTypeService {
     return type;
   }
 
-  async create(em: EntityManager, scope: ProjectScope, input: CreateContentTypeInput, actorId: string): Promise<ContentType> {
+  async create(
+    em: EntityManager,
+    scope: ProjectScope,
+    input: CreateContentTypeInput,
+    actorId: string,
+  ): Promise<ContentType> {
     const name = requireName(input.name);
     assertValidJsonSchema(input.schema);
     if (input.componentIdsAllowList !== undefined) await assertValidAllowList(em, scope, input.componentIdsAllowList);
@@ -83,7 +88,14 @@ export class ContentTypeService {
     return this.transition(em, scope, id, 'publish', actorId, async (tx, type) => {
       const version = nextVersion(type);
       const packageVersion = await latestPackageVersion(tx, scope);
-      tx.create(ContentTypeVersion, { contentTypeId: type.id, ...scope, version, content: snapshot(type), packageVersion, createdById: actorId });
+      tx.create(ContentTypeVersion, {
+        contentTypeId: type.id,
+        ...scope,
+        version,
+        content: snapshot(type),
+        packageVersion,
+        createdById: actorId,
+      });
       Object.assign(type, { status: EntityStatus.published, version, lastPublishedVersion: version, packageVersion });
       return version;
     });
@@ -96,7 +108,11 @@ export class ContentTypeService {
   discard(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
     return this.transition(em, scope, id, 'discard', actorId, async (tx, type) => {
       const last = await this.version(tx, type, type.lastPublishedVersion!);
-      Object.assign(type, last.content, { status: EntityStatus.published, version: last.version, packageVersion: last.packageVersion });
+      Object.assign(type, last.content, {
+        status: EntityStatus.published,
+        version: last.version,
+        packageVersion: last.packageVersion,
+      });
       return last.version;
     });
   }
@@ -118,9 +134,18 @@ export class ContentTypeService {
   }
 
   /** `PATCH …/status`: published and deleted run the real transitions; draft is the spec's unvalidated override. */
-  async setStatus(em: EntityManager, scope: ProjectScope, id: string, status: string, actorId: string): Promise<ContentType> {
+  async setStatus(
+    em: EntityManager,
+    scope: ProjectScope,
+    id: string,
+    status: string,
+    actorId: string,
+  ): Promise<ContentType> {
     if (!OVERRIDABLE.includes(status as EntityStatus)) {
-      throw new AppError('INVALID_STATUS', `Status must be one of ${OVERRIDABLE.join(', ')}.`, { status, allowed: OVERRIDABLE });
+      throw new AppError('INVALID_STATUS', `Status must be one of ${OVERRIDABLE.join(', ')}.`, {
+        status,
+        allowed: OVERRIDABLE,
+      });
     }
     const current = await this.get(em, scope, id);
     if (current.status === status) return current;
@@ -147,12 +172,34 @@ export class ContentTypeService {
 }
 
 function snapshot(type: ContentType): ContentTypeSnapshot {
-  const { name, description, schema, layoutComponentId, componentIdsAllowList, templateContentIds, permissions, metadata } = type;
-  return { name, description, schema, layoutComponentId, componentIdsAllowList, templateContentIds, permissions, metadata };
+  const {
+    name,
+    description,
+    schema,
+    layoutComponentId,
+    componentIdsAllowList,
+    templateContentIds,
+    permissions,
+    metadata,
+  } = type;
+  return {
+    name,
+    description,
+    schema,
+    layoutComponentId,
+    componentIdsAllowList,
+    templateContentIds,
+    permissions,
+    metadata,
+  };
 }
 
 /** The layout must be a layout component of the project, templates entries of it (422 otherwise). */
-function assertTypeReferences(em: EntityManager, scope: ProjectScope, input: { layoutComponentId?: string | null; templateContentIds?: string[] }) {
+function assertTypeReferences(
+  em: EntityManager,
+  scope: ProjectScope,
+  input: { layoutComponentId?: string | null; templateContentIds?: string[] },
+) {
   return assertProjectReferences(em, scope, [
     {
       table: 'component',

@@ -3,7 +3,12 @@
 import { lastPublishedVersions } from '@cp/db';
 import { NotFoundError } from '@cp/errors';
 import {
-  EntityStatus, keysetPage, PREVIEW_STATUSES, type CursorArgs, type KeyVisibility, type ProjectScope,
+  EntityStatus,
+  keysetPage,
+  PREVIEW_STATUSES,
+  type CursorArgs,
+  type KeyVisibility,
+  type ProjectScope,
 } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from './content-type-version.entity';
@@ -22,7 +27,13 @@ async function asPublished(em: EntityManager, types: ContentType[]): Promise<Con
     const v = versions.get(t.id);
     if (!v) return [];
     // The working copy's `updatedAt` and `revision` move with every draft edit: the version's own stand in (D9).
-    const published = { status: EntityStatus.published, version: v.version, packageVersion: v.packageVersion, updatedAt: v.createdAt, revision: v.version };
+    const published = {
+      status: EntityStatus.published,
+      version: v.version,
+      packageVersion: v.packageVersion,
+      updatedAt: v.createdAt,
+      revision: v.version,
+    };
     return [{ ...t, ...v.content, ...published } as ContentType];
   });
 }

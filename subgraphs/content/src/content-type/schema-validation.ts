@@ -7,12 +7,18 @@ export function assertValidJsonSchema(schema: unknown, path = '/schema'): void {
     throw new ValidationFailedError([{ path, message: 'must be a JSON Schema object' }]);
   }
   if (!ajv.validateSchema(schema)) {
-    const errors = (ajv.errors ?? []).map((e) => ({ path: `${path}${e.instancePath}`, message: e.message ?? 'is invalid' }));
+    const errors = (ajv.errors ?? []).map((e) => ({
+      path: `${path}${e.instancePath}`,
+      message: e.message ?? 'is invalid',
+    }));
     throw new ValidationFailedError(errors, 'The schema is not valid JSON Schema 2020-12.');
   }
   try {
     ajv.compile(schema);
   } catch (e) {
-    throw new ValidationFailedError([{ path, message: (e as Error).message }], 'The schema is not valid JSON Schema 2020-12.');
+    throw new ValidationFailedError(
+      [{ path, message: (e as Error).message }],
+      'The schema is not valid JSON Schema 2020-12.',
+    );
   }
 }

@@ -5,9 +5,16 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { packageModules } from '../shared/component-catalog';
 import type { Content } from './content.entity';
 
-type Compilable = Pick<Content, 'id' | 'name' | 'typeId' | 'typeVersion' | 'packageVersion' | 'content'> & { version?: number | null };
+type Compilable = Pick<Content, 'id' | 'name' | 'typeId' | 'typeVersion' | 'packageVersion' | 'content'> & {
+  version?: number | null;
+};
 
-export async function compileContent(em: EntityManager, scope: ProjectScope, entry: Compilable, layoutComponentId?: string | null): Promise<string> {
+export async function compileContent(
+  em: EntityManager,
+  scope: ProjectScope,
+  entry: Compilable,
+  layoutComponentId?: string | null,
+): Promise<string> {
   const modules = entry.packageVersion === '0.0.0' ? [] : await packageModules(em, scope, entry.packageVersion);
   const layout = modules.find((m) => m.id === layoutComponentId) ?? null;
   const { id, name, typeId, typeVersion, packageVersion } = entry;

@@ -7,7 +7,8 @@ import { searchWhere } from './content-query';
 /** Every leaf value of a condition tree: objects other than Dates and arrays are operators, never values. */
 function leaves(node: unknown, out: unknown[] = []): unknown[] {
   if (Array.isArray(node)) node.forEach((n) => leaves(n, out));
-  else if (node && typeof node === 'object' && !(node instanceof Date)) Object.values(node).forEach((n) => leaves(n, out));
+  else if (node && typeof node === 'object' && !(node instanceof Date))
+    Object.values(node).forEach((n) => leaves(n, out));
   else out.push(node);
   return out;
 }
@@ -23,24 +24,45 @@ function operators(node: unknown, out = new Set<string>()): Set<string> {
   return out;
 }
 
-const FIELDS = ['type', 'typeId', 'tags', 'status', 'name', 'createdAt', 'updatedAt', 'metadata.author', 'constructor', 'toString', '__proto__'];
+const FIELDS = [
+  'type',
+  'typeId',
+  'tags',
+  'status',
+  'name',
+  'createdAt',
+  'updatedAt',
+  'metadata.author',
+  'constructor',
+  'toString',
+  '__proto__',
+];
 const OPS = ['eq', 'neq', 'in', 'all', 'any', 'gte', 'lte', 'gt', 'lt', 'like', '$ne', '$or', 'constructor'];
 const SAFE_OPERATORS = new Set(['$contains', '$not', '$ne', '$in', '$or', '$ilike', '$gte', '$lte', '$gt', '$lt']);
 
 describe('searchWhere (D2)', () => {
   it('builds the specification operators', () => {
-    expect(searchWhere({ name: { like: 'Quant' }, tags: { any: ['a', 'b'], all: ['c'] }, status: { eq: 'published' } })).toEqual([
+    expect(
+      searchWhere({ name: { like: 'Quant' }, tags: { any: ['a', 'b'], all: ['c'] }, status: { eq: 'published' } }),
+    ).toEqual([
       { name: { $ilike: '%Quant%' } },
       { $or: [{ tags: { $contains: ['a'] } }, { tags: { $contains: ['b'] } }] },
       { tags: { $contains: ['c'] } },
       { status: 'published' },
     ]);
-    expect(searchWhere({ createdAt: { gte: '2026-01-01T00:00:00Z' } })).toEqual([{ createdAt: { $gte: new Date('2026-01-01T00:00:00Z') } }]);
-    expect(searchWhere({ name: { like: '%end' }, tags: { in: [] } })).toEqual([{ name: { $ilike: '%end' } }, { id: { $in: [] } }]);
+    expect(searchWhere({ createdAt: { gte: '2026-01-01T00:00:00Z' } })).toEqual([
+      { createdAt: { $gte: new Date('2026-01-01T00:00:00Z') } },
+    ]);
+    expect(searchWhere({ name: { like: '%end' }, tags: { in: [] } })).toEqual([
+      { name: { $ilike: '%end' } },
+      { id: { $in: [] } },
+    ]);
     // Without `%` a value is a literal substring; with it, the caller's pattern (a final lone backslash is refused).
     expect(searchWhere({ name: { like: 'a_b\\' } })).toEqual([{ name: { $ilike: '%a\\_b\\\\%' } }]);
     expect(searchWhere({ name: { like: '50%\\\\' } })).toEqual([{ name: { $ilike: '50%\\\\' } }]);
-    expect(() => searchWhere({ name: { like: '50%\\' } })).toThrowError(expect.objectContaining({ code: 'BAD_REQUEST' }));
+    expect(() => searchWhere({ name: { like: '50%\\' } })).toThrowError(
+      expect.objectContaining({ code: 'BAD_REQUEST' }),
+    );
   });
 
   it('refuses operator objects, wrong types and inapplicable operators with BAD_REQUEST', () => {
@@ -61,12 +83,20 @@ describe('searchWhere (D2)', () => {
       { name: { like: null } },
     ];
     for (const filter of bad) {
-      expect(() => searchWhere(filter), JSON.stringify(filter)).toThrowError(expect.objectContaining({ code: 'BAD_REQUEST', details: expect.objectContaining({ field: expect.any(String) }) }));
+      expect(() => searchWhere(filter), JSON.stringify(filter)).toThrowError(
+        expect.objectContaining({
+          code: 'BAD_REQUEST',
+          details: expect.objectContaining({ field: expect.any(String) }),
+        }),
+      );
     }
   });
 
   it('for any JSON filter: either a 400, or conditions whose values are strings or Dates and whose operators are ours', () => {
-    const filter = fc.dictionary(fc.constantFrom(...FIELDS), fc.oneof(fc.dictionary(fc.constantFrom(...OPS), fc.jsonValue({ maxDepth: 3 })), fc.jsonValue({ maxDepth: 2 })));
+    const filter = fc.dictionary(
+      fc.constantFrom(...FIELDS),
+      fc.oneof(fc.dictionary(fc.constantFrom(...OPS), fc.jsonValue({ maxDepth: 3 })), fc.jsonValue({ maxDepth: 2 })),
+    );
     fc.assert(
       fc.property(filter, (f) => {
         let where: unknown;

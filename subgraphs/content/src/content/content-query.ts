@@ -12,10 +12,14 @@ export const MAX_SEARCH_WORDS = 32;
 
 /** The words of a `search` or `query` text; more than 1000 characters or `MAX_SEARCH_WORDS` words is a 400. */
 export function searchWords(terms: string, parameter: 'search' | 'query'): string[] {
-  if (terms.length > 1000) throw new BadRequestError(`${parameter} must be at most 1000 characters.`, { parameter, limit: 1000 });
+  if (terms.length > 1000)
+    throw new BadRequestError(`${parameter} must be at most 1000 characters.`, { parameter, limit: 1000 });
   const words = terms.match(/[\p{L}\p{N}]+/gu) ?? [];
   if (words.length > MAX_SEARCH_WORDS) {
-    throw new BadRequestError(`${parameter} may hold at most ${MAX_SEARCH_WORDS} words.`, { parameter, limit: MAX_SEARCH_WORDS });
+    throw new BadRequestError(`${parameter} may hold at most ${MAX_SEARCH_WORDS} words.`, {
+      parameter,
+      limit: MAX_SEARCH_WORDS,
+    });
   }
   return words;
 }
@@ -28,7 +32,9 @@ export function fullText(terms: string, parameter: 'search' | 'query' = 'search'
   // English drops stop words; a search of nothing but stop words ("the") then matches nothing at all, so it falls back
   // to plain prefixes ("the" finds "theme").
   const tsquery = `case when numnode(to_tsquery('english', ?)) > 0 then to_tsquery('english', ?) else to_tsquery('simple', ?) end`;
-  return { [raw((alias) => `${alias}.search_vector @@ (${tsquery})`, [query, query, query])]: true } as FilterQuery<Content>;
+  return {
+    [raw((alias) => `${alias}.search_vector @@ (${tsquery})`, [query, query, query])]: true,
+  } as FilterQuery<Content>;
 }
 
 /**
@@ -45,9 +51,7 @@ export function listWhere(
   const typeId = args.typeId ?? args.type ?? args.contentType;
   if (typeId) where.push({ typeId });
   const allowed =
-    visibility === 'published' ? [EntityStatus.published]
-    : visibility === 'preview' ? PREVIEW_STATUSES
-    : undefined;
+    visibility === 'published' ? [EntityStatus.published] : visibility === 'preview' ? PREVIEW_STATUSES : undefined;
   if (args.status && allowed && !allowed.includes(args.status)) {
     const sees = visibility === 'published' ? 'published content only' : 'drafts, working copies and published content';
     const message = `This API key sees ${sees}: status may only be ${allowed.map((s) => `\`${s}\``).join(', ')}.`;
@@ -56,8 +60,12 @@ export function listWhere(
   if (visibility === 'preview') where.push({ status: { $in: [...PREVIEW_STATUSES] } });
   if (args.status && visibility !== 'published') where.push({ status: args.status });
   if (args.isTemplate !== undefined && args.isTemplate !== null) where.push({ isTemplate: args.isTemplate });
-  if (args.folderId !== undefined && args.folderId !== null) where.push({ folderId: args.folderId === 'null' ? null : args.folderId });
-  const tags = args.tags?.split(',').map((t) => t.trim()).filter(Boolean);
+  if (args.folderId !== undefined && args.folderId !== null)
+    where.push({ folderId: args.folderId === 'null' ? null : args.folderId });
+  const tags = args.tags
+    ?.split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (tags?.length) where.push({ tags: { $contains: tags } } as FilterQuery<Content>);
   const text = fullText(args.search ?? '');
   if (text) where.push(text);
@@ -107,7 +115,10 @@ export function searchWhere(
     const spec = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
     if (!spec) throw new BadRequestError(`Unknown filter field "${field}".`, { field, allowed: Object.keys(FIELDS) });
     if (typeof ops !== 'object' || ops === null || Array.isArray(ops)) {
-      throw new BadRequestError(`Filter "${field}" must be an object of operators.`, { field, allowed: OPERATORS[spec.kind] });
+      throw new BadRequestError(`Filter "${field}" must be an object of operators.`, {
+        field,
+        allowed: OPERATORS[spec.kind],
+      });
     }
     return Object.entries(ops).flatMap(([op, value]) => {
       const where = condition(field, spec.column, spec.kind, op, value);
@@ -127,27 +138,35 @@ function matchesPublished(op: string, value: unknown): boolean {
 function condition(field: string, column: string, kind: FieldKind, op: string, value: unknown): FilterQuery<Content> {
   if (!OPERATORS[kind].includes(op)) {
     const known = ALL_OPERATORS.includes(op);
-    throw new BadRequestError(known ? `Operator "${op}" does not apply to "${field}".` : `Unknown operator "${op}" on "${field}".`, { field, operator: op, allowed: OPERATORS[kind] });
+    throw new BadRequestError(
+      known ? `Operator "${op}" does not apply to "${field}".` : `Unknown operator "${op}" on "${field}".`,
+      { field, operator: op, allowed: OPERATORS[kind] },
+    );
   }
   const on = (expr: unknown): FilterQuery<Content> =>
     (column === 'metadata.author' ? { metadata: { author: expr } } : { [column]: expr }) as FilterQuery<Content>;
   // Values are scalars checked here: an object would reach the ORM as operators of its own (`{"eq": {"$ne": 1}}`).
   const one = (v: unknown) => scalar(field, op, kind, v);
   const many = () => {
-    if (!Array.isArray(value)) throw new BadRequestError(`Operator "${op}" on "${field}" needs an array.`, { field, operator: op });
+    if (!Array.isArray(value))
+      throw new BadRequestError(`Operator "${op}" on "${field}" needs an array.`, { field, operator: op });
     return value.map(one);
   };
   switch (op) {
     case 'eq':
       return kind === 'tags' ? on({ $contains: [one(value)] }) : on(one(value));
     case 'neq':
-      return kind === 'tags' ? ({ $not: on({ $contains: [one(value)] }) } as FilterQuery<Content>) : on({ $ne: one(value) });
+      return kind === 'tags'
+        ? ({ $not: on({ $contains: [one(value)] }) } as FilterQuery<Content>)
+        : on({ $ne: one(value) });
     case 'in':
     case 'any': {
       const values = many();
       if (values.length === 0) return NOTHING; // in/any of nothing matches nothing
       // On tags, `in` is "has any of these", like `any`.
-      return kind === 'tags' ? ({ $or: values.map((t) => on({ $contains: [t] })) } as FilterQuery<Content>) : on({ $in: values });
+      return kind === 'tags'
+        ? ({ $or: values.map((t) => on({ $contains: [t] })) } as FilterQuery<Content>)
+        : on({ $in: values });
     }
     case 'all':
       return on({ $contains: many() });
@@ -156,7 +175,10 @@ function condition(field: string, column: string, kind: FieldKind, op: string, v
       const text = one(value) as string;
       if (!text.includes('%')) return on({ $ilike: `%${escapeLike(text)}%` });
       if (/(?<!\\)(?:\\\\)*\\$/.test(text)) {
-        throw new BadRequestError('A `like` pattern can\'t end with a lone backslash: it escapes the character after it.', { field, operator: op });
+        throw new BadRequestError(
+          "A `like` pattern can't end with a lone backslash: it escapes the character after it.",
+          { field, operator: op },
+        );
       }
       return on({ $ilike: text });
     }
@@ -169,11 +191,14 @@ function condition(field: string, column: string, kind: FieldKind, op: string, v
 function scalar(field: string, op: string, kind: FieldKind, value: unknown): unknown {
   if (kind === 'date') {
     const at = typeof value === 'string' ? new Date(value) : undefined;
-    if (!at || Number.isNaN(at.getTime())) throw new BadRequestError(`Filter "${field}" needs an ISO 8601 date.`, { field, operator: op });
+    if (!at || Number.isNaN(at.getTime()))
+      throw new BadRequestError(`Filter "${field}" needs an ISO 8601 date.`, { field, operator: op });
     return at;
   }
-  if (typeof value !== 'string') throw new BadRequestError(`Filter "${field}" (${op}) needs a string.`, { field, operator: op });
-  if (kind === 'status' && !Object.hasOwn(EntityStatus, value)) throw new BadRequestError(`Unknown status "${value}".`, { field, value });
+  if (typeof value !== 'string')
+    throw new BadRequestError(`Filter "${field}" (${op}) needs a string.`, { field, operator: op });
+  if (kind === 'status' && !Object.hasOwn(EntityStatus, value))
+    throw new BadRequestError(`Unknown status "${value}".`, { field, value });
   return value;
 }
 
@@ -188,9 +213,15 @@ export async function matchingIds(
   published = false,
 ): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const among = { [raw((alias) => `${alias}.id in (select jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(ids)])]: true } as FilterQuery<Content>;
+  const among = {
+    [raw((alias) => `${alias}.id in (select jsonb_array_elements_text(?::jsonb))`, [JSON.stringify(ids)])]: true,
+  } as FilterQuery<Content>;
   const from = published ? PublishedContent : Content;
-  const rows: { id: string }[] = await em.createQueryBuilder(from as typeof Content, 'c').select('id').where({ $and: [...where, among] } as never).execute('all', false);
+  const rows: { id: string }[] = await em
+    .createQueryBuilder(from as typeof Content, 'c')
+    .select('id')
+    .where({ $and: [...where, among] } as never)
+    .execute('all', false);
   return new Set(rows.map((r) => r.id));
 }
 
@@ -200,7 +231,9 @@ export function sortOrder(sort: unknown): 'asc' | 'desc' {
   const list = Array.isArray(sort) ? sort : [sort];
   const [first] = list as { field?: unknown; order?: unknown }[];
   if (list.length !== 1 || first?.field !== 'updatedAt' || (first.order !== 'asc' && first.order !== 'desc')) {
-    throw new BadRequestError('sort supports one entry: {field: "updatedAt", order: "asc" | "desc"}.', { parameter: 'sort' });
+    throw new BadRequestError('sort supports one entry: {field: "updatedAt", order: "asc" | "desc"}.', {
+      parameter: 'sort',
+    });
   }
   return first.order;
 }

@@ -14,7 +14,14 @@ describe('QueryShapes on content filters', () => {
   let builds = 0;
   const build = (where: FilterQuery<Content>) => {
     builds++;
-    return db.orm.em.fork().createQueryBuilder(PublishedContent, 'c').select('*').where(where as QBFilterQuery<PublishedContent>).orderBy({ updatedAt: 'desc', id: 'desc' }).limit(21).getKnexQuery();
+    return db.orm.em
+      .fork()
+      .createQueryBuilder(PublishedContent, 'c')
+      .select('*')
+      .where(where as QBFilterQuery<PublishedContent>)
+      .orderBy({ updatedAt: 'desc', id: 'desc' })
+      .limit(21)
+      .getKnexQuery();
   };
   const fresh = (where: FilterQuery<Content>) => {
     const { sql, bindings } = build(where).toSQL();
@@ -30,14 +37,20 @@ describe('QueryShapes on content filters', () => {
   const list = (o: string, p: string, args: Record<string, unknown> = {}, visibility: Visibility = 'published') =>
     ({ $and: listWhere(scope(o, p), args, visibility) }) as FilterQuery<Content>;
   const cursor = (where: FilterQuery<Content>, at: Date, id: string) =>
-    ({ $and: [where, { $or: [{ updatedAt: { $lt: at } }, { updatedAt: at, id: { $lt: id } }] }] }) as FilterQuery<Content>;
+    ({
+      $and: [where, { $or: [{ updatedAt: { $lt: at } }, { updatedAt: at, id: { $lt: id } }] }],
+    }) as FilterQuery<Content>;
 
   it('learns a shape once, then answers other values of it without building', () => {
     const shapes = new QueryShapes<FilterQuery<Content>>();
     expect(shapes.compile('k', list('org-a', 'p1'), build)).toEqual(fresh(list('org-a', 'p1')));
     builds = 0;
     // Equal organization and project ids can't be told apart by value: the sentinels tell them apart by position.
-    for (const [o, p] of [['org-b', 'p2'], ['same', 'same'], ["o'; drop table content; --", 'p?']]) {
+    for (const [o, p] of [
+      ['org-b', 'p2'],
+      ['same', 'same'],
+      ["o'; drop table content; --", 'p?'],
+    ]) {
       expect(shapes.compile('k', list(o, p), build)).toEqual(fresh(list(o, p)));
     }
     expect(builds).toBe(3); // only the three `fresh` references
@@ -59,9 +72,15 @@ describe('QueryShapes on content filters', () => {
     expect(builds).toBe(cases.length); // learned: only the `fresh` references build
   });
 
-  it('keeps the working rows\' views apart: a preview key\'s status limit is part of its shape (D18)', () => {
+  it("keeps the working rows' views apart: a preview key's status limit is part of its shape (D18)", () => {
     const working = (where: FilterQuery<Content>) =>
-      db.orm.em.fork().createQueryBuilder(Content, 'c').select('*').where(where as QBFilterQuery<Content>).limit(21).getKnexQuery();
+      db.orm.em
+        .fork()
+        .createQueryBuilder(Content, 'c')
+        .select('*')
+        .where(where as QBFilterQuery<Content>)
+        .limit(21)
+        .getKnexQuery();
     const sql = (where: FilterQuery<Content>) => {
       const { sql, bindings } = working(where).toSQL();
       return { sql, bindings: [...bindings] };
@@ -76,7 +95,9 @@ describe('QueryShapes on content filters', () => {
       list('org-b', 'p2', {}, 'preview'),
     ];
     for (const where of cases) expect(shapes.compile('k', where, working)).toEqual(sql(where));
-    expect(sql(list('o', 'p', {}, 'preview')).bindings).toEqual(expect.arrayContaining(['draft', 'modified', 'published']));
+    expect(sql(list('o', 'p', {}, 'preview')).bindings).toEqual(
+      expect.arrayContaining(['draft', 'modified', 'published']),
+    );
   });
 
   it('builds every time what it cannot prove: converted values and raw fragments', () => {

@@ -21,7 +21,10 @@ const columnsByOrm = new WeakMap<object, Columns>();
 function columnsOf(em: EntityManager): Columns {
   let columns = columnsByOrm.get(em.config);
   if (!columns) {
-    const props = em.getMetadata().get(Content.name).props.filter((p) => p.fieldNames?.length && p.persist !== false);
+    const props = em
+      .getMetadata()
+      .get(Content.name)
+      .props.filter((p) => p.fieldNames?.length && p.persist !== false);
     const all = props.map((p) => p.name);
     const typeVersion = em
       .getMetadata()
@@ -29,7 +32,10 @@ function columnsOf(em: EntityManager): Columns {
       .props.flatMap((p) => p.fieldNames ?? [])
       .map((column) => `t.${column} as t__${column}`);
     const withoutCompiled = all.filter((name) => name !== 'compiled');
-    const published = em.getMetadata().get(PublishedContent.name).props.map((p) => p.name);
+    const published = em
+      .getMetadata()
+      .get(PublishedContent.name)
+      .props.map((p) => p.name);
     columnsByOrm.set(em.config, (columns = { all, withoutCompiled, typeVersion, published }));
   }
   return columns;
@@ -102,21 +108,30 @@ export async function readContentRows(
         .offset(offset)
         .getKnexQuery()
         .join('content_version as v', (on) => on.on('v.content_id', '=', 'c.id').andOn('v.version', '=', 'c.version'))
-        .select(em.getKnex().raw(`v.content->'content' as v__document`), ...(compiled ? ['v.compiled as v__compiled'] : []));
+        .select(
+          em.getKnex().raw(`v.content->'content' as v__document`),
+          ...(compiled ? ['v.compiled as v__compiled'] : []),
+        );
     }
     if (typeVersion) {
       // The row's own type version: the published version's in the projection (a later migration of the working copy
       // doesn't move it), the working copy's otherwise.
       query
-        .join('content_type_version as t', (on) => on.on('t.content_type_id', '=', 'c.type_id').andOn('t.version', '=', 'c.type_version'))
+        .join('content_type_version as t', (on) =>
+          on.on('t.content_type_id', '=', 'c.type_id').andOn('t.version', '=', 'c.type_version'),
+        )
         .select(columnsOf(em).typeVersion);
     }
     return query;
   };
   const key = `${published}|${typeVersion}|${compiled}|${JSON.stringify(orderBy)}|${limit}`;
   // A later page is built as is: learning a shape per page number would only fill the cache.
-  const { sql, bindings } = offset ? build(where).toSQL() : shapesOf(em, offset === undefined ? 'lists' : 'searches').compile(key, where, build);
-  const rows: Record<string, unknown>[] = await em.getConnection().execute(sql, [...bindings], 'all', em.getTransactionContext());
+  const { sql, bindings } = offset
+    ? build(where).toSQL()
+    : shapesOf(em, offset === undefined ? 'lists' : 'searches').compile(key, where, build);
+  const rows: Record<string, unknown>[] = await em
+    .getConnection()
+    .execute(sql, [...bindings], 'all', em.getTransactionContext());
   const driver = em.getDriver();
   const meta = em.getMetadata().get(published ? PublishedContent.name : Content.name);
   const typeMeta = typeVersion ? em.getMetadata().get(ContentTypeVersion.name) : undefined;

@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import { projectComponents, type CatalogComponent } from '../shared/component-catalog';
 import { jsonSchema as ajv } from '../shared/json-schema';
 
-
 /** Compiled validators by schema content: types and components change rarely, documents are validated often. */
 const validators = new Map<string, ValidateFunction>();
 /** By schema object too: a type version's schema is one shared object (read once), so most lookups hash nothing. */
@@ -34,10 +33,20 @@ function toFieldErrors(errors: ErrorObject[] | null | undefined, prefix: string)
 }
 
 /** The components an entry may use: the type's allow list (ids or groups `{id, name, componentIds}`), or all when empty. */
-export async function allowedComponents(em: EntityManager, scope: ProjectScope, allowList: unknown[]): Promise<Map<string, CatalogComponent>> {
+export async function allowedComponents(
+  em: EntityManager,
+  scope: ProjectScope,
+  allowList: unknown[],
+): Promise<Map<string, CatalogComponent>> {
   const all = await projectComponents(em, scope);
   const ids = new Set(
-    allowList.flatMap((entry) => (typeof entry === 'string' ? [entry] : ((entry as { componentIds?: unknown[] })?.componentIds ?? []).filter((id): id is string => typeof id === 'string'))),
+    allowList.flatMap((entry) =>
+      typeof entry === 'string'
+        ? [entry]
+        : ((entry as { componentIds?: unknown[] })?.componentIds ?? []).filter(
+            (id): id is string => typeof id === 'string',
+          ),
+    ),
   );
   return new Map(all.filter((c) => ids.size === 0 || ids.has(c.id)).map((c) => [c.name, c]));
 }
@@ -48,7 +57,11 @@ interface ComponentNode {
   children?: unknown;
 }
 
-export function validateDocument(document: Record<string, unknown>, schema: Record<string, unknown>, allowed: Map<string, CatalogComponent>): void {
+export function validateDocument(
+  document: Record<string, unknown>,
+  schema: Record<string, unknown>,
+  allowed: Map<string, CatalogComponent>,
+): void {
   const { components, ...data } = document;
   const validate = validatorFor(schema);
   const errors = validate(data) ? [] : toFieldErrors(validate.errors, '');
@@ -60,7 +73,8 @@ function validateNodes(nodes: unknown, path: string, allowed: Map<string, Catalo
   if (!Array.isArray(nodes)) return [{ path, message: 'must be an array of {type, props, children?}' }];
   return nodes.flatMap((node: ComponentNode, i) => {
     const at = `${path}/${i}`;
-    if (typeof node !== 'object' || node === null || typeof node.type !== 'string') return [{ path: `${at}/type`, message: 'must be a component name' }];
+    if (typeof node !== 'object' || node === null || typeof node.type !== 'string')
+      return [{ path: `${at}/type`, message: 'must be a component name' }];
     const component = allowed.get(node.type);
     if (!component) {
       throw new AppError('INVALID_COMPONENT', `Component "${node.type}" is not allowed here.`, {
@@ -70,6 +84,8 @@ function validateNodes(nodes: unknown, path: string, allowed: Map<string, Catalo
     }
     const validate = validatorFor(component.schema);
     const errors = validate(node.props ?? {}) ? [] : toFieldErrors(validate.errors, `${at}/props`);
-    return node.children === undefined ? errors : [...errors, ...validateNodes(node.children, `${at}/children`, allowed)];
+    return node.children === undefined
+      ? errors
+      : [...errors, ...validateNodes(node.children, `${at}/children`, allowed)];
   });
 }

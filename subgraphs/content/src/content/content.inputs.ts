@@ -16,7 +16,9 @@ export class CreateContentInput {
   @Field({ nullable: true, description: 'Default false.' })
   isTemplate?: boolean;
 
-  @Field(() => JSONObjectScalar, { description: 'The document, valid against the type’s schema; `components` holds the component tree.' })
+  @Field(() => JSONObjectScalar, {
+    description: 'The document, valid against the type’s schema; `components` holds the component tree.',
+  })
   content!: Record<string, unknown>;
 
   @Field(() => [String], { nullable: true, description: 'Tag names.' })
@@ -25,7 +27,10 @@ export class CreateContentInput {
   @Field(() => ID, { nullable: true, description: 'Folder.' })
   folderId?: string;
 
-  @Field(() => JSONObjectScalar, { nullable: true, description: 'Metadata such as `locale`; `author` is set by the service.' })
+  @Field(() => JSONObjectScalar, {
+    nullable: true,
+    description: 'Metadata such as `locale`; `author` is set by the service.',
+  })
   metadata?: Record<string, unknown>;
 }
 
@@ -61,7 +66,10 @@ export class MigrateInput {
 
 @ArgsType()
 export class ContentListArgs extends CursorArgs {
-  @Field(() => ID, { nullable: true, description: 'Only entries of this content type (aliases `type`, `contentType`, D1).' })
+  @Field(() => ID, {
+    nullable: true,
+    description: 'Only entries of this content type (aliases `type`, `contentType`, D1).',
+  })
   typeId?: string;
 
   @Field(() => ID, { nullable: true, description: 'Alias of `typeId`.' })
@@ -73,13 +81,22 @@ export class ContentListArgs extends CursorArgs {
   @Field({ nullable: true, description: 'Comma-separated tag names; entries carrying all of them.' })
   tags?: string;
 
-  @Field(() => EntityStatus, { nullable: true, description: 'Only entries in this status (API keys: only `published`, a no-op; any other is 400).' })
+  @Field(() => EntityStatus, {
+    nullable: true,
+    description: 'Only entries in this status (API keys: only `published`, a no-op; any other is 400).',
+  })
   status?: EntityStatus;
 
-  @Field({ nullable: true, description: 'Full-text terms over name, description and text in the document (prefix matching).' })
+  @Field({
+    nullable: true,
+    description: 'Full-text terms over name, description and text in the document (prefix matching).',
+  })
   search?: string;
 
-  @Field({ nullable: true, description: 'Natural-language query; ranked by full-text relevance (docs/api/content.md).' })
+  @Field({
+    nullable: true,
+    description: 'Natural-language query; ranked by full-text relevance (docs/api/content.md).',
+  })
   query?: string;
 
   @Field(() => Boolean, { nullable: true, description: 'Only templates (`true`) or only non-templates (`false`).' })
@@ -94,10 +111,16 @@ export class ContentListArgs extends CursorArgs {
 
 @InputType({ description: 'Advanced search (D2): a filter map of field → operators, a sort, and offset paging.' })
 export class SearchContentInput {
-  @Field(() => JSONObjectScalar, { nullable: true, description: 'e.g. `{"status": {"eq": "published"}, "tags": {"all": ["a"]}}`.' })
+  @Field(() => JSONObjectScalar, {
+    nullable: true,
+    description: 'e.g. `{"status": {"eq": "published"}, "tags": {"all": ["a"]}}`.',
+  })
   filter?: Record<string, unknown>;
 
-  @Field(() => JSONScalar, { nullable: true, description: '`[{field: "updatedAt", order: "asc"|"desc"}]` (default updatedAt desc).' })
+  @Field(() => JSONScalar, {
+    nullable: true,
+    description: '`[{field: "updatedAt", order: "asc"|"desc"}]` (default updatedAt desc).',
+  })
   sort?: unknown;
 
   @Field(() => Int, { nullable: true, description: 'Page, 1-based.' })

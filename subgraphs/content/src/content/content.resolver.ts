@@ -1,11 +1,45 @@
 // GraphQL surface of content entries; REST routes are derived from these fields (see routes.ts).
-import { authorizeClientRead, authorizeProject, CursorList, JSONObjectScalar, OffsetList, ProjectScopeArgs, selects, VersionList, type Context, UserReference, userRef, VersionFieldsResolver, ExpectedRevisionArgs } from '@cp/graphql';
+import {
+  authorizeClientRead,
+  authorizeProject,
+  CursorList,
+  JSONObjectScalar,
+  OffsetList,
+  ProjectScopeArgs,
+  selects,
+  VersionList,
+  type Context,
+  UserReference,
+  userRef,
+  VersionFieldsResolver,
+  ExpectedRevisionArgs,
+} from '@cp/graphql';
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Args, Ctx, Field, FieldResolver, ID, Info, Int, Mutation, ObjectType, Query, Resolver, Root } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  Ctx,
+  Field,
+  FieldResolver,
+  ID,
+  Info,
+  Int,
+  Mutation,
+  ObjectType,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { RollbackInput } from '../content-type/content-type.inputs';
 import { Content, ContentVersion } from './content.entity';
-import { ContentListArgs, CreateContentInput, MigrateInput, SearchContentInput, UpdateContentInput } from './content.inputs';
+import {
+  ContentListArgs,
+  CreateContentInput,
+  MigrateInput,
+  SearchContentInput,
+  UpdateContentInput,
+} from './content.inputs';
 import { ContentService } from './content.service';
 import { getResolvedContent, getVisibleContent } from './published-content';
 
@@ -16,7 +50,8 @@ const idArg = { description: 'The content entry.' };
 const body = { description: 'The request body (REST: the JSON body).' };
 
 @ObjectType({
-  description: 'An entry with its compiled module and the content type version it follows (published; preview keys: working).',
+  description:
+    'An entry with its compiled module and the content type version it follows (published; preview keys: working).',
 })
 class ResolvedContent extends Content {
   @Field(() => ContentTypeVersion, { description: 'The content type as of the entry’s type version.' })
@@ -31,12 +66,19 @@ export class ContentResolver {
     description:
       'Entries of a project by `updatedAt` (cursor pagination, D1); API keys see published versions only, preview keys working copies (D18).',
   })
-  async contents(@Args() scope: ProjectScopeArgs, @Args() args: ContentListArgs, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
+  async contents(
+    @Args() scope: ProjectScopeArgs,
+    @Args() args: ContentListArgs,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     return this.service.list(ctx.em, scope, args, { visibility, compiled: selects(info, ['data', 'compiled']) });
   }
 
-  @Query(() => ContentSearchResult, { description: 'Advanced search (D2): filter operators, sort, offset pages with the total.' })
+  @Query(() => ContentSearchResult, {
+    description: 'Advanced search (D2): filter operators, sort, offset pages with the total.',
+  })
   async searchContent(
     @Args() scope: ProjectScopeArgs,
     @Arg('input', () => SearchContentInput, { nullable: true, ...body }) input: SearchContentInput | undefined,
@@ -56,7 +98,8 @@ export class ContentResolver {
   }
 
   @Query(() => ResolvedContent, {
-    description: 'The published entry (preview keys: the working copy) with its compiled module and its content type version.',
+    description:
+      'The published entry (preview keys: the working copy) with its compiled module and its content type version.',
   })
   async resolvedContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
@@ -71,55 +114,102 @@ export class ContentResolver {
   }
 
   @Mutation(() => Content, { description: 'Creates a `draft` entry on the latest published version of its type.' })
-  async createContent(@Args() scope: ProjectScopeArgs, @Arg('input', body) input: CreateContentInput, @Ctx() ctx: Context) {
+  async createContent(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('input', body) input: CreateContentInput,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'create');
     return this.service.create(ctx.em, scope, input, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Changes the members given; a published entry becomes `modified`.' })
-  async updateContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: UpdateContentInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async updateContent(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Arg('input', body) input: UpdateContentInput,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return this.service.update(ctx.em, scope, id, input, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Publishes the next consecutive version.' })
-  async publishContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async publishContent(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'publish');
     return this.service.publish(ctx.em, scope, id, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Withdraws a published entry from clients; its version is kept.' })
-  async unpublishContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async unpublishContent(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'publish');
     return this.service.unpublish(ctx.em, scope, id, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Cancels the working copy of a `modified` entry.' })
-  async discardContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async discardContent(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return this.service.discard(ctx.em, scope, id, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Makes a working copy from an earlier version of a `published` entry.' })
-  async rollbackContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: RollbackInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async rollbackContent(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Arg('input', body) input: RollbackInput,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return this.service.rollback(ctx.em, scope, id, input.version, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Soft-deletes an entry; history is kept.' })
-  async deleteContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async deleteContent(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'delete');
     return this.service.delete(ctx.em, scope, id, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Restores a deleted entry as `modified` (or `draft` if never published).' })
-  async restoreContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async restoreContent(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return this.service.restore(ctx.em, scope, id, user.userId);
   }
 
   @Mutation(() => Content, { description: 'Moves an entry to a newer version of its type (spec “Migrate rules”).' })
-  async migrateContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: MigrateInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async migrateContent(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Arg('input', body) input: MigrateInput,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return this.service.migrate(ctx.em, scope, id, input.targetTypeVersion, user.userId);
   }
@@ -138,7 +228,9 @@ export const ContentVersionResolver = VersionFieldsResolver(ContentVersion);
  */
 @Resolver(() => ContentVersion)
 export class ContentVersionSnapshotResolver {
-  @FieldResolver(() => JSONObjectScalar, { description: 'The document as published (the entry’s `content` in this version).' })
+  @FieldResolver(() => JSONObjectScalar, {
+    description: 'The document as published (the entry’s `content` in this version).',
+  })
   content(@Root() v: ContentVersion) {
     return v.content.content;
   }

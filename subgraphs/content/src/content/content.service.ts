@@ -1,7 +1,19 @@
 // Content rules: create against the latest published type version, validate (D6), lifecycle (D3), migrate, find (D1, D2).
 import { assertProjectFolder, lifecycleTransition, nextVersion, recordEvent } from '@cp/db';
 import { AppError, BadRequestError, NotFoundError } from '@cp/errors';
-import { CursorPagination, decodeCursor, encodeCursor, EntityStatus, keysetPage, offsetPage, parseLimit, parseOffsetArgs, type ProjectScope, distinctNames, requireName } from '@cp/graphql';
+import {
+  CursorPagination,
+  decodeCursor,
+  encodeCursor,
+  EntityStatus,
+  keysetPage,
+  offsetPage,
+  parseLimit,
+  parseOffsetArgs,
+  type ProjectScope,
+  distinctNames,
+  requireName,
+} from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
 import { RawQueryFragment, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
@@ -72,7 +84,13 @@ export class ContentService {
     });
   }
 
-  async update(em: EntityManager, scope: ProjectScope, id: string, input: UpdateContentInput, actorId: string): Promise<Content> {
+  async update(
+    em: EntityManager,
+    scope: ProjectScope,
+    id: string,
+    input: UpdateContentInput,
+    actorId: string,
+  ): Promise<Content> {
     return this.transition(em, scope, id, 'update', actorId, async (tx, entry) => {
       const typeVersion = await this.typeVersion(tx, entry.typeId, entry.typeVersion);
       if (input.content !== undefined) await this.validate(tx, scope, input.content, typeVersion);
@@ -102,7 +120,14 @@ export class ContentService {
       Object.assign(entry, { status: EntityStatus.published, version, lastPublishedVersion: version });
       const typeVersion = await this.typeVersion(tx, entry.typeId, entry.typeVersion);
       entry.compiled = await compileContent(tx, scope, entry, typeVersion.content.layoutComponentId);
-      tx.create(ContentVersion, { contentId: entry.id, ...scope, version, content: snapshot(entry), compiled: entry.compiled, createdById: actorId });
+      tx.create(ContentVersion, {
+        contentId: entry.id,
+        ...scope,
+        version,
+        content: snapshot(entry),
+        compiled: entry.compiled,
+        createdById: actorId,
+      });
       return version;
     });
   }
@@ -114,7 +139,11 @@ export class ContentService {
   discard(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
     return this.transition(em, scope, id, 'discard', actorId, async (tx, entry) => {
       const last = await this.version(tx, entry, entry.lastPublishedVersion!);
-      Object.assign(entry, last.content, { compiled: last.compiled, status: EntityStatus.published, version: last.version });
+      Object.assign(entry, last.content, {
+        compiled: last.compiled,
+        status: EntityStatus.published,
+        version: last.version,
+      });
       await keepReferences(tx, scope, entry);
       return last.version;
     });
@@ -139,14 +168,26 @@ export class ContentService {
   }
 
   /** Spec "Migrate rules" 1–5: validated against the target version, then a working copy on the new type version. */
-  async migrate(em: EntityManager, scope: ProjectScope, id: string, targetTypeVersion: number, actorId: string): Promise<Content> {
+  async migrate(
+    em: EntityManager,
+    scope: ProjectScope,
+    id: string,
+    targetTypeVersion: number,
+    actorId: string,
+  ): Promise<Content> {
     return this.transition(em, scope, id, 'migrate', actorId, async (tx, entry) => {
       const target = await tx.findOne(ContentTypeVersion, { contentTypeId: entry.typeId, version: targetTypeVersion });
       if (!target) {
-        throw new AppError('TYPE_VERSION_NOT_FOUND', `Content type version ${targetTypeVersion} does not exist.`, { typeId: entry.typeId, targetVersion: targetTypeVersion });
+        throw new AppError('TYPE_VERSION_NOT_FOUND', `Content type version ${targetTypeVersion} does not exist.`, {
+          typeId: entry.typeId,
+          targetVersion: targetTypeVersion,
+        });
       }
       if (targetTypeVersion < entry.typeVersion) {
-        throw new AppError('INVALID_MIGRATION', 'The target version is older than the current one.', { currentVersion: entry.typeVersion, targetVersion: targetTypeVersion });
+        throw new AppError('INVALID_MIGRATION', 'The target version is older than the current one.', {
+          currentVersion: entry.typeVersion,
+          targetVersion: targetTypeVersion,
+        });
       }
       await this.validate(tx, scope, entry.content, target);
       Object.assign(entry, { typeVersion: target.version, packageVersion: target.packageVersion });
@@ -179,12 +220,15 @@ export class ContentService {
     if (args.query && this.semantic) {
       const limit = parseLimit(args.limit);
       const raw = args.lastKey ?? args.afterKey;
-      const after = raw ? rankCursor(decodeCursor(raw, args.lastKey ? 'lastKey' : 'afterKey'), args.lastKey ? 'lastKey' : 'afterKey') : undefined;
+      const after = raw
+        ? rankCursor(decodeCursor(raw, args.lastKey ? 'lastKey' : 'afterKey'), args.lastKey ? 'lastKey' : 'afterKey')
+        : undefined;
       const ranked = await this.ranked(em, scope, args.query, where, view, after, limit + 1);
       const data = ranked.slice(0, limit);
       const last = data.at(-1);
       const pagination: CursorPagination = {};
-      if (ranked.length > limit && last) pagination.lastKey = encodeCursor({ value: String(last.score), id: last.entry.id });
+      if (ranked.length > limit && last)
+        pagination.lastKey = encodeCursor({ value: String(last.score), id: last.entry.id });
       return { data: data.map((r) => r.entry), pagination };
     }
     const text = args.query ? fullText(args.query, 'query') : undefined;
@@ -217,7 +261,12 @@ export class ContentService {
       // every page is reachable (no cap on the ranking, unlike a cursor page of the list).
       const ranking = await this.semantic.rank(em, scope, input.query, published);
       return RawQueryFragment.run(async () => {
-        const passing = await matchingIds(em, where, ranking.map((r) => r.id), published);
+        const passing = await matchingIds(
+          em,
+          where,
+          ranking.map((r) => r.id),
+          published,
+        );
         const hits = ranking.filter((r) => passing.has(r.id));
         const ids = hits.slice(offset, offset + limit).map((r) => r.id);
         const data = await this.rowsInOrder(em, scope, ids, limit, view);
@@ -226,8 +275,14 @@ export class ContentService {
     }
     const text = input.query ? fullText(input.query, 'query') : undefined;
     const filter = { $and: text ? [...where, text] : where } as FilterQuery<Content>;
-    return offsetPage(em, (published ? PublishedContent : Content) as typeof Content, filter, input, { updatedAt: order, id: 'asc' }, (page, orderBy, limit, offset) =>
-      readContentRows(em, page, orderBy, limit, { published, compiled: view.compiled, offset }),
+    return offsetPage(
+      em,
+      (published ? PublishedContent : Content) as typeof Content,
+      filter,
+      input,
+      { updatedAt: order, id: 'asc' },
+      (page, orderBy, limit, offset) =>
+        readContentRows(em, page, orderBy, limit, { published, compiled: view.compiled, offset }),
     );
   }
 
@@ -249,7 +304,12 @@ export class ContentService {
     const past = after ? all.filter((r) => r.score < after.score || (r.score === after.score && r.id > after.id)) : all;
     const ranking = past.slice(0, Math.max(max, 500));
     return RawQueryFragment.run(async () => {
-      const passing = await matchingIds(em, where, ranking.map((r) => r.id), published);
+      const passing = await matchingIds(
+        em,
+        where,
+        ranking.map((r) => r.id),
+        published,
+      );
       const hits = ranking.filter((r) => passing.has(r.id)).slice(0, max);
       const scores = new Map(hits.map((r) => [r.id, r.score]));
       const rows = await this.rowsInOrder(em, scope, [...scores.keys()], max, view);
@@ -276,7 +336,10 @@ export class ContentService {
       status: { $ne: EntityStatus.deleted },
     });
     // A type that was never published has no schema content can follow yet (decision: 404 like an unknown type).
-    if (!type) throw new AppError('CONTENT_TYPE_NOT_FOUND', 'The content type does not exist or has no published version.', { typeId });
+    if (!type)
+      throw new AppError('CONTENT_TYPE_NOT_FOUND', 'The content type does not exist or has no published version.', {
+        typeId,
+      });
     return this.typeVersion(em, type.id, type.lastPublishedVersion!);
   }
 
@@ -288,7 +351,11 @@ export class ContentService {
     const cached = known.get(key);
     if (cached) return cached;
     const row = await em.findOne(ContentTypeVersion, { contentTypeId: typeId, version });
-    if (!row) throw new AppError('TYPE_VERSION_NOT_FOUND', `Content type version ${version} does not exist.`, { typeId, version });
+    if (!row)
+      throw new AppError('TYPE_VERSION_NOT_FOUND', `Content type version ${version} does not exist.`, {
+        typeId,
+        version,
+      });
     if (known.size >= 1000) known.clear();
     const frozen = { version: row.version, packageVersion: row.packageVersion, content: row.content };
     known.set(key, frozen);
@@ -316,7 +383,8 @@ function snapshot(entry: Content): ContentSnapshot {
 /** A ranked page's cursor carries the last entry's similarity score; anything else in it is a tampered cursor (D1). */
 function rankCursor(position: { value: string; id: string }, parameter: string): { score: number; id: string } {
   const score = Number(position.value);
-  if (position.value === '' || !Number.isFinite(score)) throw new BadRequestError(`${parameter} is not a valid cursor.`, { parameter });
+  if (position.value === '' || !Number.isFinite(score))
+    throw new BadRequestError(`${parameter} is not a valid cursor.`, { parameter });
   return { score, id: position.id };
 }
 
@@ -324,7 +392,10 @@ function rankCursor(position: { value: string; id: string }, parameter: string):
 const SERVER_OWNED = ['author', 'publishedAt', 'publishedBy'] as const;
 
 /** The client's metadata with the server-owned members taken from `current` (a client's values for them are ignored). */
-function clientMetadata(input: Record<string, unknown> | undefined, current: Record<string, unknown>): Record<string, unknown> {
+function clientMetadata(
+  input: Record<string, unknown> | undefined,
+  current: Record<string, unknown>,
+): Record<string, unknown> {
   const metadata: Record<string, unknown> = { ...input };
   for (const key of SERVER_OWNED) {
     if (current[key] === undefined) delete metadata[key];

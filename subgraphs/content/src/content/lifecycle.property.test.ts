@@ -37,44 +37,76 @@ describe('content lifecycle invariants (property test, real PostgreSQL)', () => 
 
   beforeAll(async () => {
     db = await openTestDatabase('postgres', [contentDatabase]);
-    run = { schema: (await buildContentSubgraph({ config: loadConfig({ DATA_DIR: tmpdir() }), secret: new Uint8Array(32) })).schema, em: db.orm.em, principal: adminPrincipal('o', 'u'), projects: fixedProjects(['o', 'p']) };
-    typeId = (await exec(`mutation { createContentType(organizationId: "o", projectId: "p", input: { name: "T", schema: { type: "object" } }) { id } }`)).data.createContentType.id;
-    await exec(`mutation($id: ID!) { publishContentType(organizationId: "o", projectId: "p", id: $id) { id } }`, { id: typeId });
+    run = {
+      schema: (await buildContentSubgraph({ config: loadConfig({ DATA_DIR: tmpdir() }), secret: new Uint8Array(32) }))
+        .schema,
+      em: db.orm.em,
+      principal: adminPrincipal('o', 'u'),
+      projects: fixedProjects(['o', 'p']),
+    };
+    typeId = (
+      await exec(
+        `mutation { createContentType(organizationId: "o", projectId: "p", input: { name: "T", schema: { type: "object" } }) { id } }`,
+      )
+    ).data.createContentType.id;
+    await exec(`mutation($id: ID!) { publishContentType(organizationId: "o", projectId: "p", id: $id) { id } }`, {
+      id: typeId,
+    });
   });
   afterAll(() => db?.destroy());
 
   it('keeps status per the table, versions consecutive and immutable, version null exactly on draft/modified', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.constantFrom(...Object.keys(MODEL)), { minLength: 1, maxLength: 12 }), async (actions) => {
-        const id = (await exec(`mutation($t: ID!) { createContent(organizationId: "o", projectId: "p", input: { typeId: $t, name: "x", content: {} }) { id } }`, { t: typeId })).data.createContent.id;
-        let status = 'draft';
-        let version: number | null = null;
-        let published = 0;
-        const frozen = new Map<number, string>();
-        const versionRow = async (v: number) =>
-          (await db.orm.em.getConnection().execute(`select content::text as c from content_version where content_id = ? and version = ?`, [id, v]))[0]?.c as string;
-        for (const action of actions) {
-          const expected = MODEL[action][status];
-          const { data, code } = await exec(`mutation($id: ID!) { r: ${MUTATION[action]} { status version lastPublishedVersion } }`, { id });
-          if (!expected) {
-            expect(code, `${action} from ${status}`).toBe('INVALID_STATUS_TRANSITION');
-            continue;
+      fc.asyncProperty(
+        fc.array(fc.constantFrom(...Object.keys(MODEL)), { minLength: 1, maxLength: 12 }),
+        async (actions) => {
+          const id = (
+            await exec(
+              `mutation($t: ID!) { createContent(organizationId: "o", projectId: "p", input: { typeId: $t, name: "x", content: {} }) { id } }`,
+              { t: typeId },
+            )
+          ).data.createContent.id;
+          let status = 'draft';
+          let version: number | null = null;
+          let published = 0;
+          const frozen = new Map<number, string>();
+          const versionRow = async (v: number) =>
+            (
+              await db.orm.em
+                .getConnection()
+                .execute(`select content::text as c from content_version where content_id = ? and version = ?`, [id, v])
+            )[0]?.c as string;
+          for (const action of actions) {
+            const expected = MODEL[action][status];
+            const { data, code } = await exec(
+              `mutation($id: ID!) { r: ${MUTATION[action]} { status version lastPublishedVersion } }`,
+              { id },
+            );
+            if (!expected) {
+              expect(code, `${action} from ${status}`).toBe('INVALID_STATUS_TRANSITION');
+              continue;
+            }
+            expect(code, `${action} from ${status}`).toBeUndefined();
+            if (action === 'publish') {
+              published++;
+              frozen.set(published, await versionRow(published));
+            }
+            if (action === 'restore') status = published > 0 ? 'modified' : 'draft';
+            else status = expected;
+            if (status === 'draft' || status === 'modified') version = null;
+            else if (action === 'publish' || action === 'discard') version = published;
+            expect(data.r).toEqual({ status, version, lastPublishedVersion: published || null });
           }
-          expect(code, `${action} from ${status}`).toBeUndefined();
-          if (action === 'publish') {
-            published++;
-            frozen.set(published, await versionRow(published));
-          }
-          if (action === 'restore') status = published > 0 ? 'modified' : 'draft';
-          else status = expected;
-          if (status === 'draft' || status === 'modified') version = null;
-          else if (action === 'publish' || action === 'discard') version = published;
-          expect(data.r).toEqual({ status, version, lastPublishedVersion: published || null });
-        }
-        const rows = await db.orm.em.getConnection().execute(`select version, content::text as c from content_version where content_id = ? order by version`, [id]);
-        expect(rows.map((r: any) => r.version)).toEqual(Array.from({ length: published }, (_, i) => i + 1));
-        for (const r of rows) expect(r.c, `version ${r.version} changed after it was published`).toBe(frozen.get(r.version));
-      }),
+          const rows = await db.orm.em
+            .getConnection()
+            .execute(`select version, content::text as c from content_version where content_id = ? order by version`, [
+              id,
+            ]);
+          expect(rows.map((r: any) => r.version)).toEqual(Array.from({ length: published }, (_, i) => i + 1));
+          for (const r of rows)
+            expect(r.c, `version ${r.version} changed after it was published`).toBe(frozen.get(r.version));
+        },
+      ),
       { numRuns: 40 },
     );
   });

@@ -18,13 +18,18 @@ describe.each(['postgres', 'pglite'] as const)('published projection (%s)', (kin
     if (res.errors) throw new Error(JSON.stringify(res.errors));
     return res.data as any;
   };
-  const mutate = (action: string, id: string, extra = '') => exec(admin, `mutation($id: ID!) { ${action}(${SCOPE}, id: $id${extra}) { status } }`, { id });
+  const mutate = (action: string, id: string, extra = '') =>
+    exec(admin, `mutation($id: ID!) { ${action}(${SCOPE}, id: $id${extra}) { status } }`, { id });
   const projection = async (id: string) => {
     const rows = await db.orm.em.getConnection().execute(`select * from "published_content" where "id" = ?`, [id]);
     return rows[0] as Record<string, any> | undefined;
   };
   const versionCreatedAt = async (id: string, version: number) =>
-    (await db.orm.em.getConnection().execute(`select "created_at" from "content_version" where "content_id" = ? and "version" = ?`, [id, version]))[0].created_at as Date;
+    (
+      await db.orm.em
+        .getConnection()
+        .execute(`select "created_at" from "content_version" where "content_id" = ? and "version" = ?`, [id, version])
+    )[0].created_at as Date;
   /** What the key finds by each name and word, and by the tag, in the list, a D2 search and by id. */
   const keySees = async () => {
     const data = await exec(
@@ -39,37 +44,82 @@ describe.each(['postgres', 'pglite'] as const)('published projection (%s)', (kin
       }`,
     );
     const ids = (list: { data: { id: string }[] }) => list.data.map((e) => e.id);
-    return { harvest: ids(data.harvest), zorblax: ids(data.zorblax), secret: ids(data.secret), named: ids(data.named), all: data.all.data, one: ids(data.one) };
+    return {
+      harvest: ids(data.harvest),
+      zorblax: ids(data.zorblax),
+      secret: ids(data.secret),
+      named: ids(data.named),
+      all: data.all.data,
+      one: ids(data.one),
+    };
   };
 
   beforeAll(async () => {
     db = await openTestDatabase(kind, [contentDatabase]);
-    const schema = (await buildContentSubgraph({ config: loadConfig({ DATA_DIR: tmpdir(), EMBEDDINGS: 'off' }), secret: new Uint8Array(32) })).schema;
+    const schema = (
+      await buildContentSubgraph({
+        config: loadConfig({ DATA_DIR: tmpdir(), EMBEDDINGS: 'off' }),
+        secret: new Uint8Array(32),
+      })
+    ).schema;
     const projects = fixedProjects(['o', 'p']);
     admin = { schema, em: db.orm.em, principal: adminPrincipal('o', 'u'), projects };
-    key = { schema, em: db.orm.em, principal: { kind: 'apiKey', keyId: 'k', organizationId: 'o', projectId: 'p', scope: 'published' as const }, projects };
-    typeId = (await exec(admin, `mutation { createContentType(${SCOPE}, input: { name: "T", schema: { type: "object" } }) { id } }`)).createContentType.id;
+    key = {
+      schema,
+      em: db.orm.em,
+      principal: { kind: 'apiKey', keyId: 'k', organizationId: 'o', projectId: 'p', scope: 'published' as const },
+      projects,
+    };
+    typeId = (
+      await exec(
+        admin,
+        `mutation { createContentType(${SCOPE}, input: { name: "T", schema: { type: "object" } }) { id } }`,
+      )
+    ).createContentType.id;
     await exec(admin, `mutation($id: ID!) { publishContentType(${SCOPE}, id: $id) { id } }`, { id: typeId });
   }, 120_000);
   afterAll(() => db?.destroy());
 
   it('follows publish, unpublish, delete, restore, discard and rollback; never a working-copy edit', async () => {
     const id = (
-      await exec(admin, `mutation($t: ID!) { createContent(${SCOPE}, input: { typeId: $t, name: "Quarterly report", content: { body: "harvest" }, tags: ["public"] }) { id } }`, {
-        t: typeId,
-      })
+      await exec(
+        admin,
+        `mutation($t: ID!) { createContent(${SCOPE}, input: { typeId: $t, name: "Quarterly report", content: { body: "harvest" }, tags: ["public"] }) { id } }`,
+        {
+          t: typeId,
+        },
+      )
     ).createContent.id;
     const rename = () =>
-      exec(admin, `mutation($id: ID!) { updateContent(${SCOPE}, id: $id, input: { name: "Zorblax acquisition", content: { body: "embargo zorblax" }, tags: ["secret"] }) { status } }`, { id });
+      exec(
+        admin,
+        `mutation($id: ID!) { updateContent(${SCOPE}, id: $id, input: { name: "Zorblax acquisition", content: { body: "embargo zorblax" }, tags: ["secret"] }) { status } }`,
+        { id },
+      );
     expect(await projection(id)).toBeUndefined(); // a draft is nobody's business
 
     await mutate('publishContent', id);
     const v1 = await projection(id);
-    expect(v1).toMatchObject({ version: 1, name: 'Quarterly report', tags: ['public'], type_id: typeId, is_template: false });
+    expect(v1).toMatchObject({
+      version: 1,
+      name: 'Quarterly report',
+      tags: ['public'],
+      type_id: typeId,
+      is_template: false,
+    });
     expect(v1!.updated_at).toEqual(await versionCreatedAt(id, 1));
     const published = await keySees();
     expect(published).toMatchObject({ harvest: [id], zorblax: [], secret: [], named: [], one: [id] });
-    expect(published.all).toEqual([expect.objectContaining({ id, name: 'Quarterly report', tags: ['public'], version: 1, status: 'published', content: { body: 'harvest' } })]);
+    expect(published.all).toEqual([
+      expect.objectContaining({
+        id,
+        name: 'Quarterly report',
+        tags: ['public'],
+        version: 1,
+        status: 'published',
+        content: { body: 'harvest' },
+      }),
+    ]);
 
     // Working-copy edits leave the row as it was (revision and timestamps included) and the key's answers alike.
     await rename();
@@ -121,7 +171,9 @@ describe.each(['postgres', 'pglite'] as const)('published projection (%s)', (kin
     expect(before.length).toBeGreaterThan(0);
     await conn.execute(`delete from "published_content"`);
     // The migration's backfill statement (the trigger's refresh, once per visible entry).
-    await conn.execute(`select "refresh_published_content"(c."id") from "content" c where c."last_published_version" is not null and c."status" in ('published', 'modified')`);
+    await conn.execute(
+      `select "refresh_published_content"(c."id") from "content" c where c."last_published_version" is not null and c."status" in ('published', 'modified')`,
+    );
     expect(await conn.execute(`select * from "published_content" order by "id"`)).toEqual(before);
   });
 });

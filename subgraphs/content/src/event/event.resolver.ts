@@ -8,7 +8,10 @@ const EventList = CursorList(EventRecord, 'EventList');
 
 @ArgsType()
 class EventFilterArgs extends CursorArgs {
-  @Field({ nullable: true, description: 'Only events about this resource type (`content`, `content-types`, `components`, …).' })
+  @Field({
+    nullable: true,
+    description: 'Only events about this resource type (`content`, `content-types`, `components`, …).',
+  })
   resourceType?: string;
 
   @Field(() => ID, { nullable: true, description: 'Only events about this resource.' })
@@ -23,10 +26,18 @@ class EventFilterArgs extends CursorArgs {
 
 @Resolver(() => EventRecord)
 export class EventResolver {
-  @Query(() => EventList, { description: 'Events of a project, oldest first (cursor pagination); API keys see published-state events only.' })
+  @Query(() => EventList, {
+    description: 'Events of a project, oldest first (cursor pagination); API keys see published-state events only.',
+  })
   async events(@Args() scope: ProjectScopeArgs, @Args() args: EventFilterArgs, @Ctx() ctx: Context) {
     const since = eventSince(args.since);
-    const filter = await eventFilterFor(ctx, { ...scope, resourceType: args.resourceType, resourceId: args.resourceId, type: args.type, since });
+    const filter = await eventFilterFor(ctx, {
+      ...scope,
+      resourceType: args.resourceType,
+      resourceId: args.resourceId,
+      type: args.type,
+      since,
+    });
     return listEvents(ctx.em, filter, args);
   }
 
@@ -37,7 +48,8 @@ export class EventResolver {
    */
   @Subscription(() => EventRecord, {
     name: 'events',
-    description: 'Changes in a project as they commit, over graphql-ws at /graphql; API keys receive published-state events only (D9).',
+    description:
+      'Changes in a project as they commit, over graphql-ws at /graphql; API keys receive published-state events only (D9).',
     subscribe: () => {
       throw new BadRequestError('Subscriptions are served over graphql-ws (WebSocket) at /graphql.');
     },
@@ -45,8 +57,10 @@ export class EventResolver {
   liveEvents(
     @Root() event: EventRecord,
     @Arg('projectId', () => ID, { description: 'The project.' }) _projectId: string,
-    @Arg('resourceType', () => String, { nullable: true, description: 'Only events about this resource type.' }) _resourceType?: string,
-    @Arg('resourceId', () => ID, { nullable: true, description: 'Only events about this resource.' }) _resourceId?: string,
+    @Arg('resourceType', () => String, { nullable: true, description: 'Only events about this resource type.' })
+    _resourceType?: string,
+    @Arg('resourceId', () => ID, { nullable: true, description: 'Only events about this resource.' })
+    _resourceId?: string,
   ): EventRecord {
     return event;
   }

@@ -1,6 +1,14 @@
 // GraphQL surface of folders (D12): a tree by `parentId`; deleting a non-empty folder needs `recursive`.
 import { AppError, ValidationFailedError } from '@cp/errors';
-import { authorizeProject, OffsetArgs, OffsetList, ProjectScopeArgs, type Context, type ProjectScope, ExpectedRevisionArgs } from '@cp/graphql';
+import {
+  authorizeProject,
+  OffsetArgs,
+  OffsetList,
+  ProjectScopeArgs,
+  type Context,
+  type ProjectScope,
+  ExpectedRevisionArgs,
+} from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { raw } from '@mikro-orm/core';
 import { Arg, Args, Ctx, Field, ID, InputType, Mutation, Query, Resolver } from 'type-graphql';
@@ -23,7 +31,11 @@ class FolderInput {
 
 const folders = new NamedResources(Folder, 'folders', 'Folder');
 
-async function parentPath(em: EntityManager, scope: ProjectScope, parentId: string | null | undefined): Promise<string> {
+async function parentPath(
+  em: EntityManager,
+  scope: ProjectScope,
+  parentId: string | null | undefined,
+): Promise<string> {
   if (!parentId) return '';
   const parent = await em.findOne(Folder, { id: parentId, ...scope });
   if (!parent) throw new ValidationFailedError([{ path: '/parentId', message: 'no such folder' }]);
@@ -51,7 +63,12 @@ async function subtree(em: EntityManager, scope: ProjectScope, folder: Folder): 
 @Resolver(() => Folder)
 export class FolderResolver {
   @Query(() => FolderList, { description: 'Folders of a project by name (offset pagination).' })
-  async folders(@Args() scope: ProjectScopeArgs, @Args() page: OffsetArgs, @Arg('search', () => String, { nullable: true, description: 'Part of the name.' }) search: string | undefined, @Ctx() ctx: Context) {
+  async folders(
+    @Args() scope: ProjectScopeArgs,
+    @Args() page: OffsetArgs,
+    @Arg('search', () => String, { nullable: true, description: 'Part of the name.' }) search: string | undefined,
+    @Ctx() ctx: Context,
+  ) {
     await authorizeProject(ctx, scope, 'content', 'read');
     return folders.list(ctx.em, scope, page, search);
   }
@@ -66,17 +83,30 @@ export class FolderResolver {
   async createFolder(@Args() scope: ProjectScopeArgs, @Arg('input', body) input: FolderInput, @Ctx() ctx: Context) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     const path = `${await parentPath(ctx.em, scope, input.parentId)}/${(input.name ?? '').trim()}`;
-    return folders.create(ctx.em, scope, { name: input.name ?? '', parentId: input.parentId ?? null, path }, user.userId);
+    return folders.create(
+      ctx.em,
+      scope,
+      { name: input.name ?? '', parentId: input.parentId ?? null, path },
+      user.userId,
+    );
   }
 
   @Mutation(() => Folder, { description: 'Renames or moves a folder; paths below it follow.' })
-  async updateFolder(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: FolderInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async updateFolder(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Arg('input', body) input: FolderInput,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return folders.update(ctx.em, scope, id, input.name, user.userId, async (tx, folder) => {
       const below = await subtree(tx, scope, folder);
       if (input.parentId !== undefined) {
         if (input.parentId && below.some((f) => f.id === input.parentId)) {
-          throw new ValidationFailedError([{ path: '/parentId', message: 'a folder cannot move into itself or below itself' }]);
+          throw new ValidationFailedError([
+            { path: '/parentId', message: 'a folder cannot move into itself or below itself' },
+          ]);
         }
         folder.parentId = input.parentId;
       }
@@ -86,11 +116,18 @@ export class FolderResolver {
     });
   }
 
-  @Mutation(() => Folder, { description: 'Deletes a folder; FOLDER_NOT_EMPTY unless `recursive`, which deletes sub-folders and unfiles their content.' })
+  @Mutation(() => Folder, {
+    description:
+      'Deletes a folder; FOLDER_NOT_EMPTY unless `recursive`, which deletes sub-folders and unfiles their content.',
+  })
   async deleteFolder(
     @Args() scope: ProjectScopeArgs,
     @Arg('id', () => ID, idArg) id: string,
-    @Arg('recursive', () => Boolean, { nullable: true, description: 'Also delete sub-folders; their content becomes unfiled.' }) recursive: boolean | undefined,
+    @Arg('recursive', () => Boolean, {
+      nullable: true,
+      description: 'Also delete sub-folders; their content becomes unfiled.',
+    })
+    recursive: boolean | undefined,
     @Args() _revision: ExpectedRevisionArgs,
     @Ctx() ctx: Context,
   ) {
@@ -100,12 +137,18 @@ export class FolderResolver {
       const ids = below.map((f) => f.id);
       const entries = await tx.count(Content, { ...scope, folderId: { $in: ids } });
       if (!recursive && (below.length > 1 || entries > 0)) {
-        throw new AppError('FOLDER_NOT_EMPTY', 'The folder holds content or folders; pass recursive=true.', { contents: entries, folders: below.length - 1 });
+        throw new AppError('FOLDER_NOT_EMPTY', 'The folder holds content or folders; pass recursive=true.', {
+          contents: entries,
+          folders: below.length - 1,
+        });
       }
       // Unfiling changes the entries: their revision grows (D16); nativeUpdate bypasses MikroORM's versioning.
-      await tx.nativeUpdate(Content, { ...scope, folderId: { $in: ids } }, { folderId: null, revision: raw('revision + 1') });
+      await tx.nativeUpdate(
+        Content,
+        { ...scope, folderId: { $in: ids } },
+        { folderId: null, revision: raw('revision + 1') },
+      );
       for (const f of below) if (f !== folder) tx.remove(f);
     });
   }
 }
-

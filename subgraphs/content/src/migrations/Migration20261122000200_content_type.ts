@@ -23,7 +23,9 @@ export class Migration20261122000200_content_type extends Migration {
       "created_at" timestamptz not null,
       "updated_at" timestamptz not null,
       constraint "content_type_project_id_name_unique" unique ("project_id", "name"));`);
-    this.addSql('create index "content_type_project_id_created_at_index" on "content_type" ("project_id", "created_at");');
+    this.addSql(
+      'create index "content_type_project_id_created_at_index" on "content_type" ("project_id", "created_at");',
+    );
   }
 
   override async down(): Promise<void> {

@@ -30,8 +30,12 @@ export class Migration20261122000800_webhooks extends Migration {
       "delivered_at" timestamptz null,
       "created_at" timestamptz not null,
       constraint "webhook_delivery_webhook_id_event_id_unique" unique ("webhook_id", "event_id"));`);
-    this.addSql('create index "webhook_delivery_webhook_id_created_at_index" on "webhook_delivery" ("webhook_id", "created_at");');
-    this.addSql(`create index "webhook_delivery_due_index" on "webhook_delivery" ("next_attempt_at") where "status" in ('pending', 'retrying', 'sending');`);
+    this.addSql(
+      'create index "webhook_delivery_webhook_id_created_at_index" on "webhook_delivery" ("webhook_id", "created_at");',
+    );
+    this.addSql(
+      `create index "webhook_delivery_due_index" on "webhook_delivery" ("next_attempt_at") where "status" in ('pending', 'retrying', 'sending');`,
+    );
     this.addSql('create table "webhook_cursor" ("id" int primary key, "position" bigint not null);');
     this.addSql('insert into "webhook_cursor" ("id", "position") values (1, 0);');
   }

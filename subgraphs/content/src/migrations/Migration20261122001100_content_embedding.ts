@@ -9,7 +9,9 @@ export class Migration20261122001100_content_embedding extends Migration {
       "project_id" varchar(64) not null,
       "vector" real[] not null,
       "source_updated_at" timestamptz not null);`);
-    this.addSql('create index "content_embedding_project_index" on "content_embedding" ("organization_id", "project_id");');
+    this.addSql(
+      'create index "content_embedding_project_index" on "content_embedding" ("organization_id", "project_id");',
+    );
   }
 
   override async down(): Promise<void> {

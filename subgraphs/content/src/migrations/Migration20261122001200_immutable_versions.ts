@@ -4,7 +4,8 @@ import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261122001200_immutable_versions extends Migration {
   override async up(): Promise<void> {
-    for (const sql of [...immutableRowsSql('content_type_version'), ...immutableRowsSql('content_version')]) this.addSql(sql);
+    for (const sql of [...immutableRowsSql('content_type_version'), ...immutableRowsSql('content_version')])
+      this.addSql(sql);
   }
 
   override async down(): Promise<void> {

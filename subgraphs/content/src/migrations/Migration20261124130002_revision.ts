@@ -5,7 +5,8 @@ const TABLES = ['content_type', 'content', 'tag', 'folder', 'saved_search'];
 
 export class Migration20261124130002_revision extends Migration {
   override async up(): Promise<void> {
-    for (const table of TABLES) this.addSql(`alter table "${table}" add column if not exists "revision" int not null default 1;`);
+    for (const table of TABLES)
+      this.addSql(`alter table "${table}" add column if not exists "revision" int not null default 1;`);
   }
 
   override async down(): Promise<void> {

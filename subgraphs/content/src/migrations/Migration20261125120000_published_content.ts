@@ -52,9 +52,15 @@ export class Migration20261125120000_published_content extends Migration {
       "created_at" timestamptz not null,
       "updated_at" timestamptz not null,
       "search_vector" tsvector not null);`);
-    this.addSql('create index "published_content_project_updated_index" on "published_content" ("project_id", "updated_at", "id");');
-    this.addSql('create index "published_content_project_type_index" on "published_content" ("project_id", "type_id");');
-    this.addSql('create index "published_content_tags_index" on "published_content" using gin ("tags" jsonb_path_ops);');
+    this.addSql(
+      'create index "published_content_project_updated_index" on "published_content" ("project_id", "updated_at", "id");',
+    );
+    this.addSql(
+      'create index "published_content_project_type_index" on "published_content" ("project_id", "type_id");',
+    );
+    this.addSql(
+      'create index "published_content_tags_index" on "published_content" using gin ("tags" jsonb_path_ops);',
+    );
     this.addSql('create index "published_content_search_index" on "published_content" using gin ("search_vector");');
     this.addSql(`do $$
       begin
@@ -70,18 +76,25 @@ export class Migration20261125120000_published_content extends Migration {
         perform "refresh_published_content"(case when tg_op = 'DELETE' then old."id" else new."id" end);
         return null;
       end $$;`);
-    this.addSql(`create constraint trigger "content_published_refresh" after insert or update of "status", "last_published_version" on "content"
+    this
+      .addSql(`create constraint trigger "content_published_refresh" after insert or update of "status", "last_published_version" on "content"
       deferrable initially deferred for each row execute function "content_published_trigger"();`);
-    this.addSql(`create trigger "content_published_delete" after delete on "content" for each row execute function "content_published_trigger"();`);
+    this.addSql(
+      `create trigger "content_published_delete" after delete on "content" for each row execute function "content_published_trigger"();`,
+    );
     this.addSql(`create table "published_content_embedding" (
       "content_id" varchar(64) primary key,
       "organization_id" varchar(64) not null,
       "project_id" varchar(64) not null,
       "vector" real[] not null,
       "source_updated_at" timestamptz not null);`);
-    this.addSql('create index "published_content_embedding_project_index" on "published_content_embedding" ("organization_id", "project_id");');
+    this.addSql(
+      'create index "published_content_embedding_project_index" on "published_content_embedding" ("organization_id", "project_id");',
+    );
     // Entries published before this migration.
-    this.addSql(`select "refresh_published_content"(c."id") from "content" c where c."last_published_version" is not null and c."status" in ('published', 'modified');`);
+    this.addSql(
+      `select "refresh_published_content"(c."id") from "content" c where c."last_published_version" is not null and c."status" in ('published', 'modified');`,
+    );
   }
 
   override async down(): Promise<void> {

@@ -16,7 +16,9 @@ export class SavedSearch extends RevisionedProjectEntity {
   @Property({ type: 'text', nullable: true })
   description?: string | null;
 
-  @Field(() => JSONObjectScalar, { description: 'A D2 search body (`filter`, `sort`, `limit`) plus optional `search` and `query` strings.' })
+  @Field(() => JSONObjectScalar, {
+    description: 'A D2 search body (`filter`, `sort`, `limit`) plus optional `search` and `query` strings.',
+  })
   @Property({ type: 'json' })
   query!: Record<string, unknown>;
 

@@ -1,7 +1,32 @@
 // GraphQL surface of saved searches (D12): CRUD for admins; list, get and execute for API keys (published content only).
-import { authorizeClientRead, authorizeProject, OffsetList, OffsetArgs, ProjectScopeArgs, selects, type Context, UserReference, userRef, ExpectedRevisionArgs } from '@cp/graphql';
+import {
+  authorizeClientRead,
+  authorizeProject,
+  OffsetList,
+  OffsetArgs,
+  ProjectScopeArgs,
+  selects,
+  type Context,
+  UserReference,
+  userRef,
+  ExpectedRevisionArgs,
+} from '@cp/graphql';
 import type { GraphQLResolveInfo } from 'graphql';
-import { Arg, Args, Ctx, Field, FieldResolver, ID, Info, InputType, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import {
+  Arg,
+  Args,
+  Ctx,
+  Field,
+  FieldResolver,
+  ID,
+  Info,
+  InputType,
+  Int,
+  Mutation,
+  Query,
+  Resolver,
+  Root,
+} from 'type-graphql';
 import { JSONObjectScalar } from '@cp/graphql';
 import { assertSearchBody } from '../content/content-query';
 import { Content } from '../content/content.entity';
@@ -22,7 +47,10 @@ class SavedSearchInput {
   @Field(() => String, { nullable: true, description: 'What the search is for.' })
   description?: string | null;
 
-  @Field(() => JSONObjectScalar, { nullable: true, description: 'A D2 search body plus optional `search` and `query` strings (required on create).' })
+  @Field(() => JSONObjectScalar, {
+    nullable: true,
+    description: 'A D2 search body plus optional `search` and `query` strings (required on create).',
+  })
   query?: Record<string, unknown>;
 }
 
@@ -61,13 +89,33 @@ export class SavedSearchResolver {
   }
 
   @Mutation(() => SavedSearch, { description: 'Saves a search.' })
-  async createSavedSearch(@Args() scope: ProjectScopeArgs, @Arg('input', body) input: SavedSearchInput, @Ctx() ctx: Context) {
+  async createSavedSearch(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('input', body) input: SavedSearchInput,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
-    return searches.create(ctx.em, scope, { name: input.name ?? '', description: input.description ?? null, query: checked(input.query), createdById: user.userId }, user.userId);
+    return searches.create(
+      ctx.em,
+      scope,
+      {
+        name: input.name ?? '',
+        description: input.description ?? null,
+        query: checked(input.query),
+        createdById: user.userId,
+      },
+      user.userId,
+    );
   }
 
   @Mutation(() => SavedSearch, { description: 'Changes the members given.' })
-  async updateSavedSearch(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: SavedSearchInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async updateSavedSearch(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Arg('input', body) input: SavedSearchInput,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return searches.update(ctx.em, scope, id, input.name, user.userId, (_tx, saved) => {
       if (input.description !== undefined) saved.description = input.description;
@@ -76,7 +124,12 @@ export class SavedSearchResolver {
   }
 
   @Mutation(() => SavedSearch, { description: 'Deletes a saved search.' })
-  async deleteSavedSearch(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async deleteSavedSearch(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return searches.delete(ctx.em, scope, id, user.userId);
   }
@@ -91,7 +144,11 @@ export class SavedSearchResolver {
   ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const saved = await searches.get(ctx.em, scope, id);
-    const query = { ...saved.query, page: input?.page ?? 1, limit: input?.limit ?? (saved.query.limit as number | undefined) };
+    const query = {
+      ...saved.query,
+      page: input?.page ?? 1,
+      limit: input?.limit ?? (saved.query.limit as number | undefined),
+    };
     return this.content.search(ctx.em, scope, query, { visibility, compiled: selects(info, ['data', 'compiled']) });
   }
 

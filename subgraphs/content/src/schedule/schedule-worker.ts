@@ -49,8 +49,12 @@ export class ScheduleWorker extends PollingWorker {
       if (!row) return false;
       const schedule = await tx.findOneOrFail(Schedule, { id: row.id });
       const unexpected = await this.service.run(tx, schedule);
-      if (unexpected) this.options.logger?.error({ err: unexpected, scheduleId: schedule.id }, 'scheduled action failed');
-      this.options.logger?.info({ scheduleId: schedule.id, status: schedule.status, action: schedule.action, resourceId: schedule.resourceId }, 'schedule ran');
+      if (unexpected)
+        this.options.logger?.error({ err: unexpected, scheduleId: schedule.id }, 'scheduled action failed');
+      this.options.logger?.info(
+        { scheduleId: schedule.id, status: schedule.status, action: schedule.action, resourceId: schedule.resourceId },
+        'schedule ran',
+      );
       return true;
     });
   }

@@ -35,7 +35,9 @@ export class ScheduleError {
   message!: string;
 }
 
-@ObjectType({ description: 'A publish or unpublish that runs at a given instant, with its creator’s rights at that moment (D15).' })
+@ObjectType({
+  description: 'A publish or unpublish that runs at a given instant, with its creator’s rights at that moment (D15).',
+})
 @Entity({ tableName: 'schedule' })
 @Index({ properties: ['projectId', 'at'] })
 export class Schedule extends ProjectScopedEntity {

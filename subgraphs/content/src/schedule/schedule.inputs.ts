@@ -14,7 +14,10 @@ export class CreateScheduleInput {
   @Field(() => String, { nullable: true, description: '`publish` or `unpublish` (required).' })
   action?: string | null;
 
-  @Field(() => String, { nullable: true, description: 'ISO-8601 instant, in the future and at most one year ahead (required).' })
+  @Field(() => String, {
+    nullable: true,
+    description: 'ISO-8601 instant, in the future and at most one year ahead (required).',
+  })
   at?: string | null;
 }
 

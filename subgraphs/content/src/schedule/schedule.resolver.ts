@@ -12,7 +12,9 @@ const idArg = { description: 'The schedule.' };
 export class ScheduleResolver {
   private readonly service = new ScheduleService();
 
-  @Query(() => ScheduleList, { description: 'Schedules of a project, soonest first (cursor pagination), filtered by resource and status.' })
+  @Query(() => ScheduleList, {
+    description: 'Schedules of a project, soonest first (cursor pagination), filtered by resource and status.',
+  })
   async schedules(@Args() scope: ProjectScopeArgs, @Args() args: ScheduleListArgs, @Ctx() ctx: Context) {
     await authorizeProject(ctx, scope, 'content', 'read');
     return this.service.list(ctx.em, scope, args);
@@ -24,8 +26,14 @@ export class ScheduleResolver {
     return this.service.get(ctx.em, scope, id);
   }
 
-  @Mutation(() => Schedule, { description: 'Schedules a publish or unpublish; needs the resource’s `publish` flag now and when it runs.' })
-  async createSchedule(@Args() scope: ProjectScopeArgs, @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: CreateScheduleInput, @Ctx() ctx: Context) {
+  @Mutation(() => Schedule, {
+    description: 'Schedules a publish or unpublish; needs the resource’s `publish` flag now and when it runs.',
+  })
+  async createSchedule(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: CreateScheduleInput,
+    @Ctx() ctx: Context,
+  ) {
     const valid = this.service.validate(input);
     const user = await authorizeProject(ctx, scope, permissionOf(valid.resourceType), 'publish');
     return this.service.create(ctx.em, scope, valid, user.userId);
@@ -41,7 +49,9 @@ export class ScheduleResolver {
     return this.service.cancel(ctx.em, scope, id);
   }
 
-  @FieldResolver(() => UserReference, { description: 'The user who created the schedule; the action runs with this user’s rights.' })
+  @FieldResolver(() => UserReference, {
+    description: 'The user who created the schedule; the action runs with this user’s rights.',
+  })
   createdBy(@Root('createdById') createdById: string): UserReference {
     return userRef(createdById);
   }

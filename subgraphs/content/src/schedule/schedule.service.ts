@@ -1,5 +1,11 @@
 // Schedule rules (D15): validation of new schedules, the soonest-first list, cancellation, and running a due one.
-import { AppError, InvalidStatusTransitionError, NotFoundError, ValidationFailedError, type FieldError } from '@cp/errors';
+import {
+  AppError,
+  InvalidStatusTransitionError,
+  NotFoundError,
+  ValidationFailedError,
+  type FieldError,
+} from '@cp/errors';
 import { BadRequestError } from '@cp/errors';
 import { EntityStatus, keysetPage, type Permissions, type ProjectScope } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
@@ -26,7 +32,8 @@ export interface ValidSchedule {
 }
 
 /** The permission resource whose `publish` flag a schedule needs (D15). */
-export const permissionOf = (resourceType: ScheduleResourceType) => (resourceType === 'content' ? 'content' : 'contentTypes');
+export const permissionOf = (resourceType: ScheduleResourceType) =>
+  resourceType === 'content' ? 'content' : 'contentTypes';
 
 export class ScheduleService {
   private readonly content = new ContentService();
@@ -35,9 +42,11 @@ export class ScheduleService {
   /** 422 VALIDATION_FAILED with one entry per bad member; `at` must be an ISO-8601 instant within the coming year. */
   validate(input: CreateScheduleInput, now = Date.now()): ValidSchedule {
     const errors: FieldError[] = [];
-    if (!SCHEDULE_RESOURCE_TYPES.includes(input.resourceType as never)) errors.push({ path: '/resourceType', message: 'must be `content` or `content-types`' });
+    if (!SCHEDULE_RESOURCE_TYPES.includes(input.resourceType as never))
+      errors.push({ path: '/resourceType', message: 'must be `content` or `content-types`' });
     if (!input.resourceId) errors.push({ path: '/resourceId', message: 'is required' });
-    if (!SCHEDULE_ACTIONS.includes(input.action as never)) errors.push({ path: '/action', message: 'must be `publish` or `unpublish`' });
+    if (!SCHEDULE_ACTIONS.includes(input.action as never))
+      errors.push({ path: '/action', message: 'must be `publish` or `unpublish`' });
     // An instant needs a date, a time and a zone: `2026-12-01T09:00:00Z` or with an offset.
     const at = typeof input.at === 'string' ? instant(input.at) : undefined;
     // One calendar year, not a fixed 366 days.
@@ -45,23 +54,41 @@ export class ScheduleService {
     yearAhead.setUTCFullYear(yearAhead.getUTCFullYear() + 1);
     if (!at) errors.push({ path: '/at', message: 'must be an ISO-8601 instant such as 2030-01-01T09:00:00Z' });
     else if (at.getTime() <= now) errors.push({ path: '/at', message: 'must be in the future' });
-    else if (at.getTime() > yearAhead.getTime()) errors.push({ path: '/at', message: 'must be at most one year ahead' });
+    else if (at.getTime() > yearAhead.getTime())
+      errors.push({ path: '/at', message: 'must be at most one year ahead' });
     if (errors.length > 0) throw new ValidationFailedError(errors);
-    return { resourceType: input.resourceType as ScheduleResourceType, resourceId: input.resourceId!, action: input.action as ScheduleAction, at: at! };
+    return {
+      resourceType: input.resourceType as ScheduleResourceType,
+      resourceId: input.resourceId!,
+      action: input.action as ScheduleAction,
+      at: at!,
+    };
   }
 
   async create(em: EntityManager, scope: ProjectScope, input: ValidSchedule, actorId: string): Promise<Schedule> {
     const entity = input.resourceType === 'content' ? Content : ContentType;
-    const resource = await em.findOne(entity as typeof Content, { id: input.resourceId, organizationId: scope.organizationId, projectId: scope.projectId });
-    if (!resource || resource.status === EntityStatus.deleted) throw new NotFoundError(input.resourceType === 'content' ? 'Content' : 'ContentType', input.resourceId);
+    const resource = await em.findOne(entity as typeof Content, {
+      id: input.resourceId,
+      organizationId: scope.organizationId,
+      projectId: scope.projectId,
+    });
+    if (!resource || resource.status === EntityStatus.deleted)
+      throw new NotFoundError(input.resourceType === 'content' ? 'Content' : 'ContentType', input.resourceId);
     const schedule = em.create(Schedule, { ...scope, ...input, createdById: actorId });
     await em.flush();
     return schedule;
   }
 
   list(em: EntityManager, scope: ProjectScope, args: ScheduleListArgs) {
-    if (args.resourceType !== undefined && args.resourceType !== null && !SCHEDULE_RESOURCE_TYPES.includes(args.resourceType as never)) {
-      throw new BadRequestError('resourceType must be `content` or `content-types`.', { parameter: 'resourceType', value: args.resourceType });
+    if (
+      args.resourceType !== undefined &&
+      args.resourceType !== null &&
+      !SCHEDULE_RESOURCE_TYPES.includes(args.resourceType as never)
+    ) {
+      throw new BadRequestError('resourceType must be `content` or `content-types`.', {
+        parameter: 'resourceType',
+        value: args.resourceType,
+      });
     }
     const where: Record<string, unknown> = { organizationId: scope.organizationId, projectId: scope.projectId };
     if (args.resourceId) where.resourceId = args.resourceId;
@@ -81,7 +108,8 @@ export class ScheduleService {
   cancel(em: EntityManager, scope: ProjectScope, id: string): Promise<Schedule> {
     return em.transactional(async (tx) => {
       const schedule = await this.get(tx, scope, id, true);
-      if (schedule.status !== ScheduleStatus.pending) throw new InvalidStatusTransitionError(schedule.status, ScheduleStatus.cancelled);
+      if (schedule.status !== ScheduleStatus.pending)
+        throw new InvalidStatusTransitionError(schedule.status, ScheduleStatus.cancelled);
       schedule.status = ScheduleStatus.cancelled;
       return schedule;
     });
@@ -97,7 +125,12 @@ export class ScheduleService {
       await this.assertCreatorMayPublish(tx, schedule);
       const service = schedule.resourceType === 'content' ? this.content : this.contentTypes;
       // A nested transaction is a savepoint: a refused action rolls back alone, the schedule's outcome still commits.
-      const act = service[schedule.action].bind(service) as (em: EntityManager, scope: ProjectScope, id: string, actorId: string) => Promise<unknown>;
+      const act = service[schedule.action].bind(service) as (
+        em: EntityManager,
+        scope: ProjectScope,
+        id: string,
+        actorId: string,
+      ) => Promise<unknown>;
       await tx.transactional((inner) => act(inner, scope, schedule.resourceId, schedule.createdById));
       Object.assign(schedule, { status: ScheduleStatus.done, error: null });
       return undefined;
@@ -105,7 +138,10 @@ export class ScheduleService {
       const known = err instanceof AppError;
       Object.assign(schedule, {
         status: ScheduleStatus.failed,
-        error: { code: known ? err.code : 'INTERNAL', message: known ? err.message : 'The action failed unexpectedly.' },
+        error: {
+          code: known ? err.code : 'INTERNAL',
+          message: known ? err.message : 'The action failed unexpectedly.',
+        },
       });
       // The caller logs unexpected errors; the client sees only the code.
       return known ? undefined : err;
@@ -125,10 +161,14 @@ export class ScheduleService {
       );
     const resource = permissionOf(schedule.resourceType);
     const row = rows[0];
-    const permissions = row && (typeof row.permissions === 'string' ? (JSON.parse(row.permissions) as Permissions) : row.permissions);
+    const permissions =
+      row && (typeof row.permissions === 'string' ? (JSON.parse(row.permissions) as Permissions) : row.permissions);
     const flags = permissions?.[resource] as Record<string, boolean | undefined> | undefined;
     if (!row || row.organization_id !== schedule.organizationId || flags?.publish !== true) {
-      throw new AppError('FORBIDDEN', `The schedule's creator may no longer ${schedule.action} ${resource}.`, { resource, action: 'publish' });
+      throw new AppError('FORBIDDEN', `The schedule's creator may no longer ${schedule.action} ${resource}.`, {
+        resource,
+        action: 'publish',
+      });
     }
   }
 }

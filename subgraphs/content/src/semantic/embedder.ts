@@ -10,7 +10,9 @@ export interface Embedder {
 }
 
 // Tests run the TypeScript sources; the worker is always the built JavaScript (turbo builds before tests).
-const WORKER_FILE = __filename.endsWith('.ts') ? resolve(__dirname, '../../dist/semantic/embedder-worker.js') : join(__dirname, 'embedder-worker.js');
+const WORKER_FILE = __filename.endsWith('.ts')
+  ? resolve(__dirname, '../../dist/semantic/embedder-worker.js')
+  : join(__dirname, 'embedder-worker.js');
 
 /**
  * The model loads on first use, in its own thread, so start-up and requests never wait for it. After `idleMs`

@@ -25,11 +25,21 @@ export class SemanticSearch {
   constructor(private readonly embedder: Embedder) {}
 
   /** With `published` (API keys) the embeddings of published versions, never of working copies. */
-  async rank(em: EntityManager, scope: ProjectScope, query: string, published = false): Promise<{ id: string; score: number }[]> {
-    const [vectors, [q]] = await Promise.all([this.vectors(em, scope, published ? 'published_content_embedding' : 'content_embedding'), this.embedder.embed([query])]);
+  async rank(
+    em: EntityManager,
+    scope: ProjectScope,
+    query: string,
+    published = false,
+  ): Promise<{ id: string; score: number }[]> {
+    const [vectors, [q]] = await Promise.all([
+      this.vectors(em, scope, published ? 'published_content_embedding' : 'content_embedding'),
+      this.embedder.embed([query]),
+    ]);
     const scored = vectors.ids.map((id, i) => ({ id, score: dot(q, vectors.vectors[i]) }));
     // Ties broken by id: the order is total, so a (score, id) cursor resumes exactly where a page ended.
-    return scored.filter((s) => s.score >= MIN_SIMILARITY).sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return scored
+      .filter((s) => s.score >= MIN_SIMILARITY)
+      .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   private async vectors(em: EntityManager, scope: ProjectScope, table: EmbeddingTable): Promise<ProjectVectors> {
@@ -51,7 +61,11 @@ export class SemanticSearch {
       'all',
       ctx,
     );
-    const loaded = { stamp, ids: rows.map((r) => r.content_id), vectors: rows.map((r) => Float32Array.from(r.vector.map(Number))) };
+    const loaded = {
+      stamp,
+      ids: rows.map((r) => r.content_id),
+      vectors: rows.map((r) => Float32Array.from(r.vector.map(Number))),
+    };
     this.cache.set(key, loaded);
     return loaded;
   }

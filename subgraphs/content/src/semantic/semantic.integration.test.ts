@@ -18,18 +18,33 @@ describe('semantic search (local MiniLM, real PostgreSQL)', () => {
   let db: TestDatabase;
   let run: RunOptions;
   let indexer: EmbeddingIndexer;
-  const exec = async (source: string, variables: Record<string, unknown> = {}) => (await runOperation(run, source, variables)) as { data: any; errors?: unknown[] };
+  const exec = async (source: string, variables: Record<string, unknown> = {}) =>
+    (await runOperation(run, source, variables)) as { data: any; errors?: unknown[] };
 
   beforeAll(async () => {
     const config = loadConfig({ DATA_DIR: tmpdir() });
     db = await openTestDatabase('postgres', [contentDatabase]);
     const embedder = contentEmbedder(config)!;
-    run = { schema: (await buildContentSubgraph({ config, secret: new Uint8Array(32), embedder })).schema, em: db.orm.em, principal: adminPrincipal('o', 'u'), projects: fixedProjects(['o', 'p']) };
+    run = {
+      schema: (await buildContentSubgraph({ config, secret: new Uint8Array(32), embedder })).schema,
+      em: db.orm.em,
+      principal: adminPrincipal('o', 'u'),
+      projects: fixedProjects(['o', 'p']),
+    };
     indexer = new EmbeddingIndexer(db.orm, embedder);
-    const typeId = (await exec(`mutation { createContentType(organizationId: "o", projectId: "p", input: { name: "Article", schema: { type: "object" } }) { id } }`)).data.createContentType.id;
-    await exec(`mutation($id: ID!) { publishContentType(organizationId: "o", projectId: "p", id: $id) { id } }`, { id: typeId });
+    const typeId = (
+      await exec(
+        `mutation { createContentType(organizationId: "o", projectId: "p", input: { name: "Article", schema: { type: "object" } }) { id } }`,
+      )
+    ).data.createContentType.id;
+    await exec(`mutation($id: ID!) { publishContentType(organizationId: "o", projectId: "p", id: $id) { id } }`, {
+      id: typeId,
+    });
     for (const [name, body] of CORPUS) {
-      await exec(`mutation($t: ID!, $n: String!, $b: String!) { createContent(organizationId: "o", projectId: "p", input: { typeId: $t, name: $n, content: { body: $b } }) { id } }`, { t: typeId, n: name, b: body });
+      await exec(
+        `mutation($t: ID!, $n: String!, $b: String!) { createContent(organizationId: "o", projectId: "p", input: { typeId: $t, name: $n, content: { body: $b } }) { id } }`,
+        { t: typeId, n: name, b: body },
+      );
     }
     await indexer.flush();
   }, 120_000);
@@ -43,21 +58,35 @@ describe('semantic search (local MiniLM, real PostgreSQL)', () => {
     ['company profits were better than forecast', 'Quarterly results'],
     ['which sneakers for hiking paths', 'Trail running shoes'],
   ])('ranks the paraphrase “%s” first', async (query, expected) => {
-    const { data } = await exec(`query($q: String) { contents(organizationId: "o", projectId: "p", query: $q) { data { name } } }`, { q: query });
+    const { data } = await exec(
+      `query($q: String) { contents(organizationId: "o", projectId: "p", query: $q) { data { name } } }`,
+      { q: query },
+    );
     expect(data.contents.data[0].name).toBe(expected);
   });
 
   it('leaves unrelated entries out, and re-embeds an edited entry', async () => {
-    const { data } = await exec(`query { contents(organizationId: "o", projectId: "p", query: "spreadsheet formulas for accountants") { data { name } } }`);
+    const { data } = await exec(
+      `query { contents(organizationId: "o", projectId: "p", query: "spreadsheet formulas for accountants") { data { name } } }`,
+    );
     expect(data.contents.data.map((e: { name: string }) => e.name)).not.toContain('Houseplant care');
-    const search = await exec(`query { searchContent(organizationId: "o", projectId: "p", input: { query: "caring for indoor plants" }) { data { name } pagination { total } } }`);
+    const search = await exec(
+      `query { searchContent(organizationId: "o", projectId: "p", input: { query: "caring for indoor plants" }) { data { name } pagination { total } } }`,
+    );
     expect(search.data.searchContent.data[0].name).toBe('Houseplant care');
 
-    const match = (await exec(`query { contents(organizationId: "o", projectId: "p", query: "football") { data { id name } } }`)).data.contents.data[0];
+    const match = (
+      await exec(`query { contents(organizationId: "o", projectId: "p", query: "football") { data { id name } } }`)
+    ).data.contents.data[0];
     expect(match.name).toBe('Match report');
-    await exec(`mutation($id: ID!) { updateContent(organizationId: "o", projectId: "p", id: $id, input: { name: "Recipe", content: { body: "Slow-cooked lentil soup with cumin and lemon." } }) { id } }`, { id: match.id });
+    await exec(
+      `mutation($id: ID!) { updateContent(organizationId: "o", projectId: "p", id: $id, input: { name: "Recipe", content: { body: "Slow-cooked lentil soup with cumin and lemon." } }) { id } }`,
+      { id: match.id },
+    );
     await indexer.flush();
-    const soup = await exec(`query { contents(organizationId: "o", projectId: "p", query: "a warm bowl of bean stew") { data { id } } }`);
+    const soup = await exec(
+      `query { contents(organizationId: "o", projectId: "p", query: "a warm bowl of bean stew") { data { id } } }`,
+    );
     expect(soup.data.contents.data[0].id).toBe(match.id);
   });
 
@@ -95,11 +124,22 @@ describe('semantic search (local MiniLM, real PostgreSQL)', () => {
        where c.id like 'copy-%' and s.name = 'Sourdough basics'`);
     const search = `query($input: SearchContentInput) { searchContent(organizationId: "o", projectId: "p", input: $input) { data { id } pagination { page limit total } } }`;
     const page = async (n: number) =>
-      (await exec(search, { input: { query: 'homemade loaf with wild yeast', filter: { name: { like: 'Loaf copy' } }, page: n, limit: 20 } })).data.searchContent;
+      (
+        await exec(search, {
+          input: {
+            query: 'homemade loaf with wild yeast',
+            filter: { name: { like: 'Loaf copy' } },
+            page: n,
+            limit: 20,
+          },
+        })
+      ).data.searchContent;
     const last = await page(30);
     expect(last.pagination).toEqual({ page: 30, limit: 20, total: 600 });
     // Equal scores tie-break by id, so page 30 holds the last 20 copies.
-    expect(last.data.map((e: { id: string }) => e.id)).toEqual(Array.from({ length: 20 }, (_, i) => `copy-${String(581 + i).padStart(4, '0')}`));
+    expect(last.data.map((e: { id: string }) => e.id)).toEqual(
+      Array.from({ length: 20 }, (_, i) => `copy-${String(581 + i).padStart(4, '0')}`),
+    );
     expect(await page(31)).toEqual({ data: [], pagination: { page: 31, limit: 20, total: 600 } });
   });
 });

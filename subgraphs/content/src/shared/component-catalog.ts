@@ -61,7 +61,11 @@ export function projectComponents(em: EntityManager, scope: ProjectScope): Promi
 }
 
 /** The compiled code of every component of a package, at its pinned version (D6). */
-export function packageModules(em: EntityManager, scope: ProjectScope, packageVersion: string): Promise<PinnedModule[]> {
+export function packageModules(
+  em: EntityManager,
+  scope: ProjectScope,
+  packageVersion: string,
+): Promise<PinnedModule[]> {
   return query<PinnedModule>(
     em,
     ['package', 'component_version'],

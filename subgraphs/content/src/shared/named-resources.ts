@@ -21,7 +21,11 @@ export class NamedResources<T extends Named> {
 
   /** Offset list by name (D1); `search` filters by name, case-insensitively. */
   list(em: EntityManager, scope: ProjectScope, page: OffsetArgs, search?: string) {
-    const where = { organizationId: scope.organizationId, projectId: scope.projectId, ...(search ? { name: { $ilike: `%${escapeLike(search)}%` } } : {}) };
+    const where = {
+      organizationId: scope.organizationId,
+      projectId: scope.projectId,
+      ...(search ? { name: { $ilike: `%${escapeLike(search)}%` } } : {}),
+    };
     return offsetPage(em, this.entity, where as FilterQuery<T>, page, { name: 'asc', id: 'asc' });
   }
 
@@ -33,17 +37,35 @@ export class NamedResources<T extends Named> {
     return found;
   }
 
-  create(em: EntityManager, scope: ProjectScope, data: Omit<RequiredEntityData<T>, 'organizationId' | 'projectId'> & { name: string }, actorId: string): Promise<T> {
+  create(
+    em: EntityManager,
+    scope: ProjectScope,
+    data: Omit<RequiredEntityData<T>, 'organizationId' | 'projectId'> & { name: string },
+    actorId: string,
+  ): Promise<T> {
     const name = requireName(data.name);
     return transactionalNamed(em, this.label.toLowerCase(), name, async (tx) => {
       const created = tx.create(this.entity, { ...data, name, ...scope } as RequiredEntityData<T>);
-      recordEvent(tx, { resourceType: this.resourceType, action: 'created', resourceId: created.id, ...scope, actorId });
+      recordEvent(tx, {
+        resourceType: this.resourceType,
+        action: 'created',
+        resourceId: created.id,
+        ...scope,
+        actorId,
+      });
       return created;
     });
   }
 
   /** `change` applies the members given (and any derived ones) to the locked row. */
-  update(em: EntityManager, scope: ProjectScope, id: string, name: string | undefined, actorId: string, change: (tx: EntityManager, row: T) => Promise<void> | void) {
+  update(
+    em: EntityManager,
+    scope: ProjectScope,
+    id: string,
+    name: string | undefined,
+    actorId: string,
+    change: (tx: EntityManager, row: T) => Promise<void> | void,
+  ) {
     const cleanName = name === undefined ? undefined : requireName(name);
     return transactionalNamed(em, this.label.toLowerCase(), cleanName ?? '', async (tx) => {
       const row = await this.get(tx, scope, id, true);
@@ -54,7 +76,13 @@ export class NamedResources<T extends Named> {
     });
   }
 
-  delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string, before?: (tx: EntityManager, row: T) => Promise<void>): Promise<T> {
+  delete(
+    em: EntityManager,
+    scope: ProjectScope,
+    id: string,
+    actorId: string,
+    before?: (tx: EntityManager, row: T) => Promise<void>,
+  ): Promise<T> {
     return em.transactional(async (tx) => {
       const row = await this.get(tx, scope, id, true);
       await before?.(tx, row);

@@ -1,5 +1,13 @@
 // GraphQL surface of tags (D12): offset list with name search, CRUD; unknown names on entries create tags.
-import { authorizeClientRead, authorizeProject, OffsetArgs, OffsetList, ProjectScopeArgs, type Context, ExpectedRevisionArgs } from '@cp/graphql';
+import {
+  authorizeClientRead,
+  authorizeProject,
+  OffsetArgs,
+  OffsetList,
+  ProjectScopeArgs,
+  type Context,
+  ExpectedRevisionArgs,
+} from '@cp/graphql';
 import { Arg, Args, Ctx, Field, ID, InputType, Mutation, Query, Resolver } from 'type-graphql';
 import { NamedResources } from '../shared/named-resources';
 import { Tag } from './tag.entity';
@@ -25,7 +33,12 @@ export { ensureTags } from '@cp/db';
 @Resolver(() => Tag)
 export class TagResolver {
   @Query(() => TagList, { description: 'Tags of a project by name (offset pagination).' })
-  async tags(@Args() scope: ProjectScopeArgs, @Args() page: OffsetArgs, @Arg('search', () => String, { nullable: true, description: 'Part of the name.' }) search: string | undefined, @Ctx() ctx: Context) {
+  async tags(
+    @Args() scope: ProjectScopeArgs,
+    @Args() page: OffsetArgs,
+    @Arg('search', () => String, { nullable: true, description: 'Part of the name.' }) search: string | undefined,
+    @Ctx() ctx: Context,
+  ) {
     await authorizeClientRead(ctx, scope, 'content');
     return tags.list(ctx.em, scope, page, search);
   }
@@ -43,7 +56,13 @@ export class TagResolver {
   }
 
   @Mutation(() => Tag, { description: 'Renames or recolors a tag (entries keep the names they carry).' })
-  async updateTag(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', body) input: TagInput, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async updateTag(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Arg('input', body) input: TagInput,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return tags.update(ctx.em, scope, id, input.name, user.userId, (_tx, tag) => {
       if (input.color !== undefined) tag.color = input.color;
@@ -51,7 +70,12 @@ export class TagResolver {
   }
 
   @Mutation(() => Tag, { description: 'Deletes a tag.' })
-  async deleteTag(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() _revision: ExpectedRevisionArgs, @Ctx() ctx: Context) {
+  async deleteTag(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() _revision: ExpectedRevisionArgs,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return tags.delete(ctx.em, scope, id, user.userId);
   }

@@ -23,7 +23,16 @@ import { Tag } from '../tag/tag.entity';
 import type { SecretBox } from '../webhook/secret-box';
 import { Webhook } from '../webhook/webhook.entity';
 
-const KINDS = ['contentTypes', 'contentTypeVersions', 'content', 'contentVersions', 'tags', 'folders', 'savedSearches', 'webhooks'] as const;
+const KINDS = [
+  'contentTypes',
+  'contentTypeVersions',
+  'content',
+  'contentVersions',
+  'tags',
+  'folders',
+  'savedSearches',
+  'webhooks',
+] as const;
 
 /**
  * Rows are copied as they are, versions included, so an imported project serves the same published content
@@ -71,11 +80,19 @@ export class ContentTransferService implements ProjectTransfer {
     const summary: ImportSummary = {};
     const actorId = options.actorId;
     const types = await syncRows(em, ContentType, data.contentTypes, { scope, label: 'content type' });
-    summary.contentTypeVersions = summarize(await syncRows(em, ContentTypeVersion, data.contentTypeVersions, { scope, immutable: true, label: 'content type version' }));
+    summary.contentTypeVersions = summarize(
+      await syncRows(em, ContentTypeVersion, data.contentTypeVersions, {
+        scope,
+        immutable: true,
+        label: 'content type version',
+      }),
+    );
     recordImportEvents(em, 'content-types', types, scope, actorId);
     summary.contentTypes = summarize(types);
     const entries = await syncRows(em, Content, data.content, { scope, label: 'content entry' });
-    summary.contentVersions = summarize(await syncRows(em, ContentVersion, data.contentVersions, { scope, immutable: true, label: 'content version' }));
+    summary.contentVersions = summarize(
+      await syncRows(em, ContentVersion, data.contentVersions, { scope, immutable: true, label: 'content version' }),
+    );
     recordImportEvents(em, 'content', entries, scope, actorId);
     summary.content = summarize(entries);
     for (const [kind, entity, resourceType] of [
@@ -94,7 +111,10 @@ export class ContentTransferService implements ProjectTransfer {
       label: 'webhook',
       omit: ['secretCiphertext'],
       keep: ['active'],
-      onInsert: () => ({ active: false, secretCiphertext: this.box.seal(`whsec_${randomBytes(24).toString('base64url')}`) }),
+      onInsert: () => ({
+        active: false,
+        secretCiphertext: this.box.seal(`whsec_${randomBytes(24).toString('base64url')}`),
+      }),
     });
     summary.webhooks = summarize(webhooks);
     return { summary, files: [] };

@@ -8,7 +8,12 @@ import type { CheckedTarget } from './target-guard';
  * POSTs `body` and resolves with the response status (the response body is discarded). Redirects are not followed;
  * TLS still verifies the certificate against the URL's host name. Rejects on network errors and after `timeoutMs`.
  */
-export function pinnedPost(target: CheckedTarget, headers: Record<string, string>, body: string, timeoutMs: number): Promise<number> {
+export function pinnedPost(
+  target: CheckedTarget,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+): Promise<number> {
   const { url, address } = target;
   const options: RequestOptions = {
     method: 'POST',
@@ -32,7 +37,10 @@ export function pinnedPost(target: CheckedTarget, headers: Record<string, string
 /** A lookup that answers the checked address whatever the name (callers with `all` get a one-element list). */
 function pinnedLookup({ address, family }: NonNullable<CheckedTarget['address']>): LookupFunction {
   return (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, list: { address: string; family: number }[]) => void)(null, [{ address, family }]);
+    if ((options as { all?: boolean }).all)
+      (callback as unknown as (e: null, list: { address: string; family: number }[]) => void)(null, [
+        { address, family },
+      ]);
     else callback(null, address, family);
   };
 }

@@ -12,7 +12,8 @@ export function sign(secret: string, body: string, timestamp = Math.floor(Date.n
 export function verify(secret: string, body: string, header: string, toleranceSeconds = 300): boolean {
   const parts = Object.fromEntries(header.split(',').map((p) => p.split('=') as [string, string]));
   const timestamp = Number(parts.t);
-  if (!Number.isInteger(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > toleranceSeconds || !parts.v1) return false;
+  if (!Number.isInteger(timestamp) || Math.abs(Date.now() / 1000 - timestamp) > toleranceSeconds || !parts.v1)
+    return false;
   const expected = Buffer.from(sign(secret, body, timestamp).split('v1=')[1], 'hex');
   const given = Buffer.from(parts.v1, 'hex');
   return given.length === expected.length && timingSafeEqual(given, expected);

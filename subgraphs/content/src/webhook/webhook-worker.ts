@@ -40,7 +40,11 @@ interface DueDelivery {
   secret_ciphertext: string;
 }
 
-const attemptFailures = counter('cp_webhook_attempt_failures_total', 'Webhook delivery attempts that failed (error or non-2xx).', ['outcome']);
+const attemptFailures = counter(
+  'cp_webhook_attempt_failures_total',
+  'Webhook delivery attempts that failed (error or non-2xx).',
+  ['outcome'],
+);
 
 /**
  * Each webhook is its own queue: at most one attempt in flight per target, so a slow or hanging receiver delays only
@@ -68,7 +72,9 @@ export class WebhookWorker extends PollingWorker {
     if (this.stopping || room <= 0) return;
     for (const delivery of await this.claim(room)) {
       const attempt: Promise<void> = this.deliver(delivery)
-        .catch((err) => this.options.logger?.warn({ err, deliveryId: delivery.id }, 'webhook delivery failed to record'))
+        .catch((err) =>
+          this.options.logger?.warn({ err, deliveryId: delivery.id }, 'webhook delivery failed to record'),
+        )
         .finally(() => {
           this.inFlight.delete(attempt);
           this.kick();
@@ -82,7 +88,12 @@ export class WebhookWorker extends PollingWorker {
     await this.options.orm.em.fork().transactional(async (tx) => {
       const conn = tx.getConnection();
       const ctx = tx.getTransactionContext();
-      const [{ locked }] = await conn.execute<{ locked: boolean }[]>('select pg_try_advisory_xact_lock(?) as locked', [SCAN_LOCK], 'all', ctx);
+      const [{ locked }] = await conn.execute<{ locked: boolean }[]>(
+        'select pg_try_advisory_xact_lock(?) as locked',
+        [SCAN_LOCK],
+        'all',
+        ctx,
+      );
       if (!locked) return;
       await conn.execute(
         `with cursor as (select "position" from "webhook_cursor" where "id" = 1 for update),
@@ -106,8 +117,11 @@ export class WebhookWorker extends PollingWorker {
    * replica; a `sending` row past its lease no longer counts), locked so replicas never claim the same row.
    */
   private async claim(limit: number): Promise<DueDelivery[]> {
-    return this.options.orm.em.fork().getConnection().execute<DueDelivery[]>(
-      `with heads as (
+    return this.options.orm.em
+      .fork()
+      .getConnection()
+      .execute<DueDelivery[]>(
+        `with heads as (
          select distinct on (d."webhook_id") d."id", d."next_attempt_at"
            from "webhook_delivery" d join "webhook" w on w."id" = d."webhook_id"
           where d."status" in ('pending', 'retrying', 'sending') and d."next_attempt_at" <= now() and w."active"
@@ -121,7 +135,7 @@ export class WebhookWorker extends PollingWorker {
          from "webhook" w
         where d."id" in (select "id" from picked) and w."id" = d."webhook_id"
         returning d."id", d."webhook_id", d."event_id", d."event_type", d."attempts", d."created_at", w."url", w."secret_ciphertext"`,
-    );
+      );
   }
 
   private async deliver(delivery: DueDelivery): Promise<void> {

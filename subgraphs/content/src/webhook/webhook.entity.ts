@@ -52,7 +52,10 @@ export class WebhookDelivery {
   @Property()
   eventType!: string;
 
-  @Field(() => String, { description: '`pending`, `sending`, `retrying`, `delivered`, `failed` (gave up after 24 h) or `cancelled` (its webhook was deactivated).' })
+  @Field(() => String, {
+    description:
+      '`pending`, `sending`, `retrying`, `delivered`, `failed` (gave up after 24 h) or `cancelled` (its webhook was deactivated).',
+  })
   @Property({ length: 16 })
   status: string & Opt = 'pending';
 

@@ -26,19 +26,35 @@ export class WebhookResolver {
   }
 
   @Query(() => DeliveryList, { description: 'The delivery log of a webhook, newest first.' })
-  async webhookDeliveries(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Args() page: OffsetArgs, @Ctx() ctx: Context) {
+  async webhookDeliveries(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() page: OffsetArgs,
+    @Ctx() ctx: Context,
+  ) {
     await authorizeProject(ctx, scope, 'projects', 'read');
     return this.service.deliveries(ctx.em, scope, id, page);
   }
 
-  @Mutation(() => CreatedWebhook, { description: 'Creates a webhook; the answer carries its signing secret, shown once.' })
-  async createWebhook(@Args() scope: ProjectScopeArgs, @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: CreateWebhookInput, @Ctx() ctx: Context) {
+  @Mutation(() => CreatedWebhook, {
+    description: 'Creates a webhook; the answer carries its signing secret, shown once.',
+  })
+  async createWebhook(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: CreateWebhookInput,
+    @Ctx() ctx: Context,
+  ) {
     const user = await authorizeProject(ctx, scope, 'projects', 'update');
     return this.service.create(ctx.em, scope, input, user.userId);
   }
 
   @Mutation(() => Webhook, { description: 'Changes the members given.' })
-  async updateWebhook(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: UpdateWebhookInput, @Ctx() ctx: Context) {
+  async updateWebhook(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: UpdateWebhookInput,
+    @Ctx() ctx: Context,
+  ) {
     await authorizeProject(ctx, scope, 'projects', 'update');
     return this.service.update(ctx.em, scope, id, input);
   }

@@ -26,7 +26,12 @@ export class WebhookService {
     return webhook;
   }
 
-  async create(em: EntityManager, scope: ProjectScope, input: CreateWebhookInput, actorId: string): Promise<CreatedWebhook> {
+  async create(
+    em: EntityManager,
+    scope: ProjectScope,
+    input: CreateWebhookInput,
+    actorId: string,
+  ): Promise<CreatedWebhook> {
     await assertDeliverable(input.url, this.options.allowPrivateTargets);
     if (input.secret !== undefined && input.secret.length < 16) {
       throw new ValidationFailedError([{ path: '/secret', message: 'must be at least 16 characters' }]);
@@ -88,7 +93,13 @@ export class WebhookService {
     const delivery = await em.findOne(WebhookDelivery, { id: deliveryId, webhookId: id });
     if (!delivery) throw new NotFoundError('WebhookDelivery', deliveryId);
     if (delivery.status === 'sending') throw new AppError('CONFLICT', 'The delivery is being sent right now.');
-    Object.assign(delivery, { status: 'pending', attempts: 0, nextAttemptAt: new Date(), createdAt: new Date(), error: null });
+    Object.assign(delivery, {
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: new Date(),
+      createdAt: new Date(),
+      error: null,
+    });
     await em.flush();
     return delivery;
   }

@@ -21,7 +21,8 @@ function wsClient(headers) {
   if (lower['x-api-key']) params['x-api-key'] = lower['x-api-key'];
   if (lower.authorization) params.authorization = lower.authorization;
   const key = JSON.stringify(params);
-  if (!clients.has(key)) clients.set(key, createClient({ url: wsUrl, connectionParams: params, lazy: true, retryAttempts: 0 }));
+  if (!clients.has(key))
+    clients.set(key, createClient({ url: wsUrl, connectionParams: params, lazy: true, retryAttempts: 0 }));
   return clients.get(key);
 }
 
@@ -42,7 +43,11 @@ function fetcher(params, options) {
   const operation = operationOf(params);
   const request = operation ? { ...params, operationName: operation.name?.value ?? null } : params;
   if (operation?.operation !== 'subscription') return http(request, options);
-  return wsClient(options?.headers).iterate({ query: request.query, variables: request.variables ?? undefined, operationName: request.operationName ?? undefined });
+  return wsClient(options?.headers).iterate({
+    query: request.query,
+    variables: request.variables ?? undefined,
+    operationName: request.operationName ?? undefined,
+  });
 }
 
 const defaultQuery = `# Content Platform GraphQL IDE.
@@ -62,5 +67,10 @@ query Organizations {
 `;
 
 createRoot(document.getElementById('graphiql')).render(
-  createElement(GraphiQL, { fetcher, defaultQuery, defaultEditorToolsVisibility: 'headers', shouldPersistHeaders: false }),
+  createElement(GraphiQL, {
+    fetcher,
+    defaultQuery,
+    defaultEditorToolsVisibility: 'headers',
+    shouldPersistHeaders: false,
+  }),
 );

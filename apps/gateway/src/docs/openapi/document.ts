@@ -29,14 +29,20 @@ const CUSTOM_SCALARS: Record<string, OpenAPIV3.SchemaObject> = {
 
 const SECURITY: Record<RouteFamily, Record<string, OpenAPIV3.SecuritySchemeObject>> = {
   app: {
-    bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'A token from `POST /app/v1/auth/login` (D5).' },
+    bearerAuth: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: 'A token from `POST /app/v1/auth/login` (D5).',
+    },
   },
   api: {
     apiKey: {
       type: 'apiKey',
       in: 'header',
       name: 'x-api-key',
-      description: 'A project API key (`cpk_live_…`), read-only: published state, or the working state for preview keys (D18).',
+      description:
+        'A project API key (`cpk_live_…`), read-only: published state, or the working state for preview keys (D18).',
     },
   },
 };
@@ -48,7 +54,8 @@ const INFO: Record<RouteFamily, { title: string; description: string }> = {
   },
   api: {
     title: 'Content Platform client API',
-    description: 'Read-only delivery API at `/api/v1` (`x-api-key`), plus the public CDN routes. Every error is `{error: {code, message, details?}}` (D4).',
+    description:
+      'Read-only delivery API at `/api/v1` (`x-api-key`), plus the public CDN routes. Every error is `{error: {code, message, details?}}` (D4).',
   },
 };
 
@@ -59,9 +66,21 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   const basePath = BASE_PATHS[family];
   const routes = compileRoutes(options.schema, options.routes, family);
   const schema = restSchema(options.schema, routes);
-  const generator = OpenAPI({ schema, info: { ...INFO[family], version: options.version }, customScalars: CUSTOM_SCALARS });
+  const generator = OpenAPI({
+    schema,
+    info: { ...INFO[family], version: options.version },
+    customScalars: CUSTOM_SCALARS,
+  });
   for (const route of routes) {
-    generator.addRoute({ document: operationFor(schema, route.field), path: route.path, method: route.method, tags: [tagOf(route.path)] }, { basePath });
+    generator.addRoute(
+      {
+        document: operationFor(schema, route.field),
+        path: route.path,
+        method: route.method,
+        tags: [tagOf(route.path)],
+      },
+      { basePath },
+    );
   }
   const doc = generator.get() as OpenAPIV3.Document;
   const schemas = doc.components!.schemas as Record<string, OpenAPIV3.SchemaObject>;
@@ -80,7 +99,10 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   }
   userReferencesAsIds(schemas);
 
-  doc.servers = [{ url: '/', description: 'This service' }, ...(options.publicUrl ? [{ url: options.publicUrl, description: 'PUBLIC_URL' }] : [])];
+  doc.servers = [
+    { url: '/', description: 'This service' },
+    ...(options.publicUrl ? [{ url: options.publicUrl, description: 'PUBLIC_URL' }] : []),
+  ];
   doc.security = [Object.fromEntries(Object.keys(SECURITY[family]).map((name) => [name, []]))];
   doc.components = {
     ...doc.components,
@@ -89,14 +111,25 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     responses: ERROR_RESPONSES,
     headers: COMMON_HEADERS,
   };
-  doc.tags = [...new Set(Object.values(doc.paths).flatMap((item) => Object.values(item!).flatMap((op) => (op as OpenAPIV3.OperationObject).tags ?? [])))]
+  doc.tags = [
+    ...new Set(
+      Object.values(doc.paths).flatMap((item) =>
+        Object.values(item!).flatMap((op) => (op as OpenAPIV3.OperationObject).tags ?? []),
+      ),
+    ),
+  ]
     .sort()
     .map((name) => ({ name }));
   doc.paths = Object.fromEntries(Object.entries(doc.paths).sort(([a], [b]) => a.localeCompare(b)));
   return doc;
 }
 
-function refineOperation(operation: OpenAPIV3.OperationObject, route: CompiledRoute, schema: GraphQLSchema, family: RouteFamily): void {
+function refineOperation(
+  operation: OpenAPIV3.OperationObject,
+  route: CompiledRoute,
+  schema: GraphQLSchema,
+  family: RouteFamily,
+): void {
   const isPublic = PUBLIC_FIELDS.has(route.field);
   const [root, field] = route.field.split('.');
   operation.operationId = field;
@@ -106,7 +139,10 @@ function refineOperation(operation: OpenAPIV3.OperationObject, route: CompiledRo
     operation.description = `With a body that has none of \`typeId\`, \`name\`, \`content\`, this route is \`searchContent\` (D2).`;
   }
   if (route.omit) {
-    const notes = [operation.description, `The response leaves out ${route.omit.map((p) => `\`${p}\``).join(', ')} (what a route doesn't return, it doesn't read).`];
+    const notes = [
+      operation.description,
+      `The response leaves out ${route.omit.map((p) => `\`${p}\``).join(', ')} (what a route doesn't return, it doesn't read).`,
+    ];
     operation.description = notes.filter(Boolean).join(' ');
   }
   const params = (operation.parameters ?? []) as OpenAPIV3.ParameterObject[];
@@ -146,10 +182,22 @@ function refineOperation(operation: OpenAPIV3.OperationObject, route: CompiledRo
 function writeHeaders(route: CompiledRoute, family: RouteFamily): OpenAPIV3.ParameterObject[] {
   if (family !== 'app' || !route.field.startsWith('Mutation.')) return [];
   const headers: OpenAPIV3.ParameterObject[] = [
-    { in: 'header', name: 'If-Match', required: false, schema: { type: 'string' }, description: 'Expected revision, e.g. `"3"` (D16).' },
+    {
+      in: 'header',
+      name: 'If-Match',
+      required: false,
+      schema: { type: 'string' },
+      description: 'Expected revision, e.g. `"3"` (D16).',
+    },
   ];
   if (route.method === 'POST') {
-    headers.push({ in: 'header', name: 'Idempotency-Key', required: false, schema: { type: 'string', maxLength: 255 }, description: 'Retry safely (D17).' });
+    headers.push({
+      in: 'header',
+      name: 'Idempotency-Key',
+      required: false,
+      schema: { type: 'string', maxLength: 255 },
+      description: 'Retry safely (D17).',
+    });
   }
   return headers;
 }
@@ -168,7 +216,10 @@ function userReferencesAsIds(schemas: Record<string, OpenAPIV3.SchemaObject>): v
   }
 }
 
-function pathParameters(path: string, existing: (OpenAPIV3.ParameterObject | OpenAPIV3.ReferenceObject)[]): OpenAPIV3.ParameterObject[] {
+function pathParameters(
+  path: string,
+  existing: (OpenAPIV3.ParameterObject | OpenAPIV3.ReferenceObject)[],
+): OpenAPIV3.ParameterObject[] {
   const named = new Set(existing.map((p) => ('name' in p ? p.name : '')));
   return [...path.matchAll(/\{([^}]+)\}/g)]
     .map((m) => m[1])

@@ -7,7 +7,8 @@ const CODES = Object.keys(ERROR_CATALOGUE);
 export const ERROR_SCHEMAS: Record<string, OpenAPIV3.SchemaObject> = {
   ErrorEnvelope: {
     type: 'object',
-    description: 'Every error (D4): a stable `code`, a message (translated by `Accept-Language` where possible) and `details`.',
+    description:
+      'Every error (D4): a stable `code`, a message (translated by `Accept-Language` where possible) and `details`.',
     required: ['error'],
     properties: {
       error: {
@@ -19,7 +20,8 @@ export const ERROR_SCHEMAS: Record<string, OpenAPIV3.SchemaObject> = {
           details: {
             type: 'object',
             additionalProperties: true,
-            description: 'Specifics: `parameter` for bad query parameters, `errors[]` of `{path, message}` for validation, `requestId` for internal errors, …',
+            description:
+              'Specifics: `parameter` for bad query parameters, `errors[]` of `{path, message}` for validation, `requestId` for internal errors, …',
           },
         },
       },
@@ -27,7 +29,10 @@ export const ERROR_SCHEMAS: Record<string, OpenAPIV3.SchemaObject> = {
   },
 };
 
-const header = (description: string, schema: OpenAPIV3.SchemaObject = { type: 'string' }): OpenAPIV3.HeaderObject => ({ description, schema });
+const header = (description: string, schema: OpenAPIV3.SchemaObject = { type: 'string' }): OpenAPIV3.HeaderObject => ({
+  description,
+  schema,
+});
 
 export const COMMON_HEADERS: Record<string, OpenAPIV3.HeaderObject> = {
   RequestId: header('The request id (echoed, or generated when the client sent none).'),
@@ -94,6 +99,11 @@ export function errorResponses(options: {
 /** Headers of successful responses on rate-limited routes. */
 export function successHeaders(authenticated: boolean): Record<string, OpenAPIV3.ReferenceObject> {
   return authenticated
-    ? { 'X-Request-ID': ref('RequestId'), 'RateLimit-Limit': ref('RateLimitLimit'), 'RateLimit-Remaining': ref('RateLimitRemaining'), 'RateLimit-Reset': ref('RateLimitReset') }
+    ? {
+        'X-Request-ID': ref('RequestId'),
+        'RateLimit-Limit': ref('RateLimitLimit'),
+        'RateLimit-Remaining': ref('RateLimitRemaining'),
+        'RateLimit-Reset': ref('RateLimitReset'),
+      }
     : { 'X-Request-ID': ref('RequestId') };
 }

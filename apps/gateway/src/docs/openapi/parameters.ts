@@ -15,10 +15,17 @@ const query = (name: string, schema: OpenAPIV3.SchemaObject, description: string
 export const PAGINATION_PARAMETERS = {
   cursor: [
     query('limit', LIMIT, 'Items per page, 1 to 100 (default 20); outside that range is 400.'),
-    query('lastKey', { type: 'string' }, 'Opaque cursor from the previous page’s `pagination.lastKey`; a tampered one is 400.'),
+    query(
+      'lastKey',
+      { type: 'string' },
+      'Opaque cursor from the previous page’s `pagination.lastKey`; a tampered one is 400.',
+    ),
     query('afterKey', { type: 'string' }, 'Alias of `lastKey`.'),
   ],
-  offset: [query('page', PAGE, '1-based page (default 1).'), query('limit', LIMIT, 'Items per page, 1 to 100 (default 20).')],
+  offset: [
+    query('page', PAGE, '1-based page (default 1).'),
+    query('limit', LIMIT, 'Items per page, 1 to 100 (default 20).'),
+  ],
 };
 
 /** Applies D1's bounds to the query parameters sofa derived from GraphQL arguments of the same names. */

@@ -35,7 +35,14 @@ const uploadBody = (extra: Record<string, OpenAPIV3.SchemaObject>): OpenAPIV3.Re
       schema: {
         type: 'object',
         required: ['file'],
-        properties: { file: { type: 'string', format: 'binary', description: 'The bytes; the type is sniffed, not taken from the client.' }, ...extra },
+        properties: {
+          file: {
+            type: 'string',
+            format: 'binary',
+            description: 'The bytes; the type is sniffed, not taken from the client.',
+          },
+          ...extra,
+        },
       },
       encoding: { file: { contentType: 'application/octet-stream' } },
     },
@@ -50,14 +57,19 @@ export function plainOperation(route: PlainRoute, has: (name: string) => boolean
         operationId: 'uploadAsset',
         tags: ['assets'],
         summary: 'Upload an asset (multipart/form-data).',
-        description: 'Streams `file` to storage, computing size and sha256; over `MAX_UPLOAD_BYTES` is 413 with nothing kept (D8).',
+        description:
+          'Streams `file` to storage, computing size and sha256; over `MAX_UPLOAD_BYTES` is 413 with nothing kept (D8).',
         requestBody: uploadBody({
           tags: { type: 'string', description: 'Tag names: a JSON array or a comma-separated list.' },
           folderId: { type: 'string', description: 'Folder to file the asset in.' },
           metadata: { type: 'string', description: 'A JSON object.' },
         }),
         responses: {
-          '201': { description: 'The stored asset, as `GET …/assets/{id}` returns it.', headers: successHeaders(true), content: { 'application/json': { schema: schemaRef('Asset', has) } } },
+          '201': {
+            description: 'The stored asset, as `GET …/assets/{id}` returns it.',
+            headers: successHeaders(true),
+            content: { 'application/json': { schema: schemaRef('Asset', has) } },
+          },
           ...errorResponses({ authenticated: true, write: false, body: true, upload: true }),
         },
       };
@@ -69,7 +81,11 @@ export function plainOperation(route: PlainRoute, has: (name: string) => boolean
         description: 'Created `uploading`, then `processing` while the type is sniffed, then `active` (or `error`).',
         requestBody: uploadBody({}),
         responses: {
-          '201': { description: 'The component asset.', headers: successHeaders(true), content: { 'application/json': { schema: schemaRef('ComponentAsset', has) } } },
+          '201': {
+            description: 'The component asset.',
+            headers: successHeaders(true),
+            content: { 'application/json': { schema: schemaRef('ComponentAsset', has) } },
+          },
           ...errorResponses({ authenticated: true, write: false, body: true, upload: true }),
         },
       };
@@ -79,7 +95,10 @@ export function plainOperation(route: PlainRoute, has: (name: string) => boolean
         operationId: route.id === 'assetCdn' ? 'deliverAsset' : 'deliverComponentAsset',
         tags: ['cdn'],
         security: [],
-        summary: route.id === 'assetCdn' ? 'The bytes of an active asset (public).' : 'The bytes of an active component asset (public).',
+        summary:
+          route.id === 'assetCdn'
+            ? 'The bytes of an active asset (public).'
+            : 'The bytes of an active component asset (public).',
         description:
           'Strong `ETag` (the sha256), `304` on `If-None-Match`, `Range` → `206`, a year of immutable caching, `nosniff`; ' +
           'HTML, SVG, XML and JavaScript download as attachments. The file name segment is informational.' +
@@ -89,8 +108,20 @@ export function plainOperation(route: PlainRoute, has: (name: string) => boolean
             : ''),
         parameters: [
           ...(route.id === 'assetCdn' ? IMAGE_PARAMETERS : []),
-          { in: 'header', name: 'Range', required: false, schema: { type: 'string' }, description: 'A byte range, e.g. `bytes=0-99`.' },
-          { in: 'header', name: 'If-None-Match', required: false, schema: { type: 'string' }, description: 'A previously received ETag.' },
+          {
+            in: 'header',
+            name: 'Range',
+            required: false,
+            schema: { type: 'string' },
+            description: 'A byte range, e.g. `bytes=0-99`.',
+          },
+          {
+            in: 'header',
+            name: 'If-None-Match',
+            required: false,
+            schema: { type: 'string' },
+            description: 'A previously received ETag.',
+          },
         ],
         responses: {
           '200': {
@@ -98,7 +129,10 @@ export function plainOperation(route: PlainRoute, has: (name: string) => boolean
             headers: { ETag: { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string' } } },
             content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
           },
-          '206': { description: 'The requested range.', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+          '206': {
+            description: 'The requested range.',
+            content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+          },
           '304': { description: 'Not modified.' },
           ...errorResponses({ authenticated: false, write: false, body: false, image: route.id === 'assetCdn' }),
         },
@@ -111,7 +145,11 @@ export function plainOperation(route: PlainRoute, has: (name: string) => boolean
         operationId: `${family === 'app' ? 'admin' : 'client'}${route.id[0].toUpperCase()}${route.id.slice(1)}`,
         tags: ['events'],
         summary:
-          route.id === 'events' ? 'Events of the project, oldest first.' : route.id === 'resourceTypeEvents' ? 'Events of one resource type.' : 'Events of one resource.',
+          route.id === 'events'
+            ? 'Events of the project, oldest first.'
+            : route.id === 'resourceTypeEvents'
+              ? 'Events of one resource type.'
+              : 'Events of one resource.',
         description:
           'JSON pages (cursor pagination, D1), or with `Accept: text/event-stream` a Server-Sent Events stream: `id:` is the cursor, ' +
           '`event:` the type, `data:` the JSON event, `: ping` every 15 s; `Last-Event-ID` (or `lastKey`) resumes with no gap.' +
@@ -127,10 +165,28 @@ export function plainOperation(route: PlainRoute, has: (name: string) => boolean
                 },
               ]
             : []),
-          { in: 'query', name: 'type', required: false, schema: { type: 'string' }, description: 'Only this event type, e.g. `content.published`.' },
-          { in: 'query', name: 'since', required: false, schema: { type: 'string', format: 'date-time' }, description: 'Only events at or after this instant.' },
+          {
+            in: 'query',
+            name: 'type',
+            required: false,
+            schema: { type: 'string' },
+            description: 'Only this event type, e.g. `content.published`.',
+          },
+          {
+            in: 'query',
+            name: 'since',
+            required: false,
+            schema: { type: 'string', format: 'date-time' },
+            description: 'Only events at or after this instant.',
+          },
           ...PAGINATION_PARAMETERS.cursor,
-          { in: 'header', name: 'Last-Event-ID', required: false, schema: { type: 'string' }, description: 'SSE: resume after this event.' },
+          {
+            in: 'header',
+            name: 'Last-Event-ID',
+            required: false,
+            schema: { type: 'string' },
+            description: 'SSE: resume after this event.',
+          },
         ],
         responses: {
           '200': {
@@ -138,7 +194,12 @@ export function plainOperation(route: PlainRoute, has: (name: string) => boolean
             headers: successHeaders(true),
             content: {
               'application/json': { schema: schemaRef('EventList', has) },
-              'text/event-stream': { schema: { type: 'string', description: 'Server-Sent Events: `id`, `event` and `data` (the JSON event) per message.' } },
+              'text/event-stream': {
+                schema: {
+                  type: 'string',
+                  description: 'Server-Sent Events: `id`, `event` and `data` (the JSON event) per message.',
+                },
+              },
             },
           },
           ...errorResponses({ authenticated: true, write: false, body: false }),
