@@ -12,20 +12,7 @@ async function main() {
   const logger = createLogger(config);
   const starting = startService(config, logger);
   // Signals are handled from before the service says it listens: a SIGTERM right after (or during start) is graceful.
-  exitGracefullyOnSignals(
-    {
-      retire: () =>
-        void starting.then(
-          (service) => service.retire(),
-          () => undefined,
-        ),
-      close: async (timeoutMs) => {
-        await (await starting).close(timeoutMs);
-        await tracing.shutdown();
-      },
-    },
-    { ...config.shutdown, logger },
-  );
+  exitGracefullyOnSignals(starting, { ...config.shutdown, logger, afterClose: () => tracing.shutdown() });
   await starting;
 }
 

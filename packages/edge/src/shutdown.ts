@@ -20,15 +20,25 @@ export interface ShutdownOptions {
   /** SIGTERM's grace window: load balancers see `/ready` 503 and stop sending before the listener closes. */
   graceMs: number;
   logger: Logger;
+  /** Runs after `close` finished, inside the same bound: e.g. exporting the last trace spans. */
+  afterClose?: () => Promise<void>;
 }
 
 /**
+ * `service` may still be starting: handlers are installed at once, so a signal during the start (or right after the
+ * process said it listens) is graceful too; a service that failed to start has nothing to retire.
+ *
  * On the first SIGTERM or SIGINT (or, under npm, when npm's shell died): `retire()`, wait the grace window (SIGTERM
  * only: Ctrl-C is a person, not a load balancer; a second signal ends the window early), then `close(timeoutMs)` once;
  * exits 0 when it finished, 1 when it threw or outlived `timeoutMs`. Signals during the close change nothing.
  */
-export function exitGracefullyOnSignals(service: GracefulService, options: ShutdownOptions): void {
+export function exitGracefullyOnSignals(
+  service: GracefulService | Promise<GracefulService>,
+  options: ShutdownOptions,
+): void {
   const { timeoutMs, logger } = options;
+  // The caller reports a failed start; this handle must not turn it into an unhandled rejection as well.
+  Promise.resolve(service).catch(() => undefined);
   let endGrace: (() => void) | undefined;
   let started = false;
   const onSignal = async (signal: NodeJS.Signals) => {
@@ -36,7 +46,10 @@ export function exitGracefullyOnSignals(service: GracefulService, options: Shutd
     started = true;
     const graceMs = signal === 'SIGTERM' ? options.graceMs : 0;
     logger.info({ signal, graceMs, timeoutMs }, 'shutting down');
-    service.retire();
+    void Promise.resolve(service).then(
+      (running) => running.retire(),
+      () => undefined,
+    );
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, graceMs);
       endGrace = () => {
@@ -51,7 +64,8 @@ export function exitGracefullyOnSignals(service: GracefulService, options: Shutd
     }, timeoutMs);
     backstop.unref();
     try {
-      await service.close(timeoutMs);
+      await (await service).close(timeoutMs);
+      await options.afterClose?.();
     } catch (err) {
       logger.error({ err }, 'shutdown failed');
       process.exit(1);

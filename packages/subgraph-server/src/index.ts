@@ -186,18 +186,8 @@ export function main(module: SubgraphModule, options: ServiceOptions & { tracing
   // Signals are handled from before the service says it listens: a SIGTERM right after (or during start) is graceful.
   const logger = createLogger(options.config, `subgraph-${module.name}`);
   exitGracefullyOnSignals(
-    {
-      retire: () =>
-        void starting.then(
-          (service) => service.retire(),
-          () => undefined,
-        ),
-      close: async (timeoutMs) => {
-        await (await starting).stop(timeoutMs);
-        await options.tracing?.shutdown();
-      },
-    },
-    { ...options.config.shutdown, logger },
+    starting.then((service) => ({ retire: () => service.retire(), close: (timeoutMs) => service.stop(timeoutMs) })),
+    { ...options.config.shutdown, logger, afterClose: async () => options.tracing?.shutdown() },
   );
   starting.catch((err) => {
     console.error(err);
