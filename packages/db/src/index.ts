@@ -23,3 +23,4 @@ export * from './tag-records';
 export * from './project-references';
 export * from './query-shapes';
 export * from './like-pattern';
+export * from './published-reader';
