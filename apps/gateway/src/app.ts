@@ -4,7 +4,7 @@ import { createLogger, loadSubgraphSecret, type Config, type Logger, type Subgra
 import { EventFeed, onEventsFlushed, sqlProjectDirectory } from '@cp/db';
 import { LiveStreams } from '@cp/edge';
 import { AppError } from '@cp/errors';
-import { JSON_LIMIT_BYTES, jsonBodyError, type RouteFamily } from '@cp/graphql';
+import { JSON_LIMIT_BYTES, jsonBodyError, type ApiFamily } from '@cp/graphql';
 import { packageVersion, startHost, type Host, type HostedService, type HostParts } from '@cp/host';
 import type { SubgraphModule } from '@cp/host';
 import { registerCacheStats } from '@cp/metrics';
@@ -13,7 +13,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { GraphQLSchema } from 'graphql';
 import { apolloHandler, createApollo, OperationCounter } from './graphql/apollo';
 import { DirectReads } from './graphql/direct-reads';
-import { eventRoutesHandler } from './events/event-routes';
+import { EVENT_HTTP_ROUTES } from './events/event-http-routes';
 import { documentSizeLimit, responseSizeLimit } from './graphql/armor';
 import { AccessWatch, buildSubscriptionSchema, startSubscriptionServer } from '@cp/subgraph-server';
 import { contextMiddleware } from './edge/context';
@@ -21,7 +21,7 @@ import { createGateway, readSupergraph } from './graphql/gateway';
 import { idempotency, startIdempotencyCleanup } from './edge/idempotency';
 import { fastCachedReads } from './cache/fast-hits';
 import { mountDocs } from './docs/mount';
-import { eventRoutes } from './rest/plain-routes';
+import { gatewayHttpRoutes, mountHttpRoutes } from './rest/http-routes';
 import { assertJsonDepth, graphqlInputGuard, inputGuard } from './edge/input-guard';
 import { apiHeaders } from './edge/api-headers';
 import { requestScope } from './edge/request-scope';
@@ -164,7 +164,13 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
     ...contextDeps,
   });
   // OpenAPI documents, /docs and the GraphQL IDE: public, before any authentication.
-  mountDocs(app, { config, schema: apiSchema, routes: allRoutes(), version: SERVICE_VERSION });
+  mountDocs(app, {
+    config,
+    schema: apiSchema,
+    routes: allRoutes(),
+    httpRoutes: gatewayHttpRoutes(modules),
+    version: SERVICE_VERSION,
+  });
   app.use(
     '/graphql',
     fastHits.parsedBody,
@@ -179,25 +185,24 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
     responseSizeLimit(sendGraphQLError, config.http.maxResponseBytes),
     apolloHandler(apollo),
   );
-  // The modules' plain HTTP routes (uploads, CDN, D8) for every subgraph, remote ones included: clients only know the
-  // gateway's address, and the handlers work on the shared database and DATA_DIR.
-  const authenticated = (family: RouteFamily) => [
+  // The modules' HTTP routes (uploads, CDN, D8) for every subgraph, remote ones included: clients only know the
+  // gateway's address, and the handlers work on the shared database and DATA_DIR. Then the event routes (D9).
+  const authenticated = (family: ApiFamily) => [
     contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
     limiter.middleware(sendError),
     (_req: Request, res: Response, next: NextFunction) => (assertFamilyPrincipal(family, res.locals.context), next()),
     // D17: multipart uploads take Idempotency-Key too (fingerprinted without their body, see idempotency.ts).
     ...(family === 'app' ? [idempotent('none', sendError)] : []),
   ];
-  // plain-routes.ts documents these paths in OpenAPI; the contract test walks them against this server.
-  for (const route of modules.flatMap((s) => s.http?.(deps) ?? [])) {
-    app[route.method](route.path, ...(route.family ? authenticated(route.family) : []), route.handler);
-  }
+  // The OpenAPI documents describe the same declarations (gatewayHttpRoutes); the contract test walks them here.
+  mountHttpRoutes(
+    app,
+    modules.flatMap((s) => s.httpRoutes ?? []),
+    deps,
+    authenticated,
+  );
+  mountHttpRoutes(app, EVENT_HTTP_ROUTES, { feed, access, streams }, authenticated);
   for (const family of ['app', 'api'] as const) {
-    app.get(
-      eventRoutes(family).map((route) => route.path),
-      ...authenticated(family),
-      eventRoutesHandler(feed, access, streams),
-    );
     const rest = createRestHandler({
       family,
       schema: apiSchema,

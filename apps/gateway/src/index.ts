@@ -9,6 +9,6 @@ export {
   SUBGRAPHS,
   writeComposedSchemas,
 } from '@cp/supergraph';
-export { PLAIN_ROUTES, type PlainRoute } from './rest/plain-routes';
+export { documentFamily, gatewayHttpRoutes } from './rest/http-routes';
 export { openApiPath } from './docs/openapi/document';
 export { BASE_PATHS } from './rest/rest';

@@ -6,3 +6,4 @@ export * from './translations';
 export * from './format-graphql-error';
 export * from './input-error';
 export * from './unavailable-error';
+export * from './openapi';

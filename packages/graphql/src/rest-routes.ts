@@ -33,10 +33,10 @@ export interface RestShape {
 }
 
 /** The two HTTP API families: `/app/v1` (admin, JWT) and `/api/v1` (client, API key). */
-export type RouteFamily = 'app' | 'api';
+export type ApiFamily = 'app' | 'api';
 
 /** `Query.field` / `Mutation.field` → its route under `/app/v1` (admin) and/or `/api/v1` (client). */
-export type RestRoutes = Record<string, Partial<Record<RouteFamily, RestRoute>>>;
+export type RestRoutes = Record<string, Partial<Record<ApiFamily, RestRoute>>>;
 
 export const ORG_PATH = '/organizations/:organizationId';
 export const PROJECT_PATH = `${ORG_PATH}/projects/:projectId`;

@@ -55,7 +55,7 @@ export interface HostedService {
 export interface HostOptions {
   config: Config;
   logger: Logger;
-  /** The modules whose tables this process opens and whose plain HTTP routes it may serve. */
+  /** The modules whose tables this process opens and whose HTTP routes it may serve. */
   modules: SubgraphModule[];
   /** A packed, fully migrated embedded data directory a first start unpacks instead of running initdb (the gateway's). */
   initialData?: string;

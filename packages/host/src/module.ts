@@ -1,9 +1,10 @@
 // One module object per subgraph: everything a host (the gateway or a standalone service) needs to run it.
 import type { Config, Logger, SubgraphName } from '@cp/config';
 import type { BackgroundWorker, DatabaseModule, ProjectTransfer } from '@cp/db';
-import type { Authenticator, BuiltSubgraph, RestRoutes, RestShape, RouteFamily } from '@cp/graphql';
+import type { ApiFamily, Authenticator, BuiltSubgraph, RestRoutes, RestShape } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
+import type { OpenAPIV3 } from 'openapi-types';
 
 export type { BackgroundWorker } from '@cp/db';
 
@@ -30,16 +31,34 @@ export interface SubgraphDeps extends BuildDeps {
 }
 
 /**
- * A plain HTTP route beside GraphQL (uploads, CDN delivery). With `family`, the host authenticates the caller first
- * (same credentials, rate limits and family rules as REST: `res.locals.context` holds the request's `Context`);
- * without it, the route is public and the handler reads what it needs itself.
+ * Where an HTTP route answers and is documented: an API family (`/app/v1` admin, `/api/v1` client), or CDN delivery
+ * (`/cdn/…`, public, documented in the client API's OpenAPI document).
  */
-export interface HttpRoute {
+export type HttpRouteFamily = ApiFamily | 'cdn';
+
+/**
+ * An HTTP route beside GraphQL and its REST routes (uploads, CDN delivery, event streams): everything a host needs to
+ * mount it and to document it, declared next to its handler. Hosts add nothing of their own: the gateway mounts and
+ * documents exactly what the modules declare (docs/architecture/README.md).
+ *
+ * `auth: 'credential'`: the host authenticates the caller first with the family's credential (same credentials, rate
+ * limits and family rules as REST; `res.locals.context` holds the request's `Context`), and the handler checks the
+ * caller's rights. `auth: 'public'`: anyone may call; the handler reads what it needs itself. CDN routes are public.
+ * `Deps`: what `handler` builds the request handler from (a module's: `SubgraphDeps`).
+ */
+export type HttpRoute<Deps = SubgraphDeps> = {
   method: 'get' | 'post';
+  /** Express path (`:param`), absolute: under the family's base path, or `/cdn/`. */
   path: string;
-  family?: RouteFamily;
-  handler: RequestHandler;
-}
+  /**
+   * The OpenAPI 3.0 operation (summary, parameters, request body, responses with the D4 error envelope). Path
+   * parameters the operation leaves out are added as required strings; a `$ref` to a schema the family's document
+   * lacks becomes a free-form object.
+   */
+  operation: OpenAPIV3.OperationObject;
+  /** Builds the request handler once per host, when the route is mounted. */
+  handler(deps: Deps): RequestHandler;
+} & ({ family: ApiFamily; auth: 'credential' | 'public' } | { family: 'cdn'; auth: 'public' });
 
 /**
  * A subgraph as its hosts run it. `Auth` is the authentication service its schema needs; the process that hosts the
@@ -54,12 +73,12 @@ export interface SubgraphModule<Auth extends Authenticator = Authenticator> {
   restShape?: RestShape;
   build(deps: BuildDeps<Auth>): Promise<BuiltSubgraph>;
   /**
-   * Plain HTTP routes. The gateway serves every module's, a remote subgraph's (`SUBGRAPH_URLS`) included: clients
-   * know only the gateway's address, and the handlers need no more than the shared database and `DATA_DIR`, which
-   * the gateway migrates and opens for every module. A standalone service serves its own module's as well, for
-   * callers that reach it directly; so a remote subgraph's routes answer at both addresses, from one handler.
+   * HTTP routes beside GraphQL, as data. The gateway serves every module's, a remote subgraph's (`SUBGRAPH_URLS`)
+   * included: clients know only the gateway's address, and the handlers need no more than the shared database and
+   * `DATA_DIR`, which the gateway migrates and opens for every module. A standalone service serves its own module's as
+   * well, for callers that reach it directly; so a remote subgraph's routes answer at both addresses, from one handler.
    */
-  http?(deps: SubgraphDeps): HttpRoute[];
+  httpRoutes?: readonly HttpRoute[];
   workers?(deps: SubgraphDeps): BackgroundWorker[];
   /** Registers the module's own metrics (`@cp/metrics`) where its workers run. */
   metrics?(deps: SubgraphDeps): void;

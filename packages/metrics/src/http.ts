@@ -4,10 +4,14 @@ import { createServer, type Server } from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { histogram, renderMetrics } from './registry';
 
-export type RouteFamily = 'graphql' | 'app' | 'api' | 'cdn' | 'events' | 'other';
+/**
+ * The `family` label of a request: which kind of traffic its path is (GraphQL, an API family, CDN delivery, event
+ * streams, anything else). Classifies paths for metrics; the API families themselves are `ApiFamily` (`@cp/graphql`).
+ */
+export type RequestFamily = 'graphql' | 'app' | 'api' | 'cdn' | 'events' | 'other';
 
 /** Bounded label values: paths never become labels (ids would explode the series count). */
-export function routeFamily(path: string): RouteFamily {
+export function requestFamily(path: string): RequestFamily {
   if (path.startsWith('/graphql')) return 'graphql';
   if (path.startsWith('/cdn/')) return 'cdn';
   const family = path.startsWith('/app/') ? 'app' : path.startsWith('/api/') ? 'api' : 'other';
@@ -29,7 +33,7 @@ export function observeRequest(req: IncomingMessage, res: ServerResponse): void 
   );
   const end = requestDuration.startTimer();
   // Read now: routers rewrite `req.url` while the request is handled.
-  const family = routeFamily(req.url ?? '/');
+  const family = requestFamily(req.url ?? '/');
   res.once('close', () => {
     const method = METHODS.has(req.method ?? '') ? req.method! : 'OTHER';
     end({ family, method, status: String(res.statusCode) });

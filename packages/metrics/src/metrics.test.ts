@@ -2,15 +2,15 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { counter, gaugeFrom, metricsEndpoint, registerCacheStats, registry, routeFamily } from './index';
+import { counter, gaugeFrom, metricsEndpoint, registerCacheStats, registry, requestFamily } from './index';
 
 describe('metrics helpers', () => {
   it('maps paths to bounded route families', () => {
-    expect(routeFamily('/graphql')).toBe('graphql');
-    expect(routeFamily('/app/v1/organizations/o/projects/p/content/1')).toBe('app');
-    expect(routeFamily('/api/v1/organizations/o/projects/p/content/events')).toBe('events');
-    expect(routeFamily('/cdn/o/p/assets/a/x.png')).toBe('cdn');
-    expect(routeFamily('/health')).toBe('other');
+    expect(requestFamily('/graphql')).toBe('graphql');
+    expect(requestFamily('/app/v1/organizations/o/projects/p/content/1')).toBe('app');
+    expect(requestFamily('/api/v1/organizations/o/projects/p/content/events')).toBe('events');
+    expect(requestFamily('/cdn/o/p/assets/a/x.png')).toBe('cdn');
+    expect(requestFamily('/health')).toBe('other');
   });
 
   it('gives the same counter for the same name and reads gauges and caches at scrape time', async () => {

@@ -5,3 +5,4 @@ export * from './upload';
 export * from './deliver';
 export * from './image-params';
 export * from './image-variants';
+export * from './openapi';

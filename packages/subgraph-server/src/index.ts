@@ -66,7 +66,7 @@ export async function runSubgraphService(
   return { url, retire: host.retire, stop: host.close };
 }
 
-/** The module's schema on Apollo at /graphql, and its plain HTTP routes, for our gateway and any other caller. */
+/** The module's schema on Apollo at /graphql, and its HTTP routes, for our gateway and any other caller. */
 async function serveSubgraph(
   module: SubgraphModule,
   vouch: GatewayVouch,
@@ -150,13 +150,15 @@ async function serveSubgraph(
     callers(true, sendGraphQLError),
     expressMiddleware(apollo, { context: async ({ req, res }) => contextOf(req, res) }),
   );
-  // The module's plain HTTP routes (uploads, CDN), authenticated like GraphQL (the handlers check the caller's rights).
-  for (const route of module.http?.(deps) ?? []) {
-    const withContext = (req: Request, res: Response, next: NextFunction) => (
-      (res.locals.context = contextOf(req, res)),
-      next()
-    );
-    app[route.method](route.path, ...(route.family ? [callers(false, sendError), withContext] : []), route.handler);
+  // The module's HTTP routes (uploads, CDN), credential ones authenticated like GraphQL (the handlers check the
+  // caller's rights).
+  const withContext = (req: Request, res: Response, next: NextFunction) => (
+    (res.locals.context = contextOf(req, res)),
+    next()
+  );
+  for (const route of module.httpRoutes ?? []) {
+    const guard = route.auth === 'credential' ? [callers(false, sendError), withContext] : [];
+    app[route.method](route.path, ...guard, route.handler(deps));
   }
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err));
   // The content service's `subscription { events }` over graphql-ws at /graphql (subscriptions.ts).

@@ -1,4 +1,4 @@
-// REST routes of the assets subgraph (upload and CDN delivery are plain HTTP routes, see asset/asset.http.ts).
+// REST routes of the assets subgraph (upload and CDN delivery are HTTP routes, see asset/asset.http-routes.ts).
 import { PROJECT_PATH, type RestRoutes } from '@cp/graphql';
 
 const assets = `${PROJECT_PATH}/assets`;

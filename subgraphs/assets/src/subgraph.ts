@@ -3,14 +3,12 @@ import type { Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
 import type { SubgraphModule } from '@cp/host';
-import { cdnHandler, uploadHandler } from './asset/asset.http';
+import { assetHttpRoutes } from './asset/asset.http-routes';
+import { createAssetService } from './asset/asset.factory';
 import { assetRoutes } from './routes';
 import { createAssetsTransfer } from './transfer';
-import { join } from 'node:path';
 import { Asset } from './asset/asset.entity';
 import { AssetResolver } from './asset/asset.resolver';
-import { AssetService } from './asset/asset.service';
-import { ImageVariants, LocalFileStorage } from '@cp/storage';
 import { assetMigrations } from './migrations';
 
 export const assetsDatabase: DatabaseModule = {
@@ -19,9 +17,7 @@ export const assetsDatabase: DatabaseModule = {
   migrations: assetMigrations,
 };
 
-export function createAssetService(config: Pick<Config, 'database' | 'uploads'>): AssetService {
-  return new AssetService(new LocalFileStorage(join(config.database.dataDir, 'assets')), config.uploads.maxBytes);
-}
+export { createAssetService };
 
 export function buildAssetsSubgraph(config: Pick<Config, 'http' | 'database' | 'uploads'>): Promise<BuiltSubgraph> {
   return buildFederatedSchema({
@@ -31,29 +27,12 @@ export function buildAssetsSubgraph(config: Pick<Config, 'http' | 'database' | '
   });
 }
 
-/** The assets subgraph as its hosts run it: multipart upload and CDN delivery are plain HTTP (D8). */
+/** The assets subgraph as its hosts run it: multipart upload and CDN delivery are HTTP routes (D8). */
 export const assetsModule: SubgraphModule = {
   name: 'assets',
   database: assetsDatabase,
   routes: assetRoutes,
   build: ({ config }) => buildAssetsSubgraph(config),
   transfer: ({ config }) => createAssetsTransfer(config),
-  http({ config, orm }) {
-    const assets = createAssetService(config);
-    // One per process: the single-flight map and the work queue bound this process's transformations.
-    const images = new ImageVariants(assets.storage, config.images);
-    return [
-      {
-        method: 'post',
-        family: 'app',
-        path: '/app/v1/organizations/:organizationId/projects/:projectId/assets',
-        handler: uploadHandler(assets, config.http.cdnUrl),
-      },
-      {
-        method: 'get',
-        path: '/cdn/:organizationId/:projectId/assets/:assetId/:filename',
-        handler: cdnHandler(orm, assets, images),
-      },
-    ];
-  },
+  httpRoutes: assetHttpRoutes,
 };

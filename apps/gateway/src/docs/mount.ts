@@ -1,6 +1,7 @@
 // Public documentation routes: the OpenAPI documents of both REST families, /docs (Swagger UI) and the GraphQL IDE.
 import type { Config } from '@cp/config';
-import type { RestRoutes, RouteFamily } from '@cp/graphql';
+import type { ApiFamily, RestRoutes } from '@cp/graphql';
+import type { HttpRoute } from '@cp/host';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { dirname, join } from 'node:path';
@@ -12,6 +13,7 @@ export interface DocsOptions {
   config: Config;
   schema: GraphQLSchema;
   routes: RestRoutes;
+  httpRoutes: readonly HttpRoute<never>[];
   version: string;
 }
 
@@ -21,7 +23,7 @@ const IDE_ASSETS_DIR = join(__dirname, 'assets');
 const STATIC = { maxAge: '1h', index: false, fallthrough: false } as const;
 
 export function mountDocs(app: Express, options: DocsOptions): void {
-  const documents = new Map<RouteFamily, OpenApiDocument>();
+  const documents = new Map<ApiFamily, OpenApiDocument>();
   for (const family of ['app', 'api'] as const) {
     app.get(`${BASE_PATHS[family]}/openapi.json`, (_req: Request, res: Response) => {
       // Built on first request: it costs start-up nothing and the schema does not change while running.
@@ -32,6 +34,7 @@ export function mountDocs(app: Express, options: DocsOptions): void {
             family,
             schema: options.schema,
             routes: options.routes,
+            httpRoutes: options.httpRoutes,
             version: options.version,
             publicUrl: options.config.http.publicUrl,
           }),

@@ -8,7 +8,7 @@ import {
   ValidationFailedError,
   primaryError,
 } from '@cp/errors';
-import type { Context, RestRoute, RestRoutes, RouteFamily } from '@cp/graphql';
+import type { Context, RestRoute, RestRoutes, ApiFamily } from '@cp/graphql';
 import { filterSchema } from '@graphql-tools/utils';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
 import {
@@ -33,7 +33,7 @@ import { currentScope, edgeContext } from '../edge/request-scope';
 import { logAnsweredFailure } from '../edge/failure-log';
 import { sendError } from '../edge/send-error';
 
-export const BASE_PATHS: Record<RouteFamily, string> = { app: '/app/v1', api: '/api/v1' };
+export const BASE_PATHS: Record<ApiFamily, string> = { app: '/app/v1', api: '/api/v1' };
 
 export interface CompiledRoute extends RestRoute {
   field: string;
@@ -43,7 +43,7 @@ export interface CompiledRoute extends RestRoute {
 }
 
 export interface RestOptions {
-  family: RouteFamily;
+  family: ApiFamily;
   schema: GraphQLSchema;
   apollo: ApolloServer<Context>;
   /** Reads one in-process subgraph answers alone skip the gateway; without it every route goes through Apollo. */
@@ -297,7 +297,7 @@ function sendFieldMapError(res: ExpressResponse, text: string): void {
   sendError(res, new BadRequestError(parsed.error.message, fields));
 }
 
-export function compileRoutes(schema: GraphQLSchema, routes: RestRoutes, family: RouteFamily): CompiledRoute[] {
+export function compileRoutes(schema: GraphQLSchema, routes: RestRoutes, family: ApiFamily): CompiledRoute[] {
   return Object.entries(routes).flatMap(([field, byFamily]) => {
     const route = byFamily[family];
     if (!route) return [];
@@ -319,7 +319,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoutes, family:
   });
 }
 
-export function assertFamilyPrincipal(family: RouteFamily, context: Context): void {
+export function assertFamilyPrincipal(family: ApiFamily, context: Context): void {
   const kind = context.principal.kind;
   if (family === 'app' && kind !== 'user') {
     throw new UnauthorizedError(

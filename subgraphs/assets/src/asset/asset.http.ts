@@ -1,4 +1,4 @@
-// The two HTTP routes that are not GraphQL: multipart upload (D8) and CDN delivery (D8, image variants D19).
+// Handlers of the two HTTP routes (declared in asset.http-routes.ts): multipart upload (D8) and CDN delivery (D8, D19).
 import { AppError } from '@cp/errors';
 import { authorizeProject, type Context } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';

@@ -1,4 +1,5 @@
-// Multipart upload of component assets and their CDN delivery (plain HTTP: the gateway forwards JSON only).
+// Handlers of the component asset HTTP routes (declared in component-asset.http-routes.ts): multipart upload and CDN
+// delivery (D8), outside GraphQL because the gateway forwards JSON only.
 import { AppError } from '@cp/errors';
 import { authorizeProject, type Context } from '@cp/graphql';
 import { deliver, storageKey } from '@cp/storage';

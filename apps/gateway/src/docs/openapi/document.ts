@@ -1,22 +1,25 @@
 // Builds the OpenAPI 3.0 document of one REST family with sofa's generator, from the operations sofa routes, then adds
-// what sofa doesn't know: security schemes, the D4 error envelope, D1 bounds, our body flattening, and the plain routes.
-import type { RestRoutes, RouteFamily } from '@cp/graphql';
+// what sofa doesn't know: security schemes, the D4 error envelope, D1 bounds, our body flattening, and the HTTP routes
+// (uploads, CDN, events) as their modules declare them.
+import { COMMON_HEADERS, ERROR_RESPONSES, ERROR_SCHEMAS, errorResponses, successHeaders } from '@cp/errors';
+import type { ApiFamily, RestRoutes } from '@cp/graphql';
+import type { HttpRoute } from '@cp/host';
 import { getNamedType, isInputObjectType, type GraphQLSchema } from 'graphql';
 import type { OpenAPIV3 } from 'openapi-types';
 import { OpenAPI } from 'sofa-api';
-import { PLAIN_ROUTES } from '../../rest/plain-routes';
+import { documentFamily } from '../../rest/http-routes';
 import { BASE_PATHS, compileRoutes, restSchema, type CompiledRoute } from '../../rest/rest';
 import { operationFor } from '../../rest/rest-operations';
 import { PUBLIC_FIELDS, SOFA_IGNORE } from '@cp/supergraph';
-import { COMMON_HEADERS, ERROR_RESPONSES, ERROR_SCHEMAS, errorResponses, successHeaders } from './errors';
 import { withPaginationBounds } from './parameters';
-import { plainOperation } from './plain-operations';
 
 export interface OpenApiOptions {
-  family: RouteFamily;
+  family: ApiFamily;
   /** The gateway's API schema (the one sofa derives routes from). */
   schema: GraphQLSchema;
   routes: RestRoutes;
+  /** The HTTP routes beside REST (`gatewayHttpRoutes`); each is documented in its family's document. */
+  httpRoutes: readonly HttpRoute<never>[];
   version: string;
   publicUrl: string;
 }
@@ -27,7 +30,7 @@ const CUSTOM_SCALARS: Record<string, OpenAPIV3.SchemaObject> = {
   JSONObject: { type: 'object', additionalProperties: true },
 };
 
-const SECURITY: Record<RouteFamily, Record<string, OpenAPIV3.SecuritySchemeObject>> = {
+const SECURITY: Record<ApiFamily, Record<string, OpenAPIV3.SecuritySchemeObject>> = {
   app: {
     bearerAuth: {
       type: 'http',
@@ -47,7 +50,7 @@ const SECURITY: Record<RouteFamily, Record<string, OpenAPIV3.SecuritySchemeObjec
   },
 };
 
-const INFO: Record<RouteFamily, { title: string; description: string }> = {
+const INFO: Record<ApiFamily, { title: string; description: string }> = {
   app: {
     title: 'Content Platform admin API',
     description: 'Management API at `/app/v1` (bearer JWT). Every error is `{error: {code, message, details?}}` (D4).',
@@ -90,10 +93,11 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     const operation = doc.paths[basePath + openApiPath(route.path)]![lower(route.method)] as OpenAPIV3.OperationObject;
     refineOperation(operation, route, schema, family);
   }
-  for (const route of PLAIN_ROUTES.filter((r) => r.family === family)) {
+  for (const route of options.httpRoutes.filter((r) => documentFamily(r) === family)) {
     const path = openApiPath(route.path);
     const item = (doc.paths[path] ??= {});
-    const operation = plainOperation(route, has);
+    const operation = knownSchemasOnly(structuredClone(route.operation), has);
+    if (route.auth === 'public') operation.security = [];
     operation.parameters = [...pathParameters(path, operation.parameters ?? []), ...(operation.parameters ?? [])];
     item[lower(route.method)] = operation;
   }
@@ -128,7 +132,7 @@ function refineOperation(
   operation: OpenAPIV3.OperationObject,
   route: CompiledRoute,
   schema: GraphQLSchema,
-  family: RouteFamily,
+  family: ApiFamily,
 ): void {
   const isPublic = PUBLIC_FIELDS.has(route.field);
   const [root, field] = route.field.split('.');
@@ -179,7 +183,7 @@ function refineOperation(
 }
 
 /** D16 `If-Match` and D17 `Idempotency-Key` on admin writes. */
-function writeHeaders(route: CompiledRoute, family: RouteFamily): OpenAPIV3.ParameterObject[] {
+function writeHeaders(route: CompiledRoute, family: ApiFamily): OpenAPIV3.ParameterObject[] {
   if (family !== 'app' || !route.field.startsWith('Mutation.')) return [];
   const headers: OpenAPIV3.ParameterObject[] = [
     {
@@ -215,6 +219,18 @@ function userReferencesAsIds(schemas: Record<string, OpenAPIV3.SchemaObject>): v
     }
   }
 }
+
+/** A declared `$ref` to a schema this family's document lacks (sofa derives only what its routes use): any object. */
+function knownSchemasOnly<T>(value: T, has: (name: string) => boolean): T {
+  if (Array.isArray(value)) return value.map((v) => knownSchemasOnly(v, has)) as T;
+  if (!value || typeof value !== 'object') return value;
+  const ref = (value as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string' && ref.startsWith(SCHEMA_REF) && !has(ref.slice(SCHEMA_REF.length))) {
+    return { type: 'object', additionalProperties: true } as T;
+  }
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, knownSchemasOnly(v, has)])) as T;
+}
+const SCHEMA_REF = '#/components/schemas/';
 
 function pathParameters(
   path: string,

@@ -1,5 +1,6 @@
-// The D4 error envelope and the error responses every documented operation can answer with.
-import { ERROR_CATALOGUE } from '@cp/errors';
+// The D4 error envelope as OpenAPI: its schema, the error responses and headers every documented operation (sofa-derived
+// REST or a module's HTTP route) answers with.
+import { ERROR_CATALOGUE } from './catalogue';
 import type { OpenAPIV3 } from 'openapi-types';
 
 const CODES = Object.keys(ERROR_CATALOGUE);
