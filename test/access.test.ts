@@ -10,16 +10,6 @@ const ORG = '/app/v1/organizations/default';
 const KEYS = `/app/v1${PROJECT}/api-keys`;
 const CONTENT_TYPES = `/app/v1${PROJECT}/content-types`;
 const FOREIGN_PASSWORD = 'moss-lantern-quiet-77';
-const EVERY_FLAG = Object.fromEntries(
-  Object.entries({
-    organizations: ['read', 'update', 'delete'],
-    projects: ['create', 'read', 'update', 'delete'],
-    users: ['create', 'read', 'update', 'delete'],
-    roles: ['create', 'read', 'update', 'delete'],
-    apiKeys: ['create', 'read', 'update', 'delete'],
-    contentTypes: ['create', 'read', 'update', 'publish', 'delete'],
-  }).map(([resource, flags]) => [resource, Object.fromEntries(flags.map((f) => [f, true]))]),
-);
 
 const MAX_RESPONSE_BYTES = 100_000;
 
@@ -29,12 +19,11 @@ describe('access control over HTTP (real PostgreSQL)', () => {
   let token: string;
   let sql: Pg;
   /**
-   * Ids of a second organization: every one of them must look unknown to the default admin. Neither the API nor the
-   * CLI creates an organization (D5 has no such route; a database bootstraps only `default`), so its row, its Owner
-   * role and its owner's row are inserted by SQL, the owner without a usable password; the CLI then sets that password
-   * through the user service, and the owner creates the project and the API key over HTTP.
+   * Ids of a second organization: every one of them must look unknown to the default admin. The operator creates it
+   * with its Owner role and owner (`content-platform organizations create`: no API route creates organizations, D5);
+   * the owner creates the project and the API key over HTTP.
    */
-  const foreign = { org: 'other-org', project: '', role: randomUUID(), user: randomUUID(), key: '' };
+  const foreign = { org: 'other-org', project: '', role: '', user: '', key: '' };
 
   /** A role and a user holding it, created by the admin; returns the user's token and ids. */
   async function userWith(permissions: object) {
@@ -61,29 +50,23 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     token = await api.login();
     sql = new Pg({ connectionString: service.databaseUrl });
     await sql.connect();
-    const now = new Date();
-    await sql.query('insert into organization values ($1, $2, $3, $3)', [foreign.org, 'Other', now]);
-    await sql.query(`insert into role values ($1, $2, 'Owner', null, $3, $4, $4)`, [
-      foreign.role,
-      foreign.org,
-      JSON.stringify(EVERY_FLAG),
-      now,
-    ]);
-    // '!' is no password hash: nobody signs in as this user before the CLI sets a password.
-    const owner = [foreign.user, foreign.org, foreign.role, now];
-    await sql.query(`insert into "user" values ($1, $2, 'o@other.example', 'O', $3, '!', $4, $4, $4)`, owner);
     const settings = { DATA_DIR: service.env.DATA_DIR, JWT_SECRET, DATABASE_URL: service.databaseUrl };
-    const reset = await runCli(settings, [
-      'users',
-      'reset-password',
-      '-o',
+    const created = await runCli(settings, [
+      'organizations',
+      'create',
+      'Other',
+      '--id',
       foreign.org,
-      '-e',
+      '--owner-email',
       'o@other.example',
-      '--password',
+      '--owner-password',
       FOREIGN_PASSWORD,
+      '--json',
     ]);
-    expect(reset.code, reset.stderr).toBe(0);
+    expect(created.code, created.stderr).toBe(0);
+    const tenant = JSON.parse(created.stdout);
+    foreign.role = tenant.roleId;
+    foreign.user = tenant.owner.id;
     const foreignToken = await api.login('o@other.example', FOREIGN_PASSWORD);
     const foreignOrg = `/app/v1/organizations/${foreign.org}`;
     const project = await api.call('POST', `${foreignOrg}/projects`, { token: foreignToken, body: { name: 'P' } });

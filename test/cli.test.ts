@@ -112,7 +112,7 @@ async function count(url: string, sql: string): Promise<number> {
   }
 }
 
-describe('content-platform CLI: export, import, keys', () => {
+describe('content-platform CLI: export, import, keys, organizations', () => {
   const work = mkdtempSync(join(tmpdir(), 'cp-cli-'));
   const services: TestService[] = [];
   afterAll(async () => {
@@ -355,5 +355,56 @@ describe('content-platform CLI: export, import, keys', () => {
     const usage = await cli(target, ['keys', 'create']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("required option '-n, --name <name>' not specified");
+  }, 600_000);
+
+  it('creates an organization with its Owner role and owner; the owner runs it over the API, nobody else sees it', async () => {
+    const target =
+      services[1] ??
+      (await startService({ database: 'postgres', env: FAST, startTimeoutMs: 300_000 }).then(
+        (s) => (services.push(s), s),
+      ));
+    const create = (...args: string[]) => cli(target, ['organizations', 'create', ...args]);
+    const made = await create('Acme', '--id', 'acme', '--owner-email', 'Owner@Acme.example', '--json');
+    expect(made.code, made.stderr).toBe(0);
+    const tenant = JSON.parse(made.stdout);
+    expect(tenant).toMatchObject({ id: 'acme', name: 'Acme', owner: { email: 'owner@acme.example', name: 'Owner' } });
+    const api = new Client(target.url);
+    const owner = await api.login('owner@acme.example', tenant.password);
+    const orgs = ok(await api.call('GET', '/app/v1/organizations', { token: owner }));
+    expect(orgs.data.map((o: { id: string }) => o.id)).toEqual(['acme']);
+    const roles = ok(await api.call('GET', '/app/v1/organizations/acme/roles', { token: owner }));
+    expect(roles.data).toEqual([expect.objectContaining({ id: tenant.roleId, name: 'Owner' })]);
+    const project = ok(
+      await api.call('POST', '/app/v1/organizations/acme/projects', { token: owner, body: { name: 'Site' } }),
+      201,
+    );
+    ok(
+      await api.call('POST', `/app/v1/organizations/acme/projects/${project.id}/api-keys`, {
+        token: owner,
+        body: { name: 'k' },
+      }),
+      201,
+    );
+    const admin = await api.login();
+    expect((await api.call('GET', '/app/v1/organizations/acme', { token: admin })).status).toBe(404);
+
+    // Same rules as the API, and all or nothing: a refused creation leaves no organization behind.
+    const refusals: [string[], string][] = [
+      [['Again', '--id', 'acme', '--owner-email', 'new@acme.example'], 'NAME_TAKEN'],
+      [['Twin', '--id', 'twin', '--owner-email', 'owner@acme.example'], 'NAME_TAKEN'],
+      [
+        ['Weak', '--id', 'weak', '--owner-email', 'weak@acme.example', '--owner-password', 'short'],
+        'VALIDATION_FAILED',
+      ],
+      [['Bad id', '--id', 'a/b', '--owner-email', 'bad@acme.example'], 'VALIDATION_FAILED'],
+      [[' ', '--owner-email', 'blank@acme.example'], 'VALIDATION_FAILED'],
+    ];
+    for (const [args, code] of refusals) {
+      const refused = await create(...args);
+      expect(refused.code, args.join(' ')).toBe(4);
+      expect(refused.stderr).toContain(code);
+    }
+    expect((await create('Twin', '--id', 'twin', '--owner-email', 'twin@acme.example')).code).toBe(0);
+    expect((await cli(target, ['org', 'create', 'Nameless'])).code).toBe(2); // --owner-email is required
   }, 600_000);
 });

@@ -1,4 +1,4 @@
-// `content-platform`: the operator's command line (export/import, API keys, users, migrations, schema composition).
+// `content-platform`: the operator's command line (export/import, organizations, API keys, users, migrations, schema composition).
 import 'reflect-metadata';
 import { AppError } from '@cp/errors';
 import { Command, CommanderError, Option } from 'commander';
@@ -7,6 +7,7 @@ import { importProject } from './commands/import';
 import { createKey, listKeys, revokeKey } from './commands/keys';
 import { compose } from './commands/compose';
 import { migrate } from './commands/migrate';
+import { createOrganizationCommand } from './commands/organizations';
 import { createUser, resetPassword } from './commands/users';
 import { CliError, EXIT } from './errors';
 import { createProgress } from './progress';
@@ -92,6 +93,32 @@ keys
   .action(async (id: string, o) => {
     const key = await revokeKey(id, o);
     print(key, o.json, () => `revoked ${key.id} (${key.name})`);
+  });
+
+const organizations = program
+  .command('organizations')
+  .alias('org')
+  .description('organizations (tenants) of the installation');
+organizations
+  .command('create')
+  .description(
+    'create an organization with an Owner role and its first user, who then creates projects, users and keys through the API (without --owner-password one is generated and printed once)',
+  )
+  .argument('<name>', 'display name')
+  .requiredOption('-e, --owner-email <email>', "the owner's email address (sign-in)")
+  .option('--owner-name <name>', "the owner's display name", 'Owner')
+  .option('--owner-password <password>', "the owner's password (the password policy applies; default: generated)")
+  .option('--id <id>', 'organization id: letters, digits, - and _ (default: generated)')
+  .addOption(json())
+  .action(async (name: string, o) => {
+    const created = await createOrganizationCommand(name, o);
+    print(
+      created,
+      o.json,
+      () =>
+        `created organization ${created.name} (${created.id}) with owner ${created.owner.email}` +
+        (created.password ? `\npassword: ${created.password}` : ''),
+    );
   });
 
 const users = program.command('users').description('users of an organization');

@@ -11,6 +11,7 @@ export * from './request-loader';
 export * from './entity-status';
 export * from './user-reference';
 export * from './lifecycle';
+export * from './lifecycle-mutations';
 export * from './version-fields';
 export * from './names';
 export * from './revision';

@@ -1,13 +1,11 @@
 // First start-up on an empty database (D5): organization and project `default`, role `Owner`, the admin user.
 import type { Logger } from '@cp/config';
-import { allPermissions } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
 import { hashPassword } from './auth/password';
+import { insertTenant } from './organization/create-organization';
 import { Organization } from './organization/organization.entity';
 import { Project } from './project/project.entity';
-import { OWNER_ROLE, Role } from './role/role.entity';
-import { User } from './user/user.entity';
 
 export const DEFAULT_ID = 'default';
 
@@ -21,21 +19,9 @@ export async function bootstrap(
   const passwordHash = await hashPassword(password);
   try {
     await em.transactional(async (tx) => {
-      tx.create(Organization, { id: DEFAULT_ID, name: 'default' });
+      const owner = { email: admin.email.toLowerCase(), name: 'Administrator', passwordHash };
+      insertTenant(tx, { id: DEFAULT_ID, name: 'default', owner });
       tx.create(Project, { id: DEFAULT_ID, organizationId: DEFAULT_ID, name: 'default' });
-      const owner = tx.create(Role, {
-        organizationId: DEFAULT_ID,
-        name: OWNER_ROLE,
-        description: 'Every permission on every resource.',
-        permissions: allPermissions(),
-      });
-      tx.create(User, {
-        organizationId: DEFAULT_ID,
-        email: admin.email.toLowerCase(),
-        name: 'Administrator',
-        roleId: owner.id,
-        passwordHash,
-      });
     });
   } catch (err) {
     // Another replica bootstrapped at the same moment: its primary keys won.

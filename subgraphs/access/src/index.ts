@@ -8,6 +8,7 @@ export { limiterSignInThrottle, type SignInThrottle } from './auth/sign-in-throt
 export { ApiKeyService } from './api-key/api-key.service';
 export { UserService } from './user/user.service';
 export { Organization } from './organization/organization.entity';
+export { createOrganization, type NewOrganization } from './organization/create-organization';
 export { Project } from './project/project.entity';
 export { Role, OWNER_ROLE } from './role/role.entity';
 export { User } from './user/user.entity';

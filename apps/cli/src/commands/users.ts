@@ -7,7 +7,7 @@ import { actingUser, cliConfig, withDatabase } from '../runtime';
 const service = new UserService();
 
 /** A generated password is returned once so the operator can hand it over; it is never stored in clear. */
-const generated = () => randomBytes(15).toString('base64url');
+export const generatedPassword = () => randomBytes(15).toString('base64url');
 
 export function createUser(options: {
   organization: string;
@@ -25,7 +25,7 @@ export function createUser(options: {
       $or: [{ id: options.role }, { name: options.role }],
     });
     if (!role) throw new RefusedError(`No role "${options.role}" in organization ${options.organization}.`);
-    const password = options.password ?? generated();
+    const password = options.password ?? generatedPassword();
     const user = await service.create(em, caller, {
       email: options.email,
       name: options.name,
@@ -52,7 +52,7 @@ export function resetPassword(options: { organization: string; email: string; pa
       email: options.email.trim().toLowerCase(),
     });
     if (!user) throw new RefusedError(`No user ${options.email} in organization ${options.organization}.`);
-    const password = options.password ?? generated();
+    const password = options.password ?? generatedPassword();
     await service.update(em, caller, user.id, { password });
     return { id: user.id, email: user.email, ...(options.password ? {} : { password }) };
   });

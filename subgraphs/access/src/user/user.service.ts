@@ -140,7 +140,8 @@ export class UserService {
   }
 }
 
-function checkEmail(value: string): string {
+/** Trimmed and lower-cased; 422 on `/email` unless it looks like an address. */
+export function checkEmail(value: string): string {
   const email = value.trim().toLowerCase();
   if (!EMAIL.test(email) || email.length > 255)
     throw new ValidationFailedError([{ path: '/email', message: 'must be an email address' }]);

@@ -1,6 +1,6 @@
 // Inputs of component operations (D11: PUT changes only the members given).
 import { JSONObjectScalar } from '@cp/graphql';
-import { Field, ID, InputType, Int } from 'type-graphql';
+import { Field, ID, InputType } from 'type-graphql';
 
 @InputType({ description: 'A new component.' })
 export class CreateComponentInput {
@@ -45,10 +45,4 @@ export class UpdateComponentInput {
 
   @Field(() => JSONObjectScalar, { nullable: true, description: 'Metadata (replaces the object; `author` is kept).' })
   metadata?: Record<string, unknown>;
-}
-
-@InputType({ description: 'Which published version to take the working copy from.' })
-export class RollbackInput {
-  @Field(() => Int, { description: 'An existing version number.' })
-  version!: number;
 }

@@ -11,11 +11,12 @@ import {
   userRef,
   VersionFieldsResolver,
   ExpectedRevisionArgs,
+  LifecycleMutations,
 } from '@cp/graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ComponentVersion } from './component-version.entity';
 import { Component } from './component.entity';
-import { CreateComponentInput, RollbackInput, UpdateComponentInput } from './component.inputs';
+import { CreateComponentInput, UpdateComponentInput } from './component.inputs';
 import { ComponentService } from './component.service';
 import { getVisibleComponent, listVisibleComponents } from './published-components';
 
@@ -23,9 +24,10 @@ const ComponentList = CursorList(Component, 'ComponentList');
 const ComponentVersionList = VersionList(ComponentVersion, 'ComponentVersionList');
 const idArg = { description: 'The component.' };
 
+/** Reads, create and update: the schema lists them before the lifecycle mutations. */
 @Resolver(() => Component)
-export class ComponentResolver {
-  private readonly service = new ComponentService();
+class ComponentReadsAndEdits {
+  readonly service = new ComponentService();
 
   @Query(() => ComponentList, {
     description:
@@ -82,58 +84,24 @@ export class ComponentResolver {
     const user = await authorizeProject(ctx, scope, 'components', 'update');
     return this.service.update(ctx.em, scope, id, input, user.userId);
   }
+}
 
-  @Mutation(() => Component, {
-    description: 'Soft-deletes a component; COMPONENT_IN_USE when a package references it.',
-  })
-  async deleteComponent(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'components', 'delete');
-    return this.service.delete(ctx.em, scope, id, user.userId);
-  }
+/** The lifecycle mutations, after create and update in the schema (lifecycle-mutations.ts in @cp/graphql). */
+const ComponentLifecycle = LifecycleMutations(ComponentReadsAndEdits, {
+  type: Component,
+  name: 'Component',
+  resource: 'components',
+  idDescription: idArg.description,
+  mutations: {
+    delete: 'Soft-deletes a component; COMPONENT_IN_USE when a package references it.',
+    discard: 'Cancels the working copy of a `modified` component.',
+    rollback: 'Makes a working copy from an earlier version of a `published` component.',
+    restore: 'Restores a deleted component as `modified` (or `draft` if never published).',
+  },
+});
 
-  @Mutation(() => Component, { description: 'Cancels the working copy of a `modified` component.' })
-  async discardComponent(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'components', 'update');
-    return this.service.discard(ctx.em, scope, id, user.userId);
-  }
-
-  @Mutation(() => Component, {
-    description: 'Makes a working copy from an earlier version of a `published` component.',
-  })
-  async rollbackComponent(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Arg('input', { description: 'The request body (REST: the JSON body).' }) input: RollbackInput,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'components', 'update');
-    return this.service.rollback(ctx.em, scope, id, input.version, user.userId);
-  }
-
-  @Mutation(() => Component, {
-    description: 'Restores a deleted component as `modified` (or `draft` if never published).',
-  })
-  async restoreComponent(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'components', 'update');
-    return this.service.restore(ctx.em, scope, id, user.userId);
-  }
-
+@Resolver(() => Component)
+export class ComponentResolver extends ComponentLifecycle {
   @FieldResolver(() => UserReference, { description: 'The user who created the component.' })
   createdBy(@Root('createdById') createdById: string): UserReference {
     return userRef(createdById);

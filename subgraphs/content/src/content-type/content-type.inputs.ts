@@ -1,6 +1,6 @@
 // Inputs of content type operations (D11: creation body; PUT changes only the members given).
 import { CursorArgs, JSONObjectScalar, JSONScalar } from '@cp/graphql';
-import { ArgsType, Field, ID, InputType, Int } from 'type-graphql';
+import { ArgsType, Field, ID, InputType } from 'type-graphql';
 
 @InputType({ description: 'A new content type.' })
 export class CreateContentTypeInput {
@@ -58,12 +58,6 @@ export class UpdateContentTypeInput {
 
 @ArgsType()
 export class ContentTypeListArgs extends CursorArgs {}
-
-@InputType({ description: 'Which published version to take the working copy from.' })
-export class RollbackInput {
-  @Field(() => Int, { description: 'An existing version number.' })
-  version!: number;
-}
 
 @InputType({ description: 'A direct status override: `draft`, `published` or `deleted`.' })
 export class ContentTypeStatusInput {

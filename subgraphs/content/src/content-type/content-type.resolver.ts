@@ -11,16 +11,12 @@ import {
   userRef,
   VersionFieldsResolver,
   ExpectedRevisionArgs,
+  LifecycleMutations,
 } from '@cp/graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ContentTypeVersion } from './content-type-version.entity';
 import { ContentType } from './content-type.entity';
-import {
-  ContentTypeStatusInput,
-  CreateContentTypeInput,
-  RollbackInput,
-  UpdateContentTypeInput,
-} from './content-type.inputs';
+import { ContentTypeStatusInput, CreateContentTypeInput, UpdateContentTypeInput } from './content-type.inputs';
 import { ContentTypeService } from './content-type.service';
 import { getVisibleContentType, listVisibleContentTypes } from './published-content-types';
 
@@ -29,9 +25,10 @@ const ContentTypeVersionList = VersionList(ContentTypeVersion, 'ContentTypeVersi
 const idArg = { description: 'The content type.' };
 const body = { description: 'The request body (REST: the JSON body).' };
 
+/** Reads, create and update: the schema lists them before the lifecycle mutations. */
 @Resolver(() => ContentType)
-export class ContentTypeResolver {
-  private readonly service = new ContentTypeService();
+class ContentTypeReadsAndEdits {
+  readonly service = new ContentTypeService();
 
   @Query(() => ContentTypeList, {
     description:
@@ -86,78 +83,26 @@ export class ContentTypeResolver {
     const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');
     return this.service.update(ctx.em, scope, id, input, user.userId);
   }
+}
 
-  @Mutation(() => ContentType, {
-    description: 'Publishes the next consecutive version and pins the latest package (D7).',
-  })
-  async publishContentType(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'contentTypes', 'publish');
-    return this.service.publish(ctx.em, scope, id, user.userId);
-  }
+/** The lifecycle mutations, after create and update in the schema (lifecycle-mutations.ts in @cp/graphql). */
+const ContentTypeLifecycle = LifecycleMutations(ContentTypeReadsAndEdits, {
+  type: ContentType,
+  name: 'ContentType',
+  resource: 'contentTypes',
+  idDescription: idArg.description,
+  mutations: {
+    publish: 'Publishes the next consecutive version and pins the latest package (D7).',
+    unpublish: 'Withdraws a published type; its version is kept.',
+    discard: 'Cancels the working copy of a `modified` type.',
+    rollback: 'Makes a working copy from an earlier version of a `published` type.',
+    delete: 'Soft-deletes a content type; history is kept.',
+    restore: 'Restores a deleted type as `modified` (or `draft` if never published).',
+  },
+});
 
-  @Mutation(() => ContentType, { description: 'Withdraws a published type; its version is kept.' })
-  async unpublishContentType(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'contentTypes', 'publish');
-    return this.service.unpublish(ctx.em, scope, id, user.userId);
-  }
-
-  @Mutation(() => ContentType, { description: 'Cancels the working copy of a `modified` type.' })
-  async discardContentType(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');
-    return this.service.discard(ctx.em, scope, id, user.userId);
-  }
-
-  @Mutation(() => ContentType, { description: 'Makes a working copy from an earlier version of a `published` type.' })
-  async rollbackContentType(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Arg('input', body) input: RollbackInput,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');
-    return this.service.rollback(ctx.em, scope, id, input.version, user.userId);
-  }
-
-  @Mutation(() => ContentType, { description: 'Soft-deletes a content type; history is kept.' })
-  async deleteContentType(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'contentTypes', 'delete');
-    return this.service.delete(ctx.em, scope, id, user.userId);
-  }
-
-  @Mutation(() => ContentType, {
-    description: 'Restores a deleted type as `modified` (or `draft` if never published).',
-  })
-  async restoreContentType(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'contentTypes', 'update');
-    return this.service.restore(ctx.em, scope, id, user.userId);
-  }
-
+@Resolver(() => ContentType)
+export class ContentTypeResolver extends ContentTypeLifecycle {
   @Mutation(() => ContentType, {
     description: 'Direct status override (draft, published, deleted); prefer publish, unpublish and discard.',
   })

@@ -13,6 +13,7 @@ import {
   userRef,
   VersionFieldsResolver,
   ExpectedRevisionArgs,
+  LifecycleMutations,
 } from '@cp/graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import {
@@ -31,7 +32,6 @@ import {
   Root,
 } from 'type-graphql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
-import { RollbackInput } from '../content-type/content-type.inputs';
 import { Content, ContentVersion } from './content.entity';
 import {
   ContentListArgs,
@@ -58,9 +58,10 @@ class ResolvedContent extends Content {
   contentType!: ContentTypeVersion;
 }
 
+/** Reads, create and update: the schema lists them before the lifecycle mutations. */
 @Resolver(() => Content)
-export class ContentResolver {
-  constructor(private readonly service: ContentService) {}
+class ContentReadsAndEdits {
+  constructor(readonly service: ContentService) {}
 
   @Query(() => ContentList, {
     description:
@@ -134,74 +135,26 @@ export class ContentResolver {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
     return this.service.update(ctx.em, scope, id, input, user.userId);
   }
+}
 
-  @Mutation(() => Content, { description: 'Publishes the next consecutive version.' })
-  async publishContent(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'content', 'publish');
-    return this.service.publish(ctx.em, scope, id, user.userId);
-  }
+/** The lifecycle mutations, after create and update in the schema (lifecycle-mutations.ts in @cp/graphql). */
+const ContentLifecycle = LifecycleMutations(ContentReadsAndEdits, {
+  type: Content,
+  name: 'Content',
+  resource: 'content',
+  idDescription: idArg.description,
+  mutations: {
+    publish: 'Publishes the next consecutive version.',
+    unpublish: 'Withdraws a published entry from clients; its version is kept.',
+    discard: 'Cancels the working copy of a `modified` entry.',
+    rollback: 'Makes a working copy from an earlier version of a `published` entry.',
+    delete: 'Soft-deletes an entry; history is kept.',
+    restore: 'Restores a deleted entry as `modified` (or `draft` if never published).',
+  },
+});
 
-  @Mutation(() => Content, { description: 'Withdraws a published entry from clients; its version is kept.' })
-  async unpublishContent(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'content', 'publish');
-    return this.service.unpublish(ctx.em, scope, id, user.userId);
-  }
-
-  @Mutation(() => Content, { description: 'Cancels the working copy of a `modified` entry.' })
-  async discardContent(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'content', 'update');
-    return this.service.discard(ctx.em, scope, id, user.userId);
-  }
-
-  @Mutation(() => Content, { description: 'Makes a working copy from an earlier version of a `published` entry.' })
-  async rollbackContent(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Arg('input', body) input: RollbackInput,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'content', 'update');
-    return this.service.rollback(ctx.em, scope, id, input.version, user.userId);
-  }
-
-  @Mutation(() => Content, { description: 'Soft-deletes an entry; history is kept.' })
-  async deleteContent(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'content', 'delete');
-    return this.service.delete(ctx.em, scope, id, user.userId);
-  }
-
-  @Mutation(() => Content, { description: 'Restores a deleted entry as `modified` (or `draft` if never published).' })
-  async restoreContent(
-    @Args() scope: ProjectScopeArgs,
-    @Arg('id', () => ID, idArg) id: string,
-    @Args() _revision: ExpectedRevisionArgs,
-    @Ctx() ctx: Context,
-  ) {
-    const user = await authorizeProject(ctx, scope, 'content', 'update');
-    return this.service.restore(ctx.em, scope, id, user.userId);
-  }
-
+@Resolver(() => Content)
+export class ContentResolver extends ContentLifecycle {
   @Mutation(() => Content, { description: 'Moves an entry to a newer version of its type (spec “Migrate rules”).' })
   async migrateContent(
     @Args() scope: ProjectScopeArgs,

@@ -50,17 +50,16 @@ export class EmbeddingIndexer extends PollingWorker {
   }
 
   // `stop()` (PollingWorker) finishes the batch being embedded and starts no other.
-  /** In the background: rest between batches, so the model leaves the writers CPU. */
-  protected async pass(): Promise<void> {
-    await this.catchUpOn(WORKING, true);
-    await this.catchUpOn(PUBLISHED, true);
+  /** Working copies, then published versions; in the background resting between batches (the writers' CPU). */
+  protected async pass(resting = true): Promise<void> {
+    await this.catchUpOn(WORKING, resting);
+    await this.catchUpOn(PUBLISHED, resting);
   }
 
   /** Resolves once every entry changed before the call has a current embedding; goes flat out (no rest). */
   override async flush(): Promise<void> {
     await this.settle();
-    await this.catchUpOn(WORKING, false);
-    await this.catchUpOn(PUBLISHED, false);
+    await this.pass(false);
   }
 
   private async catchUpOn(source: { select: string; table: string }, resting: boolean): Promise<void> {
