@@ -10,3 +10,6 @@ export {
   subgraphModules,
   SUBGRAPHS,
 } from './subgraphs';
+// The live-event transports every host shares (graphql-ws server, SSE queue): the gateway takes them from here, as it
+// takes the modules, and names no `@cp/subgraph-*` package itself.
+export { buildSubscriptionSchema, liveEvents, MAX_BUFFERED_BYTES, startSubscriptionServer } from '@cp/subgraph-server';

@@ -3,7 +3,7 @@ import type { Logger } from '@cp/config';
 import { allPermissions } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
-import { hashPassword } from './auth/password';
+import { hashPassword } from '@cp/auth';
 import { Organization } from './organization/organization.entity';
 import { Project } from './project/project.entity';
 import { OWNER_ROLE, Role } from './role/role.entity';
