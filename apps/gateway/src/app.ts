@@ -30,7 +30,13 @@ import { announceWritesBeforeAnswering } from './cache/announce-writes';
 import { assertFamilyPrincipal, createRestHandler } from './rest/rest';
 import { answerEarlyRefusals } from './edge/early-answers';
 import { sendError, sendGraphQLError } from './edge/send-error';
-import { allRoutes, buildSubscriptionSchema, INITIAL_DATA, startSubscriptionServer, subgraphModules } from '@cp/supergraph';
+import {
+  allRoutes,
+  buildSubscriptionSchema,
+  INITIAL_DATA,
+  startSubscriptionServer,
+  subgraphModules,
+} from '@cp/supergraph';
 
 export interface RunningService extends Host {
   /** The published-read cache (undefined with `CACHE=off`); `stats()` for metrics. */

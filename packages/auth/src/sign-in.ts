@@ -53,7 +53,11 @@ export class SignIn {
    * A narrower token for the caller (D5): the same user (so the same role, read on each request), optionally one
    * project, and an expiry no later than the caller's own token.
    */
-  async issueToken(caller: UserPrincipal, input: { projectId?: string; expiresIn?: number }, projects: ProjectDirectory) {
+  async issueToken(
+    caller: UserPrincipal,
+    input: { projectId?: string; expiresIn?: number },
+    projects: ProjectDirectory,
+  ) {
     const projectId = input.projectId ?? caller.projectId;
     if (caller.projectId !== undefined && projectId !== caller.projectId) throw new NotFoundError('Project', projectId);
     if (projectId !== undefined && !(await projects.exists(caller.organizationId, projectId)))

@@ -52,7 +52,8 @@ export async function runSubgraphService(
     modules: [module],
     // Our gateway's signed principal, or the client's own credentials checked with the same rules as at our gateway
     // (`@cp/auth`); sign-in failures (the access service) count in the host's shared rate-limit store.
-    auth: ({ limiter, secret }) => createAuthentication(config, secret, { signInLimiter: limiter.signInLimiter, vouch }),
+    auth: ({ limiter, secret }) =>
+      createAuthentication(config, secret, { signInLimiter: limiter.signInLimiter, vouch }),
     http: {
       port: config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[module.name],
       version: packageVersion(__dirname),
