@@ -8,14 +8,13 @@ import { JSON_LIMIT_BYTES, jsonBodyError, type ApiFamily } from '@cp/graphql';
 import { packageVersion, startHost, type Host, type HostedService, type HostParts } from '@cp/host';
 import type { SubgraphModule } from '@cp/host';
 import { registerCacheStats } from '@cp/metrics';
-import { createAuthService, type AuthService } from '@cp/subgraph-access';
+import { AccessWatch, createAuthentication, type Authentication } from '@cp/auth';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { apolloHandler, createApollo, OperationCounter } from './graphql/apollo';
 import { DirectReads } from './graphql/direct-reads';
 import { EVENT_HTTP_ROUTES } from './events/event-http-routes';
 import { documentSizeLimit, responseSizeLimit } from './graphql/armor';
-import { AccessWatch, buildSubscriptionSchema, startSubscriptionServer } from '@cp/subgraph-server';
 import { contextMiddleware } from './edge/context';
 import { createGateway, readSupergraph } from './graphql/gateway';
 import { idempotency, startIdempotencyCleanup } from './edge/idempotency';
@@ -31,6 +30,7 @@ import { announceWritesBeforeAnswering } from './cache/announce-writes';
 import { assertFamilyPrincipal, createRestHandler } from './rest/rest';
 import { answerEarlyRefusals } from './edge/early-answers';
 import { sendError, sendGraphQLError } from './edge/send-error';
+import { buildSubscriptionSchema, startSubscriptionServer } from '@cp/subgraph-server';
 import { allRoutes, INITIAL_DATA, subgraphModules } from '@cp/supergraph';
 
 export interface RunningService extends Host {
@@ -46,7 +46,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     ? loadSubgraphSecret(config, 'when SUBGRAPH_URLS is set')
     : undefined;
   const modules = subgraphModules();
-  let auth!: AuthService;
+  let auth!: Authentication;
   let cache: ReadCache | undefined;
   const host = await startHost({
     config,
@@ -59,7 +59,7 @@ export async function startService(config: Config, logger: Logger = createLogger
       // Principals cached per replica, dropped by access events. In-process access shares this service:
       // one principal cache, and sign-in failures counted in the rate limiter's shared store.
       const { cacheTtlSeconds } = config.auth;
-      auth = createAuthService(config, secret, { cacheTtlSeconds, signInLimiter: limiter.signInLimiter });
+      auth = createAuthentication(config, secret, { cacheTtlSeconds, signInLimiter: limiter.signInLimiter });
       for (const module of modules) await module.bootstrap?.({ config, orm: db.orm, logger });
       return auth;
     },
@@ -85,7 +85,7 @@ export async function startService(config: Config, logger: Logger = createLogger
 interface GatewayParts extends HostParts {
   modules: SubgraphModule[];
   subgraphSecret?: Uint8Array;
-  auth: AuthService;
+  auth: Authentication;
 }
 
 /** The gateway's own concerns on the host: Apollo gateway, REST, events (SSE, subscriptions), the read cache. */
@@ -121,7 +121,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
 
   const inProcess = modules.filter((s) => !config.subgraphUrls[s.name]);
   const local: Partial<Record<SubgraphName, GraphQLSchema>> = {};
-  // In-process access shares the gateway's AuthService (`deps.auth`): one principal cache, and sign-in failures counted
+  // In-process access shares the gateway's Authentication (`deps.auth`): one principal cache, and sign-in failures counted
   // in the rate limiter's shared store rather than per process.
   for (const subgraph of inProcess) local[subgraph.name] = (await subgraph.build(deps)).schema;
   const operations = new OperationCounter();
@@ -138,7 +138,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
 
   const fastHits = fastCachedReads({
     cache,
-    apiKeys: auth.apiKeys,
+    auth,
     em: db.orm.em,
     limiter,
     cdnMaxAge: config.cache.cdnMaxAge,

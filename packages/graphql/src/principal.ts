@@ -78,9 +78,30 @@ export function allPermissions(): Permissions {
 }
 
 /**
- * Turns a request's credentials into its principal: what every host needs of authentication. The access subgraph's
- * `AuthService` implements it; a host creates one per process and hands it to the modules (`BuildDeps.auth`).
+ * What a request presents, read once by `@cp/auth` from wherever its transport carries it (HTTP headers, graphql-ws
+ * `connectionParams` or the upgrade request's headers).
+ */
+export interface Credentials {
+  /** `Authorization: Bearer <jwt>`. */
+  authorization?: string;
+  /** `x-api-key`. */
+  apiKey?: string;
+  /** Our gateway's signed principal (`x-cp-principal`), taken only where the host accepts it (a subgraph service). */
+  signed?: string;
+  /** The request id the signed principal is bound to. */
+  requestId?: string;
+}
+
+/** Who the caller is and how we know: `gateway` (a signed principal), `credentials` (checked here), `anonymous`. */
+export interface Authenticated {
+  principal: Principal;
+  via: 'gateway' | 'credentials' | 'anonymous';
+}
+
+/**
+ * Turns a request's credentials into its principal: what every host needs of authentication. `@cp/auth`'s
+ * `Authentication` implements it; a host creates one per process and hands it to the modules (`BuildDeps.auth`).
  */
 export interface Authenticator {
-  authenticate(em: EntityManager, headers: { authorization?: string; apiKey?: string }): Promise<Principal>;
+  authenticate(em: EntityManager, credentials: Credentials): Promise<Authenticated>;
 }

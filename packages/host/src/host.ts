@@ -61,7 +61,7 @@ export interface HostOptions {
   initialData?: string;
   /** Modules served by another process: their workers and metrics run there, not here (`SUBGRAPH_URLS`). */
   remote?: Partial<Record<SubgraphName, string>>;
-  /** Builds `SubgraphDeps.auth` (the access subgraph's AuthService) once the database and the limiter are up. */
+  /** Builds `SubgraphDeps.auth` (`@cp/auth`'s `createAuthentication`) once the database and the limiter are up. */
   auth(parts: Pick<HostParts, 'db' | 'limiter'> & Omit<SubgraphDeps, 'auth'>): Authenticator | Promise<Authenticator>;
   http: {
     port: number;

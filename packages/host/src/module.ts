@@ -10,14 +10,14 @@ export type { BackgroundWorker } from '@cp/db';
 
 /**
  * What building the schema may use: no database, so `npm run compose` can print the SDL without one. `Auth` is the
- * authentication service a module asks its host for (the access module: its own `AuthService`).
+ * authentication service a module asks its host for (the access module: `@cp/auth`'s `Authentication`).
  */
 export interface BuildDeps<Auth extends Authenticator = Authenticator> {
   config: Config;
   /** The service secret (JWT signing, principal header, derived keys). */
   secret: Uint8Array;
   /**
-   * The host's authentication service (the access subgraph's `AuthService`), so sign-in throttling and the principal
+   * The host's authentication service (`@cp/auth`'s `Authentication`), so sign-in throttling and the principal
    * cache are one per process; the access module builds its own when absent (`npm run compose`).
    */
   auth?: Auth;
@@ -62,7 +62,7 @@ export type HttpRoute<Deps = SubgraphDeps> = {
 
 /**
  * A subgraph as its hosts run it. `Auth` is the authentication service its schema needs; the process that hosts the
- * module provides that very service (the access module's `AuthService`, from `createAuthService`) as `auth`.
+ * module provides that very service (`@cp/auth`'s `Authentication`, from `createAuthentication`) as `auth`.
  */
 export interface SubgraphModule<Auth extends Authenticator = Authenticator> {
   name: SubgraphName;

@@ -1,55 +1,32 @@
 // Who is calling a standalone subgraph service: our gateway (signed principal header) or any federation gateway
-// forwarding the client's own `Authorization: Bearer` / `x-api-key`.
+// forwarding the client's own `Authorization: Bearer` / `x-api-key` (both checked by `@cp/auth`).
+import { httpCredentials } from '@cp/auth';
 import type { RateLimiter } from '@cp/edge';
 import { toErrorEnvelope, UnauthorizedError } from '@cp/errors';
-import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Authenticator, type Principal } from '@cp/graphql';
+import type { Authenticated, Authenticator } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import { Kind, parse, type OperationDefinitionNode } from 'graphql';
 
 export type { Authenticator } from '@cp/graphql';
+export type { GatewayVouch } from '@cp/auth';
 
-export interface Caller {
-  principal: Principal;
-  /** `gateway`: our gateway vouched (and already applied limits); `credentials`: authenticated here; `anonymous`. */
-  via: 'gateway' | 'credentials' | 'anonymous';
-}
-
-/** How a principal header is checked here: SUBGRAPH_SECRET and this service's subgraph name (the audience). */
-export interface GatewayVouch {
-  secret: Uint8Array;
-  subgraph: string;
-}
-
-/** Our gateway's principal header, bound to this subgraph and this request's X-Request-ID; undefined without one, 401 when bad. */
-export async function gatewayCaller(req: Request, vouch: GatewayVouch): Promise<Caller | undefined> {
-  const signed = req.header(PRINCIPAL_HEADER);
-  if (signed === undefined) return undefined;
-  return {
-    principal: await verifyPrincipal(signed, vouch.secret, {
-      subgraph: vouch.subgraph,
-      requestId: req.header('x-request-id'),
-    }),
-    via: 'gateway',
-  };
-}
+/** `gateway`: our gateway vouched (and already applied limits); `credentials`: authenticated here; `anonymous`. */
+export type Caller = Authenticated;
 
 /**
- * A signed principal header wins (our gateway authenticated and rate-limited already); otherwise the client's own
- * credentials, with the same rules as at our gateway. A header or credential that is present but bad is 401.
+ * Our gateway's principal header (bound to this subgraph and this request's X-Request-ID), checked before the body is
+ * read; undefined without one, 401 when bad. The request's credentials are read here, once, for `callerMiddleware`.
  */
-export async function identifyCaller(
+export async function gatewayCaller(
   req: Request,
+  res: Response,
   em: EntityManager,
-  vouch: GatewayVouch,
   auth: Authenticator,
-): Promise<Caller> {
-  const vouched = await gatewayCaller(req, vouch);
-  if (vouched) return vouched;
-  const authorization = req.header('authorization');
-  const apiKey = req.header('x-api-key');
-  if (authorization === undefined && apiKey === undefined) return { principal: ANONYMOUS, via: 'anonymous' };
-  return { principal: await auth.authenticate(em, { authorization, apiKey }), via: 'credentials' };
+): Promise<Caller | undefined> {
+  const credentials = (res.locals.credentials = httpCredentials(req.headers));
+  if (credentials.signed === undefined) return undefined;
+  return auth.authenticate(em, credentials);
 }
 
 /**
@@ -101,7 +78,6 @@ export function sendGraphQLError(res: Response, err: unknown): void {
  */
 export function callerMiddleware(options: {
   fork: () => EntityManager;
-  vouch: GatewayVouch;
   auth: Authenticator;
   limiter: RateLimiter;
   onError: (res: Response, err: unknown) => void;
@@ -114,9 +90,11 @@ export function callerMiddleware(options: {
     const em = options.fork();
     let caller: Caller;
     try {
-      // A principal header may have been checked already, before the body was read (`gatewayCaller`).
+      // A principal header may have been checked already, before the body was read (`gatewayCaller`). A signed
+      // principal wins (our gateway authenticated and rate-limited already); else the client's own credentials.
       caller =
-        (res.locals.caller as Caller | undefined) ?? (await identifyCaller(req, em, options.vouch, options.auth));
+        (res.locals.caller as Caller | undefined) ??
+        (await options.auth.authenticate(em, res.locals.credentials ?? httpCredentials(req.headers)));
     } catch (err) {
       return onAuthFailure(res, err);
     }

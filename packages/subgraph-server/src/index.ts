@@ -2,9 +2,10 @@
 import 'reflect-metadata';
 import { ApolloServer } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
+import { createAuthentication } from '@cp/auth';
 import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadSubgraphSecret, type Config } from '@cp/config';
 import { sqlProjectDirectory } from '@cp/db';
-import { exitGracefullyOnSignals, type RateLimiter } from '@cp/edge';
+import { exitGracefullyOnSignals } from '@cp/edge';
 import { formatGraphQLError, isInternal, negotiateLanguage, toErrorEnvelope } from '@cp/errors';
 import {
   armorProtection,
@@ -18,9 +19,8 @@ import type { Tracing } from '@cp/tracing';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { packageVersion, startHost, type HostedService, type HostParts } from '@cp/host';
-import type { SubgraphDeps, SubgraphModule } from '@cp/host';
-import { callerMiddleware, gatewayCaller, sendGraphQLError, type Authenticator, type Caller } from './caller';
-import type { GatewayVouch } from './caller';
+import type { SubgraphModule } from '@cp/host';
+import { callerMiddleware, gatewayCaller, sendGraphQLError, type Caller } from './caller';
 import { serveSubscriptions } from './subscriptions';
 
 export * from './caller';
@@ -29,9 +29,6 @@ export * from './events';
 export interface ServiceOptions {
   /** Parsed once by the entry point (`main.ts`), which also started tracing with it. */
   config: Config;
-  /** Authenticates forwarded client credentials: the access subgraph's `createAuthService` (injected: no package cycle). */
-  /** `signInLimiter`: failed sign-ins per account in the shared rate-limit store (the access service's sign-in). */
-  authenticator(deps: Omit<SubgraphDeps, 'auth'> & { signInLimiter: RateLimiter['signInLimiter'] }): Authenticator;
 }
 
 /** Starts the module on `SUBGRAPH_PORT` (or its default port) with its HTTP routes and workers; returns its URL. */
@@ -45,7 +42,7 @@ export interface RunningSubgraphService {
 
 export async function runSubgraphService(
   module: SubgraphModule,
-  { config, authenticator }: ServiceOptions,
+  { config }: ServiceOptions,
 ): Promise<RunningSubgraphService> {
   const logger = createLogger(config, `subgraph-${module.name}`);
   const vouch = { secret: loadSubgraphSecret(config, 'to run a subgraph service'), subgraph: module.name };
@@ -53,12 +50,14 @@ export async function runSubgraphService(
     config,
     logger,
     modules: [module],
-    // The host's limiter (the gateway's store and budgets): callers that bring their own credentials spend it here.
-    auth: ({ limiter, ...deps }) => authenticator({ ...deps, signInLimiter: limiter.signInLimiter }),
+    // Our gateway's signed principal, or the client's own credentials checked with the same rules as at our gateway
+    // (`@cp/auth`); sign-in failures (the access service) count in the host's shared rate-limit store.
+    auth: ({ limiter, secret }) =>
+      createAuthentication(config, secret, { signInLimiter: limiter.signInLimiter, vouch }),
     http: {
       port: config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[module.name],
       version: packageVersion(__dirname),
-      serve: (parts) => serveSubgraph(module, vouch, parts),
+      serve: (parts) => serveSubgraph(module, parts),
     },
   });
   const url = `${host.url}/graphql`;
@@ -69,7 +68,6 @@ export async function runSubgraphService(
 /** The module's schema on Apollo at /graphql, and its HTTP routes, for our gateway and any other caller. */
 async function serveSubgraph(
   module: SubgraphModule,
-  vouch: GatewayVouch,
   { db, broker, limiter, deps, app, server }: HostParts,
 ): Promise<HostedService> {
   const { logger } = deps;
@@ -91,7 +89,7 @@ async function serveSubgraph(
   await apollo.start();
 
   const callers = (graphql: boolean, onError: (res: Response, err: unknown) => void) =>
-    callerMiddleware({ fork: () => db.orm.em.fork(), vouch, auth, limiter, onError, graphql });
+    callerMiddleware({ fork: () => db.orm.em.fork(), auth, limiter, onError, graphql });
   const contextOf = (req: Request, res: Response): Context => ({
     em: res.locals.em,
     principal: (res.locals.caller as Caller).principal,
@@ -115,7 +113,7 @@ async function serveSubgraph(
   const onAuthFailure = limiter.onAuthFailure(sendGraphQLError);
   const vouched = async (req: Request, res: Response, next: NextFunction) => {
     try {
-      res.locals.caller = await gatewayCaller(req, vouch);
+      res.locals.caller = await gatewayCaller(req, res, db.orm.em, auth);
     } catch (err) {
       return onAuthFailure(res, err);
     }
@@ -170,7 +168,6 @@ async function serveSubgraph(
     auth,
     limiter,
     projects,
-    vouch,
     logger,
   });
   return {

@@ -1,8 +1,8 @@
 // A standalone service whose schema has `Subscription.events` (the content service) serves it over graphql-ws at its
 // own /graphql, the way Hive Gateway, Apollo Router and Cosmo open subscriptions to a subgraph.
+import { AccessWatch } from '@cp/auth';
 import type { Logger } from '@cp/config';
 import { EventFeed, type EventBroker } from '@cp/db';
-import { AccessWatch } from './events/access-watch';
 import { buildSubscriptionSchema, startSubscriptionServer } from './events/subscription-server';
 import type { SubscriptionServerDeps } from './events/subscription-server';
 

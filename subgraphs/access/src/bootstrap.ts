@@ -2,7 +2,7 @@
 import type { Logger } from '@cp/config';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';
-import { hashPassword } from './auth/password';
+import { hashPassword } from '@cp/auth';
 import { insertTenant } from './organization/create-organization';
 import { Organization } from './organization/organization.entity';
 import { Project } from './project/project.entity';

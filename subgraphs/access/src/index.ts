@@ -1,10 +1,8 @@
 // Public surface of the access subgraph for the gateway and the standalone service.
-export { accessDatabase, accessModule, buildAccessSubgraph, createAuthService } from './subgraph';
+export { accessDatabase, accessModule, buildAccessSubgraph } from './subgraph';
 export { accessRoutes } from './routes';
 export { bootstrap, DEFAULT_ID } from './bootstrap';
-export { AuthService, type AuthHeaders } from './auth/auth.service';
-export { ACCESS_RESOURCE_TYPES, PrincipalCache, type AccessChange } from './auth/principal-cache';
-export { limiterSignInThrottle, type SignInThrottle } from './auth/sign-in-throttle';
+export { AuthService } from './auth/auth.service';
 export { ApiKeyService } from './api-key/api-key.service';
 export { UserService } from './user/user.service';
 export { Organization } from './organization/organization.entity';

@@ -7,11 +7,10 @@ import { startTracing } from '@cp/tracing';
 const config = loadConfigOrExit();
 const tracing = startTracing('subgraph-access', config);
 const { main } = require('@cp/subgraph-server') as typeof import('@cp/subgraph-server');
-const { accessModule, createAuthService } = require('./subgraph') as typeof import('./subgraph');
+const { accessModule } = require('./subgraph') as typeof import('./subgraph');
 
-// Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
+// Clients' own credentials (forwarded by any federation gateway) are checked by `@cp/auth`, as at our gateway.
 main(accessModule, {
   config,
-  authenticator: ({ secret, signInLimiter }) => createAuthService(config, secret, { signInLimiter }),
   tracing,
 });

@@ -1,5 +1,5 @@
 // The access subgraph: organizations, projects, users, roles, API keys and sign-in.
-import type { Config } from '@cp/config';
+import { createAuthentication, type Authentication } from '@cp/auth';
 import type { DatabaseModule } from '@cp/db';
 import { buildFederatedSchema, type BuiltSubgraph, type Context } from '@cp/graphql';
 import type { SubgraphModule } from '@cp/host';
@@ -8,11 +8,8 @@ import { ApiKey } from './api-key/api-key.entity';
 import { ApiKeyResolver } from './api-key/api-key.resolver';
 import { AuthResolver } from './auth/auth.resolver';
 import { AuthService } from './auth/auth.service';
+import { ApiKeyService } from './api-key/api-key.service';
 import { bootstrap } from './bootstrap';
-import { TokenService } from './auth/tokens';
-import { PrincipalCache } from './auth/principal-cache';
-import { limiterSignInThrottle, memorySignInThrottle } from './auth/sign-in-throttle';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { accessMigrations } from './migrations';
 import { Organization } from './organization/organization.entity';
 import { OrganizationResolver } from './organization/organization.resolver';
@@ -30,32 +27,12 @@ export const accessDatabase: DatabaseModule = {
   migrations: accessMigrations,
 };
 
-/**
- * `cacheTtlSeconds` only from a caller that feeds the cache access events (the gateway); without it
- * (tests, standalone subgraphs) nothing is cached and every request reads the database.
- */
-export function createAuthService(
-  config: { auth: Pick<Config['auth'], 'tokenTtlSeconds'>; rateLimit?: Config['rateLimit'] },
-  secret: Uint8Array,
-  options: { cacheTtlSeconds?: number; signInLimiter?: RateLimiterAbstract } = {},
-): AuthService {
-  const auth = new AuthService(
-    new TokenService(secret),
-    config.auth.tokenTtlSeconds,
-    new PrincipalCache((options.cacheTtlSeconds ?? 0) * 1000),
-  );
-  // The shared store (Redis or PostgreSQL) when the host has one, so failures count across every process.
-  if (options.signInLimiter) auth.signInThrottle = limiterSignInThrottle(options.signInLimiter);
-  else if (config.rateLimit)
-    auth.signInThrottle = memorySignInThrottle(config.rateLimit.signInFailures, config.rateLimit.signInWindowSeconds);
-  return auth;
-}
-
-export function buildAccessSubgraph(auth: AuthService): Promise<BuiltSubgraph> {
+/** `auth`: the host's authentication (`@cp/auth`), which sign-in calls into: one throttle and principal cache per process. */
+export function buildAccessSubgraph(auth: Authentication): Promise<BuiltSubgraph> {
   return buildFederatedSchema({
     name: 'access',
     resolvers: [AuthResolver, ApiKeyResolver, OrganizationResolver, ProjectResolver, RoleResolver, UserResolver],
-    instances: [new AuthResolver(auth), new ApiKeyResolver(auth.apiKeys)],
+    instances: [new AuthResolver(new AuthService(auth.signIn)), new ApiKeyResolver(new ApiKeyService())],
     referenceResolvers: {
       User: { __resolveReference: (ref: { id: string }, ctx: Context) => resolveUserReference(ref, ctx) },
     },
@@ -63,7 +40,7 @@ export function buildAccessSubgraph(auth: AuthService): Promise<BuiltSubgraph> {
 }
 
 /** The access subgraph as its hosts run it. */
-export const accessModule: SubgraphModule<AuthService> = {
+export const accessModule: SubgraphModule<Authentication> = {
   name: 'access',
   database: accessDatabase,
   routes: accessRoutes,
@@ -73,6 +50,7 @@ export const accessModule: SubgraphModule<AuthService> = {
     /** `LoginResult.user` is the signed-in user itself, and `UserList.data` the listed users: not references. */
     ignore: ['LoginResult.user', 'UserList.data'],
   },
-  build: ({ config, secret, auth }) => buildAccessSubgraph(auth ?? createAuthService(config, secret)),
+  // Without a host (`npm run compose`) an authentication of its own: the schema is all that is used.
+  build: ({ config, secret, auth }) => buildAccessSubgraph(auth ?? createAuthentication(config, secret)),
   bootstrap: ({ config, orm, logger }) => bootstrap(orm.em.fork(), config.admin, logger),
 };

@@ -7,12 +7,10 @@ import { startTracing } from '@cp/tracing';
 const config = loadConfigOrExit();
 const tracing = startTracing('subgraph-assets', config);
 const { main } = require('@cp/subgraph-server') as typeof import('@cp/subgraph-server');
-const { createAuthService } = require('@cp/subgraph-access') as typeof import('@cp/subgraph-access');
 const { assetsModule } = require('./subgraph') as typeof import('./subgraph');
 
-// Clients' own credentials (forwarded by any federation gateway) are checked with the access subgraph's rules.
+// Clients' own credentials (forwarded by any federation gateway) are checked by `@cp/auth`, as at our gateway.
 main(assetsModule, {
   config,
-  authenticator: ({ secret, signInLimiter }) => createAuthService(config, secret, { signInLimiter }),
   tracing,
 });

@@ -1,9 +1,9 @@
 // A client read (REST or GraphQL) already cached, for an API key already authenticated, answered early.
+import { clientCredentials, httpCredentials, type Authentication } from '@cp/auth';
 import type { Logger } from '@cp/config';
 import type { RateLimiter } from '@cp/edge';
 import { observeRequest } from '@cp/metrics';
 import { sharedCacheable, type ApiKeyPrincipal } from '@cp/graphql';
-import type { ApiKeyService } from '@cp/subgraph-access';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
@@ -17,7 +17,8 @@ import type { CachedResponse, ReadCache } from './read-cache';
 
 export interface FastHitOptions {
   cache?: ReadCache;
-  apiKeys: Pick<ApiKeyService, 'cachedPrincipal'>;
+  /** `cached`: what the full chain's `authenticate` would answer, when that is a principal already in memory. */
+  auth: Pick<Authentication, 'cached'>;
   /** Lends its connection to the batched `lastUsed` write only. */
   em: EntityManager;
   limiter: Pick<RateLimiter, 'admit'>;
@@ -79,9 +80,9 @@ export function fastCachedReads(options: FastHitOptions): {
 } {
   const { cache } = options;
   const principalOf = (req: IncomingMessage): ApiKeyPrincipal | undefined => {
-    const presented = req.headers['x-api-key'];
-    if (!cache || typeof presented !== 'string' || req.headers.authorization !== undefined) return undefined;
-    const principal = options.apiKeys.cachedPrincipal(options.em, presented);
+    if (!cache) return undefined;
+    // The credentials the full chain reads (context.ts), answered only when the principal cache already holds them.
+    const principal = options.auth.cached(options.em, clientCredentials(httpCredentials(req.headers)));
     // A preview key (D18) never reads the shared cache: it takes the full chain, which answers it privately.
     return sharedCacheable(principal) ? principal : undefined;
   };

@@ -1,23 +1,21 @@
 // Builds the per-request GraphQL context: a forked EntityManager, the authenticated principal, request facts.
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { visibilityOf, type Context, type ProjectDirectory } from '@cp/graphql';
-import type { AuthService } from '@cp/subgraph-access';
+import { clientCredentials, httpCredentials, type Authentication, type Credentials } from '@cp/auth';
 import type { NextFunction, Request, Response } from 'express';
 import { keepPrivate } from './api-headers';
 import { edgeContext } from './request-scope';
 
 export interface ContextDeps {
   orm: MikroORM;
-  auth: AuthService;
+  auth: Authentication;
   projects: ProjectDirectory;
 }
 
-export async function buildContext(deps: ContextDeps, req: Request): Promise<Context> {
+/** The gateway takes no signed principal from clients: only theirs (`clientCredentials`). */
+export async function buildContext(deps: ContextDeps, credentials: Credentials): Promise<Context> {
   const em = deps.orm.em.fork();
-  const principal = await deps.auth.authenticate(em, {
-    authorization: req.header('authorization'),
-    apiKey: req.header('x-api-key'),
-  });
+  const { principal } = await deps.auth.authenticate(em, credentials);
   const { requestId, lang } = edgeContext();
   return { em, principal, requestId, lang, projects: deps.projects };
 }
@@ -29,8 +27,10 @@ export async function buildContext(deps: ContextDeps, req: Request): Promise<Con
 export function contextMiddleware(deps: ContextDeps, onError: (res: Response, err: unknown) => void) {
   return async (req: Request, res: Response, next: NextFunction) => {
     let context: Context;
+    // Read once; a long-lived stream keeps them to authenticate its caller again (access-watch.ts).
+    const credentials = (res.locals.credentials = clientCredentials(httpCredentials(req.headers)));
     try {
-      context = res.locals.context = await buildContext(deps, req);
+      context = res.locals.context = await buildContext(deps, credentials);
     } catch (err) {
       onError(res, err);
       return;

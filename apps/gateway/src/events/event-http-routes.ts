@@ -5,7 +5,7 @@ import type { LiveStreams } from '@cp/edge';
 import { errorResponses, successHeaders } from '@cp/errors';
 import { PROJECT_PATH, type ApiFamily } from '@cp/graphql';
 import type { HttpRoute } from '@cp/host';
-import type { AccessWatch } from '@cp/subgraph-server';
+import type { AccessWatch } from '@cp/auth';
 import type { OpenAPIV3 } from 'openapi-types';
 import { PAGINATION_PARAMETERS } from '../docs/openapi/parameters';
 import { EVENT_PATHS, eventRoutesHandler } from './event-routes';

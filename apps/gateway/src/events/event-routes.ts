@@ -13,7 +13,8 @@ import {
 import { AppError, BadRequestError } from '@cp/errors';
 import type { LiveStreams } from '@cp/edge';
 import { eventSince, type Context } from '@cp/graphql';
-import { liveEvents, MAX_BUFFERED_BYTES, type AccessWatch } from '@cp/subgraph-server';
+import type { AccessWatch, Credentials } from '@cp/auth';
+import { liveEvents, MAX_BUFFERED_BYTES } from '@cp/subgraph-server';
 import type { Request, Response } from 'express';
 import { eventJson } from './event-json';
 
@@ -68,7 +69,8 @@ export function eventRoutesHandler(feed: EventFeed, access: AccessWatch, streams
       // The stream ends within moments of its key's revocation or its user's removal or demotion.
       const stopWatching = access.watch({
         principal: ctx.principal,
-        headers: { authorization: req.header('authorization'), apiKey: req.header('x-api-key') },
+        // What the context was authenticated from (context.ts), the client's own credentials.
+        credentials: res.locals.credentials as Credentials,
         authorize: (fresh) => eventFilterFor(fresh, params),
         revoke: () => res.emit('revoked'),
       });

@@ -1,5 +1,4 @@
-// Live events for every host: the bounded per-subscriber queue, the access re-checks, the graphql-ws server.
-export * from './access-watch';
+// Live events for every host: the bounded per-subscriber queue and the graphql-ws server (re-checks: `@cp/auth`).
 export * from './fan-out';
 export * from './live-queue';
 export * from './subscription-server';

@@ -4,18 +4,16 @@
 import type { ApolloServer } from '@apollo/server';
 import { eventFilterFor, EventRecord, type EventFeed, type EventScope } from '@cp/db';
 import type { RateLimiter } from '@cp/edge';
-import { ANONYMOUS, PRINCIPAL_HEADER, verifyPrincipal, type Context, type Principal } from '@cp/graphql';
-import type { ProjectDirectory } from '@cp/graphql';
+import { clientCredentials, connectionCredentials, type AccessWatch, type WatchedCaller } from '@cp/auth';
+import { ANONYMOUS, type Authenticator, type Context, type Principal, type ProjectDirectory } from '@cp/graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
-import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { createSourceEventStream, execute, getOperationAST, GraphQLError, parse, print, validate } from 'graphql';
 import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Authenticator, GatewayVouch } from '../caller';
-import type { AccessWatch, WatchedCaller } from './access-watch';
 import { EventFanOut, EventStream, type FanOutTarget } from './fan-out';
 
 interface SubscriptionContext {
@@ -63,17 +61,16 @@ export interface SubscriptionServerDeps {
   server: Server;
   schema: GraphQLSchema;
   orm: MikroORM;
+  /** `@cp/auth`: a standalone subgraph service's also takes our gateway's signed principal, as over HTTP. */
   auth: Authenticator;
   projects: ProjectDirectory;
   access: AccessWatch;
   /** Queries and mutations sent over the socket run through our gateway, as over HTTP; without it they are refused. */
   apollo?: ApolloServer<Context>;
-  /** A standalone subgraph service also takes our gateway's signed principal (checked like over HTTP). */
-  vouch?: GatewayVouch;
 }
 
 /** A socket's caller; `vouched`: our gateway authenticated it and spent its budget (as over HTTP). */
-interface SocketCaller extends Pick<WatchedCaller, 'principal' | 'headers'> {
+interface SocketCaller extends Pick<WatchedCaller, 'principal' | 'credentials'> {
   vouched: boolean;
   peer?: string;
   scopes: Set<EventScope>;
@@ -85,7 +82,7 @@ interface SocketCaller extends Pick<WatchedCaller, 'principal' | 'headers'> {
  * with 4403, an exhausted budget with 4429 (or a RATE_LIMITED error for one more subscription).
  */
 export function startSubscriptionServer(deps: SubscriptionServerDeps) {
-  const { server, schema, orm, auth, projects, limiter, access, apollo, vouch } = deps;
+  const { server, schema, orm, auth, projects, limiter, access, apollo } = deps;
   // The schema's Query and Mutation fields have no resolvers here: those operations take the gateway's query plan.
   const viaGateway = async (args: ExecutionArgs): Promise<ExecutionResult> => {
     const { principal } = args.contextValue as SubscriptionContext;
@@ -107,17 +104,6 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
     // the whole socket (4500) on the first failing query or mutation.
     const errors = result.errors.map((e) => new GraphQLError(e.message, { path: e.path, extensions: e.extensions }));
     return { ...result, errors } as ExecutionResult;
-  };
-  const identify = async (em: EntityManager, given: Credentials): Promise<Omit<SocketCaller, 'peer' | 'scopes'>> => {
-    if (vouch && given.signed !== undefined) {
-      const binding = { subgraph: vouch.subgraph, requestId: given.requestId };
-      return { principal: await verifyPrincipal(given.signed, vouch.secret, binding), vouched: true };
-    }
-    const headers = { authorization: given.authorization, apiKey: given.apiKey };
-    if (headers.authorization === undefined && headers.apiKey === undefined) {
-      return { principal: ANONYMOUS, vouched: false };
-    }
-    return { principal: await auth.authenticate(em, headers), headers, vouched: false };
   };
   // Frames are capped before authentication can even start: 8 sockets of 100 MiB frames no longer fill memory.
   const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: MAX_FRAME_BYTES });
@@ -148,8 +134,10 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
         const peer = ctx.extra.request.socket.remoteAddress;
         let caller: SocketCaller;
         try {
-          const given = credentials(ctx.connectionParams, ctx.extra.request);
-          caller = { ...(await identify(orm.em.fork(), given)), peer, scopes: new Set() };
+          const given = connectionCredentials(ctx.connectionParams, ctx.extra.request.headers);
+          const { principal, via } = await auth.authenticate(orm.em.fork(), given);
+          const credentials = via === 'credentials' ? clientCredentials(given) : undefined;
+          caller = { principal, credentials, vouched: via === 'gateway', peer, scopes: new Set() };
         } catch {
           // Guessing credentials spends the anonymous budget, as over HTTP.
           await limiter.allow(ANONYMOUS, peer);
@@ -168,7 +156,7 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
         const socket = ctx.extra.socket;
         const stopWatching = access.watch({
           principal: caller.principal,
-          headers: caller.headers,
+          credentials: caller.credentials,
           authorize: async (fresh) => {
             for (const scope of caller.scopes) await eventFilterFor(fresh, scope);
           },
@@ -232,39 +220,4 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
       for (const socket of wss.clients) socket.terminate();
     },
   };
-}
-
-interface Credentials {
-  authorization?: string;
-  apiKey?: string;
-  /** Our gateway's signed principal and the request id it is bound to. */
-  signed?: string;
-  requestId?: string;
-}
-
-/**
- * From `connectionParams` when they carry any credential, else from the upgrade request's headers (gateways that
- * propagate the client's headers to the subgraph's socket). Names are case-insensitive; empty values count as absent
- * (a gateway's header template with nothing to fill in sends ""). Apollo Router wraps its payload in
- * `{ connectionParams: … }`: those nested names count too.
- */
-function credentials(params: Record<string, unknown> | undefined, request: IncomingMessage): Credentials {
-  const nested = params?.connectionParams;
-  const all = { ...(typeof nested === 'object' && nested ? nested : {}), ...params };
-  const fromParams = new Map(Object.entries(all).map(([name, value]) => [name.toLowerCase(), value]));
-  const read = (from: (name: string) => unknown): Credentials => {
-    const value = (name: string) => {
-      const v = from(name);
-      return typeof v === 'string' && v !== '' ? v : undefined;
-    };
-    return {
-      authorization: value('authorization'),
-      apiKey: value('x-api-key'),
-      signed: value(PRINCIPAL_HEADER),
-      requestId: value('x-request-id'),
-    };
-  };
-  const given = read((name) => fromParams.get(name));
-  if (given.authorization ?? given.apiKey ?? given.signed) return given;
-  return read((name) => request.headers[name]);
 }

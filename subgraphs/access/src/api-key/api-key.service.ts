@@ -1,30 +1,14 @@
-// API key rules: creation (value shown once), tenancy-scoped reads, revocation, and authentication of `x-api-key`.
+// API key rules: creation (value shown once), tenancy-scoped reads, revocation; `@cp/auth` authenticates `x-api-key`.
 import { LockMode } from '@mikro-orm/core';
-import { NotFoundError, UnauthorizedError, ValidationFailedError } from '@cp/errors';
+import { generateKey, hashKey } from '@cp/auth';
+import { NotFoundError, ValidationFailedError } from '@cp/errors';
 import { recordEvent } from '@cp/db';
-import { offsetPage, type ApiKeyPrincipal, type OffsetArgs, type ProjectScope } from '@cp/graphql';
+import { offsetPage, type OffsetArgs, type ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey, ApiKeyScope, ApiKeyStatus, CreatedApiKey } from './api-key.entity';
 import type { CreateApiKeyInput } from './api-key.inputs';
-import { generateKey, hashKey, looksLikeKey, matchesHash } from './api-key.secret';
-import { PrincipalCache } from '../auth/principal-cache';
-import { LastUsedRecorder } from './last-used';
-
-interface KeyRow {
-  id: string;
-  organization_id: string;
-  project_id: string;
-  status: string;
-  scope: ApiKeyScope;
-  last_used: Date | string | null;
-  key_hash: string;
-}
 
 export class ApiKeyService {
-  readonly lastUsed = new LastUsedRecorder();
-
-  constructor(private readonly cache = new PrincipalCache(0)) {}
-
   list(em: EntityManager, scope: ProjectScope, page: OffsetArgs) {
     return offsetPage(em, ApiKey, { organizationId: scope.organizationId, projectId: scope.projectId }, page);
   }
@@ -66,52 +50,5 @@ export class ApiKeyService {
       recordEvent(tx, { resourceType: 'api-keys', action: 'updated', resourceId: key.id, ...scope, actorId });
       return key;
     });
-  }
-
-  /**
-   * A cache hit needs no database round trip; the cache entry is dropped on every replica when the key changes
-   * (revocation records an `api-keys` event, which the gateway turns into an invalidation).
-   */
-  /**
-   * The principal of a key already in the principal cache, synchronously (the client-read fast path); undefined
-   * otherwise, and the caller falls back to `authenticate`. `em` only lends its connection to the batched `lastUsed`.
-   */
-  cachedPrincipal(em: EntityManager, presented: string): ApiKeyPrincipal | undefined {
-    const trimmed = presented.trim();
-    if (!looksLikeKey(trimmed)) return undefined;
-    const cached = this.cache.getKey(hashKey(trimmed));
-    if (cached) this.lastUsed.record(em, cached.keyId);
-    return cached;
-  }
-
-  async authenticate(em: EntityManager, presented: string): Promise<ApiKeyPrincipal> {
-    if (!looksLikeKey(presented)) throw new UnauthorizedError('The API key is invalid or revoked.');
-    const hash = hashKey(presented);
-    const cached = this.cache.getKey(hash);
-    if (cached) {
-      this.lastUsed.record(em, cached.keyId);
-      return cached;
-    }
-    const ticket = this.cache.ticket();
-    // Plain SQL on the unique hash index.
-    const [key] = await em.getConnection().execute<KeyRow[]>(
-      `select "id", "organization_id", "project_id", "status", "scope", "last_used", "key_hash"
-         from "api_key" where "key_hash" = ?`,
-      [hash],
-    );
-    // The lookup is by hash, so its timing says nothing about the key; the compare is constant-time anyway.
-    if (!key || !matchesHash(presented, key.key_hash) || key.status !== ApiKeyStatus.active) {
-      throw new UnauthorizedError('The API key is invalid or revoked.');
-    }
-    const principal: ApiKeyPrincipal = {
-      kind: 'apiKey',
-      keyId: key.id,
-      organizationId: key.organization_id,
-      projectId: key.project_id,
-      scope: key.scope,
-    };
-    this.cache.setKey(ticket, hash, principal);
-    this.lastUsed.record(em, key.id, key.last_used ? new Date(key.last_used) : null);
-    return principal;
   }
 }

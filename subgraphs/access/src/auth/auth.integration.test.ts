@@ -1,12 +1,18 @@
+import { createAuthentication, httpCredentials } from '@cp/auth';
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../bootstrap';
-import { accessDatabase, createAuthService } from '../subgraph';
+import { accessDatabase } from '../subgraph';
 import { User } from '../user/user.entity';
+import { AuthService } from './auth.service';
 
 const secret = new TextEncoder().encode('s'.repeat(40));
-const auth = createAuthService({ auth: { tokenTtlSeconds: 60 } }, secret);
+const authentication = createAuthentication({ auth: { tokenTtlSeconds: 60 } }, secret);
+const signIn = new AuthService(authentication.signIn);
+/** The entry point every host calls, fed headers as an HTTP request carries them. */
+const authenticate = async (em: Parameters<typeof authentication.authenticate>[0], headers: Record<string, string>) =>
+  (await authentication.authenticate(em, httpCredentials(headers))).principal;
 
 describe.each(['postgres', 'pglite'] as const)('sign-in on %s', (kind) => {
   let db: TestDatabase;
@@ -27,10 +33,10 @@ describe.each(['postgres', 'pglite'] as const)('sign-in on %s', (kind) => {
   });
 
   it('logs in case-insensitively by email and issues a verifiable token', async () => {
-    const { token, user, expiresAt } = await auth.login(db.orm.em.fork(), 'ADMIN@example.com', 'pw-123456');
+    const { token, user, expiresAt } = await signIn.login(db.orm.em.fork(), 'ADMIN@example.com', 'pw-123456');
     expect(user.email).toBe('admin@example.com');
     expect(expiresAt.getTime()).toBeGreaterThan(Date.now());
-    const principal = await auth.authenticate(db.orm.em.fork(), { authorization: `Bearer ${token}` });
+    const principal = await authenticate(db.orm.em.fork(), { authorization: `Bearer ${token}` });
     expect(principal).toMatchObject({
       kind: 'user',
       userId: user.id,
@@ -40,24 +46,24 @@ describe.each(['postgres', 'pglite'] as const)('sign-in on %s', (kind) => {
   });
 
   it('refuses wrong passwords, unknown users, alg none, foreign signatures and revoked tokens', async () => {
-    await expect(auth.login(db.orm.em.fork(), 'admin@example.com', 'wrong')).rejects.toMatchObject({
+    await expect(signIn.login(db.orm.em.fork(), 'admin@example.com', 'wrong')).rejects.toMatchObject({
       code: 'UNAUTHORIZED',
     });
-    await expect(auth.login(db.orm.em.fork(), 'ghost@example.com', 'wrong')).rejects.toMatchObject({
+    await expect(signIn.login(db.orm.em.fork(), 'ghost@example.com', 'wrong')).rejects.toMatchObject({
       code: 'UNAUTHORIZED',
     });
 
-    const { token, user } = await auth.login(db.orm.em.fork(), 'admin@example.com', 'pw-123456');
+    const { token, user } = await signIn.login(db.orm.em.fork(), 'admin@example.com', 'pw-123456');
     const [header, payload] = token.split('.');
     const none = `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${payload}.`;
-    await expect(auth.authenticate(db.orm.em.fork(), { authorization: `Bearer ${none}` })).rejects.toMatchObject({
+    await expect(authenticate(db.orm.em.fork(), { authorization: `Bearer ${none}` })).rejects.toMatchObject({
       code: 'UNAUTHORIZED',
     });
     const foreign = await new SignJWT({ org: 'default' })
       .setProtectedHeader({ alg: 'HS256' })
       .setSubject(user.id)
       .sign(new TextEncoder().encode('x'.repeat(40)));
-    await expect(auth.authenticate(db.orm.em.fork(), { authorization: `Bearer ${foreign}` })).rejects.toMatchObject({
+    await expect(authenticate(db.orm.em.fork(), { authorization: `Bearer ${foreign}` })).rejects.toMatchObject({
       code: 'UNAUTHORIZED',
     });
     expect(header).toBeTruthy();
@@ -66,14 +72,14 @@ describe.each(['postgres', 'pglite'] as const)('sign-in on %s', (kind) => {
     const stored = await em.findOneOrFail(User, { id: user.id });
     stored.tokensValidAfter = new Date(Date.now() + 1000);
     await em.flush();
-    await expect(auth.authenticate(db.orm.em.fork(), { authorization: `Bearer ${token}` })).rejects.toMatchObject({
+    await expect(authenticate(db.orm.em.fork(), { authorization: `Bearer ${token}` })).rejects.toMatchObject({
       code: 'UNAUTHORIZED',
     });
   });
 
   it('treats no credential as anonymous, and a malformed header as 401', async () => {
-    expect(await auth.authenticate(db.orm.em.fork(), {})).toEqual({ kind: 'anonymous' });
-    await expect(auth.authenticate(db.orm.em.fork(), { authorization: 'Basic abc' })).rejects.toMatchObject({
+    expect(await authenticate(db.orm.em.fork(), {})).toEqual({ kind: 'anonymous' });
+    await expect(authenticate(db.orm.em.fork(), { authorization: 'Basic abc' })).rejects.toMatchObject({
       code: 'UNAUTHORIZED',
     });
   });

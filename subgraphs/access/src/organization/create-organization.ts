@@ -5,7 +5,7 @@ import { AppError, ValidationFailedError } from '@cp/errors';
 import { isUniqueViolation } from '@cp/db';
 import { allPermissions, requireName } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { hashPassword } from '../auth/password';
+import { hashPassword } from '@cp/auth';
 import { OWNER_ROLE, Role } from '../role/role.entity';
 import { assertAcceptablePassword } from '../user/password-policy';
 import { checkEmail } from '../user/user.service';

@@ -4,7 +4,7 @@ import { AppError, NotFoundError, ValidationFailedError } from '@cp/errors';
 import { isUniqueViolation, recordEvent } from '@cp/db';
 import { offsetPage, type OffsetArgs, type UserPrincipal, requireName } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { hashPassword } from '../auth/password';
+import { hashPassword } from '@cp/auth';
 import { OWNER_ROLE, Role } from '../role/role.entity';
 import { assertWithinCaller } from '../shared/authorize-admin';
 import { User } from './user.entity';

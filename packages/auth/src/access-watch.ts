@@ -1,23 +1,17 @@
 // Long-lived streams (SSE, graphql-ws) re-check their caller when an access change reaches this replica.
 import { AppError, UnauthorizedError } from '@cp/errors';
-import type { Context, Principal, ProjectDirectory } from '@cp/graphql';
+import type { Authenticator, Context, Credentials, Principal, ProjectDirectory } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Authenticator } from '../caller';
-
-/** What an access event says about itself: the event record carries these fields. */
-export interface AccessChange {
-  resourceType: string;
-  resourceId: string;
-  organizationId: string;
-}
+import type { AccessChange } from './principal-cache';
 
 export interface WatchedCaller {
   principal: Principal;
   /**
-   * The credential the stream was opened with: it is authenticated again, from the database. Without one (a principal
-   * our gateway vouched for) nothing can be re-checked here, so any change that concerns the principal ends the stream.
+   * The client's own credentials the stream was opened with (`clientCredentials`): authenticated again, from the
+   * database. Without them (a principal our gateway vouched for) nothing can be re-checked here, so any change that
+   * concerns the principal ends the stream.
    */
-  headers?: Parameters<Authenticator['authenticate']>[1];
+  credentials?: Credentials;
   /** Whatever the stream needed to be allowed (e.g. `eventFilterFor`); throwing means "no longer allowed". */
   authorize(ctx: Pick<Context, 'principal' | 'projects' | 'em'>): Promise<unknown>;
   /** Ends the stream (SSE ends, graphql-ws closes 4403). */
@@ -49,9 +43,9 @@ export class AccessWatch {
 
   private async recheck(caller: WatchedCaller): Promise<void> {
     try {
-      if (!caller.headers) throw new UnauthorizedError('Reconnect through the gateway to be authenticated again.');
+      if (!caller.credentials) throw new UnauthorizedError('Reconnect through the gateway to be authenticated again.');
       const em = this.deps.orm.em.fork();
-      const principal = await this.deps.auth.authenticate(em, caller.headers);
+      const { principal } = await this.deps.auth.authenticate(em, caller.credentials);
       await caller.authorize({ principal, projects: this.deps.projects, em });
     } catch (err) {
       // Refusals end the stream; anything else (the database briefly away) keeps it, as a request would be retried.

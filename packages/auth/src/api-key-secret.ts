@@ -1,4 +1,4 @@
-// Key values: 256 random bits behind a recognisable prefix, kept only as a SHA-256 hash.
+// Key values: 256 random bits behind a recognisable prefix, kept only as a SHA-256 hash (created by the access module).
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Secret scanners (e.g. GitHub's) can match a fixed prefix; the rest is 32 random bytes, base64url. */
