@@ -132,5 +132,10 @@ export function workloads(url, { key, token, id }) {
       'admin GET /app/v1/…/content?limit=20 (JWT)',
       { url: `${url}/app/v1${PROJECT}/content?limit=20`, headers: { authorization: `Bearer ${token}` } },
     ],
+    [
+      'W2a',
+      'W2a admin GET /app/v1/…/content/{id} (JWT)',
+      { url: `${url}/app/v1${PROJECT}/content/${id}`, headers: { authorization: `Bearer ${token}` } },
+    ],
   ];
 }

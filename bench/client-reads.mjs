@@ -1,7 +1,7 @@
-// Client-read benchmark: (W1 list, W2 resolved entry, W3 key-holder GraphQL) cache hit vs miss, admin list,
-// on PostgreSQL and on the embedded database, as ratios to a node:http baseline; plus idle RSS and cold start.
+// Client-read benchmark: (W1 list, W2 resolved entry, W3 key-holder GraphQL) cache hit vs miss, admin list, admin
+// read by id (W2a, JWT), on PostgreSQL and on the embedded database, as ratios to a node:http baseline; plus idle RSS and cold start.
 // Standalone: `node bench/client-reads.mjs` after `npm run build` (BENCH_SECONDS, BENCH_PASSES, BENCH_DATABASES=postgres,embedded;
-// BENCH_CACHES=on,off and BENCH_ONLY=W1,W2,W3,admin narrow it; BENCH_PROFILE=<dir> writes the service's CPU profiles there).
+// BENCH_CACHES=on,off and BENCH_ONLY=W1,W2,W3,admin,W2a narrow it; BENCH_PROFILE=<dir> writes the service's CPU profiles there).
 import autocannon from 'autocannon';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -52,11 +52,12 @@ try {
           for (let pass = 1; pass <= PASSES; pass++) {
             const base = await load('node:http baseline', { url: baseline.url });
             for (const [short, name, options] of workloads(service.url, seeded)) {
-              if ((cache === 'off' || short !== 'admin') && (!ONLY || ONLY.includes(short))) {
+              const admin = short === 'admin' || short === 'W2a';
+              if ((cache === 'off' || !admin) && (!ONLY || ONLY.includes(short))) {
                 const r = await load(name, options);
                 rows.push({
                   ...r,
-                  name: `${r.name} — ${short === 'admin' ? 'no cache' : cache === 'on' ? 'hit' : 'miss (CACHE=off)'}`,
+                  name: `${r.name} — ${admin ? 'no cache' : cache === 'on' ? 'hit' : 'miss (CACHE=off)'}`,
                   pass,
                   ratio: r.rps / base.rps,
                   base: base.rps,

@@ -14,7 +14,18 @@ export interface TokenClaims {
   expiresAt: Date;
 }
 
+/** Verified tokens remembered (a full table is dropped rather than tracked for recency). */
+const MAX_VERIFIED = 10_000;
+
 export class TokenService {
+  /**
+   * Token string → its claims, once its signature and claims have verified: an admin sends the same token on every
+   * request, and HMAC verification with jose's claim checks was the largest part of authenticating one. Only `exp`
+   * can turn a verified token invalid later (the secret is this instance's), so a hit checks it as jose would.
+   * Revocation (a password change, a removed user) is checked per request after this, by the caller.
+   */
+  private readonly verified = new Map<string, TokenClaims>();
+
   constructor(private readonly secret: Uint8Array) {}
 
   async issue(claims: { userId: string; organizationId: string; projectId?: string; ttlSeconds: number }) {
@@ -38,6 +49,17 @@ export class TokenService {
   }
 
   async verify(token: string): Promise<TokenClaims> {
+    const known = this.verified.get(token);
+    // jose refuses a token once `exp <= floor(now / 1000)`, i.e. from the millisecond `exp * 1000` on.
+    if (known && Date.now() < known.expiresAt.getTime()) return known;
+    if (known) this.verified.delete(token);
+    const claims = await this.verifyUncached(token);
+    if (this.verified.size >= MAX_VERIFIED) this.verified.clear();
+    this.verified.set(token, claims);
+    return claims;
+  }
+
+  private async verifyUncached(token: string): Promise<TokenClaims> {
     try {
       const { payload } = await jwtVerify(token, this.secret, {
         algorithms: ['HS256'],

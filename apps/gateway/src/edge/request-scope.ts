@@ -45,11 +45,16 @@ export function requestLanguage(req: IncomingMessage): string {
 export function requestScope(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
     const { requestId, lang } = requestFacts(req, res);
+    // Made on first use: most requests log nothing, and a pino child (bindings serialised, redaction) costs more
+    // than the rest of this scope.
+    let child: Logger | undefined;
     const scope: RequestScope = {
       requestId,
       lang,
       variablesFrom: req.method === 'GET' || req.method === 'HEAD' ? 'query' : 'body',
-      logger: logger.child({ requestId }),
+      get logger() {
+        return (child ??= logger.child({ requestId }));
+      },
     };
     storage.run(scope, next);
   };

@@ -94,7 +94,7 @@ class ContentReadsAndEdits {
   @Query(() => Content, { description: 'One entry.' })
   async content(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
-    if (visibility === 'admin') return this.service.get(ctx.em, scope, id);
+    if (visibility === 'admin') return this.service.read(ctx.em, scope, id);
     return getVisibleContent(ctx.em, scope, id, visibility);
   }
 

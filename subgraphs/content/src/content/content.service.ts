@@ -49,6 +49,22 @@ export class ContentService {
     published: publishedEvent,
   });
 
+  /**
+   * One entry as the admin API reads it: a plain row, like an admin list page's (`readContentRows`), not an entity.
+   * Nothing is written back, so the identity map and change-tracking snapshots `get` builds were pure cost. Always
+   * the database's current row (the writer sees a write at once): admin reads never pass through the read cache.
+   */
+  async read(em: EntityManager, scope: ProjectScope, id: string): Promise<Content> {
+    const [entry] = await readContentRows(
+      em,
+      { id, organizationId: scope.organizationId, projectId: scope.projectId },
+      {},
+      1,
+    );
+    if (!entry) throw new NotFoundError('Content', id);
+    return entry;
+  }
+
   async get(em: EntityManager, scope: ProjectScope, id: string, lock = false): Promise<Content> {
     const where = { id, organizationId: scope.organizationId, projectId: scope.projectId };
     const entry = await em.findOne(Content, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
