@@ -184,4 +184,36 @@ describe('HTTP routes at the gateway and at standalone subgraph services', () =>
       expect((await fetch(`${base(host)}/cdn/default/default/assets/${id}/${name}`)).status).toBe(404);
     }
   });
+
+  it('a published key reads no draft component, a preview key reads it, alike at the gateway and the service', async () => {
+    const query = '{ components(organizationId: "default", projectId: "default") { data { id status } } }';
+    const read = async (origin: string, apiKey: string) => {
+      const res = await fetch(`${origin}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify({ query }),
+      });
+      return res.json();
+    };
+    for (const host of ['gateway', 'components'] as const) {
+      const published = await read(`${base(host)}`, callers.publishedKey.apiKey!);
+      expect({ host, published }).toEqual({ host, published: { data: { components: { data: [] } } } });
+      const preview = await read(`${base(host)}`, callers.previewKey.apiKey!);
+      expect({ host, preview }).toEqual({
+        host,
+        preview: { data: { components: { data: [{ id: componentId, status: 'draft' }] } } },
+      });
+      // Another organization's owner sees nothing of this project either (404, like an unknown one).
+      const foreign = await fetch(`${base(host)}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${callers.foreignOwner.token}` },
+        body: JSON.stringify({ query }),
+      }).then((r) => r.json());
+      expect({ host, code: foreign.errors?.[0]?.extensions?.code, data: foreign.data?.components ?? null }).toEqual({
+        host,
+        code: 'NOT_FOUND',
+        data: null,
+      });
+    }
+  });
 });
