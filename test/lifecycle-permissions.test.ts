@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 // type-graphql builds with the CommonJS graphql; executing with vitest's ESM copy would refuse the schema.
-const { graphql } = createRequire(import.meta.url)('graphql') as typeof import('graphql');
+const { graphql } = createRequire(__filename)('graphql') as typeof import('graphql');
 const runs = { seed: Number(process.env.FC_SEED ?? 20261125), numRuns: Number(process.env.FC_RUNS ?? 200) };
 
 type Mutation = 'publish' | 'unpublish' | 'discard' | 'rollback' | 'delete' | 'restore';
