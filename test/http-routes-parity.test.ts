@@ -216,4 +216,27 @@ describe('HTTP routes at the gateway and at standalone subgraph services', () =>
       });
     }
   });
+
+  it('answers malformed percent-encoding in a route parameter with 400 at the gateway and the service, never 500', async () => {
+    const seen: unknown[] = [];
+    for (const bad of ['%FF', '%C0%AF', '%', '%zz']) {
+      const routes = [
+        { service: 'assets' as const, method: 'GET', path: `/cdn/${bad}/default/assets/${bad}/f` },
+        { service: 'assets' as const, method: 'POST', path: `/app/v1/organizations/${bad}/projects/default/assets` },
+        { service: 'components' as const, method: 'GET', path: `/cdn/default/default/component-assets/${bad}/f` },
+        { service: 'components' as const, method: 'POST', path: `/app/v1${PROJECT}/components/${bad}/assets` },
+      ];
+      for (const route of routes) {
+        for (const host of ['gateway', route.service] as const) {
+          const res = await fetch(`${base(host)}${route.path}`, {
+            method: route.method,
+            headers: route.method === 'POST' ? { authorization: `Bearer ${callers.admin.token}` } : {},
+          });
+          const body = await res.json();
+          seen.push({ host, path: route.path, status: res.status, code: body.error?.code });
+        }
+      }
+    }
+    expect(seen).toEqual(seen.map((s) => ({ ...(s as object), status: 400, code: 'BAD_REQUEST' })));
+  });
 });

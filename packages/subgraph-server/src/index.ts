@@ -5,7 +5,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadSubgraphSecret, type Config } from '@cp/config';
 import { sqlProjectDirectory } from '@cp/db';
 import { exitGracefullyOnSignals, type RateLimiter } from '@cp/edge';
-import { formatGraphQLError, isInternal, negotiateLanguage, toErrorEnvelope } from '@cp/errors';
+import { BadRequestError, formatGraphQLError, isInternal, negotiateLanguage, toErrorEnvelope } from '@cp/errors';
 import {
   armorProtection,
   assertFamilyPrincipal,
@@ -170,7 +170,10 @@ async function serveSubgraph(
     const guard = route.auth === 'credential' ? [callers(false, sendError), withContext, familyOnly(route.family)] : [];
     app[route.method](route.path, ...guard, route.handler(deps));
   }
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err));
+  // Express refuses a path parameter it can't percent-decode with a URIError: the client's 400, as at the gateway.
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) =>
+    sendError(res, err instanceof URIError ? new BadRequestError('The URL holds invalid percent-encoding.') : err),
+  );
   // The content service's `subscription { events }` over graphql-ws at /graphql (subscriptions.ts).
   const subscriptions = await serveSubscriptions({
     server,
