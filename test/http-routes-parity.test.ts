@@ -239,4 +239,19 @@ describe('HTTP routes at the gateway and at standalone subgraph services', () =>
     }
     expect(seen).toEqual(seen.map((s) => ({ ...(s as object), status: 400, code: 'BAD_REQUEST' })));
   });
+
+  it('answers an unknown path with the 404 envelope at the gateway and the service', async () => {
+    for (const host of ['gateway', 'assets', 'components'] as const) {
+      for (const path of ['/nope', '/app/v1/nope', '/cdn/default/default/elsewhere/x/f']) {
+        const res = await fetch(`${base(host)}${path}`);
+        const body = await res.json().catch(() => 'not JSON');
+        expect({ host, path, status: res.status, code: body?.error?.code }).toEqual({
+          host,
+          path,
+          status: 404,
+          code: 'NOT_FOUND',
+        });
+      }
+    }
+  });
 });

@@ -5,7 +5,14 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadSubgraphSecret, type Config } from '@cp/config';
 import { sqlProjectDirectory } from '@cp/db';
 import { exitGracefullyOnSignals, type RateLimiter } from '@cp/edge';
-import { BadRequestError, formatGraphQLError, isInternal, negotiateLanguage, toErrorEnvelope } from '@cp/errors';
+import {
+  AppError,
+  BadRequestError,
+  formatGraphQLError,
+  isInternal,
+  negotiateLanguage,
+  toErrorEnvelope,
+} from '@cp/errors';
 import {
   armorProtection,
   assertFamilyPrincipal,
@@ -170,6 +177,10 @@ async function serveSubgraph(
     const guard = route.auth === 'credential' ? [callers(false, sendError), withContext, familyOnly(route.family)] : [];
     app[route.method](route.path, ...guard, route.handler(deps));
   }
+  // Any other path: the D4 envelope, as at the gateway (not Express's HTML page).
+  app.use((req: Request, res: Response) =>
+    sendError(res, new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`)),
+  );
   // Express refuses a path parameter it can't percent-decode with a URIError: the client's 400, as at the gateway.
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) =>
     sendError(res, err instanceof URIError ? new BadRequestError('The URL holds invalid percent-encoding.') : err),
