@@ -4,7 +4,7 @@ import { createLogger, loadSubgraphSecret, type Config, type Logger, type Subgra
 import { EventFeed, onEventsFlushed, sqlProjectDirectory } from '@cp/db';
 import { LiveStreams } from '@cp/edge';
 import { AppError } from '@cp/errors';
-import { JSON_LIMIT_BYTES, jsonBodyError, type ApiFamily } from '@cp/graphql';
+import { assertFamilyPrincipal, JSON_LIMIT_BYTES, jsonBodyError, type ApiFamily } from '@cp/graphql';
 import { packageVersion, startHost, type Host, type HostedService, type HostParts } from '@cp/host';
 import type { SubgraphModule } from '@cp/host';
 import { registerCacheStats } from '@cp/metrics';
@@ -27,7 +27,7 @@ import { requestScope } from './edge/request-scope';
 import { clientReadCache } from './cache/client-cache';
 import { ReadCache } from './cache/read-cache';
 import { announceWritesBeforeAnswering } from './cache/announce-writes';
-import { assertFamilyPrincipal, createRestHandler } from './rest/rest';
+import { createRestHandler } from './rest/rest';
 import { answerEarlyRefusals } from './edge/early-answers';
 import { sendError, sendGraphQLError } from './edge/send-error';
 import { buildSubscriptionSchema, startSubscriptionServer } from '@cp/subgraph-server';

@@ -3,6 +3,7 @@ export * from './build-subgraph';
 export * from './principal';
 export * from './context';
 export * from './authorize';
+export * from './family-principal';
 export * from './pagination';
 export * from './principal-header';
 export * from './scalars';

@@ -6,13 +6,22 @@ import { createAuthentication } from '@cp/auth';
 import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadSubgraphSecret, type Config } from '@cp/config';
 import { sqlProjectDirectory } from '@cp/db';
 import { exitGracefullyOnSignals } from '@cp/edge';
-import { formatGraphQLError, isInternal, negotiateLanguage, toErrorEnvelope } from '@cp/errors';
+import {
+  AppError,
+  BadRequestError,
+  formatGraphQLError,
+  isInternal,
+  negotiateLanguage,
+  toErrorEnvelope,
+} from '@cp/errors';
 import {
   armorProtection,
+  assertFamilyPrincipal,
   assertGraphQLLimits,
   assertJsonDepth,
   JSON_LIMIT_BYTES,
   jsonBodyError,
+  type ApiFamily,
   type Context,
 } from '@cp/graphql';
 import type { Tracing } from '@cp/tracing';
@@ -148,17 +157,32 @@ async function serveSubgraph(
     callers(true, sendGraphQLError),
     expressMiddleware(apollo, { context: async ({ req, res }) => contextOf(req, res) }),
   );
-  // The module's HTTP routes (uploads, CDN), credential ones authenticated like GraphQL (the handlers check the
-  // caller's rights).
+  // The module's HTTP routes (uploads, CDN), credential ones authenticated like GraphQL and held to their API family's
+  // principal kind as at the gateway (an API key on `/app/v1` is 401, D18); the handlers check the caller's rights.
   const withContext = (req: Request, res: Response, next: NextFunction) => (
     (res.locals.context = contextOf(req, res)),
     next()
   );
+  const familyOnly = (family: ApiFamily) => (_req: Request, res: Response, next: NextFunction) => {
+    try {
+      assertFamilyPrincipal(family, res.locals.context as Context);
+    } catch (err) {
+      return sendError(res, err);
+    }
+    next();
+  };
   for (const route of module.httpRoutes ?? []) {
-    const guard = route.auth === 'credential' ? [callers(false, sendError), withContext] : [];
+    const guard = route.auth === 'credential' ? [callers(false, sendError), withContext, familyOnly(route.family)] : [];
     app[route.method](route.path, ...guard, route.handler(deps));
   }
-  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err));
+  // Any other path: the D4 envelope, as at the gateway (not Express's HTML page).
+  app.use((req: Request, res: Response) =>
+    sendError(res, new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`)),
+  );
+  // Express refuses a path parameter it can't percent-decode with a URIError: the client's 400, as at the gateway.
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) =>
+    sendError(res, err instanceof URIError ? new BadRequestError('The URL holds invalid percent-encoding.') : err),
+  );
   // The content service's `subscription { events }` over graphql-ws at /graphql (subscriptions.ts).
   const subscriptions = await serveSubscriptions({
     server,

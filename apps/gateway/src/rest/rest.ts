@@ -1,14 +1,7 @@
 // REST at /app/v1 and /api/v1, derived by sofa from the gateway's schema and executed through Apollo (same plan as GraphQL).
 import type { ApolloServer } from '@apollo/server';
-import {
-  AppError,
-  BadRequestError,
-  toErrorEnvelope,
-  UnauthorizedError,
-  ValidationFailedError,
-  primaryError,
-} from '@cp/errors';
-import type { Context, RestRoute, RestRoutes, ApiFamily } from '@cp/graphql';
+import { AppError, BadRequestError, toErrorEnvelope, ValidationFailedError, primaryError } from '@cp/errors';
+import { assertFamilyPrincipal, type Context, type RestRoute, type RestRoutes, type ApiFamily } from '@cp/graphql';
 import { filterSchema } from '@graphql-tools/utils';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
 import {
@@ -317,16 +310,6 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoutes, family:
       },
     ];
   });
-}
-
-export function assertFamilyPrincipal(family: ApiFamily, context: Context): void {
-  const kind = context.principal.kind;
-  if (family === 'app' && kind !== 'user') {
-    throw new UnauthorizedError(
-      kind === 'apiKey' ? 'API keys cannot use the admin API.' : 'A bearer token is required.',
-    );
-  }
-  if (family === 'api' && kind !== 'apiKey') throw new UnauthorizedError('An `x-api-key` header is required.');
 }
 
 async function readJsonBody(req: ExpressRequest, maxBytes: number): Promise<Record<string, unknown> | undefined> {

@@ -1,0 +1,257 @@
+// Black-box: the modules' HTTP routes (uploads, CDN, D8) answer alike at the gateway and at a standalone subgraph
+// service (`SUBGRAPH_URLS`): every caller gets the same status and D4 code on both, tenants stay apart, CDN is public.
+import { createPostgresDatabase } from '@cp/db/testing';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, PROJECT } from './support/client';
+import {
+  freePort,
+  JWT_SECRET,
+  runCli,
+  spawnNode,
+  startService,
+  SUBGRAPH_SECRET,
+  type Process,
+  type TestService,
+} from './support/service';
+
+const PASSWORD = 'grey-otter-kettle-41';
+const source = `
+export interface Props { title: string }
+export function metadata() { return { title: 'Card', description: 'A card' }; }
+export default function render(props: Props) { return '<h1>' + props.title + '</h1>'; }
+`;
+
+type Caller = { token?: string; apiKey?: string };
+
+describe('HTTP routes at the gateway and at standalone subgraph services', () => {
+  let gateway: TestService;
+  const services: Record<'assets' | 'components', Process> = {} as never;
+  let dataDir: string;
+  let drop: () => Promise<void>;
+  let api: Client;
+  let componentId: string;
+  const callers: Record<string, Caller> = {};
+
+  beforeAll(async () => {
+    const db = await createPostgresDatabase();
+    drop = db.drop;
+    dataDir = mkdtempSync(join(tmpdir(), 'cp-parity-'));
+    // The gateway (in-process subgraphs) bootstraps and migrates; the standalone services share its database and DATA_DIR.
+    gateway = await startService({ databaseUrl: db.url, dataDir });
+    api = new Client(gateway.url);
+    for (const name of ['assets', 'components'] as const) {
+      const env = {
+        DATABASE_URL: db.url,
+        DATA_DIR: dataDir,
+        JWT_SECRET,
+        SUBGRAPH_SECRET,
+        SUBGRAPH_PORT: String(await freePort()),
+      };
+      services[name] = await spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
+    }
+    const token = await api.login();
+    callers.admin = { token };
+    callers.anonymous = {};
+    callers.badToken = { token: 'not-a-jwt' };
+    const app = `/app/v1${PROJECT}`;
+    callers.publishedKey = {
+      apiKey: (await api.call('POST', `${app}/api-keys`, { token, body: { name: 'p' } })).body.key,
+    };
+    callers.previewKey = {
+      apiKey: (await api.call('POST', `${app}/api-keys`, { token, body: { name: 'v', scope: 'preview' } })).body.key,
+    };
+    expect(callers.publishedKey.apiKey).toMatch(/^cpk_/);
+    expect(callers.previewKey.apiKey).toMatch(/^cpk_/);
+    // A user who may read everything but create or change nothing.
+    const role = await api.call('POST', '/app/v1/organizations/default/roles', {
+      token,
+      body: { name: 'reader', permissions: { assets: { read: true }, components: { read: true } } },
+    });
+    expect(role.status, JSON.stringify(role.body)).toBe(201);
+    const email = `${randomUUID()}@example.com`;
+    const user = await api.call('POST', '/app/v1/organizations/default/users', {
+      token,
+      body: { email, name: 'Reader', password: PASSWORD, roleId: role.body.id },
+    });
+    expect(user.status).toBe(201);
+    callers.reader = { token: await api.login(email, PASSWORD) };
+    // The owner of another organization (every permission there, none here).
+    const created = await runCli({ DATA_DIR: dataDir, JWT_SECRET, DATABASE_URL: db.url }, [
+      'organizations',
+      'create',
+      'Other',
+      '--id',
+      'other-org',
+      '--owner-email',
+      'owner@other.example',
+      '--owner-password',
+      PASSWORD,
+      '--json',
+    ]);
+    expect(created.code, created.stderr).toBe(0);
+    callers.foreignOwner = { token: await api.login('owner@other.example', PASSWORD) };
+
+    let component = await api.call('POST', `${app}/components`, {
+      token,
+      body: { name: 'Card', type: 'view', content: source },
+    });
+    // A cold sandbox worker on a loaded machine can trip the CPU deadline: retry that case only.
+    for (let i = 0; i < 10 && /longer than/.test(component.body?.error?.details?.content ?? ''); i++) {
+      component = await api.call('POST', `${app}/components`, {
+        token,
+        body: { name: 'Card', type: 'view', content: source },
+      });
+    }
+    expect(component.status, JSON.stringify(component.body)).toBe(201);
+    componentId = component.body.id;
+  }, 240_000);
+
+  afterAll(async () => {
+    await Promise.all(Object.values(services).map((s) => s?.stop()));
+    await gateway?.destroy();
+    await drop?.();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const base = (name: 'gateway' | 'assets' | 'components') =>
+    name === 'gateway' ? gateway.url : services[name].url.replace(/\/graphql$/, '');
+
+  async function upload(origin: string, path: string, caller: Caller) {
+    const body = new FormData();
+    body.append('file', new Blob([Buffer.from('hello parity')], { type: 'text/plain' }), 'hello.txt');
+    const headers: Record<string, string> = {};
+    if (caller.token) headers.authorization = `Bearer ${caller.token}`;
+    if (caller.apiKey) headers['x-api-key'] = caller.apiKey;
+    const res = await fetch(`${origin}${path}`, { method: 'POST', headers, body });
+    const json = await res.json();
+    return { status: res.status, code: json?.error?.code as string | undefined, body: json };
+  }
+
+  // What each caller must get from an upload route (D4), wherever it is served.
+  const EXPECTED: Record<string, { status: number; code?: string }> = {
+    anonymous: { status: 401, code: 'UNAUTHORIZED' },
+    badToken: { status: 401, code: 'UNAUTHORIZED' },
+    publishedKey: { status: 401, code: 'UNAUTHORIZED' },
+    previewKey: { status: 401, code: 'UNAUTHORIZED' },
+    reader: { status: 403, code: 'FORBIDDEN' },
+    foreignOwner: { status: 404, code: 'NOT_FOUND' },
+    admin: { status: 201 },
+  };
+
+  it('answers every caller of both upload routes with the same D4 status and code at the gateway and the service', async () => {
+    const routes = [
+      { service: 'assets' as const, path: `/app/v1${PROJECT}/assets` },
+      { service: 'components' as const, path: `/app/v1${PROJECT}/components/${componentId}/assets` },
+    ];
+    const seen: unknown[] = [];
+    const wanted: unknown[] = [];
+    for (const route of routes) {
+      for (const [name, caller] of Object.entries(callers)) {
+        for (const host of ['gateway', route.service] as const) {
+          const res = await upload(base(host), route.path, caller);
+          if (res.status !== 201) expect(res.body.error, JSON.stringify(res.body)).toHaveProperty('message');
+          seen.push({ route: route.service, caller: name, host, status: res.status, code: res.code });
+          wanted.push({ route: route.service, caller: name, host, ...EXPECTED[name], code: EXPECTED[name].code });
+        }
+      }
+    }
+    expect(seen).toEqual(wanted);
+  });
+
+  it('delivers an asset publicly at both addresses, and only under its own organization and project', async () => {
+    const created = await upload(gateway.url, `/app/v1${PROJECT}/assets`, callers.admin);
+    expect(created.status).toBe(201);
+    const { id, name } = created.body;
+    const paths = [
+      [`/cdn/default/default/assets/${id}/${name}`, 200],
+      [`/cdn/other-org/default/assets/${id}/${name}`, 404],
+      [`/cdn/default/other/assets/${id}/${name}`, 404],
+    ] as const;
+    for (const host of ['gateway', 'assets'] as const) {
+      for (const [path, status] of paths) {
+        const res = await fetch(`${base(host)}${path}`);
+        expect({ host, path, status: res.status }).toEqual({ host, path, status });
+        if (status === 200) expect(await res.text()).toBe('hello parity');
+        else expect((await res.json()).error.code).toBe('NOT_FOUND');
+      }
+    }
+    expect((await api.call('DELETE', `/app/v1${PROJECT}/assets/${id}`, callers.admin)).status).toBe(200);
+    for (const host of ['gateway', 'assets'] as const) {
+      expect((await fetch(`${base(host)}/cdn/default/default/assets/${id}/${name}`)).status).toBe(404);
+    }
+  });
+
+  it('a published key reads no draft component, a preview key reads it, alike at the gateway and the service', async () => {
+    const query = '{ components(organizationId: "default", projectId: "default") { data { id status } } }';
+    const read = async (origin: string, apiKey: string) => {
+      const res = await fetch(`${origin}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-api-key': apiKey },
+        body: JSON.stringify({ query }),
+      });
+      return res.json();
+    };
+    for (const host of ['gateway', 'components'] as const) {
+      const published = await read(`${base(host)}`, callers.publishedKey.apiKey!);
+      expect({ host, published }).toEqual({ host, published: { data: { components: { data: [] } } } });
+      const preview = await read(`${base(host)}`, callers.previewKey.apiKey!);
+      expect({ host, preview }).toEqual({
+        host,
+        preview: { data: { components: { data: [{ id: componentId, status: 'draft' }] } } },
+      });
+      // Another organization's owner sees nothing of this project either (404, like an unknown one).
+      const foreign = await fetch(`${base(host)}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${callers.foreignOwner.token}` },
+        body: JSON.stringify({ query }),
+      }).then((r) => r.json());
+      expect({ host, code: foreign.errors?.[0]?.extensions?.code, data: foreign.data?.components ?? null }).toEqual({
+        host,
+        code: 'NOT_FOUND',
+        data: null,
+      });
+    }
+  });
+
+  it('answers malformed percent-encoding in a route parameter with 400 at the gateway and the service, never 500', async () => {
+    const seen: unknown[] = [];
+    for (const bad of ['%FF', '%C0%AF', '%', '%zz']) {
+      const routes = [
+        { service: 'assets' as const, method: 'GET', path: `/cdn/${bad}/default/assets/${bad}/f` },
+        { service: 'assets' as const, method: 'POST', path: `/app/v1/organizations/${bad}/projects/default/assets` },
+        { service: 'components' as const, method: 'GET', path: `/cdn/default/default/component-assets/${bad}/f` },
+        { service: 'components' as const, method: 'POST', path: `/app/v1${PROJECT}/components/${bad}/assets` },
+      ];
+      for (const route of routes) {
+        for (const host of ['gateway', route.service] as const) {
+          const res = await fetch(`${base(host)}${route.path}`, {
+            method: route.method,
+            headers: route.method === 'POST' ? { authorization: `Bearer ${callers.admin.token}` } : {},
+          });
+          const body = await res.json();
+          seen.push({ host, path: route.path, status: res.status, code: body.error?.code });
+        }
+      }
+    }
+    expect(seen).toEqual(seen.map((s) => ({ ...(s as object), status: 400, code: 'BAD_REQUEST' })));
+  });
+
+  it('answers an unknown path with the 404 envelope at the gateway and the service', async () => {
+    for (const host of ['gateway', 'assets', 'components'] as const) {
+      for (const path of ['/nope', '/app/v1/nope', '/cdn/default/default/elsewhere/x/f']) {
+        const res = await fetch(`${base(host)}${path}`);
+        const body = await res.json().catch(() => 'not JSON');
+        expect({ host, path, status: res.status, code: body?.error?.code }).toEqual({
+          host,
+          path,
+          status: 404,
+          code: 'NOT_FOUND',
+        });
+      }
+    }
+  });
+});
