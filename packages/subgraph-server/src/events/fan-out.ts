@@ -38,7 +38,10 @@ function wrote(state: SocketPass, bytes: number): void {
       pass++;
     });
   }
-  if (state.pass !== pass) Object.assign(state, { pass, bytes: 0 });
+  if (state.pass !== pass) {
+    state.pass = pass;
+    state.bytes = 0;
+  }
   state.bytes += bytes;
 }
 function behind(socket: FanOutSocket, state: SocketPass): boolean {
