@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import WebSocket, { Sender, WebSocketServer } from 'ws';
+import WebSocket, { WebSocketServer } from 'ws';
 import { ROOT } from './support/service';
 
 // The server's graphql instance (CommonJS): schemas built by another instance are refused by its `execute`.
@@ -49,10 +49,12 @@ function graphqlWsFrame(id: string, result: ExecutionResult): string {
   return JSON.stringify({ id, type: 'next', payload });
 }
 
+/** `ws`'s own framing: exported by `ws`, not by its types. */
+const { Sender } = createRequire(__filename)('ws') as { Sender: { frame(data: Buffer, options: object): Buffer[] } };
 /** The options `ws` frames a text message with on a server socket (unmasked, final, no compression). */
 const SERVER_TEXT = { fin: true, opcode: 1, mask: false, readOnly: true, rsv1: false };
 /** What `ws`'s `send(text)` writes to a server socket's TCP connection: `ws`'s own framing, header then body. */
-const wsSendBytes = (text: string) => Buffer.concat(Sender.frame(Buffer.from(text), SERVER_TEXT) as Buffer[]);
+const wsSendBytes = (text: string) => Buffer.concat(Sender.frame(Buffer.from(text), SERVER_TEXT));
 
 /**
  * A WebSocket server and `count` client connections; `server[i]` is the server's end of `clients[i]`, and each
