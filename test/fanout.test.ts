@@ -2,13 +2,13 @@
 // per-subscriber path it replaced: the same frames, byte for byte, in the same order, for random mixes of documents,
 // variables, visibilities and filters; and a socket that stops reading is closed (4008) without delaying the others.
 import { EventFeed, EventRecord, type EventFilter } from '@cp/db';
-import { EventFanOut, EventStream, SLOW_CONSUMER_CLOSE_CODE, type FanOutSocket } from '@cp/subgraph-server';
+import { EventFanOut, EventStream, SLOW_CONSUMER_CLOSE_CODE, textFrame, type FanOutSocket } from '@cp/subgraph-server';
 import fc from 'fast-check';
 import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema } from 'graphql';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { ROOT } from './support/service';
@@ -49,27 +49,51 @@ function graphqlWsFrame(id: string, result: ExecutionResult): string {
   return JSON.stringify({ id, type: 'next', payload });
 }
 
-/** A WebSocket server and `count` client connections; `server[i]` is the server's end of `clients[i]`. */
-async function sockets(count: number) {
-  const wss = new WebSocketServer({ port: 0 });
+/** `ws`'s own framing: exported by `ws`, not by its types. */
+const { Sender } = createRequire(__filename)('ws') as { Sender: { frame(data: Buffer, options: object): Buffer[] } };
+/** The options `ws` frames a text message with on a server socket (unmasked, final, no compression). */
+const SERVER_TEXT = { fin: true, opcode: 1, mask: false, readOnly: true, rsv1: false };
+/** What `ws`'s `send(text)` writes to a server socket's TCP connection: `ws`'s own framing, header then body. */
+const wsSendBytes = (text: string) => Buffer.concat(Sender.frame(Buffer.from(text), SERVER_TEXT));
+
+/**
+ * A WebSocket server and `count` client connections; `server[i]` is the server's end of `clients[i]`, and each
+ * client keeps the raw bytes it received as well as the messages. `deflate`: the server offers permessage-deflate
+ * (our server doesn't; the fan-out then sends through `ws`).
+ */
+async function sockets(count: number, { deflate = false } = {}) {
+  const wss = new WebSocketServer({ port: 0, perMessageDeflate: deflate });
   await new Promise((r) => wss.once('listening', r));
-  const server: WebSocket[] = [];
-  wss.on('connection', (s) => server.push(s));
+  const byPort = new Map<number, WebSocket>();
+  wss.on('connection', (s, request) => byPort.set(request.socket.remotePort!, s));
   const url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
   const clients = await Promise.all(
     Array.from({ length: count }, () => {
       const c = new WebSocket(url);
       const frames: string[] = [];
+      const raw: Buffer[] = [];
       let closed: (code: number) => void;
       const closing = new Promise<number>((r) => (closed = r));
       c.on('message', (data) => frames.push(String(data)));
       c.on('close', (code) => closed(code));
-      return new Promise<{ socket: WebSocket; frames: string[]; closing: Promise<number> }>((r) =>
-        c.once('open', () => r({ socket: c, frames, closing })),
+      return new Promise<{
+        socket: WebSocket;
+        frames: string[];
+        raw: Buffer[];
+        closing: Promise<number>;
+        deflate: boolean;
+      }>((r) =>
+        c.once('open', () => {
+          // Beside `ws`'s own reader: every byte after the handshake, as the server wrote it.
+          (c as unknown as { _socket: Socket })._socket.on('data', (chunk: Buffer) => raw.push(chunk));
+          r({ socket: c, frames, raw, closing, deflate });
+        }),
       );
     }),
   );
-  while (server.length < count) await new Promise((r) => setTimeout(r, 5));
+  const port = (c: WebSocket) => (c as unknown as { _socket: Socket })._socket.localPort!;
+  while (byPort.size < count) await new Promise((r) => setTimeout(r, 5));
+  const server = clients.map((c) => byPort.get(port(c.socket))!);
   return { wss, server, clients, close: () => new Promise((r) => wss.close(r)) };
 }
 
@@ -88,7 +112,8 @@ const eventArb = fc.record({
 });
 
 const subscriberArb = fc.record({
-  socket: fc.nat({ max: 3 }),
+  // Socket 4 negotiated permessage-deflate.
+  socket: fc.nat({ max: 4 }),
   document: fc.nat({ max: DOCUMENTS.length - 1 }),
   full: fc.boolean(),
   skip: fc.boolean(),
@@ -99,13 +124,16 @@ const subscriberArb = fc.record({
 });
 
 describe('grouped fan-out', () => {
-  let net: Awaited<ReturnType<typeof sockets>>;
+  let net: Pick<Awaited<ReturnType<typeof sockets>>, 'server' | 'clients'>;
+  let closing: Array<() => Promise<unknown>>;
   beforeAll(async () => {
-    net = await sockets(4);
+    const [plain, deflated] = await Promise.all([sockets(4), sockets(1, { deflate: true })]);
+    net = { server: [...plain.server, ...deflated.server], clients: [...plain.clients, ...deflated.clients] };
+    closing = [plain.close, deflated.close];
   });
   afterAll(async () => {
     for (const c of net.clients) c.socket.terminate();
-    await net.close();
+    await Promise.all(closing.map((close) => close()));
   });
 
   it('gives every subscriber the frames per-subscriber execution gives it, in order', async () => {
@@ -120,7 +148,7 @@ describe('grouped fan-out', () => {
           const fanOut = new EventFanOut();
           const documents = DOCUMENTS.map((text) => parse(text));
           for (const d of documents) expect(validate(schema, d)).toEqual([]);
-          for (const c of net.clients) c.frames.length = 0;
+          for (const c of net.clients) c.frames.length = c.raw.length = 0;
           const expected = new Map<string, string[]>();
           const stops: Array<() => unknown> = [];
           for (const [n, s] of subscribers.entries()) {
@@ -182,10 +210,30 @@ describe('grouped fan-out', () => {
               if (key.startsWith(`${socket}/`)) expect(got.get(key) ?? [], key).toEqual(frames);
             }
             expect([...got.keys()].every((key) => expected.has(key))).toBe(true);
+            // On the wire: what `ws.send` of those same messages would have written, byte for byte (frames built by
+            // the fan-out itself; a deflate socket's go through `ws`, compressed).
+            if (client.deflate) continue;
+            const wire = Buffer.concat(client.raw);
+            expect(wire.equals(Buffer.concat(client.frames.map(wsSendBytes))), `socket ${socket}`).toBe(true);
           }
         },
       ),
       { numRuns: RUNS, seed: SEED },
+    );
+  });
+
+  it("builds the frame `ws` builds for the same text, at every length's header size", () => {
+    // Lengths around the 7-bit, 16-bit and 64-bit length forms, and texts with multi-byte characters.
+    const length = fc.oneof(fc.nat({ max: 300 }), fc.integer({ min: 65_400, max: 65_700 }), fc.constant(70_000));
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), length, fc.string({ maxLength: 3 }), (id, n, unit) => {
+        const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
+        const payload = (unit || 'x').repeat(n).slice(0, n) + '}';
+        const { frame, headerBytes } = textFrame(Buffer.from(head), Buffer.from(payload));
+        expect(frame.equals(wsSendBytes(head + payload))).toBe(true);
+        expect(frame.toString('utf8', headerBytes)).toBe(head + payload);
+      }),
+      { numRuns: RUNS * 8, seed: SEED },
     );
   });
 

@@ -1,8 +1,9 @@
-// graphql-ws `events` subscriptions delivered straight from the event feed: each event is executed and serialised
-// once per group of identical subscriptions, and the same payload bytes go to every matching socket.
+// graphql-ws `events` subscriptions delivered straight from the event feed: each event is matched, executed and
+// serialised once per group of identical subscriptions, and each socket gets one frame built from those bytes.
 import type { EventFeed, EventFilter, EventRecord } from '@cp/db';
-import { execute, GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
+import { execute, GraphQLError, type ExecutionArgs } from 'graphql';
 import type { ExecutionResult } from 'graphql';
+import { directSocket, writeText, type FanOutSocket } from './frames';
 import { liveEvents } from './live-queue';
 
 /**
@@ -15,28 +16,36 @@ export const MAX_BUFFERED_BYTES = 256 * 1024;
 export const SLOW_CONSUMER_CLOSE_CODE = 4008;
 export const SLOW_CONSUMER_CLOSE_REASON = 'Slow consumer: too many unsent events';
 
-/** What the fan-out needs of a server-side WebSocket (`ws`). */
-export interface FanOutSocket {
-  readonly readyState: number;
-  readonly bufferedAmount: number;
-  send(data: string): void;
-  close(code: number, reason: string): void;
-}
 const OPEN = 1;
-/** A WebSocket frame's header, at most. */
-const FRAME_HEADER_BYTES = 10;
 
-/**
- * Bytes written to each socket in the current synchronous pass (one page of the feed): they cannot have left yet,
- * so they don't count against the socket. Cleared once the pass ends.
- */
-const writtenThisPass = new Map<FanOutSocket, number>();
-function wrote(socket: FanOutSocket, bytes: number): void {
-  if (writtenThisPass.size === 0) queueMicrotask(() => writtenThisPass.clear());
-  writtenThisPass.set(socket, (writtenThisPass.get(socket) ?? 0) + bytes);
+/** Per socket: bytes written to it in the current synchronous pass (one page of the feed). */
+interface SocketPass {
+  pass: number;
+  bytes: number;
 }
-function behind(socket: FanOutSocket): boolean {
-  return socket.bufferedAmount - (writtenThisPass.get(socket) ?? 0) > MAX_BUFFERED_BYTES;
+/**
+ * Bytes written in the current pass cannot have left yet, so they don't count against the socket. The pass number
+ * moves on once the pass ends (a microtask), which resets every socket's count without touching it.
+ */
+let pass = 0;
+let passOpen = false;
+const passes = new WeakMap<FanOutSocket, SocketPass>();
+function wrote(state: SocketPass, bytes: number): void {
+  if (!passOpen) {
+    passOpen = true;
+    queueMicrotask(() => {
+      passOpen = false;
+      pass++;
+    });
+  }
+  if (state.pass !== pass) {
+    state.pass = pass;
+    state.bytes = 0;
+  }
+  state.bytes += bytes;
+}
+function behind(socket: FanOutSocket, state: SocketPass): boolean {
+  return socket.bufferedAmount - (state.pass === pass ? state.bytes : 0) > MAX_BUFFERED_BYTES;
 }
 
 /**
@@ -54,13 +63,25 @@ export class EventStream implements AsyncIterable<EventRecord> {
   }
 }
 
-/** Subscriptions whose results are byte-for-byte the same for the same event. */
+/** One subscription: where its frames go, and its frames' start (`{"id":…,"type":"next","payload":`). */
+interface Member {
+  socket: FanOutSocket;
+  direct: ReturnType<typeof directSocket>;
+  head: Buffer;
+  pass: SocketPass;
+}
+
+/**
+ * Subscriptions whose results are byte-for-byte the same for the same event and that receive the same events: one
+ * subscription to the feed (one filter match per event) and one execution and serialisation per event for them all.
+ */
 interface Group {
   args: ExecutionArgs;
-  members: number;
-  /** The last event executed for this group and its serialised result: the feed hands one event to all in turn. */
+  members: Set<Member>;
+  unsubscribe: () => void;
+  /** The last event executed for this group and its serialised result with the message's closing brace. */
   event?: EventRecord;
-  payload?: string;
+  payload?: Buffer;
 }
 
 /** The `subscribe` graphql-ws calls, with the socket and subscription id of the operation. */
@@ -71,9 +92,9 @@ export interface FanOutTarget {
 
 export class EventFanOut {
   private readonly groups = new Map<string, Group>();
-  /** Documents are compared by identity (the server shares one parsed document per query text). */
-  private readonly documents = new WeakMap<DocumentNode, number>();
-  private nextDocument = 0;
+  /** Documents and feeds are compared by identity (the server shares one parsed document per query text). */
+  private readonly identities = new WeakMap<object, number>();
+  private nextIdentity = 0;
   private count = 0;
 
   /** Registered subscriptions (the `cp_graphql_ws_subscriptions` gauge). */
@@ -96,43 +117,57 @@ export class EventFanOut {
     return this.attach(source, args, target);
   }
 
+  private identity(of: object): number {
+    let n = this.identities.get(of);
+    if (n === undefined) this.identities.set(of, (n = this.nextIdentity++));
+    return n;
+  }
+
   private attach(source: EventStream, args: ExecutionArgs, { socket, id }: FanOutTarget) {
-    let document = this.documents.get(args.document);
-    if (document === undefined) this.documents.set(args.document, (document = this.nextDocument++));
-    // Same document, operation, variables and visibility: the `Event` fields resolve from the event alone, and with
-    // visibility in the key a resolver that ever looks at the caller's rights stays correct.
-    const variables = JSON.stringify(args.variableValues ?? {});
-    const key = [document, args.operationName ?? '', variables, source.filter.visibility].join('\0');
+    // Same feed, document, operation and variables: the same result for the same event (the `Event` fields resolve
+    // from the event alone). Same filter (which holds the visibility): the same events. With the visibility in the
+    // key, a resolver that ever looks at the caller's rights stays correct.
+    const { filter } = source;
+    const key = [
+      this.identity(source.feed),
+      this.identity(args.document),
+      args.operationName ?? '',
+      JSON.stringify(args.variableValues ?? {}),
+      JSON.stringify([filter.organizationId, filter.projectId, filter.resourceType, filter.resourceId, filter.type]),
+      filter.since?.toISOString() ?? '',
+      filter.visibility,
+    ].join('\0');
     let group = this.groups.get(key);
-    if (!group) this.groups.set(key, (group = { args, members: 0 }));
+    if (!group) {
+      const members = new Set<Member>();
+      const created: Group = { args, members, unsubscribe: () => undefined };
+      created.unsubscribe = source.feed.subscribe({
+        filter,
+        // The group never asks the feed to drop it: a slow socket is closed on its own, the others carry on.
+        push: (event) => (deliver(created, event), true),
+        dropped: () => undefined,
+      });
+      this.groups.set(key, (group = created));
+    }
     const shared = group;
-    shared.members++;
-    this.count++;
+    let pass = passes.get(socket);
+    if (!pass) passes.set(socket, (pass = { pass: -1, bytes: 0 }));
     // graphql-ws writes `{"id":…,"type":"next","payload":…}`: the same keys in the same order, so the same bytes.
-    const head = `{"id":${JSON.stringify(id)},"type":"next","payload":`;
-    const unsubscribe = source.feed.subscribe({
-      filter: source.filter,
-      push: (event) => {
-        if (socket.readyState !== OPEN) return true;
-        if (behind(socket)) {
-          socket.close(SLOW_CONSUMER_CLOSE_CODE, SLOW_CONSUMER_CLOSE_REASON);
-          return false;
-        }
-        const frame = head + payloadOf(shared, event) + '}';
-        socket.send(frame);
-        wrote(socket, Buffer.byteLength(frame) + FRAME_HEADER_BYTES);
-        return true;
-      },
-      dropped: () => undefined,
-    });
+    const head = Buffer.from(`{"id":${JSON.stringify(id)},"type":"next","payload":`);
+    const member: Member = { socket, direct: directSocket(socket), head, pass };
+    shared.members.add(member);
+    this.count++;
     let done = false;
     let finish: (() => void) | undefined;
     const end = () => {
       if (done) return;
       done = true;
-      unsubscribe();
       this.count--;
-      if (--shared.members === 0 && this.groups.get(key) === shared) this.groups.delete(key);
+      shared.members.delete(member);
+      if (shared.members.size === 0 && this.groups.get(key) === shared) {
+        this.groups.delete(key);
+        shared.unsubscribe();
+      }
       finish?.();
     };
     const silent: AsyncIterableIterator<ExecutionResult> = {
@@ -149,10 +184,24 @@ export class EventFanOut {
   }
 }
 
+/** Writes one event's frame to every open member; one that is too far behind is closed instead (and left out). */
+function deliver(group: Group, event: EventRecord): void {
+  const payload = payloadOf(group, event);
+  for (const member of group.members) {
+    const { socket } = member;
+    if (socket.readyState !== OPEN) continue;
+    if (behind(socket, member.pass)) {
+      socket.close(SLOW_CONSUMER_CLOSE_CODE, SLOW_CONSUMER_CLOSE_REASON);
+      continue;
+    }
+    wrote(member.pass, writeText(socket, member.direct, member.head, payload));
+  }
+}
+
 const finished: IteratorReturnResult<undefined> = { value: undefined, done: true };
 
-/** What graphql-ws would put after `"payload":` for this event (execution as graphql-js `subscribe` does it). */
-function payloadOf(group: Group, event: EventRecord): string {
+/** What graphql-ws would put after `"payload":`, and the closing brace (execution as graphql-js `subscribe` does it). */
+function payloadOf(group: Group, event: EventRecord): Buffer {
   if (group.event !== event) {
     const result = execute({ ...group.args, rootValue: event });
     // The fields of `Event` are plain properties, so execution is synchronous; a promise would mean a resolver
@@ -161,7 +210,7 @@ function payloadOf(group: Group, event: EventRecord): string {
     const settled = 'then' in result ? unsettled : result;
     const { errors, ...rest } = settled as ExecutionResult;
     group.event = event;
-    group.payload = JSON.stringify({ ...rest, ...(errors ? { errors } : {}) });
+    group.payload = Buffer.from(JSON.stringify({ ...rest, ...(errors ? { errors } : {}) }) + '}');
   }
   return group.payload!;
 }
