@@ -1,6 +1,7 @@
 // Black-box: the modules' HTTP routes (uploads, CDN, D8) answer alike at the gateway and at a standalone subgraph
 // service (`SUBGRAPH_URLS`): every caller gets the same status and D4 code on both, tenants stay apart, CDN is public.
 import { createPostgresDatabase } from '@cp/db/testing';
+import { allPermissions, signPrincipal, type Principal } from '@cp/graphql';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -313,6 +314,30 @@ describe('HTTP routes at the gateway and at standalone subgraph services', () =>
       }
     }
     expect(seen).toEqual(wanted);
+  });
+
+  it('leaves Idempotency-Key to our gateway on calls it vouched for: the service records none of them', async () => {
+    // The admin as our gateway forwards it (`x-cp-principal`, bound to the subgraph and the request id).
+    const userId = JSON.parse(Buffer.from(callers.admin.token!.split('.')[1], 'base64url').toString()).sub as string;
+    const principal = { kind: 'user', userId, organizationId: 'default', permissions: allPermissions() } as Principal;
+    const secret = new TextEncoder().encode(SUBGRAPH_SECRET);
+    const key = randomUUID();
+    const vouched = async () => {
+      const requestId = randomUUID();
+      const signed = await signPrincipal(principal, secret, { subgraph: 'assets', requestId });
+      const body = new FormData();
+      body.append('file', new Blob([Buffer.from('hello parity')], { type: 'text/plain' }), 'hello.txt');
+      const headers = { 'x-cp-principal': signed, 'x-request-id': requestId, 'idempotency-key': key };
+      const res = await fetch(`${base('assets')}/app/v1${PROJECT}/assets`, { method: 'POST', headers, body });
+      return { status: res.status, replayed: res.headers.get('idempotent-replayed'), id: (await res.json()).id };
+    };
+    const [first, second] = [await vouched(), await vouched()];
+    expect([first.status, first.replayed, second.status, second.replayed]).toEqual([201, null, 201, null]);
+    expect(second.id).not.toBe(first.id);
+    // Nor was a key left behind: the same caller's own retry under that key runs afresh, then replays.
+    const direct = await upload(base('assets'), `/app/v1${PROJECT}/assets`, callers.admin, { key });
+    expect([direct.status, direct.replayed]).toEqual([201, null]);
+    expect(direct.body.id).not.toBe(second.id);
   });
 
   it('refuses hostile URLs (NUL, control characters, `.`/`..` segments) with the same 400 at the gateway and the service', async () => {
