@@ -1,10 +1,12 @@
 // Black-box: the modules' HTTP routes (uploads, CDN, D8) answer alike at the gateway and at a standalone subgraph
 // service (`SUBGRAPH_URLS`): every caller gets the same status and D4 code on both, tenants stay apart, CDN is public.
 import { createPostgresDatabase } from '@cp/db/testing';
+import { allPermissions, signPrincipal, type Principal } from '@cp/graphql';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
 import {
@@ -120,15 +122,44 @@ describe('HTTP routes at the gateway and at standalone subgraph services', () =>
   const base = (name: 'gateway' | 'assets' | 'components') =>
     name === 'gateway' ? gateway.url : services[name].url.replace(/\/graphql$/, '');
 
-  async function upload(origin: string, path: string, caller: Caller) {
+  async function upload(
+    origin: string,
+    path: string,
+    caller: Caller,
+    { key, content = 'hello parity' }: { key?: string; content?: string } = {},
+  ) {
     const body = new FormData();
-    body.append('file', new Blob([Buffer.from('hello parity')], { type: 'text/plain' }), 'hello.txt');
+    body.append('file', new Blob([Buffer.from(content)], { type: 'text/plain' }), 'hello.txt');
     const headers: Record<string, string> = {};
     if (caller.token) headers.authorization = `Bearer ${caller.token}`;
     if (caller.apiKey) headers['x-api-key'] = caller.apiKey;
+    if (key) headers['idempotency-key'] = key;
     const res = await fetch(`${origin}${path}`, { method: 'POST', headers, body });
     const json = await res.json();
-    return { status: res.status, code: json?.error?.code as string | undefined, body: json };
+    const replayed = res.headers.get('idempotent-replayed');
+    return { status: res.status, code: json?.error?.code as string | undefined, body: json, replayed };
+  }
+
+  /** Sent byte for byte (fetch would resolve `..` segments before sending). */
+  function raw(origin: string, method: string, path: string, headers: Record<string, string> = {}) {
+    return new Promise<{ status: number; code?: string }>((resolve, reject) => {
+      const req = request(`${origin}/`, { method, path, headers }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => {
+          let code: string | undefined;
+          try {
+            code = JSON.parse(text)?.error?.code;
+          } catch {
+            code = `not JSON: ${text.slice(0, 80)}`;
+          }
+          resolve({ status: res.statusCode ?? 0, code });
+        });
+      });
+      req.on('error', reject);
+      req.end();
+    });
   }
 
   // What each caller must get from an upload route (D4), wherever it is served.
@@ -235,6 +266,100 @@ describe('HTTP routes at the gateway and at standalone subgraph services', () =>
           const body = await res.json();
           seen.push({ host, path: route.path, status: res.status, code: body.error?.code });
         }
+      }
+    }
+    expect(seen).toEqual(seen.map((s) => ({ ...(s as object), status: 400, code: 'BAD_REQUEST' })));
+  });
+
+  it('answers a retried upload alike at the gateway and the service: one answer per caller and key, replayed (D17)', async () => {
+    const routes = [
+      { service: 'assets' as const, path: `/app/v1${PROJECT}/assets` },
+      { service: 'components' as const, path: `/app/v1${PROJECT}/components/${componentId}/assets` },
+    ];
+    const seen: unknown[] = [];
+    const wanted: unknown[] = [];
+    for (const route of routes) {
+      for (const host of ['gateway', route.service] as const) {
+        const other = host === 'gateway' ? route.service : 'gateway';
+        const key = randomUUID();
+        const first = await upload(base(host), route.path, callers.admin, { key });
+        const retry = await upload(base(host), route.path, callers.admin, { key });
+        // Both hosts keep keys in the same table, per caller: a retry sent to the other address replays as well.
+        const elsewhere = await upload(base(other), route.path, callers.admin, { key });
+        // Another file (another length) under the same key is another request.
+        const changed = await upload(base(host), route.path, callers.admin, { key, content: 'another, longer file' });
+        // Keys are per caller: others sending the same key get their own answers, never the admin's.
+        const foreign = await upload(base(host), route.path, callers.foreignOwner, { key });
+        const reader = await upload(base(host), route.path, callers.reader, { key });
+        seen.push({
+          route: route.service,
+          host,
+          first: [first.status, first.replayed],
+          retry: [retry.status, retry.replayed, retry.body],
+          elsewhere: [elsewhere.status, elsewhere.replayed, elsewhere.body],
+          changed: [changed.status, changed.code],
+          foreign: [foreign.status, foreign.code, foreign.replayed],
+          reader: [reader.status, reader.code, reader.replayed],
+        });
+        wanted.push({
+          route: route.service,
+          host,
+          first: [201, null],
+          retry: [201, 'true', first.body],
+          elsewhere: [201, 'true', first.body],
+          changed: [422, 'IDEMPOTENCY_KEY_REUSED'],
+          foreign: [404, 'NOT_FOUND', null],
+          reader: [403, 'FORBIDDEN', null],
+        });
+      }
+    }
+    expect(seen).toEqual(wanted);
+  });
+
+  it('leaves Idempotency-Key to our gateway on calls it vouched for: the service records none of them', async () => {
+    // The admin as our gateway forwards it (`x-cp-principal`, bound to the subgraph and the request id).
+    const userId = JSON.parse(Buffer.from(callers.admin.token!.split('.')[1], 'base64url').toString()).sub as string;
+    const principal = { kind: 'user', userId, organizationId: 'default', permissions: allPermissions() } as Principal;
+    const secret = new TextEncoder().encode(SUBGRAPH_SECRET);
+    const key = randomUUID();
+    const vouched = async () => {
+      const requestId = randomUUID();
+      const signed = await signPrincipal(principal, secret, { subgraph: 'assets', requestId });
+      const body = new FormData();
+      body.append('file', new Blob([Buffer.from('hello parity')], { type: 'text/plain' }), 'hello.txt');
+      const headers = { 'x-cp-principal': signed, 'x-request-id': requestId, 'idempotency-key': key };
+      const res = await fetch(`${base('assets')}/app/v1${PROJECT}/assets`, { method: 'POST', headers, body });
+      return { status: res.status, replayed: res.headers.get('idempotent-replayed'), id: (await res.json()).id };
+    };
+    const [first, second] = [await vouched(), await vouched()];
+    expect([first.status, first.replayed, second.status, second.replayed]).toEqual([201, null, 201, null]);
+    expect(second.id).not.toBe(first.id);
+    // Nor was a key left behind: the same caller's own retry under that key runs afresh, then replays.
+    const direct = await upload(base('assets'), `/app/v1${PROJECT}/assets`, callers.admin, { key });
+    expect([direct.status, direct.replayed]).toEqual([201, null]);
+    expect(direct.body.id).not.toBe(second.id);
+  });
+
+  it('refuses hostile URLs (NUL, control characters, `.`/`..` segments) with the same 400 at the gateway and the service', async () => {
+    const auth = { authorization: `Bearer ${callers.admin.token}` };
+    const routes = [
+      { service: 'assets' as const, method: 'POST', path: '/app/v1/organizations/%00/projects/default/assets' },
+      { service: 'assets' as const, method: 'POST', path: '/app/v1/organizations/default/projects/%01/assets' },
+      { service: 'assets' as const, method: 'POST', path: '/app/v1/organizations/default/projects/../assets' },
+      { service: 'assets' as const, method: 'POST', path: `/app/v1${PROJECT}/assets?x=%00` },
+      { service: 'assets' as const, method: 'GET', path: '/cdn/default/default/assets/%1F/f' },
+      { service: 'assets' as const, method: 'GET', path: '/cdn/default/default/assets/x/%2e%2e' },
+      { service: 'assets' as const, method: 'GET', path: '/cdn/default/./default/assets/x/f' },
+      { service: 'components' as const, method: 'POST', path: `/app/v1${PROJECT}/components/%7F/assets` },
+      { service: 'components' as const, method: 'POST', path: `/app/v1${PROJECT}/components/%2E%2e/assets` },
+      { service: 'components' as const, method: 'GET', path: '/cdn/default/default/component-assets/../f' },
+      { service: 'components' as const, method: 'POST', path: '/graphql?query=%7B__typename%7D&x=%00' },
+    ];
+    const seen: unknown[] = [];
+    for (const route of routes) {
+      for (const host of ['gateway', route.service] as const) {
+        const res = await raw(base(host), route.method, route.path, route.method === 'POST' ? auth : {});
+        seen.push({ host, method: route.method, path: route.path, status: res.status, code: res.code });
       }
     }
     expect(seen).toEqual(seen.map((s) => ({ ...(s as object), status: 400, code: 'BAD_REQUEST' })));

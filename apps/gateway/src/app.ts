@@ -2,7 +2,7 @@
 // returns a server tests can start on port 0.
 import { createLogger, loadSubgraphSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
 import { EventFeed, onEventsFlushed, sqlProjectDirectory } from '@cp/db';
-import { LiveStreams } from '@cp/edge';
+import { idempotency, LiveStreams, startIdempotencyCleanup } from '@cp/edge';
 import { AppError } from '@cp/errors';
 import { assertFamilyPrincipal, JSON_LIMIT_BYTES, jsonBodyError, type ApiFamily } from '@cp/graphql';
 import { packageVersion, startHost, type Host, type HostedService, type HostParts } from '@cp/host';
@@ -17,7 +17,6 @@ import { EVENT_HTTP_ROUTES } from './events/event-http-routes';
 import { documentSizeLimit, responseSizeLimit } from './graphql/armor';
 import { contextMiddleware } from './edge/context';
 import { createGateway, readSupergraph } from './graphql/gateway';
-import { idempotency, startIdempotencyCleanup } from './edge/idempotency';
 import { fastCachedReads } from './cache/fast-hits';
 import { mountDocs } from './docs/mount';
 import { gatewayHttpRoutes, mountHttpRoutes } from './rest/http-routes';

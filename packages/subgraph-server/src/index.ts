@@ -5,7 +5,7 @@ import { expressMiddleware } from '@as-integrations/express5';
 import { createAuthentication } from '@cp/auth';
 import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadSubgraphSecret, type Config } from '@cp/config';
 import { sqlProjectDirectory } from '@cp/db';
-import { exitGracefullyOnSignals } from '@cp/edge';
+import { exitGracefullyOnSignals, idempotency, startIdempotencyCleanup, urlGuard } from '@cp/edge';
 import {
   AppError,
   BadRequestError,
@@ -66,12 +66,25 @@ export async function runSubgraphService(
     http: {
       port: config.subgraphPort ?? DEFAULT_SUBGRAPH_PORTS[module.name],
       version: packageVersion(__dirname),
+      // The gateway's URL checks (`@cp/edge`'s urlGuard: bad percent-encoding, NUL and control characters, `.`/`..`
+      // segments, odd query strings), before any route and /health alike, refused with the same 400 envelope.
+      front: (app) => app.use(urlGuard(sendError)),
       serve: (parts) => serveSubgraph(module, parts),
     },
   });
   const url = `${host.url}/graphql`;
   logger.info({ url }, `subgraph ${module.name} listening`);
   return { url, retire: host.retire, stop: host.close };
+}
+
+/** The D4 envelope for refusals outside GraphQL (URL checks, HTTP routes, unknown paths). */
+function sendError(res: Response, err: unknown): void {
+  const { status, body } = toErrorEnvelope(err, {
+    requestId: res.getHeader('x-request-id')?.toString() ?? 'subgraph',
+    lang: 'en',
+    variablesFrom: 'body',
+  });
+  res.status(status).json(body);
 }
 
 /** The module's schema on Apollo at /graphql, and its HTTP routes, for our gateway and any other caller. */
@@ -106,14 +119,6 @@ async function serveSubgraph(
     lang: negotiateLanguage(req.header('accept-language')),
     projects,
   });
-  const sendError = (res: Response, err: unknown) => {
-    const { status, body } = toErrorEnvelope(err, {
-      requestId: res.getHeader('x-request-id')?.toString() ?? 'subgraph',
-      lang: 'en',
-      variablesFrom: 'body',
-    });
-    res.status(status).json(body);
-  };
 
   // Our gateway's principal header is checked before the body is read: only its requests, whose client operation
   // already passed the gateway's limits, get 50 MB (entity batches can be large) and skip the GraphQL limits. Anyone
@@ -171,8 +176,33 @@ async function serveSubgraph(
     }
     next();
   };
+  // D17: admin uploads take Idempotency-Key as at the gateway: the same middleware (`@cp/edge`), keys per caller
+  // (`user:<id>`), in the same `idempotency_key` table, so a retry answers alike at every address. A call our gateway
+  // vouched for (`x-cp-principal`) skips it: the gateway's own middleware ran in front of it and answers the retry,
+  // and recording it here too would find the gateway's running claim on the same caller and key (409).
+  const idempotent = idempotency({
+    orm: db.orm,
+    logger,
+    body: 'none',
+    maxBodyBytes: JSON_LIMIT_BYTES,
+    onError: sendError,
+  });
+  const idempotentUnlessVouched = (req: Request, res: Response, next: NextFunction) =>
+    (res.locals.caller as Caller).via === 'gateway' ? next() : idempotent(req, res, next);
+  const credentialRoutes = (module.httpRoutes ?? []).filter((r) => r.auth === 'credential');
+  const idempotencyCleanup = credentialRoutes.some((r) => r.family === 'app')
+    ? startIdempotencyCleanup(db.orm, logger)
+    : undefined;
   for (const route of module.httpRoutes ?? []) {
-    const guard = route.auth === 'credential' ? [callers(false, sendError), withContext, familyOnly(route.family)] : [];
+    const guard =
+      route.auth === 'credential'
+        ? [
+            callers(false, sendError),
+            withContext,
+            familyOnly(route.family),
+            ...(route.family === 'app' ? [idempotentUnlessVouched] : []),
+          ]
+        : [];
     app[route.method](route.path, ...guard, route.handler(deps));
   }
   // Any other path: the D4 envelope, as at the gateway (not Express's HTML page).
@@ -196,7 +226,10 @@ async function serveSubgraph(
   });
   return {
     drain: async (deadline) => subscriptions?.close(deadline),
-    stop: () => apollo.stop(),
+    stop: async () => {
+      idempotencyCleanup?.stop();
+      await apollo.stop();
+    },
   };
 }
 

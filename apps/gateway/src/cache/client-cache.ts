@@ -3,7 +3,7 @@ import { sharedCacheable, type Context } from '@cp/graphql';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
-import { graphqlPayload } from '../edge/parsed-request';
+import { graphqlPayload } from '@cp/edge';
 import { edgeContext } from '../edge/request-scope';
 import { graphqlRequestKey } from './graphql-key';
 import { applyCachingHeaders, etagOf, notModified, sendCached, surrogateKeys } from './http-caching';

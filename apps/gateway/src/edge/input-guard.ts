@@ -1,26 +1,11 @@
 // Refuses malformed input at the edge, before any route, service or database sees it: 400 with the envelope.
 import { BadRequestError } from '@cp/errors';
+import { graphqlPayload, urlGuard, wellFormed } from '@cp/edge';
 import type { NextFunction, Request, Response } from 'express';
-import { graphqlPayload, parsedUrl, wellFormed, type ParsedUrl } from './parsed-request';
 import { sendError } from './send-error';
 
-/**
- * Express middleware: every request's path and query string are parsed (`parsedUrl`) or refused, and `req.query`
- * becomes that parsed value, so handlers that read it see what the cache key and Apollo see.
- */
-export function inputGuard() {
-  return (req: Request, res: Response, next: NextFunction) => {
-    let url: ParsedUrl;
-    try {
-      url = parsedUrl(req);
-    } catch (err) {
-      return sendError(res, err);
-    }
-    // Express 5 re-parses the URL with qs on every read of `req.query` (a getter): this own value shadows it.
-    Object.defineProperty(req, 'query', { value: url.query, enumerable: true, configurable: true, writable: true });
-    next();
-  };
-}
+/** Every request's URL, checked by the guard every host shares (`@cp/edge`), refused in the gateway's envelope. */
+export const inputGuard = () => urlGuard(sendError);
 
 export { assertJsonDepth, MAX_JSON_DEPTH } from '@cp/graphql';
 

@@ -3,7 +3,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { BadRequestError } from '@cp/errors';
 import { armorProtection, assertDocumentSize, assertListCost, GRAPHQL_LIMITS, type Context } from '@cp/graphql';
 import type { NextFunction, Request, Response } from 'express';
-import { graphqlPayload } from '../edge/parsed-request';
+import { graphqlPayload } from '@cp/edge';
 
 export { GRAPHQL_LIMITS, assertListCost } from '@cp/graphql';
 

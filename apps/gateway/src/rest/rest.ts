@@ -18,7 +18,7 @@ import {
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { coercible, executeDirect, queryHashOf, type DirectReads } from '../graphql/direct-reads';
 import { assertJsonDepth, assertSafeJsonValue } from '../edge/input-guard';
-import { parsedUrl } from '../edge/parsed-request';
+import { parsedUrl } from '@cp/edge';
 import { assertQueryParameters } from './query-parameters';
 import { getVariables, operationFor, pathParameters } from './rest-operations';
 import { PUBLIC_FIELDS, SOFA_IGNORE, SOFA_MODELS } from '@cp/supergraph';

@@ -1,4 +1,5 @@
-// D17 idempotent retries at the edge: `Idempotency-Key` on /app/v1 POSTs and GraphQL mutations, answers kept in PostgreSQL.
+// D17 idempotent retries at the edge of every host (gateway, standalone subgraph services): `Idempotency-Key` on
+// /app/v1 POSTs, uploads included, and GraphQL mutations; answers kept in PostgreSQL, shared by all hosts.
 import type { Logger } from '@cp/config';
 import { AppError, BadRequestError, ForbiddenError } from '@cp/errors';
 import type { Context } from '@cp/graphql';

@@ -1,6 +1,7 @@
 // D17 on a real database (PostgreSQL and PGlite): the key's decisions, replays, expiry and abandoned claims.
 import type { Logger } from '@cp/config';
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
+import { toErrorEnvelope } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import express, { type Request, type Response } from 'express';
 import fc from 'fast-check';
@@ -9,7 +10,12 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotency } from './idempotency';
-import { sendError } from './send-error';
+
+/** The D4 envelope, as each host's own error writer answers it. */
+const sendError = (res: Response, err: unknown) => {
+  const { status, body } = toErrorEnvelope(err, { requestId: 'test', lang: 'en', variablesFrom: 'body' });
+  res.status(status).json(body);
+};
 
 const runs = { seed: Number(process.env.FC_SEED ?? 20261125), numRuns: Number(process.env.FC_RUNS ?? 200) };
 
