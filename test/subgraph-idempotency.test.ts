@@ -1,6 +1,7 @@
 // Black-box: GraphQL mutations sent with `Idempotency-Key` straight to a standalone subgraph service (what a third-party
 // federation gateway does with the client's credentials) answer like our gateway's (D17): replay, 422, 409, no secrets.
 import { createPostgresDatabase } from '@cp/db/testing';
+import { allPermissions, signPrincipal, type Principal } from '@cp/graphql';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -186,5 +187,29 @@ describe('Idempotency-Key on GraphQL mutations at standalone subgraph services',
     );
     expect(bad.map(shape)[1]).toEqual(bad.map(shape)[0]);
     expect(bad[1].status).toBe(400);
+  });
+
+  it('leaves the key to our gateway on mutations it vouched for: the service records none of them', async () => {
+    // The admin as our gateway forwards it (`x-cp-principal`, bound to the subgraph and the request id).
+    const userId = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString()).sub as string;
+    const principal = { kind: 'user', userId, organizationId: 'default', permissions: allPermissions() } as Principal;
+    const secret = new TextEncoder().encode(SUBGRAPH_SECRET);
+    const key = randomUUID();
+    const vouched = async (name: string) => {
+      const requestId = randomUUID();
+      const signed = await signPrincipal(principal, secret, { subgraph: 'content', requestId });
+      const headers = {
+        'content-type': 'application/json',
+        'x-cp-principal': signed,
+        'x-request-id': requestId,
+        'idempotency-key': key,
+      };
+      const body = JSON.stringify({ query: KINDS.createTag.query(name) });
+      const res = await fetch(services.content.url, { method: 'POST', headers, body });
+      return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: await res.json() };
+    };
+    const [first, second] = [await vouched(`vouched-${key}`), await vouched(`vouched-2-${key}`)];
+    expect([first.status, first.replayed, second.status, second.replayed]).toEqual([200, null, 200, null]);
+    expect(second.body.data.createTag.id).not.toBe(first.body.data.createTag.id);
   });
 });
