@@ -54,6 +54,8 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
           authorization: request.headers.get('authorization'),
           'x-api-key': request.headers.get('x-api-key'),
           'x-cp-principal': request.headers.get('x-cp-principal'),
+          // D17: the client's key reaches each subgraph service, which keeps each part's answer.
+          'idempotency-key': request.headers.get('idempotency-key'),
         }),
       },
       // Subscriptions go to the content service's own graphql-ws endpoint, with the client's credentials as
@@ -245,6 +247,35 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
     expect(sub.messages.some((m) => m.data?.events)).toBe(false);
     expect(sub.messages[0].errors?.length).toBeGreaterThan(0);
     sub.close();
+  });
+
+  it('replays a retried mutation through Hive: one entry, the same ids (the key reaches the subgraph service)', async () => {
+    const headers = { authorization: `Bearer ${token}`, 'idempotency-key': `hive-${Date.now()}` };
+    const query = `mutation { createTag(${SCOPE}, input: { name: "hive-retried" }) { id name } }`;
+    const answers = [await viaHive(query, headers), await viaHive(query, headers), await viaHive(query, headers)];
+    expect(answers[0].body.errors, JSON.stringify(answers[0].body.errors)).toBeUndefined();
+    for (const answer of answers) expect(answer.body).toEqual(answers[0].body);
+    const tags = await viaOurs(`{ tags(${SCOPE}, search: "hive-retried") { pagination { total } } }`, headers);
+    expect(tags.data).toEqual({ tags: { pagination: { total: 1 } } });
+    // Another mutation under the same key is refused by the subgraph service (422), and creates nothing.
+    const other = await viaHive(query.replace('hive-retried', 'hive-other'), headers);
+    expect(other.body.errors?.[0]?.extensions?.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const none = await viaOurs(`{ tags(${SCOPE}, search: "hive-other") { pagination { total } } }`, headers);
+    expect(none.data).toEqual({ tags: { pagination: { total: 0 } } });
+  });
+
+  it('replays a mutation Hive fans out to two subgraphs under one key: each service keeps its own part', async () => {
+    const headers = { authorization: `Bearer ${token}`, 'idempotency-key': `hive-fan-${Date.now()}` };
+    const query = `mutation {
+      createTag(${SCOPE}, input: { name: "hive-fan" }) { id name }
+      createApiKey(${SCOPE}, input: { name: "hive-fan" }) { id name }
+    }`;
+    const first = await viaHive(query, headers);
+    expect(first.body.errors, JSON.stringify(first.body.errors)).toBeUndefined();
+    const retry = await viaHive(query, headers);
+    expect(retry.body).toEqual(first.body);
+    const tags = await viaOurs(`{ tags(${SCOPE}, search: "hive-fan") { pagination { total } } }`, headers);
+    expect(tags.data).toEqual({ tags: { pagination: { total: 1 } } });
   });
 
   it('lets a client sign in through Hive (anonymous login is the one open mutation, on the anonymous budget)', async () => {

@@ -37,7 +37,17 @@ describe.each(['postgres', 'pglite'] as const)('Idempotency-Key on %s', (kind) =
       next();
     });
     const logger = pino({ level: 'silent' }) as unknown as Logger;
-    app.use(idempotency({ orm: db.orm, logger, body: 'raw', maxBodyBytes: 1 << 20, onError: sendError }));
+    const plain = idempotency({ orm: db.orm, logger, body: 'raw', maxBodyBytes: 1 << 20, onError: sendError });
+    // A host's own key space within the caller's (a standalone service's /graphql), chosen by `x-scope` here.
+    const scoped = idempotency({
+      orm: db.orm,
+      logger,
+      body: 'raw',
+      maxBodyBytes: 1 << 20,
+      onError: sendError,
+      scope: 'content/graphql',
+    });
+    app.use((req, res, next) => (req.header('x-scope') ? scoped : plain)(req, res, next));
     app.use(async (req: Request & { rawBody?: Buffer }, res: Response) => {
       const user = req.header('x-user')!;
       const count = (ran.get(user) ?? 0) + 1;
@@ -119,6 +129,21 @@ describe.each(['postgres', 'pglite'] as const)('Idempotency-Key on %s', (kind) =
     expect((await post('u-fail', '/t', '{"fail":1}', { 'idempotency-key': 'f' })).status).toBe(503);
     expect((await post('u-fail', '/t', '{"fail":1}', { 'idempotency-key': 'f' })).replayed).toBeNull();
     expect(ran.get('u-fail')).toBe(2);
+  });
+
+  it('keeps a scoped key space apart from the caller’s own: each runs once, replays, and refuses another body', async () => {
+    const key = { 'idempotency-key': 'spaced' };
+    const inScope = { ...key, 'x-scope': '1' };
+    const first = await post('u-scope', '/t', '{"a":1}', key);
+    const scopedFirst = await post('u-scope', '/t', '{"a":1}', inScope);
+    expect([first.status, first.replayed, scopedFirst.status, scopedFirst.replayed]).toEqual([201, null, 201, null]);
+    expect(ran.get('u-scope')).toBe(2);
+    const scopedRetry = await post('u-scope', '/t', '{"a":1}', inScope);
+    expect([scopedRetry.replayed, scopedRetry.body.id]).toEqual(['true', scopedFirst.body.id]);
+    expect((await post('u-scope', '/t', '{"a":2}', inScope)).body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+    const retry = await post('u-scope', '/t', '{"a":1}', key);
+    expect([retry.replayed, retry.body.id]).toEqual(['true', first.body.id]);
+    expect(ran.get('u-scope')).toBe(2);
   });
 
   it('keeps keys per caller; replays only while the caller still holds the permissions it was granted by', async () => {

@@ -39,6 +39,12 @@ export interface IdempotencyOptions {
   maxBodyBytes: number;
   /** Answers a refused key (400, 409, 422) in the route's own error shape. */
   onError(res: Response, err: unknown): void;
+  /**
+   * A key space of its own within the caller's (`user:<id>` becomes `user:<id> <scope>`): a standalone service's
+   * `/graphql` behind a federation gateway gets one part of a client's mutation, and the gateway sends the same key
+   * with each subgraph's part (docs/operating/federation-gateways.md).
+   */
+  scope?: string;
 }
 
 /** Keys are per caller: the user behind the token (API keys cannot write; anonymous requests, i.e. sign-in, never take part). */
@@ -58,8 +64,9 @@ export function idempotency(options: IdempotencyOptions) {
     const key = req.header('idempotency-key');
     if (key === undefined || req.method !== 'POST') return next();
     try {
-      const caller = callerOf(res.locals.context as Context | undefined);
-      if (!caller) return next();
+      const principal = callerOf(res.locals.context as Context | undefined);
+      if (!principal) return next();
+      const caller = options.scope ? `${principal} ${options.scope}` : principal;
       if (!VALID_KEY.test(key)) {
         throw new BadRequestError('Idempotency-Key must be 1 to 255 printable ASCII characters.', {
           parameter: 'Idempotency-Key',

@@ -153,6 +153,31 @@ async function serveSubgraph(
     }
     next();
   };
+  const withContext = (req: Request, res: Response, next: NextFunction) => (
+    (res.locals.context = contextOf(req, res)),
+    next()
+  );
+  // D17: Idempotency-Key on HTTP routes and GraphQL mutations as at the gateway: the same middleware (`@cp/edge`), keys
+  // per caller (`user:<id>`) in the same `idempotency_key` table. A call our gateway vouched for (`x-cp-principal`)
+  // skips it: the gateway's own middleware ran in front of it and answers the retry, and recording it here too would
+  // find the gateway's running claim on the same caller and key (409).
+  const unlessVouched =
+    (idempotent: ReturnType<typeof idempotency>) => (req: Request, res: Response, next: NextFunction) =>
+      (res.locals.caller as Caller).via === 'gateway' ? next() : idempotent(req, res, next);
+  // Mutations from anyone else (a federation gateway forwarding the client's credentials and key, a direct caller).
+  // Their keys live in a key space of this service (`scope`): a gateway fans one client mutation out to several
+  // subgraphs with the same key, each service keeping its own part (docs/operating/federation-gateways.md).
+  const idempotentMutations = unlessVouched(
+    idempotency({
+      orm: db.orm,
+      logger,
+      body: 'parsed',
+      graphql: true,
+      scope: `${module.name}/graphql`,
+      maxBodyBytes: JSON_LIMIT_BYTES,
+      onError: sendGraphQLError,
+    }),
+  );
   app.use(
     '/graphql',
     vouched,
@@ -160,14 +185,13 @@ async function serveSubgraph(
     bodyError,
     limits,
     callers(true, sendGraphQLError),
-    expressMiddleware(apollo, { context: async ({ req, res }) => contextOf(req, res) }),
+    withContext,
+    idempotentMutations,
+    // The context the idempotency middleware saw: the grants resolvers record in it are stored with the answer (D17).
+    expressMiddleware(apollo, { context: async ({ res }) => res.locals.context as Context }),
   );
   // The module's HTTP routes (uploads, CDN), credential ones authenticated like GraphQL and held to their API family's
   // principal kind as at the gateway (an API key on `/app/v1` is 401, D18); the handlers check the caller's rights.
-  const withContext = (req: Request, res: Response, next: NextFunction) => (
-    (res.locals.context = contextOf(req, res)),
-    next()
-  );
   const familyOnly = (family: ApiFamily) => (_req: Request, res: Response, next: NextFunction) => {
     try {
       assertFamilyPrincipal(family, res.locals.context as Context);
@@ -176,23 +200,12 @@ async function serveSubgraph(
     }
     next();
   };
-  // D17: admin uploads take Idempotency-Key as at the gateway: the same middleware (`@cp/edge`), keys per caller
-  // (`user:<id>`), in the same `idempotency_key` table, so a retry answers alike at every address. A call our gateway
-  // vouched for (`x-cp-principal`) skips it: the gateway's own middleware ran in front of it and answers the retry,
-  // and recording it here too would find the gateway's running claim on the same caller and key (409).
-  const idempotent = idempotency({
-    orm: db.orm,
-    logger,
-    body: 'none',
-    maxBodyBytes: JSON_LIMIT_BYTES,
-    onError: sendError,
-  });
-  const idempotentUnlessVouched = (req: Request, res: Response, next: NextFunction) =>
-    (res.locals.caller as Caller).via === 'gateway' ? next() : idempotent(req, res, next);
-  const credentialRoutes = (module.httpRoutes ?? []).filter((r) => r.auth === 'credential');
-  const idempotencyCleanup = credentialRoutes.some((r) => r.family === 'app')
-    ? startIdempotencyCleanup(db.orm, logger)
-    : undefined;
+  // Admin uploads: keys in the caller's own key space, as at the gateway, so a retry answers alike at every address.
+  const idempotentUnlessVouched = unlessVouched(
+    idempotency({ orm: db.orm, logger, body: 'none', maxBodyBytes: JSON_LIMIT_BYTES, onError: sendError }),
+  );
+  // Every service records GraphQL mutations, so every service sweeps expired keys (the delete is idempotent).
+  const idempotencyCleanup = startIdempotencyCleanup(db.orm, logger);
   for (const route of module.httpRoutes ?? []) {
     const guard =
       route.auth === 'credential'
@@ -227,7 +240,7 @@ async function serveSubgraph(
   return {
     drain: async (deadline) => subscriptions?.close(deadline),
     stop: async () => {
-      idempotencyCleanup?.stop();
+      idempotencyCleanup.stop();
       await apollo.stop();
     },
   };
