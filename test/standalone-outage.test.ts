@@ -1,0 +1,253 @@
+// Black-box: PostgreSQL stops and starts under the standalone deployment (four subgraph services behind our gateway,
+// `SUBGRAPH_URLS`): every address answers a fast 503 UNAVAILABLE meanwhile, heals without a restart, loses no
+// acknowledged write.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, PROJECT, type HttpResult } from './support/client';
+import { startPostgres, startRedis, type FaultServer } from './support/fault-servers';
+import {
+  ADMIN,
+  freePort,
+  JWT_SECRET,
+  spawnNode,
+  startService,
+  SUBGRAPH_SECRET,
+  type Process,
+  type TestService,
+} from './support/service';
+
+const app = `/app/v1${PROJECT}`;
+/** Every refusal during the outage answers within this (the design bound is the 5 s connect timeout; slack for CI). */
+const ANSWER_WITHIN_MS = 5000;
+/** Once PostgreSQL is back, every process takes writes again within this. */
+const HEALED_WITHIN_MS = 20_000;
+
+type Name = 'access' | 'content' | 'components' | 'assets';
+const NAMES: Name[] = ['access', 'content', 'components', 'assets'];
+
+/** A request with its wall time; a reset connection or a hang fails the test here rather than as a status. */
+async function timed(request: () => Promise<HttpResult>): Promise<HttpResult & { ms: number }> {
+  const started = Date.now();
+  const res = await request();
+  return { ...res, ms: Date.now() - started };
+}
+
+/** The D4 code of a REST envelope or of a GraphQL answer's first error. */
+const codeOf = (res: HttpResult) => res.body?.error?.code ?? res.body?.errors?.[0]?.extensions?.code;
+
+function expectRefusal(what: string, res: HttpResult & { ms: number }, envelope: 'rest' | 'graphql') {
+  const detail = `${what}: ${res.status} in ${res.ms} ms ${JSON.stringify(res.body)}`;
+  expect(res.ms, detail).toBeLessThan(ANSWER_WITHIN_MS);
+  expect(res.status, detail).toBe(503);
+  expect(res.headers.get('retry-after'), detail).toMatch(/^\d+$/);
+  if (envelope === 'rest') {
+    expect(res.body, detail).toEqual({
+      error: { code: 'UNAVAILABLE', message: expect.any(String), details: expect.anything() },
+    });
+  } else {
+    expect(res.body.data ?? null, detail).toBeNull();
+    expect(codeOf(res), detail).toBe('UNAVAILABLE');
+  }
+}
+
+// The broker is Redis, or PostgreSQL itself (LISTEN/NOTIFY) when no Redis or NATS is configured: then the
+// outage takes the broker down too and its connection must heal as well.
+describe.each(['redis', 'postgres'] as const)(
+  'PostgreSQL outage under standalone subgraph services (%s broker)',
+  (broker) => {
+    let pg: FaultServer;
+    let redis: FaultServer | undefined;
+    let dataDir: string;
+    const services = {} as Record<Name, Process>;
+    const direct = {} as Record<Name, Client>;
+    let gateway: TestService;
+    let api: Client;
+    let token: string;
+    let typeId: string;
+    let key: string;
+    /** Every write some address acknowledged with a 2xx: resource type and id. */
+    const acknowledged: { kind: 'content' | 'assets'; id: string }[] = [];
+
+    beforeAll(async () => {
+      [pg, redis] = await Promise.all([startPostgres(), broker === 'redis' ? startRedis() : undefined]);
+      dataDir = mkdtempSync(join(tmpdir(), 'cp-standalone-outage-'));
+      const brokerEnv: Record<string, string> = redis ? { REDIS_URL: redis.url } : {};
+      const common = { DATABASE_URL: pg.url, DATA_DIR: dataDir, JWT_SECRET, SUBGRAPH_SECRET, ...brokerEnv };
+      const urls: string[] = [];
+      // One after another: each migrates its own tables on the shared database.
+      for (const name of NAMES) {
+        const env = { ...common, SUBGRAPH_PORT: String(await freePort()), EMBEDDINGS: 'off' };
+        services[name] = await spawnNode(
+          `subgraphs/${name}/dist/main.js`,
+          env,
+          new RegExp(`subgraph ${name} listening`),
+        );
+        direct[name] = new Client(services[name].url.replace(/\/graphql$/, ''));
+        urls.push(`${name}=${services[name].url}`);
+      }
+      gateway = await startService({
+        databaseUrl: pg.url,
+        dataDir,
+        env: { ...brokerEnv, SUBGRAPH_URLS: urls.join(','), EMBEDDINGS: 'off' },
+      });
+      api = new Client(gateway.url);
+      token = await api.login();
+      typeId = (
+        await api.call('POST', `${app}/content-types`, { token, body: { name: 'Page', schema: { type: 'object' } } })
+      ).body.id;
+      expect((await api.call('POST', `${app}/content-types/${typeId}/publish`, { token })).status).toBe(200);
+      key = (await api.call('POST', `${app}/api-keys`, { token, body: { name: 'reader' } })).body.key;
+      expect(key).toMatch(/^cpk_/);
+    }, 180_000);
+
+    afterAll(async () => {
+      await gateway?.stop();
+      await Promise.all(Object.values(services).map((s) => s.stop()));
+      await pg?.destroy();
+      await redis?.destroy();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    const createContent = `mutation($t: ID!, $n: String!) {
+    createContent(organizationId: "default", projectId: "default", input: { typeId: $t, name: $n, content: {} }) { id }
+  }`;
+
+    /** The writes each address takes: REST and GraphQL at the gateway, GraphQL and an upload straight at a service. */
+    const writes = {
+      gatewayRest: (n: string) => api.call('POST', `${app}/content`, { token, body: { typeId, name: n, content: {} } }),
+      gatewayGraphql: (n: string) => api.graphql(createContent, { t: typeId, n }, { token }),
+      serviceGraphql: (n: string) => direct.content.graphql(createContent, { t: typeId, n }, { token }),
+      serviceUpload: async (n: string): Promise<HttpResult> => {
+        const body = new FormData();
+        body.append('file', new Blob([Buffer.from(n)], { type: 'text/plain' }), `${n}.txt`);
+        const res = await fetch(`${direct.assets.baseUrl}${app}/assets`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}` },
+          body,
+        });
+        const text = await res.text();
+        return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+      },
+    };
+    /** Records an acknowledged write by the id its answer names. */
+    function record(kind: 'content' | 'assets', res: HttpResult) {
+      const id = res.body?.id ?? res.body?.data?.createContent?.id;
+      if (res.status < 300 && id) acknowledged.push({ kind, id });
+      return res;
+    }
+
+    it('answers a fast 503 UNAVAILABLE at the gateway and at every service while PostgreSQL is down', async () => {
+      for (const [name, write] of Object.entries(writes)) {
+        const res = record(name === 'serviceUpload' ? 'assets' : 'content', await write(`before-${name}`));
+        expect(res.status, `${name} ${JSON.stringify(res.body)}`).toBeLessThan(300);
+        expect(res.body.errors, name).toBeUndefined();
+      }
+      expect(acknowledged).toHaveLength(4);
+
+      await pg.stop();
+      try {
+        expectRefusal('gateway GraphQL mutation', await timed(() => writes.gatewayGraphql('down')), 'graphql');
+        expectRefusal('gateway REST write', await timed(() => writes.gatewayRest('down')), 'rest');
+        expectRefusal(
+          'gateway admin REST read',
+          await timed(() => api.call('GET', `${app}/content?limit=5`, { token })),
+          'rest',
+        );
+        expectRefusal('content service GraphQL', await timed(() => writes.serviceGraphql('down')), 'graphql');
+        expectRefusal('assets service upload', await timed(() => writes.serviceUpload('down')), 'rest');
+        // Credentials checked against the database at the service: an API key, a sign-in.
+        expectRefusal(
+          'content service GraphQL with an API key',
+          await timed(() =>
+            direct.content.graphql(
+              '{ contents(organizationId: "default", projectId: "default") { data { id } } }',
+              {},
+              { apiKey: key },
+            ),
+          ),
+          'graphql',
+        );
+        expectRefusal(
+          'access service sign-in',
+          await timed(() =>
+            direct.access.graphql(
+              'mutation($e: String!, $p: String!) { login(input: { email: $e, password: $p }) { token } }',
+              { e: ADMIN.email, p: ADMIN.password },
+            ),
+          ),
+          'graphql',
+        );
+        expectRefusal(
+          'components service GraphQL',
+          await timed(() =>
+            direct.components.graphql(
+              '{ components(organizationId: "default", projectId: "default") { data { id } } }',
+              {},
+              { token },
+            ),
+          ),
+          'graphql',
+        );
+        expectRefusal(
+          'gateway sign-in',
+          await timed(() => api.call('POST', '/app/v1/auth/login', { body: ADMIN })),
+          'rest',
+        );
+        for (const name of NAMES) {
+          const ready = await timed(() => direct[name].call('GET', '/ready'));
+          expect(ready.ms, `${name} /ready`).toBeLessThan(ANSWER_WITHIN_MS);
+          expect(ready.status, `${name} /ready`).toBe(503);
+          expect(ready.body).toEqual({ status: 'degraded' });
+          const health = await timed(() => direct[name].call('GET', '/health'));
+          expect(health.ms, `${name} /health`).toBeLessThan(ANSWER_WITHIN_MS);
+          expect([health.status, health.body.status], `${name} /health`).toEqual([503, 'degraded']);
+        }
+        expect((await api.call('GET', '/ready')).status).toBe(503);
+      } finally {
+        await pg.start();
+      }
+
+      // Healing: every address takes writes again, no process restarted.
+      const deadline = Date.now() + HEALED_WITHIN_MS;
+      for (const [name, write] of Object.entries(writes)) {
+        let res = await write(`after-${name}`);
+        while ((res.status >= 300 || res.body.errors) && Date.now() < deadline) {
+          expect(res.status, `${name} while healing: ${JSON.stringify(res.body)}`).toBe(503);
+          await new Promise((r) => setTimeout(r, 250));
+          res = await write(`after-${name}`);
+        }
+        record(name === 'serviceUpload' ? 'assets' : 'content', res);
+        expect(res.status, `${name} after: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+        expect(res.body.errors, name).toBeUndefined();
+      }
+      // Ready again, broker included (with the PostgreSQL broker, its LISTEN connection came back too).
+      for (const client of [...NAMES.map((n) => direct[n]), api]) {
+        let ready = await client.call('GET', '/ready');
+        while (ready.body?.status !== 'ready' && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 250));
+          ready = await client.call('GET', '/ready');
+        }
+        expect([ready.status, ready.body], client.baseUrl).toEqual([200, { status: 'ready' }]);
+      }
+      for (const s of [...Object.values(services), gateway]) expect(s.child.exitCode).toBeNull();
+      for (const s of [...Object.values(services), gateway]) expect(s.output()).not.toMatch(/"msg":"unexpected error"/);
+    }, 60_000);
+
+    it('loses nothing acknowledged: each write is readable with one version and exactly one created event', async () => {
+      expect(acknowledged.length).toBeGreaterThanOrEqual(8);
+      for (const { kind, id } of acknowledged) {
+        const read = await api.call('GET', `${app}/${kind}/${id}`, { token });
+        expect(read.status, `${kind} ${id}`).toBe(200);
+        expect(read.body.id).toBe(id);
+        const events = await api.call('GET', `${app}/${kind}/${id}/events?limit=100`, { token });
+        expect(events.status, JSON.stringify(events.body)).toBe(200);
+        expect(
+          events.body.data.map((e: { type: string }) => e.type),
+          `${kind} ${id}`,
+        ).toEqual([`${kind}.created`]);
+      }
+    });
+  },
+);
