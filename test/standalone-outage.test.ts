@@ -4,6 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT, type HttpResult } from './support/client';
 import { startPostgres, startRedis, type FaultServer } from './support/fault-servers';
@@ -24,6 +25,12 @@ const ANSWER_WITHIN_MS = 5000;
 /** Once PostgreSQL is back, every process takes writes again within this. */
 const HEALED_WITHIN_MS = 20_000;
 
+const RUNS = Number(process.env.FC_RUNS ?? 5);
+const SEED = Number(process.env.FC_SEED ?? 20261125);
+
+const WRITES = ['gatewayRest', 'gatewayGraphql', 'serviceGraphql', 'serviceUpload'] as const;
+type Write = (typeof WRITES)[number];
+
 type Name = 'access' | 'content' | 'components' | 'assets';
 const NAMES: Name[] = ['access', 'content', 'components', 'assets'];
 
@@ -31,8 +38,12 @@ const NAMES: Name[] = ['access', 'content', 'components', 'assets'];
 async function timed(request: () => Promise<HttpResult>): Promise<HttpResult & { ms: number }> {
   const started = Date.now();
   const res = await request();
-  return { ...res, ms: Date.now() - started };
+  const ms = Date.now() - started;
+  if (res.status === 503) refusalMs.push(ms);
+  return { ...res, ms };
 }
+/** Every 503's wall time, reported at the end (what the bound above leaves as slack). */
+const refusalMs: number[] = [];
 
 /** The D4 code of a REST envelope or of a GraphQL answer's first error. */
 const codeOf = (res: HttpResult) => res.body?.error?.code ?? res.body?.errors?.[0]?.extensions?.code;
@@ -103,6 +114,11 @@ describe.each(['redis', 'postgres'] as const)(
     }, 180_000);
 
     afterAll(async () => {
+      const sorted = [...refusalMs].sort((a, b) => a - b);
+      console.log(
+        `${broker}: ${sorted.length} refusals, median ${sorted[sorted.length >> 1]} ms, slowest ${sorted.at(-1)} ms`,
+      );
+      refusalMs.length = 0;
       await gateway?.stop();
       await Promise.all(Object.values(services).map((s) => s.stop()));
       await pg?.destroy();
@@ -115,7 +131,7 @@ describe.each(['redis', 'postgres'] as const)(
   }`;
 
     /** The writes each address takes: REST and GraphQL at the gateway, GraphQL and an upload straight at a service. */
-    const writes = {
+    const writes: Record<Write, (name: string) => Promise<HttpResult>> = {
       gatewayRest: (n: string) => api.call('POST', `${app}/content`, { token, body: { typeId, name: n, content: {} } }),
       gatewayGraphql: (n: string) => api.graphql(createContent, { t: typeId, n }, { token }),
       serviceGraphql: (n: string) => direct.content.graphql(createContent, { t: typeId, n }, { token }),
@@ -138,9 +154,39 @@ describe.each(['redis', 'postgres'] as const)(
       return res;
     }
 
+    const kindOf = (name: Write) => (name === 'serviceUpload' ? 'assets' : 'content');
+    const envelopeOf = (name: Write) => (name.endsWith('Graphql') ? 'graphql' : 'rest');
+
+    /** Retries a write until an address acknowledges it; meanwhile only fast 503 UNAVAILABLE answers. */
+    async function writeUntilAcknowledged(name: Write, label: string) {
+      const deadline = Date.now() + HEALED_WITHIN_MS;
+      for (;;) {
+        const res = await timed(() => writes[name](label));
+        if (res.status < 300 && !res.body?.errors) return record(kindOf(name), res);
+        expectRefusal(`${name} while healing`, res, envelopeOf(name));
+        if (Date.now() > deadline) throw new Error(`${name} still refused ${HEALED_WITHIN_MS} ms after recovery`);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
+
+    /** Every process ready again, broker included (the PostgreSQL broker's LISTEN connection came back too), none restarted. */
+    async function expectHealed() {
+      const deadline = Date.now() + HEALED_WITHIN_MS;
+      for (const client of [...NAMES.map((n) => direct[n]), api]) {
+        let ready = await client.call('GET', '/ready');
+        while (ready.body?.status !== 'ready' && Date.now() < deadline) {
+          await new Promise((r) => setTimeout(r, 250));
+          ready = await client.call('GET', '/ready');
+        }
+        expect([ready.status, ready.body], client.baseUrl).toEqual([200, { status: 'ready' }]);
+      }
+      for (const s of [...Object.values(services), gateway]) expect(s.child.exitCode).toBeNull();
+      for (const s of [...Object.values(services), gateway]) expect(s.output()).not.toMatch(/"msg":"unexpected error"/);
+    }
+
     it('answers a fast 503 UNAVAILABLE at the gateway and at every service while PostgreSQL is down', async () => {
-      for (const [name, write] of Object.entries(writes)) {
-        const res = record(name === 'serviceUpload' ? 'assets' : 'content', await write(`before-${name}`));
+      for (const name of WRITES) {
+        const res = record(kindOf(name), await writes[name](`before-${name}`));
         expect(res.status, `${name} ${JSON.stringify(res.body)}`).toBeLessThan(300);
         expect(res.body.errors, name).toBeUndefined();
       }
@@ -210,30 +256,60 @@ describe.each(['redis', 'postgres'] as const)(
       }
 
       // Healing: every address takes writes again, no process restarted.
-      const deadline = Date.now() + HEALED_WITHIN_MS;
-      for (const [name, write] of Object.entries(writes)) {
-        let res = await write(`after-${name}`);
-        while ((res.status >= 300 || res.body.errors) && Date.now() < deadline) {
-          expect(res.status, `${name} while healing: ${JSON.stringify(res.body)}`).toBe(503);
-          await new Promise((r) => setTimeout(r, 250));
-          res = await write(`after-${name}`);
-        }
-        record(name === 'serviceUpload' ? 'assets' : 'content', res);
-        expect(res.status, `${name} after: ${JSON.stringify(res.body)}`).toBeLessThan(300);
-        expect(res.body.errors, name).toBeUndefined();
-      }
-      // Ready again, broker included (with the PostgreSQL broker, its LISTEN connection came back too).
-      for (const client of [...NAMES.map((n) => direct[n]), api]) {
-        let ready = await client.call('GET', '/ready');
-        while (ready.body?.status !== 'ready' && Date.now() < deadline) {
-          await new Promise((r) => setTimeout(r, 250));
-          ready = await client.call('GET', '/ready');
-        }
-        expect([ready.status, ready.body], client.baseUrl).toEqual([200, { status: 'ready' }]);
-      }
-      for (const s of [...Object.values(services), gateway]) expect(s.child.exitCode).toBeNull();
-      for (const s of [...Object.values(services), gateway]) expect(s.output()).not.toMatch(/"msg":"unexpected error"/);
+      for (const name of WRITES) await writeUntilAcknowledged(name, `after-${name}`);
+      await expectHealed();
     }, 60_000);
+
+    it('property: under any sequence of outages, recoveries and writes, down is a fast 503 and up takes writes', async () => {
+      const step = fc.oneof(fc.constant('flip' as const), fc.constantFrom(...WRITES));
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 3, maxLength: 7 }), async (steps) => {
+          run++;
+          let down = false;
+          try {
+            for (const [i, s] of steps.entries()) {
+              if (s === 'flip') {
+                await (down ? pg.start() : pg.stop());
+                down = !down;
+              } else if (down) {
+                expectRefusal(`${s} while down`, await timed(() => writes[s](`p${run}-${i}`)), envelopeOf(s));
+              } else {
+                await writeUntilAcknowledged(s, `p${run}-${i}`);
+              }
+            }
+          } finally {
+            if (down) await pg.start();
+          }
+          await expectHealed();
+        }),
+        // Real processes: no shrinking (each step may take seconds); a failure prints its sequence and seed.
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
+    }, 120_000);
+
+    it.runIf(broker === 'redis')(
+      'keeps taking writes everywhere while Redis is down (ready, degraded broker at 200), and heals',
+      async () => {
+        await redis!.stop();
+        try {
+          for (const name of WRITES) {
+            const res = await timed(() => writes[name](`no-redis-${name}`));
+            expect(res.ms, name).toBeLessThan(ANSWER_WITHIN_MS);
+            expect(res.status, `${name} ${JSON.stringify(res.body)}`).toBeLessThan(300);
+            record(kindOf(name), res);
+          }
+          for (const client of [...NAMES.map((n) => direct[n]), api]) {
+            const ready = await client.call('GET', '/ready');
+            expect([ready.status, ready.body], client.baseUrl).toEqual([200, { status: 'degraded', broker: 'down' }]);
+          }
+        } finally {
+          await redis!.start();
+        }
+        await expectHealed();
+      },
+      60_000,
+    );
 
     it('loses nothing acknowledged: each write is readable with one version and exactly one created event', async () => {
       expect(acknowledged.length).toBeGreaterThanOrEqual(8);
@@ -241,6 +317,8 @@ describe.each(['redis', 'postgres'] as const)(
         const read = await api.call('GET', `${app}/${kind}/${id}`, { token });
         expect(read.status, `${kind} ${id}`).toBe(200);
         expect(read.body.id).toBe(id);
+        // Written once: no retry of ours applied it twice.
+        if (kind === 'content') expect(read.body.revision, `${kind} ${id}`).toBe(1);
         const events = await api.call('GET', `${app}/${kind}/${id}/events?limit=100`, { token });
         expect(events.status, JSON.stringify(events.body)).toBe(200);
         expect(
