@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT, type HttpResult } from './support/client';
-import { startPostgres, startRedis, type FaultServer } from './support/fault-servers';
+import { startNats, startPostgres, startRedis, type FaultServer } from './support/fault-servers';
 import {
   ADMIN,
   freePort,
@@ -63,13 +63,14 @@ function expectRefusal(what: string, res: HttpResult & { ms: number }, envelope:
   }
 }
 
-// The broker is Redis, or PostgreSQL itself (LISTEN/NOTIFY) when no Redis or NATS is configured: then the
-// outage takes the broker down too and its connection must heal as well.
-describe.each(['redis', 'postgres'] as const)(
+// The broker is Redis (also the rate-limit store), NATS, or PostgreSQL itself (LISTEN/NOTIFY) when neither is
+// configured: then the outage takes the broker down too and its connection must heal as well.
+describe.each(['redis', 'nats', 'postgres'] as const)(
   'PostgreSQL outage under standalone subgraph services (%s broker)',
   (broker) => {
     let pg: FaultServer;
-    let redis: FaultServer | undefined;
+    /** Redis or NATS, a process of the test's own. */
+    let brokerServer: FaultServer | undefined;
     let dataDir: string;
     const services = {} as Record<Name, Process>;
     const envs = {} as Record<Name, Record<string, string>>;
@@ -86,9 +87,11 @@ describe.each(['redis', 'postgres'] as const)(
       spawnNode(`subgraphs/${name}/dist/main.js`, envs[name], new RegExp(`subgraph ${name} listening`));
 
     beforeAll(async () => {
-      [pg, redis] = await Promise.all([startPostgres(), broker === 'redis' ? startRedis() : undefined]);
+      const startBroker = { redis: startRedis, nats: startNats, postgres: async () => undefined }[broker];
+      [pg, brokerServer] = await Promise.all([startPostgres(), startBroker()]);
       dataDir = mkdtempSync(join(tmpdir(), 'cp-standalone-outage-'));
-      const brokerEnv: Record<string, string> = redis ? { REDIS_URL: redis.url } : {};
+      const brokerEnv: Record<string, string> =
+        broker === 'postgres' ? {} : { [broker === 'redis' ? 'REDIS_URL' : 'NATS_URL']: brokerServer!.url };
       const common = { DATABASE_URL: pg.url, DATA_DIR: dataDir, JWT_SECRET, SUBGRAPH_SECRET, ...brokerEnv };
       const urls: string[] = [];
       // One after another: each migrates its own tables on the shared database.
@@ -122,7 +125,7 @@ describe.each(['redis', 'postgres'] as const)(
       await gateway?.stop();
       await Promise.all(Object.values(services).map((s) => s.stop()));
       await pg?.destroy();
-      await redis?.destroy();
+      await brokerServer?.destroy();
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     });
 
@@ -288,13 +291,13 @@ describe.each(['redis', 'postgres'] as const)(
       );
     }, 120_000);
 
-    it.runIf(broker === 'redis')(
-      'keeps taking writes everywhere while Redis is down (ready, degraded broker at 200), and heals',
+    it.runIf(broker !== 'postgres')(
+      `keeps taking writes everywhere while ${broker} is down (ready, degraded broker at 200), and heals`,
       async () => {
-        await redis!.stop();
+        await brokerServer!.stop();
         try {
           for (const name of WRITES) {
-            const res = await timed(() => writes[name](`no-redis-${name}`));
+            const res = await timed(() => writes[name](`no-broker-${name}`));
             expect(res.ms, name).toBeLessThan(ANSWER_WITHIN_MS);
             expect(res.status, `${name} ${JSON.stringify(res.body)}`).toBeLessThan(300);
             record(kindOf(name), res);
@@ -304,7 +307,7 @@ describe.each(['redis', 'postgres'] as const)(
             expect([ready.status, ready.body], client.baseUrl).toEqual([200, { status: 'degraded', broker: 'down' }]);
           }
         } finally {
-          await redis!.start();
+          await brokerServer!.start();
         }
         await expectHealed();
       },
