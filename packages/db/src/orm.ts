@@ -66,6 +66,7 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
   let orm = await connect(
     modules,
     embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax: config.database.poolMax },
+    logger,
   );
   const applied = await migrate(orm, !embedded);
   if (embedded && applied > 0) {
@@ -131,7 +132,7 @@ const allMigrations = (modules: DatabaseModule[]) => [...coreMigrations, ...modu
 
 type Target = { url: string; poolMax: number } | { host: string; port: number };
 
-function connect(modules: DatabaseModule[], target: Target): Promise<MikroORM> {
+function connect(modules: DatabaseModule[], target: Target, logger?: Logger): Promise<MikroORM> {
   return MikroORM.init({
     driver: PostgreSqlDriver,
     ...('url' in target
@@ -151,7 +152,12 @@ function connect(modules: DatabaseModule[], target: Target): Promise<MikroORM> {
     // A database that does not answer fails requests within seconds (503 UNAVAILABLE at the edge) instead of holding
     // them for knex's default 60 s: connecting gives up after 5 s, waiting for a pooled connection after 10 s.
     pool: { min: 0, max: 'url' in target ? target.poolMax : 6, acquireTimeoutMillis: 10_000 },
-    driverOptions: { connection: { connectionTimeoutMillis: 5000 } },
+    driverOptions: {
+      connection: { connectionTimeoutMillis: 5000 },
+      // knex prints its warnings with console.warn ("Connection Error: Connection ended unexpectedly" for each pooled
+      // connection a database outage broke): into the service's JSON log instead (docs/operating/README.md, Faults).
+      ...(logger && { log: { warn: (message: unknown) => logger.warn({ reason: String(message) }, 'knex warning') } }),
+    },
     allowGlobalContext: false,
     forceUtcTimezone: true,
     discovery: { warnWhenNoEntities: false },

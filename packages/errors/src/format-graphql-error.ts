@@ -1,6 +1,6 @@
 // GraphQL-side twin of the REST envelope: every error leaves with a D4 `extensions.code`, no stack, no SQL.
 import type { GraphQLFormattedError } from 'graphql';
-import { isErrorCode } from './catalogue';
+import { isErrorCode, statusOf } from './catalogue';
 import { toErrorEnvelope, type EdgeContext } from './envelope';
 
 /** Apollo `formatError`: the code and details the REST envelope would carry, inside `extensions`. */
@@ -27,4 +27,17 @@ function unwrap(error: unknown): unknown {
 
 export function isInternal(formatted: GraphQLFormattedError): boolean {
   return formatted.extensions?.code === 'INTERNAL';
+}
+
+/**
+ * The HTTP status of a GraphQL answer, as at our gateway: when no data came back at all, the first error's code's
+ * status (401, 403, 429, 503, …); undefined (keep 200) when some data came back or the first error is INTERNAL.
+ */
+export function graphQLResultStatus(
+  data: Record<string, unknown> | null | undefined,
+  errors: readonly GraphQLFormattedError[] | undefined,
+): number | undefined {
+  const code = errors?.[0]?.extensions?.code;
+  const nothing = data === null || data === undefined || Object.values(data).every((v) => v === null);
+  return nothing && isErrorCode(code) && statusOf(code) !== 500 ? statusOf(code) : undefined;
 }

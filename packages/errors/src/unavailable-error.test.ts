@@ -24,6 +24,10 @@ const outages = fc.oneof(
       'Client has encountered a connection error and is not queryable',
     )
     .map((m) => new Error(m)),
+  // Node's fetch to a standalone subgraph service that died mid-request or does not accept the connection.
+  fc
+    .constantFrom('UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT')
+    .map((code) => new TypeError('fetch failed', { cause: withCode('other side closed', code) })),
   fc.constant(
     Object.assign(new AggregateError([withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED')], ''), {
       code: 'ECONNREFUSED',

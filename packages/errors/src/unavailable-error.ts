@@ -10,8 +10,13 @@ export class UnavailableError extends AppError {
   }
 }
 
-/** Socket failures: nothing answers at the address, the connection broke, or it timed out. */
+/**
+ * Socket failures: nothing answers at the address, the connection broke, or it timed out. `UND_ERR_*`: Node's fetch
+ * (undici), e.g. a standalone subgraph service that died while our gateway waited for its answer ("other side closed").
+ */
 const SOCKET_CODES = new Set([
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',

@@ -1,6 +1,6 @@
 // Runs one subgraph module as its own HTTP service behind our gateway (`SUBGRAPH_URLS`) or any federation gateway.
 import 'reflect-metadata';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { createAuthentication } from '@cp/auth';
 import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadSubgraphSecret, type Config } from '@cp/config';
@@ -10,6 +10,7 @@ import {
   AppError,
   BadRequestError,
   formatGraphQLError,
+  graphQLResultStatus,
   isInternal,
   negotiateLanguage,
   toErrorEnvelope,
@@ -22,6 +23,7 @@ import {
   JSON_LIMIT_BYTES,
   jsonBodyError,
   type ApiFamily,
+  PRINCIPAL_HEADER,
   type Context,
 } from '@cp/graphql';
 import type { Tracing } from '@cp/tracing';
@@ -87,6 +89,24 @@ function sendError(res: Response, err: unknown): void {
   res.status(status).json(body);
 }
 
+/**
+ * A caller other than our gateway (a client, Apollo Router, Hive Gateway) gets the HTTP status our gateway would
+ * answer: 503 for UNAVAILABLE, 401, 429 …, when no data came back, as its refusals before execution already do. Our
+ * gateway's own calls (a verified principal header) keep 200, so that @apollo/gateway reads the codes from the body.
+ */
+const statusForClients: ApolloServerPlugin<Context> = {
+  async requestDidStart({ request }) {
+    if (request.http?.headers.get(PRINCIPAL_HEADER)) return {};
+    return {
+      async willSendResponse({ response }) {
+        if (response.body.kind !== 'single') return;
+        const status = graphQLResultStatus(response.body.singleResult.data, response.body.singleResult.errors);
+        if (status !== undefined) response.http.status = status;
+      },
+    };
+  },
+};
+
 /** The module's schema on Apollo at /graphql, and its HTTP routes, for our gateway and any other caller. */
 async function serveSubgraph(
   module: SubgraphModule,
@@ -101,6 +121,7 @@ async function serveSubgraph(
     includeStacktraceInErrorResponses: false,
     // Stopped by our shutdown after the HTTP drain, not by Apollo's own SIGTERM handler (operations in flight would fail).
     stopOnTerminationSignals: false,
+    plugins: [statusForClients],
     formatError(formatted, error) {
       // Codes and details pass through to the gateway; HTTP status stays 200 (stack-facts pitfall 1).
       const result = formatGraphQLError(formatted, error, { requestId: 'subgraph', lang: 'en', variablesFrom: 'body' });

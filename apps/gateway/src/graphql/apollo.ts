@@ -2,7 +2,7 @@
 import { ApolloServer, HeaderMap, type ApolloServerPlugin, type HTTPGraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
-import { BadRequestError, formatGraphQLError, isErrorCode, statusOf, type ErrorCode } from '@cp/errors';
+import { BadRequestError, formatGraphQLError, graphQLResultStatus, type ErrorCode } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { counter } from '@cp/metrics';
 import type { Request, Response } from 'express';
@@ -19,9 +19,8 @@ const statusFromErrors: ApolloServerPlugin<Context> = {
       async willSendResponse({ response }) {
         if (response.body.kind !== 'single') return;
         const { data, errors } = response.body.singleResult;
-        const code = errors?.[0]?.extensions?.code;
-        const nothing = data === null || data === undefined || Object.values(data).every((v) => v === null);
-        if (nothing && isErrorCode(code) && statusOf(code) !== 500) response.http.status = statusOf(code);
+        const status = graphQLResultStatus(data, errors);
+        if (status !== undefined) response.http.status = status;
       },
     };
   },
