@@ -8,6 +8,9 @@ import type { EventBroker } from './broker';
 const DISPATCH_LOCK = 7_240_114;
 const BATCH = 1000;
 
+/** One numbered event as the database returned it (column names, as `em.map` takes them). */
+export type NumberedRow = Record<string, unknown> & { position: string };
+
 /**
  * Events get positions only after their transaction committed, by one dispatcher at a time, in one transaction per
  * batch: a reader that saw position N can never later find an event below N. A dispatcher runs after each commit
@@ -15,10 +18,12 @@ const BATCH = 1000;
  * between its commit and its dispatch.
  */
 export class EventDispatcher extends PollingWorker {
+  private readonly numbered: ((rows: NumberedRow[]) => void)[] = [];
+
   constructor(
     private readonly orm: MikroORM,
     private readonly broker: EventBroker,
-    logger?: Logger,
+    private readonly logger?: Logger,
     pollMs = 500,
   ) {
     super({ name: 'event-dispatcher', what: 'event dispatch', pollMs, kickOn: ['commit'], logger });
@@ -29,6 +34,14 @@ export class EventDispatcher extends PollingWorker {
   // have positions, this process has heard of them, and the broker was given a bounded moment to carry them to the
   // other replicas (see AnnouncingBroker): cheaper than `flush` (no transaction).
 
+  /**
+   * Called with every batch this dispatcher numbered, after its transaction committed and before it is announced: the
+   * local feed delivers them without reading them back when they follow its position exactly (EventFeed.handOff).
+   */
+  onNumbered(listener: (rows: NumberedRow[]) => void): void {
+    this.numbered.push(listener);
+  }
+
   /** Numbers one batch; true when the batch was full (more are waiting). */
   protected async pass(): Promise<boolean> {
     const em = this.orm.em.fork();
@@ -36,12 +49,12 @@ export class EventDispatcher extends PollingWorker {
       const conn = tx.getConnection();
       const ctx = tx.getTransactionContext();
       await conn.execute('select pg_advisory_xact_lock(?)', [DISPATCH_LOCK], 'all', ctx);
-      const rows = await conn.execute<{ position: string }[]>(
+      const rows = await conn.execute<NumberedRow[]>(
         `update "event" set "position" = s.pos
            from (select id, nextval('event_position_seq') as pos
                    from (select id from "event" where "position" is null order by "occurred_at", "id" limit ${BATCH}) ordered) s
           where "event"."id" = s.id
-          returning "event"."position"`,
+          returning "event".*`,
         [],
         'all',
         ctx,
@@ -50,8 +63,17 @@ export class EventDispatcher extends PollingWorker {
         (m, r) => (m === undefined || BigInt(r.position) > BigInt(m) ? String(r.position) : m),
         undefined,
       );
-      return { max, full: rows.length === BATCH };
+      return { rows, max, full: rows.length === BATCH };
     });
+    if (batch.rows.length > 0) {
+      for (const listener of this.numbered) {
+        try {
+          listener(batch.rows);
+        } catch (err) {
+          this.logger?.warn({ err }, 'handing numbered events over failed');
+        }
+      }
+    }
     if (batch.max !== undefined) await this.broker.publish(batch.max);
     return batch.full;
   }
