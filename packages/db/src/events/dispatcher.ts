@@ -44,27 +44,12 @@ export class EventDispatcher extends PollingWorker {
 
   /** Numbers one batch; true when the batch was full (more are waiting). */
   protected async pass(): Promise<boolean> {
-    const em = this.orm.em.fork();
-    const batch = await em.transactional(async (tx) => {
-      const conn = tx.getConnection();
-      const ctx = tx.getTransactionContext();
-      await conn.execute('select pg_advisory_xact_lock(?)', [DISPATCH_LOCK], 'all', ctx);
-      const rows = await conn.execute<NumberedRow[]>(
-        `update "event" set "position" = s.pos
-           from (select id, nextval('event_position_seq') as pos
-                   from (select id from "event" where "position" is null order by "occurred_at", "id" limit ${BATCH}) ordered) s
-          where "event"."id" = s.id
-          returning "event".*`,
-        [],
-        'all',
-        ctx,
-      );
-      const max = rows.reduce<string | undefined>(
-        (m, r) => (m === undefined || BigInt(r.position) > BigInt(m) ? String(r.position) : m),
-        undefined,
-      );
-      return { rows, max, full: rows.length === BATCH };
-    });
+    const rows = await this.number();
+    const max = rows.reduce<string | undefined>(
+      (m, r) => (m === undefined || BigInt(r.position) > BigInt(m) ? String(r.position) : m),
+      undefined,
+    );
+    const batch = { rows, max, full: rows.length === BATCH };
     if (batch.rows.length > 0) {
       for (const listener of this.numbered) {
         try {
@@ -76,5 +61,27 @@ export class EventDispatcher extends PollingWorker {
     }
     if (batch.max !== undefined) await this.broker.publish(batch.max);
     return batch.full;
+  }
+
+  /**
+   * Takes the lock and numbers the batch in one round trip: two statements in one simple query run as one implicit
+   * transaction (the lock is held until the numbered rows are committed, and an error rolls both back), and in READ
+   * COMMITTED the update's snapshot is taken after the lock was granted, so it sees every earlier dispatcher's
+   * positions. Without parameters: the simple query protocol is the one that takes several statements.
+   */
+  private async number(): Promise<NumberedRow[]> {
+    const results = await this.orm.em
+      .getConnection()
+      .getKnex()
+      .raw(
+        `select pg_advisory_xact_lock(${DISPATCH_LOCK});
+       update "event" set "position" = s.pos
+         from (select id, nextval('event_position_seq') as pos
+                 from (select id from "event" where "position" is null order by "occurred_at", "id" limit ${BATCH}) ordered) s
+        where "event"."id" = s.id
+        returning "event".*`,
+      );
+    const last = (Array.isArray(results) ? results.at(-1) : results) as { rows: NumberedRow[] };
+    return last.rows;
   }
 }
