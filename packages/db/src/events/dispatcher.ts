@@ -35,7 +35,7 @@ export class EventDispatcher extends PollingWorker {
   // other replicas (see AnnouncingBroker): cheaper than `flush` (no transaction).
 
   /**
-   * Called with every batch this dispatcher numbered, after its transaction committed and before it is announced: the
+   * Called with every batch this dispatcher numbered, after its transaction committed and its announcement left: the
    * local feed delivers them without reading them back when they follow its position exactly (EventFeed.handOff).
    */
   onNumbered(listener: (rows: NumberedRow[]) => void): void {
@@ -50,6 +50,9 @@ export class EventDispatcher extends PollingWorker {
       undefined,
     );
     const batch = { rows, max, full: rows.length === BATCH };
+    // Announced first: the other replicas start reading while this one fans out the batch it hands over (a fan-out to
+    // thousands of subscribers would otherwise hold the announcement back by as long).
+    const announced = batch.max === undefined ? undefined : this.broker.publish(batch.max);
     if (batch.rows.length > 0) {
       for (const listener of this.numbered) {
         try {
@@ -59,7 +62,7 @@ export class EventDispatcher extends PollingWorker {
         }
       }
     }
-    if (batch.max !== undefined) await this.broker.publish(batch.max);
+    await announced;
     return batch.full;
   }
 

@@ -39,8 +39,11 @@ export class EventFeed extends PollingWorker {
   /** Starts from the current position: reads on every announcement, and when quiet. */
   async open(): Promise<this> {
     this.last = await currentPosition(this.orm.em.fork());
-    // An announcement at or below the position adds nothing (every event up to it was delivered, e.g. handed over).
-    this.broker.subscribe((position) => (!/^\d+$/.test(position) || BigInt(position) > this.last) && this.kick());
+    // An announcement at or below the position adds nothing (every event up to it was delivered). Checked once the
+    // announcing code has run to its end: this process's dispatcher hands its batch over right after announcing it.
+    this.broker.subscribe((position) =>
+      queueMicrotask(() => (!/^\d+$/.test(position) || BigInt(position) > this.last) && this.kick()),
+    );
     return this.start();
   }
 
