@@ -93,6 +93,8 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   const { config, logger } = deps;
   // Events announced by every replica's dispatcher (transactional outbox) reach this one through the broker.
   const feed = await new EventFeed(db.orm, broker, logger).open();
+  // This replica's own writes reach its subscribers without the feed reading back what the dispatcher just numbered.
+  dispatcher.onNumbered((rows) => feed.handOff(rows));
   const projects = sqlProjectDirectory(db.orm);
   const access = new AccessWatch({ orm: db.orm, auth, projects }, (err) =>
     logger.warn({ err }, 're-checking a stream caller failed'),

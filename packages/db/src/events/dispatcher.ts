@@ -8,6 +8,9 @@ import type { EventBroker } from './broker';
 const DISPATCH_LOCK = 7_240_114;
 const BATCH = 1000;
 
+/** One numbered event as the database returned it (column names, as `em.map` takes them). */
+export type NumberedRow = Record<string, unknown> & { position: string };
+
 /**
  * Events get positions only after their transaction committed, by one dispatcher at a time, in one transaction per
  * batch: a reader that saw position N can never later find an event below N. A dispatcher runs after each commit
@@ -15,10 +18,12 @@ const BATCH = 1000;
  * between its commit and its dispatch.
  */
 export class EventDispatcher extends PollingWorker {
+  private readonly numbered: ((rows: NumberedRow[]) => void)[] = [];
+
   constructor(
     private readonly orm: MikroORM,
     private readonly broker: EventBroker,
-    logger?: Logger,
+    private readonly logger?: Logger,
     pollMs = 500,
   ) {
     super({ name: 'event-dispatcher', what: 'event dispatch', pollMs, kickOn: ['commit'], logger });
@@ -29,30 +34,57 @@ export class EventDispatcher extends PollingWorker {
   // have positions, this process has heard of them, and the broker was given a bounded moment to carry them to the
   // other replicas (see AnnouncingBroker): cheaper than `flush` (no transaction).
 
+  /**
+   * Called with every batch this dispatcher numbered, after its transaction committed and its announcement left: the
+   * local feed delivers them without reading them back when they follow its position exactly (EventFeed.handOff).
+   */
+  onNumbered(listener: (rows: NumberedRow[]) => void): void {
+    this.numbered.push(listener);
+  }
+
   /** Numbers one batch; true when the batch was full (more are waiting). */
   protected async pass(): Promise<boolean> {
-    const em = this.orm.em.fork();
-    const batch = await em.transactional(async (tx) => {
-      const conn = tx.getConnection();
-      const ctx = tx.getTransactionContext();
-      await conn.execute('select pg_advisory_xact_lock(?)', [DISPATCH_LOCK], 'all', ctx);
-      const rows = await conn.execute<{ position: string }[]>(
-        `update "event" set "position" = s.pos
-           from (select id, nextval('event_position_seq') as pos
-                   from (select id from "event" where "position" is null order by "occurred_at", "id" limit ${BATCH}) ordered) s
-          where "event"."id" = s.id
-          returning "event"."position"`,
-        [],
-        'all',
-        ctx,
-      );
-      const max = rows.reduce<string | undefined>(
-        (m, r) => (m === undefined || BigInt(r.position) > BigInt(m) ? String(r.position) : m),
-        undefined,
-      );
-      return { max, full: rows.length === BATCH };
-    });
-    if (batch.max !== undefined) await this.broker.publish(batch.max);
+    const rows = await this.number();
+    const max = rows.reduce<string | undefined>(
+      (m, r) => (m === undefined || BigInt(r.position) > BigInt(m) ? String(r.position) : m),
+      undefined,
+    );
+    const batch = { rows, max, full: rows.length === BATCH };
+    // Announced first: the other replicas start reading while this one fans out the batch it hands over (a fan-out to
+    // thousands of subscribers would otherwise hold the announcement back by as long).
+    const announced = batch.max === undefined ? undefined : this.broker.publish(batch.max);
+    if (batch.rows.length > 0) {
+      for (const listener of this.numbered) {
+        try {
+          listener(batch.rows);
+        } catch (err) {
+          this.logger?.warn({ err }, 'handing numbered events over failed');
+        }
+      }
+    }
+    await announced;
     return batch.full;
+  }
+
+  /**
+   * Takes the lock and numbers the batch in one round trip: two statements in one simple query run as one implicit
+   * transaction (the lock is held until the numbered rows are committed, and an error rolls both back), and in READ
+   * COMMITTED the update's snapshot is taken after the lock was granted, so it sees every earlier dispatcher's
+   * positions. Without parameters: the simple query protocol is the one that takes several statements.
+   */
+  private async number(): Promise<NumberedRow[]> {
+    const results = await this.orm.em
+      .getConnection()
+      .getKnex()
+      .raw(
+        `select pg_advisory_xact_lock(${DISPATCH_LOCK});
+       update "event" set "position" = s.pos
+         from (select id, nextval('event_position_seq') as pos
+                 from (select id from "event" where "position" is null order by "occurred_at", "id" limit ${BATCH}) ordered) s
+        where "event"."id" = s.id
+        returning "event".*`,
+      );
+    const last = (Array.isArray(results) ? results.at(-1) : results) as { rows: NumberedRow[] };
+    return last.rows;
   }
 }

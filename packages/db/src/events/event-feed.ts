@@ -3,6 +3,7 @@ import type { Logger } from '@cp/config';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { PollingWorker } from '../polling-worker';
 import type { EventBroker } from './broker';
+import type { NumberedRow } from './dispatcher';
 import { EventRecord } from './event.entity';
 import { currentPosition, matches, type EventFilter } from './event-query';
 
@@ -38,7 +39,11 @@ export class EventFeed extends PollingWorker {
   /** Starts from the current position: reads on every announcement, and when quiet. */
   async open(): Promise<this> {
     this.last = await currentPosition(this.orm.em.fork());
-    this.broker.subscribe(() => this.kick());
+    // An announcement at or below the position adds nothing (every event up to it was delivered). Checked once the
+    // announcing code has run to its end: this process's dispatcher hands its batch over right after announcing it.
+    this.broker.subscribe((position) =>
+      queueMicrotask(() => (!/^\d+$/.test(position) || BigInt(position) > this.last) && this.kick()),
+    );
     return this.start();
   }
 
@@ -74,10 +79,26 @@ export class EventFeed extends PollingWorker {
         { position: { $gt: String(this.last) } },
         { orderBy: { position: 'asc' }, limit: PAGE },
       );
-      for (const event of events) this.deliver(event);
+      // A hand-off may have delivered some of them while this page was being read.
+      for (const event of events) if (BigInt(event.position!) > this.last) this.deliver(event);
       if (events.length < PAGE) return;
       em.clear();
     }
+  }
+
+  /**
+   * Delivers a batch this process's dispatcher just numbered and committed, without reading it back, when it starts
+   * right after this feed's position: positions are drawn under the dispatchers' lock, so nothing of another process
+   * lies inside the batch. Otherwise (another process's events came first, or a burnt position) it returns false and
+   * the announcement that follows makes the feed read from the database as usual.
+   */
+  handOff(rows: readonly NumberedRow[]): boolean {
+    if (this.stopping || rows.length === 0) return false;
+    const sorted = [...rows].sort((a, b) => (BigInt(a.position) < BigInt(b.position) ? -1 : 1));
+    if (BigInt(sorted[0].position) !== this.last + 1n) return false;
+    const em = this.orm.em.fork();
+    for (const row of sorted) this.deliver(em.map(EventRecord, row));
+    return true;
   }
 
   /**
