@@ -129,17 +129,15 @@ describe('hand-off from the local dispatcher (real PostgreSQL)', () => {
     for (let waited = 0; handed.position < reading.position && waited < 3000; waited += 10) await sleep(10);
     const from = sequences[0].length;
     delay = 500;
-    await db.orm.em
-      .fork()
-      .transactional(
-        async (tx) =>
-          void recordEvent(tx, {
-            resourceType: 'content',
-            action: 'deleted',
-            resourceId: 'raced',
-            organizationId: 'o',
-          }),
-      );
+    await db.orm.em.fork().transactional(
+      async (tx) =>
+        void recordEvent(tx, {
+          resourceType: 'content',
+          action: 'deleted',
+          resourceId: 'raced',
+          organizationId: 'o',
+        }),
+    );
     // Numbered by the other process (its announcement is late), then handed over while this feed's read is running.
     await dispatchers[1].flush();
     const rows = await db.orm.em
