@@ -3,7 +3,7 @@ import type { Config, Logger, SubgraphName } from '@cp/config';
 import type { BackgroundWorker, DatabaseModule, ProjectTransfer } from '@cp/db';
 import type { ApiFamily, Authenticator, BuiltSubgraph, RestRoutes, RestShape } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { RequestHandler } from 'express';
+import type { Express, RequestHandler } from 'express';
 import type { OpenAPIV3 } from 'openapi-types';
 
 export type { BackgroundWorker } from '@cp/db';
@@ -59,6 +59,22 @@ export type HttpRoute<Deps = SubgraphDeps> = {
   /** Builds the request handler once per host, when the route is mounted. */
   handler(deps: Deps): RequestHandler;
 } & ({ family: ApiFamily; auth: 'credential' | 'public' } | { family: 'cdn'; auth: 'public' });
+
+/**
+ * Mounts routes in order, each handler built once from `deps`; `authenticated(family)` is what the host puts in front
+ * of a credential route (its caller check, family rule and idempotency), so every host mounts a route alike.
+ */
+export function mountHttpRoutes<Deps>(
+  app: Express,
+  routes: readonly HttpRoute<Deps>[],
+  deps: Deps,
+  authenticated: (family: ApiFamily) => RequestHandler[],
+): void {
+  for (const route of routes) {
+    const guard = route.auth === 'credential' ? authenticated(route.family) : [];
+    app[route.method](route.path, ...guard, route.handler(deps));
+  }
+}
 
 /**
  * A subgraph as its hosts run it. `Auth` is the authentication service its schema needs; the process that hosts the

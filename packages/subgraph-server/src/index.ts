@@ -29,7 +29,7 @@ import {
 import type { Tracing } from '@cp/tracing';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { randomUUID } from 'node:crypto';
-import { packageVersion, startHost, type HostedService, type HostParts } from '@cp/host';
+import { mountHttpRoutes, packageVersion, startHost, type HostedService, type HostParts } from '@cp/host';
 import type { SubgraphModule } from '@cp/host';
 import { callerMiddleware, gatewayCaller, sendGraphQLError, type Caller } from './caller';
 import { serveSubscriptions } from './subscriptions';
@@ -112,8 +112,7 @@ async function serveSubgraph(
   module: SubgraphModule,
   { db, broker, limiter, deps, app, server }: HostParts,
 ): Promise<HostedService> {
-  const { logger } = deps;
-  const { auth } = deps;
+  const { logger, auth } = deps;
   const projects = sqlProjectDirectory(db.orm);
   const { schema } = await module.build(deps);
   const apollo = new ApolloServer<Context>({
@@ -227,18 +226,12 @@ async function serveSubgraph(
   );
   // Every service records GraphQL mutations, so every service sweeps expired keys (the delete is idempotent).
   const idempotencyCleanup = startIdempotencyCleanup(db.orm, logger);
-  for (const route of module.httpRoutes ?? []) {
-    const guard =
-      route.auth === 'credential'
-        ? [
-            callers(false, sendError),
-            withContext,
-            familyOnly(route.family),
-            ...(route.family === 'app' ? [idempotentUnlessVouched] : []),
-          ]
-        : [];
-    app[route.method](route.path, ...guard, route.handler(deps));
-  }
+  mountHttpRoutes(app, module.httpRoutes ?? [], deps, (family) => [
+    callers(false, sendError),
+    withContext,
+    familyOnly(family),
+    ...(family === 'app' ? [idempotentUnlessVouched] : []),
+  ]);
   // Any other path: the D4 envelope, as at the gateway (not Express's HTML page).
   app.use((req: Request, res: Response) =>
     sendError(res, new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`)),

@@ -3,7 +3,8 @@
 import { subgraphModules } from '@cp/supergraph';
 import type { Express, RequestHandler } from 'express';
 import { describe, expect, it } from 'vitest';
-import { gatewayHttpRoutes, mountHttpRoutes } from './http-routes';
+import { mountHttpRoutes } from '@cp/host';
+import { gatewayHttpRoutes } from './http-routes';
 
 const routes = gatewayHttpRoutes(subgraphModules());
 

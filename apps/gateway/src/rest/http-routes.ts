@@ -1,8 +1,8 @@
 // The HTTP routes the gateway serves beside GraphQL and sofa's REST routes: every module's (`SubgraphModule.httpRoutes`,
-// a remote subgraph's included) and its own event routes, mounted and documented exactly as declared.
+// a remote subgraph's included) and its own event routes, mounted (`mountHttpRoutes`, `@cp/host`) and documented
+// exactly as declared.
 import type { ApiFamily } from '@cp/graphql';
 import type { HttpRoute, SubgraphModule } from '@cp/host';
-import type { Express, RequestHandler } from 'express';
 import { EVENT_HTTP_ROUTES } from '../events/event-http-routes';
 
 /** Every HTTP route the gateway serves for these modules, as data (what the OpenAPI documents describe). */
@@ -13,16 +13,3 @@ export function gatewayHttpRoutes(modules: readonly SubgraphModule[]): readonly 
 /** The OpenAPI document that describes a route: its API family's; CDN delivery is public, with the client API's. */
 export const documentFamily = (route: Pick<HttpRoute<never>, 'family'>): ApiFamily =>
   route.family === 'cdn' ? 'api' : route.family;
-
-/** Mounts routes in order, each handler built once from `deps`; `authenticated` guards the credential routes. */
-export function mountHttpRoutes<Deps>(
-  app: Express,
-  routes: readonly HttpRoute<Deps>[],
-  deps: Deps,
-  authenticated: (family: ApiFamily) => RequestHandler[],
-): void {
-  for (const route of routes) {
-    const guard = route.auth === 'credential' ? authenticated(route.family) : [];
-    app[route.method](route.path, ...guard, route.handler(deps));
-  }
-}

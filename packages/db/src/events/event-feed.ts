@@ -90,7 +90,7 @@ export class EventFeed extends PollingWorker {
    * Delivers a batch this process's dispatcher just numbered and committed, without reading it back, when it starts
    * right after this feed's position: positions are drawn under the dispatchers' lock, so nothing of another process
    * lies inside the batch. Otherwise (another process's events came first, or a burnt position) it returns false and
-   * the announcement that follows makes the feed read from the database as usual.
+   * the read that the batch's announcement queued (it runs after this call) reads them from the database as usual.
    */
   handOff(rows: readonly NumberedRow[]): boolean {
     if (this.stopping || rows.length === 0) return false;
