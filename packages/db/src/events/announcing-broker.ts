@@ -18,7 +18,9 @@ export class AnnouncingBroker implements EventBroker {
   private heard = -1n;
   /** The highest position whose publish has not succeeded yet. */
   private pending: bigint | undefined;
-  private publishing: Promise<void> | undefined;
+  /** The highest position the shared broker has taken. */
+  private carried = -1n;
+  private publishing: Promise<boolean> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -37,13 +39,15 @@ export class AnnouncingBroker implements EventBroker {
     return this.inner.connected;
   }
 
-  /** Never rejects, and resolves within PUBLISH_WAIT_MS: the caller is a write waiting to answer. */
+  /**
+   * Resolves once the shared broker has taken this position (or a later one), once an attempt failed (it is retried
+   * in the background), or after PUBLISH_WAIT_MS: the caller is a write waiting to answer. Never rejects.
+   */
   async publish(position: string): Promise<void> {
     this.deliver(position);
     const value = BigInt(position);
     if (this.pending === undefined || value > this.pending) this.pending = value;
-    const attempt = this.flush();
-    await Promise.race([attempt, new Promise<void>((r) => setTimeout(r, PUBLISH_WAIT_MS).unref())]);
+    await Promise.race([this.carry(value), new Promise<void>((r) => setTimeout(r, PUBLISH_WAIT_MS).unref())]);
   }
 
   subscribe(listener: (position: string) => void) {
@@ -66,20 +70,33 @@ export class AnnouncingBroker implements EventBroker {
     await this.inner.close();
   }
 
+  /**
+   * Waits until `value` is carried. An attempt already in flight may carry an older position: the write that waits
+   * for a newer one must not answer when that attempt ends, but when the attempt that carries its own position does.
+   */
+  private async carry(value: bigint): Promise<void> {
+    while (this.carried < value && !this.closed) {
+      if (!(await this.flush())) return;
+    }
+  }
+
   /** Publishes the pending position; one attempt at a time (a newer position waits for it, then goes). */
-  private flush(): Promise<void> {
+  private flush(): Promise<boolean> {
     if (this.publishing) return this.publishing;
     const position = this.pending;
-    if (position === undefined || this.closed) return Promise.resolve();
+    if (position === undefined || this.closed) return Promise.resolve(false);
     this.publishing = this.inner
       .publish(String(position))
       .then(
         () => {
+          if (position > this.carried) this.carried = position;
           if (this.pending === position) this.pending = undefined;
+          return true;
         },
         (err) => {
           this.logger?.debug({ err, position: String(position) }, 'announcing events failed; will retry');
           this.schedule();
+          return false;
         },
       )
       .finally(() => {

@@ -112,4 +112,24 @@ describe('commit-ordered event positions (real PostgreSQL)', () => {
     await settling;
     await gated.stop();
   });
+
+  it('announces a position that covers a commit another dispatcher numbered but has not announced yet', async () => {
+    const gated = new GatedBroker();
+    const elsewhere = new EventDispatcher(db.orm, gated);
+    const local = new LocalBroker();
+    const heard: bigint[] = [];
+    local.subscribe((position) => heard.push(BigInt(position)));
+    const here = new EventDispatcher(db.orm, local);
+
+    await db.orm.em.fork().transactional(async (tx) => void recordEvent(tx, input('numbered-elsewhere')));
+    const elsewhereRun = elsewhere.flush();
+    const release = await gated.arrival(); // numbered and committed, its announcement held
+    const all = await readEvents(db.orm.em.fork(), filter, 0n, 10_000);
+    const position = BigInt(all.find((e) => e.resourceId === 'numbered-elsewhere')!.position!);
+
+    await here.flush(); // the pass a write of this process waits for: it numbers nothing
+    expect(heard.some((p) => p >= position)).toBe(true);
+    release();
+    await elsewhereRun;
+  });
 });

@@ -19,6 +19,8 @@ export type NumberedRow = Record<string, unknown> & { position: string };
  */
 export class EventDispatcher extends PollingWorker {
   private readonly numbered: ((rows: NumberedRow[]) => void)[] = [];
+  /** The highest position this dispatcher announced or saw announced by its own passes. */
+  private announcedMax = -1n;
 
   constructor(
     private readonly orm: MikroORM,
@@ -44,35 +46,36 @@ export class EventDispatcher extends PollingWorker {
 
   /** Numbers one batch; true when the batch was full (more are waiting). */
   protected async pass(): Promise<boolean> {
-    const rows = await this.number();
-    const max = rows.reduce<string | undefined>(
-      (m, r) => (m === undefined || BigInt(r.position) > BigInt(m) ? String(r.position) : m),
-      undefined,
-    );
-    const batch = { rows, max, full: rows.length === BATCH };
+    const { rows, max } = await this.number();
+    const full = rows.length === BATCH;
+    // A pass that numbered nothing still announces a position it has not announced yet: another replica's dispatcher
+    // may have numbered this process's commit a moment ago and not have announced it yet, and the write waiting for
+    // this pass must not answer before some announcement covers its events.
+    const fresh = max !== undefined && BigInt(max) > this.announcedMax;
+    if (fresh) this.announcedMax = BigInt(max);
     // Announced first: the other replicas start reading while this one fans out the batch it hands over (a fan-out to
     // thousands of subscribers would otherwise hold the announcement back by as long).
-    const announced = batch.max === undefined ? undefined : this.broker.publish(batch.max);
-    if (batch.rows.length > 0) {
+    const announced = fresh ? this.broker.publish(max) : undefined;
+    if (rows.length > 0) {
       for (const listener of this.numbered) {
         try {
-          listener(batch.rows);
+          listener(rows);
         } catch (err) {
           this.logger?.warn({ err }, 'handing numbered events over failed');
         }
       }
     }
     await announced;
-    return batch.full;
+    return full;
   }
 
   /**
-   * Takes the lock and numbers the batch in one round trip: two statements in one simple query run as one implicit
-   * transaction (the lock is held until the numbered rows are committed, and an error rolls both back), and in READ
+   * Takes the lock, numbers the batch and reads the highest position in one round trip: three statements in one simple query run as one implicit
+   * transaction (the lock is held until the numbered rows are committed, and an error rolls them all back), and in READ
    * COMMITTED the update's snapshot is taken after the lock was granted, so it sees every earlier dispatcher's
    * positions. Without parameters: the simple query protocol is the one that takes several statements.
    */
-  private async number(): Promise<NumberedRow[]> {
+  private async number(): Promise<{ rows: NumberedRow[]; max: string | undefined }> {
     const results = await this.orm.em
       .getConnection()
       .getKnex()
@@ -82,9 +85,10 @@ export class EventDispatcher extends PollingWorker {
          from (select id, nextval('event_position_seq') as pos
                  from (select id from "event" where "position" is null order by "occurred_at", "id" limit ${BATCH}) ordered) s
         where "event"."id" = s.id
-        returning "event".*`,
+        returning "event".*;
+       select max("position")::text as max from "event"`,
       );
-    const last = (Array.isArray(results) ? results.at(-1) : results) as { rows: NumberedRow[] };
-    return last.rows;
+    const [, numbered, highest] = results as { rows: Record<string, unknown>[] }[];
+    return { rows: numbered!.rows as NumberedRow[], max: (highest!.rows[0]?.max as string | null) ?? undefined };
   }
 }
