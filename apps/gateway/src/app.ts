@@ -104,6 +104,8 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   feed.onEvent((event) => {
     if (auth.cache.invalidate(event)) access.changed(event);
   });
+  auth.cache.follow(() => feed.position);
+  feed.onAnnounced((position) => auth.cache.announced(position));
   // This replica's own access writes drop their entries before the response goes out (no broker round trip).
   onEventsFlushed(db.orm.em, (events) => events.forEach((event) => auth.cache.invalidate(event)));
   // Client reads are cached until an event of their project reaches this replica (docs/architecture/read-cache.md).

@@ -85,4 +85,38 @@ describe('PrincipalCache', () => {
     expect(cache.enabled).toBe(false);
     expect(cache.getKey('hash')).toBeUndefined();
   });
+
+  it('answers nothing and stores nothing while announced events are not applied yet', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            fc.record({ op: fc.constant('announce' as const), by: fc.integer({ min: 0, max: 3 }) }),
+            fc.record({ op: fc.constant('apply' as const), by: fc.integer({ min: 0, max: 3 }) }),
+            fc.record({ op: fc.constant('set' as const), id: fc.constantFrom('k1', 'k2') }),
+            fc.record({ op: fc.constant('get' as const), id: fc.constantFrom('k1', 'k2') }),
+          ),
+          { maxLength: 30 },
+        ),
+        (steps) => {
+          const cache = new PrincipalCache(60_000);
+          let announced = 0n;
+          let applied = 0n;
+          cache.follow(() => applied);
+          const stored = new Set<string>(); // the model: what was set while nothing announced was unapplied
+          for (const step of steps) {
+            const current = applied >= announced;
+            if (step.op === 'announce') cache.announced((announced += BigInt(step.by)));
+            else if (step.op === 'apply')
+              applied = applied + BigInt(step.by) > announced ? announced : applied + BigInt(step.by);
+            else if (step.op === 'set') {
+              cache.setKey(cache.ticket(), `hash-${step.id}`, key(step.id, 'o1'));
+              if (current) stored.add(step.id);
+            } else expect(cache.getKey(`hash-${step.id}`) !== undefined).toBe(current && stored.has(step.id));
+          }
+        },
+      ),
+      runs,
+    );
+  });
 });

@@ -37,6 +37,12 @@ const MAX_ENTRIES = 50_000;
  *
  * A lookup that started before an invalidation must not store its (possibly stale) answer after it: callers take
  * a `ticket()` before reading the database and `set…` stores only if no invalidation happened since.
+ *
+ * Between an access change's commit and its event reaching this replica's feed, an entry could still answer with the
+ * old principal. A write answers only after its announcement left (the gateway awaits `EventDispatcher.settle()`), and
+ * from the moment an announcement arrives (`announced`) until the feed has applied it (`follow`), every lookup reads
+ * the database and nothing is stored: a key revoked on one replica is refused by the next request on any replica,
+ * the same rule the published-read cache follows (docs/architecture/read-cache.md).
  */
 export class PrincipalCache {
   /** key hash → principal. */
@@ -44,8 +50,21 @@ export class PrincipalCache {
   /** `${organizationId}/${userId}` → user row facts. */
   private readonly users = new Map<string, Entry<CachedUser>>();
   private generation = 0;
+  private announcedPosition = 0n;
+  /** The event position this replica has applied; until a host calls `follow`, whatever was announced. */
+  private appliedPosition = () => this.announcedPosition;
 
   constructor(private readonly ttlMs: number) {}
+
+  /** Ties the cache to the feed that applies this replica's events (EventFeed.position). */
+  follow(appliedPosition: () => bigint): void {
+    this.appliedPosition = appliedPosition;
+  }
+
+  /** The broker announced events up to `position`; until they are applied, the cache stands aside. */
+  announced(position: bigint): void {
+    if (position > this.announcedPosition) this.announcedPosition = position;
+  }
 
   get enabled(): boolean {
     return this.ttlMs > 0;
@@ -101,7 +120,13 @@ export class PrincipalCache {
     this.users.clear();
   }
 
+  /** False while this replica has been told of events it has not applied yet. */
+  private current(): boolean {
+    return this.announcedPosition <= this.appliedPosition();
+  }
+
   private read<T>(map: Map<string, Entry<T>>, id: string): T | undefined {
+    if (!this.current()) return undefined;
     const entry = map.get(id);
     if (!entry) return undefined;
     if (entry.expiresAt <= Date.now()) {
@@ -112,7 +137,7 @@ export class PrincipalCache {
   }
 
   private write<T>(map: Map<string, Entry<T>>, ticket: number, id: string, value: T): void {
-    if (!this.enabled || ticket !== this.generation) return;
+    if (!this.enabled || ticket !== this.generation || !this.current()) return;
     // Bounded: a flood of distinct credentials can't grow memory without limit (valid ones only ever get here).
     if (map.size >= MAX_ENTRIES) map.clear();
     map.set(id, { value, expiresAt: Date.now() + this.ttlMs });
