@@ -59,9 +59,10 @@ const ENTRY_OVERHEAD = 256;
  *    dispatcher, is announced through the broker, then this replica's EventFeed reads it), the cache may still hold
  *    the old answer. `announced(position)` runs the moment the broker's notification arrives, before the feed has
  *    read the events: from then until `appliedPosition()` reaches it, every lookup goes to the database and no
- *    fill is stored. Writers answer only after their events were announced (the gateway awaits
- *    `EventDispatcher.settle()` for mutations), so the notification is on its way to every replica before the
- *    writer's client gets its response: the next read anywhere sees the new state.
+ *    fill is stored. Writers answer only after the broker took an announcement covering their events (the gateway
+ *    awaits `EventDispatcher.settle()` for mutations; see AnnouncingBroker.publish and EventDispatcher.pass), so the
+ *    notification is on its way to every replica before the writer's client gets its response: the next read
+ *    anywhere sees the new state.
  * 3. The key holds the project of the authenticated principal, so one project's entry can't answer another's key.
  */
 export class ReadCache {
