@@ -1,5 +1,5 @@
-// writeError on a real node:http server: the caller's request facts in the envelope, the failure log (outages throttled
-// to one line per interval), Retry-After on 429. Early refusals: test/service-early-refusal.test.ts, early-refusal.test.ts.
+// writeError on a real node:http server: the caller's request facts, the failure log (outages throttled to one line per
+// interval), Retry-After on 429. Early refusals: test/service-early-refusal.test.ts and test/early-refusal.test.ts.
 import type { Logger } from '@cp/config';
 import { AppError, RateLimitedError, UnavailableError, type EdgeContext } from '@cp/errors';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';

@@ -95,8 +95,8 @@ interface ErrorAnswers {
 
 /**
  * The gateway's writer (`@cp/edge`): answered failures logged (INTERNAL in full, outages throttled), `Retry-After` on
- * 429, and early refusals answered after the unread body is discarded rather than as a reset connection. Envelopes
- * carry the caller's `X-Request-ID` (our gateway sends its own) and are in English.
+ * 429, and early refusals answered after the unread body is discarded rather than as a reset connection. The request
+ * id an envelope and the log name is the caller's `X-Request-ID` (our gateway sends its own); answers are in English.
  */
 function errorAnswers(logger: Logger): ErrorAnswers {
   const answer = (graphql: boolean) => (res: Response, err: unknown) =>
@@ -133,7 +133,8 @@ async function serveSubgraph(
   { sendError, sendGraphQLError }: ErrorAnswers,
 ): Promise<HostedService> {
   const { logger, auth } = deps;
-  // A client still sending a body it was refused gets the answer, with `Expect: 100-continue` or without (as at the gateway).
+  // A client still sending a body it was refused gets the answer, with `Expect: 100-continue` or without (as at the
+  // gateway), in the shutdown grace window too.
   answerEarlyRefusals(server);
   const projects = sqlProjectDirectory(db.orm);
   const { schema } = await module.build(deps);
