@@ -2,7 +2,7 @@
 // returns a server tests can start on port 0.
 import { createLogger, loadSubgraphSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
 import { EventFeed, onEventsFlushed, sqlProjectDirectory } from '@cp/db';
-import { idempotency, LiveStreams, startIdempotencyCleanup } from '@cp/edge';
+import { answerEarlyRefusals, idempotency, LiveStreams, startIdempotencyCleanup } from '@cp/edge';
 import { AppError } from '@cp/errors';
 import { assertFamilyPrincipal, JSON_LIMIT_BYTES, jsonBodyError, type ApiFamily } from '@cp/graphql';
 import { mountHttpRoutes, packageVersion, startHost, type Host, type HostedService, type HostParts } from '@cp/host';
@@ -27,7 +27,6 @@ import { clientReadCache } from './cache/client-cache';
 import { ReadCache } from './cache/read-cache';
 import { announceWritesBeforeAnswering } from './cache/announce-writes';
 import { createRestHandler } from './rest/rest';
-import { answerEarlyRefusals } from './edge/early-answers';
 import { sendError, sendGraphQLError } from './edge/send-error';
 import { buildSubscriptionSchema, startSubscriptionServer } from '@cp/subgraph-server';
 import { allRoutes, INITIAL_DATA, subgraphModules } from '@cp/supergraph';

@@ -1,5 +1,5 @@
 // What every HTTP process of the platform shares at its edge: readiness, graceful shutdown, open streams, metrics,
-// URL checks and Idempotency-Key (D17).
+// URL checks, Idempotency-Key (D17) and the error writer (D4 envelopes, early refusals, the failure log).
 export * from './readiness';
 export * from './http-drain';
 export * from './live-streams';
@@ -10,3 +10,7 @@ export * from './retry-after';
 export * from './parsed-request';
 export * from './url-guard';
 export * from './idempotency';
+export * from './early-answers';
+export * from './failure-log';
+export * from './error-writer';
+export * from './request-id';

@@ -2,7 +2,7 @@
 // forwarding the client's own `Authorization: Bearer` / `x-api-key` (both checked by `@cp/auth`).
 import { httpCredentials } from '@cp/auth';
 import type { RateLimiter } from '@cp/edge';
-import { toErrorEnvelope, UnauthorizedError } from '@cp/errors';
+import { UnauthorizedError } from '@cp/errors';
 import type { Authenticated, Authenticator } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
@@ -59,17 +59,6 @@ export function anonymousAllowed(body: unknown): boolean {
   const allowed = operation && ANONYMOUS_FIELDS[operation.operation];
   if (!operation || !allowed) return false;
   return operation.selectionSet.selections.every((s) => s.kind === Kind.FIELD && allowed.has(s.name.value));
-}
-
-/** Refusals before execution as GraphQL `errors[]` with the D4 status (401, 429): a gateway never mistakes them for data. */
-export function sendGraphQLError(res: Response, err: unknown): void {
-  const { status, body } = toErrorEnvelope(err, {
-    requestId: String(res.getHeader('x-request-id') ?? 'subgraph'),
-    lang: 'en',
-    variablesFrom: 'body',
-  });
-  const { code, message, details } = body.error;
-  res.status(status).json({ errors: [{ message, extensions: details ? { code, details } : { code } }] });
 }
 
 /**

@@ -3,9 +3,17 @@ import 'reflect-metadata';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { expressMiddleware } from '@as-integrations/express5';
 import { createAuthentication } from '@cp/auth';
-import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadSubgraphSecret, type Config } from '@cp/config';
+import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadSubgraphSecret, type Config, type Logger } from '@cp/config';
 import { sqlProjectDirectory } from '@cp/db';
-import { exitGracefullyOnSignals, idempotency, startIdempotencyCleanup, urlGuard } from '@cp/edge';
+import {
+  answerEarlyRefusals,
+  exitGracefullyOnSignals,
+  idempotency,
+  sentRequestId,
+  startIdempotencyCleanup,
+  urlGuard,
+  writeError,
+} from '@cp/edge';
 import {
   AppError,
   BadRequestError,
@@ -13,7 +21,6 @@ import {
   graphQLResultStatus,
   isInternal,
   negotiateLanguage,
-  toErrorEnvelope,
 } from '@cp/errors';
 import {
   armorProtection,
@@ -31,7 +38,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { randomUUID } from 'node:crypto';
 import { mountHttpRoutes, packageVersion, startHost, type HostedService, type HostParts } from '@cp/host';
 import type { SubgraphModule } from '@cp/host';
-import { callerMiddleware, gatewayCaller, sendGraphQLError, type Caller } from './caller';
+import { callerMiddleware, gatewayCaller, type Caller } from './caller';
 import { serveSubscriptions } from './subscriptions';
 
 export * from './caller';
@@ -57,6 +64,7 @@ export async function runSubgraphService(
 ): Promise<RunningSubgraphService> {
   const logger = createLogger(config, `subgraph-${module.name}`);
   const vouch = { secret: loadSubgraphSecret(config, 'to run a subgraph service'), subgraph: module.name };
+  const answers = errorAnswers(logger);
   const host = await startHost({
     config,
     logger,
@@ -70,8 +78,8 @@ export async function runSubgraphService(
       version: packageVersion(__dirname),
       // The gateway's URL checks (`@cp/edge`'s urlGuard: bad percent-encoding, NUL and control characters, `.`/`..`
       // segments, odd query strings), before any route and /health alike, refused with the same 400 envelope.
-      front: (app) => app.use(urlGuard(sendError)),
-      serve: (parts) => serveSubgraph(module, parts),
+      front: (app) => app.use(urlGuard(answers.sendError)),
+      serve: (parts) => serveSubgraph(module, parts, answers),
     },
   });
   const url = `${host.url}/graphql`;
@@ -79,14 +87,25 @@ export async function runSubgraphService(
   return { url, retire: host.retire, stop: host.close };
 }
 
-/** The D4 envelope for refusals outside GraphQL (URL checks, HTTP routes, unknown paths). */
-function sendError(res: Response, err: unknown): void {
-  const { status, body } = toErrorEnvelope(err, {
-    requestId: res.getHeader('x-request-id')?.toString() ?? 'subgraph',
-    lang: 'en',
-    variablesFrom: 'body',
-  });
-  res.status(status).json(body);
+/** A service's error answers outside GraphQL execution: plain envelopes, and GraphQL `errors[]` on /graphql. */
+interface ErrorAnswers {
+  sendError(res: Response, err: unknown): void;
+  sendGraphQLError(res: Response, err: unknown): void;
+}
+
+/**
+ * The gateway's writer (`@cp/edge`): answered failures logged (INTERNAL in full, outages throttled), `Retry-After` on
+ * 429, and early refusals answered after the unread body is discarded rather than as a reset connection. The request
+ * id an envelope and the log name is the caller's `X-Request-ID` (our gateway sends its own); answers are in English.
+ */
+function errorAnswers(logger: Logger): ErrorAnswers {
+  const answer = (graphql: boolean) => (res: Response, err: unknown) =>
+    writeError(res, err, {
+      graphql,
+      logger,
+      edge: { requestId: sentRequestId(res.req) ?? 'subgraph', lang: 'en', variablesFrom: 'body' },
+    });
+  return { sendError: answer(false), sendGraphQLError: answer(true) };
 }
 
 /**
@@ -111,8 +130,12 @@ const statusForClients: ApolloServerPlugin<Context> = {
 async function serveSubgraph(
   module: SubgraphModule,
   { db, broker, limiter, deps, app, server }: HostParts,
+  { sendError, sendGraphQLError }: ErrorAnswers,
 ): Promise<HostedService> {
   const { logger, auth } = deps;
+  // A client still sending a body it was refused gets the answer, with `Expect: 100-continue` or without (as at the
+  // gateway), in the shutdown grace window too.
+  answerEarlyRefusals(server);
   const projects = sqlProjectDirectory(db.orm);
   const { schema } = await module.build(deps);
   const apollo = new ApolloServer<Context>({

@@ -2,6 +2,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@cp/config';
+import { sentRequestId } from '@cp/edge';
 import { negotiateLanguage, type EdgeContext } from '@cp/errors';
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -11,7 +12,6 @@ export interface RequestScope extends EdgeContext {
 }
 
 const storage = new AsyncLocalStorage<RequestScope>();
-const VALID_REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 export function currentScope(): RequestScope | undefined {
   return storage.getStore();
@@ -28,8 +28,7 @@ export function requestFacts(
   res: ServerResponse,
   lang = requestLanguage(req),
 ): { requestId: string; lang: string } {
-  const sent = req.headers['x-request-id'];
-  const requestId = typeof sent === 'string' && VALID_REQUEST_ID.test(sent) ? sent : randomUUID();
+  const requestId = sentRequestId(req) ?? randomUUID();
   res.setHeader('X-Request-ID', requestId);
   res.setHeader('Content-Language', lang);
   return { requestId, lang };

@@ -1,62 +1,26 @@
-// Writes the D4 error envelope for errors raised outside GraphQL execution (auth, routing, body parsing): the edge's one writer.
+// The gateway's error answers: `@cp/edge`'s writer with the request scope's facts and logger by default.
 import type { Logger } from '@cp/config';
-import { RateLimitedError, toErrorEnvelope, type EdgeContext, type ErrorEnvelope } from '@cp/errors';
+import { writeError as writeEnvelope } from '@cp/edge';
+import type { EdgeContext } from '@cp/errors';
 import type { ServerResponse } from 'node:http';
-import { awaitingContinue, discardBody, LINGER_LIMITS } from './early-answers';
-import { logAnsweredFailure } from './failure-log';
 import { currentScope, edgeContext } from './request-scope';
 
-/** The GraphQL shape of an envelope: clients read `errors[]`, and the HTTP status still follows D4. */
-export function graphqlErrorBody({ error: { code, message, details } }: ErrorEnvelope) {
-  return { errors: [{ message, extensions: details ? { code, details } : { code } }] };
-}
-
 export interface ErrorWriting {
-  /** GraphQL clients read `errors[]` (`graphqlErrorBody`); the status still follows D4. */
+  /** GraphQL clients read `errors[]` (`@cp/edge`'s `graphqlErrorBody`); the status still follows D4. */
   graphql?: boolean;
   /** The request's facts and logger; by default the request scope's (a request answered before Express passes its own). */
   edge?: EdgeContext;
   logger?: Logger;
 }
 
-/** Every error answer of the edge: REST, GraphQL, and the early cache path in front of Express (Node's response). */
+/** Every error answer of the gateway: REST, GraphQL, and the early cache path in front of Express (Node's response). */
 export function writeError(
   res: ServerResponse,
   err: unknown,
   { graphql = false, edge = edgeContext(), logger = currentScope()?.logger }: ErrorWriting = {},
 ): void {
-  const { status, body } = toErrorEnvelope(err, edge);
-  // Every unexpected error is logged with its request id (the client sees only that id, D4); outages as one-liners.
-  logAnsweredFailure(logger, body.error.code, err, edge.requestId);
-  if (err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
-  const text = JSON.stringify(graphql ? graphqlErrorBody(body) : body);
-  answerAfterBody(res, () => {
-    res.statusCode = status;
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(text));
-    res.end(text);
-  });
+  writeEnvelope(res, err, { graphql, edge, logger });
 }
 
 export const sendError = (res: ServerResponse, err: unknown): void => writeError(res, err);
 export const sendGraphQLError = (res: ServerResponse, err: unknown): void => writeError(res, err, { graphql: true });
-
-/**
- * An error answered before the request body was read (auth, unknown component, too large from Content-Length)
- * would reach a client that is still writing as a reset connection (ECONNRESET/EPIPE) instead of the envelope. A
- * client waiting for `100 Continue` has sent nothing and gets the answer at once; otherwise the body is read and
- * discarded first, within the lingering limits of early-answers.ts, past which the answer goes out and the
- * connection closes.
- */
-function answerAfterBody(res: ServerResponse, answer: () => void): void {
-  const req = res.req;
-  const socket = res.socket; // a request stream a reader destroyed no longer names it
-  if (!req || !socket || req.complete || awaitingContinue(req)) return answer();
-  if (Number(req.headers['content-length']) > LINGER_LIMITS.maxBytes) return answerAndClose(res, answer);
-  void discardBody(req, socket).then((drained) => (drained ? answer() : answerAndClose(res, answer)));
-}
-
-function answerAndClose(res: ServerResponse, answer: () => void) {
-  res.setHeader('Connection', 'close');
-  answer();
-}

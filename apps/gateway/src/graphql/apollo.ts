@@ -8,8 +8,7 @@ import { counter } from '@cp/metrics';
 import type { Request, Response } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
 import { graphqlArmor } from './armor';
-import { logAnsweredFailure } from '../edge/failure-log';
-import { graphqlSearch, parsedUrl } from '@cp/edge';
+import { graphqlSearch, logAnsweredFailure, parsedUrl } from '@cp/edge';
 import { currentScope, edgeContext } from '../edge/request-scope';
 
 /** When no data came back at all, the HTTP status follows the first error's code (401, 403, 429, …). */

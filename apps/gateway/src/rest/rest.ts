@@ -18,12 +18,11 @@ import {
 import { createSofa, createSofaRouter } from 'sofa-api';
 import { coercible, executeDirect, queryHashOf, type DirectReads } from '../graphql/direct-reads';
 import { assertJsonDepth, assertSafeJsonValue } from '../edge/input-guard';
-import { parsedUrl } from '@cp/edge';
+import { logAnsweredFailure, parsedUrl } from '@cp/edge';
 import { assertQueryParameters } from './query-parameters';
 import { getVariables, operationFor, pathParameters } from './rest-operations';
 import { PUBLIC_FIELDS, SOFA_IGNORE, SOFA_MODELS } from '@cp/supergraph';
 import { currentScope, edgeContext } from '../edge/request-scope';
-import { logAnsweredFailure } from '../edge/failure-log';
 import { sendError } from '../edge/send-error';
 
 export const BASE_PATHS: Record<ApiFamily, string> = { app: '/app/v1', api: '/api/v1' };

@@ -1,4 +1,4 @@
-// Answers given before the request body is read (too large, unauthenticated) reach the client instead of a reset connection.
+// Answers given before the request body is read reach the client instead of a reset connection, at every HTTP host.
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -20,7 +20,7 @@ const POLL_MS = 50;
  *   body, so a refusal is the final answer and the client never sends the body (curl does this for large bodies).
  * - Otherwise (fetch/undici): closing a socket with unread bytes makes the kernel reset it, and a client still
  *   writing sees EPIPE instead of the answer. After an answer the rest of the body is read and discarded, within
- *   `limits`, and only then may the connection close (send-error.ts discards it before its answers: undici gives
+ *   `limits`, and only then may the connection close (error-writer.ts discards it before its answers: undici gives
  *   up on a request whose answer comes while it is still writing).
  */
 export function answerEarlyRefusals(server: Server, limits: LingerLimits = LINGER_LIMITS): void {
