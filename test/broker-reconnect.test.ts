@@ -41,6 +41,25 @@ describe('event brokers across broker outages (real redis-server and nats-server
   });
   afterAll(() => vi.restoreAllMocks());
 
+  it('every broker hears an announcement made the moment it has started (its subscription is registered by then)', async () => {
+    const nats = await startNats();
+    const redis = await startRedis();
+    servers.push(nats, redis);
+    for (const options of [{ natsUrl: nats.url }, { redisUrl: redis.url }]) {
+      const a = await createBroker(options);
+      opened.push(a);
+      for (let round = 0; round < 20; round++) {
+        const b = await createBroker(options);
+        opened.push(b);
+        const heard: string[] = [];
+        b.subscribe((p) => heard.push(p));
+        await a.publish(String(round + 1));
+        // The write's wait is over: the broker has the message, so the started subscriber gets it without polling.
+        await until(`${Object.keys(options)[0]} round ${round}`, () => heard.includes(String(round + 1)), 2000);
+      }
+    }
+  });
+
   it('NATS: after an outage longer than the client default retry limit (10 × 2 s), announcements flow again without a restart', async () => {
     const nats = await startNats();
     servers.push(nats);

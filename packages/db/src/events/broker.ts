@@ -219,6 +219,9 @@ export class NatsBroker implements EventBroker {
     void (async () => {
       for await (const message of subscription) this.listeners.forEach((l) => l(codec.decode(message.data)));
     })();
+    // A round trip (PING/PONG) after SUB: the server has registered the subscription before this broker counts as
+    // started, as LISTEN and Redis' SUBSCRIBE confirm theirs; an announcement made just after would be missed otherwise.
+    await connection.flush();
     void (async () => {
       for await (const status of connection.status()) {
         if (status.type === Events.Disconnect) {
@@ -247,6 +250,10 @@ export class NatsBroker implements EventBroker {
     // While reconnecting the client would buffer it; failing instead lets the announcing wrapper retry it.
     if (!this.up || !this.connection) throw new Error('NATS is disconnected.');
     this.connection.publish(CHANNEL, (await this.codec).encode(position));
+    // NATS publishes without an answer: the PONG after it says the server took the message and passed it on to the
+    // subscribers, as Redis' PUBLISH reply and a committed NOTIFY do, before the write waiting for it answers. It
+    // rejects when the connection drops meanwhile, and the announcing wrapper retries.
+    await this.connection.flush();
   }
 
   subscribe(listener: (position: string) => void) {
