@@ -13,10 +13,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertQueryParameters } from './query-parameters';
-import { compileRoutes, revisionFromIfMatch, type CompiledRoute } from './rest';
-import { getVariables, operationFor, pathParameters } from './rest-operations';
+import { BASE_PATHS, compileRoutes, restSchema, revisionFromIfMatch, type CompiledRoute } from './rest';
+import { getVariables, operationFor, pathParameters, routeVariables } from './rest-operations';
 import { startRestApp, type RestApp } from './rest.fixture';
-import { allRoutes, SCHEMA_DIR } from '@cp/supergraph';
+import { allRoutes, SCHEMA_DIR, SOFA_IGNORE, SOFA_MODELS } from '@cp/supergraph';
+import { createSofa, createSofaRouter } from 'sofa-api';
 
 const runs = { seed: Number(process.env.FC_SEED ?? 20261125), numRuns: Number(process.env.FC_RUNS ?? 200) };
 const INT_MAX = 2 ** 31 - 1;
@@ -78,6 +79,93 @@ describe('the route table (every subgraph’s routes over the committed API sche
         expect(choose(body)).toBe(creation ? 'Mutation.createContent' : 'Query.searchContent');
       }),
       runs,
+    );
+  });
+
+  it('gives every mutation route the variables sofa’s router gave it, and refuses what it refused (differential)', async () => {
+    type Refusal = { message: string; status?: unknown };
+    const captured: { variables?: Record<string, unknown>; refused?: Refusal } = {};
+    const refusal = (err: unknown): Refusal => ({
+      message: (err as Error).message,
+      status: (err as { extensions?: { http?: { status?: unknown } } }).extensions?.http?.status,
+    });
+    const routers = Object.fromEntries(
+      families.map((family) => {
+        const routes = compiled[family];
+        const config = createSofa({
+          schema: restSchema(schema, routes),
+          basePath: BASE_PATHS[family],
+          routes: Object.fromEntries(routes.map((r) => [r.field, { method: r.method, path: r.path }])),
+          execute: ({ variableValues }) => {
+            captured.variables = variableValues as Record<string, unknown>;
+            // Any root field's value: sofa answers it as JSON.
+            return { data: new Proxy({}, { get: () => 0 }) };
+          },
+          errorHandler: (errors) => {
+            captured.refused = refusal(errors[0]);
+            console.log('REFUSED', JSON.stringify(captured.refused), Object.keys(errors[0] as object));
+            return Response.json({}, { status: 400 }) as never;
+          },
+        });
+        return [family, { routes, sofa: createSofaRouter({ ...config, models: SOFA_MODELS, ignore: SOFA_IGNORE }) }];
+      }),
+    );
+    const mutations = families.flatMap((family) =>
+      compiled[family].filter((r) => r.field.startsWith('Mutation.')).map((route) => ({ family, route })),
+    );
+    expect(mutations.length).toBeGreaterThan(30);
+    // Any JSON, spelled as a client may: numbers too large for a double, -0, nested objects, `__proto__`.
+    const number = fc.oneof(
+      fc.constantFrom('1e400', '-1e400', '-0', '0', '-0.0', '2147483648', '1.5'),
+      fc.integer().map(String),
+    );
+    const json = fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
+      number,
+      fc.dictionary(fc.constantFrom('__proto__', 'n', 'name'), number).map(
+        (o) =>
+          `{${Object.entries(o)
+            .map(([k, v]) => `${JSON.stringify(k)}:${v}`)
+            .join(',')}}`,
+      ),
+    );
+    // A route with a body of members its operation has (so coercion runs on every type) and others.
+    const routeAndBody = fc.constantFrom(...mutations).chain((chosen) => {
+      const names = fc.constantFrom(...chosen.route.args.map((a) => a.name), '__proto__', 'other');
+      return fc.tuple(fc.constant(chosen), fc.option(fc.dictionary(names, json, { maxKeys: 4 }), { nil: undefined }));
+    });
+    const revision = fc.option(fc.integer({ min: 0, max: 2 ** 31 - 1 }).map(String), { nil: undefined });
+    await fc.assert(
+      fc.asyncProperty(routeAndBody, segment, revision, async ([chosen, members], value, rev) => {
+        const { family, route } = chosen;
+        const path = route.path.replace(/:[A-Za-z]+/g, () => encodeURIComponent(`~${value}`));
+        // The body as the handler parses it (members spelled as raw JSON text), then flat members plus `input`.
+        const raw =
+          members &&
+          `{${Object.entries(members)
+            .map(([k, v]) => `${JSON.stringify(k)}:${v}`)
+            .join(',')}}`;
+        const body = raw === undefined ? undefined : (JSON.parse(raw) as Record<string, unknown>);
+        const variables = body === undefined ? undefined : { ...body, input: body };
+        const query: Record<string, string> = Object.create(null);
+        if (rev !== undefined && route.args.some((a) => a.name === 'expectedRevision')) query.expectedRevision = rev;
+        // The old handler: sofa's router over a Request with the query string and the body as JSON text.
+        delete captured.variables;
+        delete captured.refused;
+        const url = new URL(`${BASE_PATHS[family]}${path}`, 'http://rest.local');
+        url.search = new URLSearchParams(Object.entries(query)).toString();
+        const init = { method: route.method, headers: { 'content-type': 'application/json' } };
+        await routers[family].sofa.fetch(new Request(url, { ...init, body: JSON.stringify(variables) }), {});
+        let ours: typeof captured;
+        try {
+          const document = operationFor(restSchema(schema, routers[family].routes), route.field);
+          ours = { variables: routeVariables(document, schema, pathParameters(route.path), path, query, variables) };
+        } catch (err) {
+          ours = { refused: refusal(err) };
+        }
+        expect(ours).toEqual(captured);
+      }),
+      { ...runs, numRuns: Math.ceil(runs.numRuns / 2) },
     );
   });
 

@@ -15,13 +15,12 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
-import { createSofa, createSofaRouter } from 'sofa-api';
 import { coercible, executeDirect, queryHashOf, type DirectReads } from '../graphql/direct-reads';
 import { assertJsonDepth, assertSafeJsonValue } from '../edge/input-guard';
 import { logAnsweredFailure, parsedUrl } from '@cp/edge';
 import { assertQueryParameters } from './query-parameters';
-import { getVariables, operationFor, pathParameters } from './rest-operations';
-import { PUBLIC_FIELDS, SOFA_IGNORE, SOFA_MODELS } from '@cp/supergraph';
+import { operationFor, pathParameters, routeVariables } from './rest-operations';
+import { PUBLIC_FIELDS } from '@cp/supergraph';
 import { currentScope, edgeContext } from '../edge/request-scope';
 import { sendError } from '../edge/send-error';
 
@@ -93,109 +92,111 @@ function withoutPath(set: SelectionSetNode, path: readonly string[]): SelectionS
   return { ...set, selections };
 }
 
-/** What the handler reads of an operation's answer: sofa's Response, or the outcome of a GET run without it. */
-type RestOutcome = Pick<Response, 'ok' | 'status' | 'text'>;
+/** A route's operation: sofa's document (its variables), what Apollo is sent (`omit` applied) and that text's hash. */
+interface RouteOperation {
+  field: string;
+  document: DocumentNode;
+  name: string | undefined;
+  pattern: RegExp;
+  sent: DocumentNode;
+  text: string;
+  /** A `Query` field: may run directly on its subgraph; its failures before execution are thrown, not answered. */
+  read: boolean;
+  hash: string;
+}
 
-/** Successful results of REST operations, by request context, from sofa's `execute` to the handler that sends them. */
-const results = new WeakMap<Context, Record<string, unknown>>();
+/** A route's operation as it ran: its data (the root field's value under the field's name), or the error answer. */
+type RestOutcome = { data: Record<string, unknown> } | { failure: Response };
 
 export function createRestHandler(options: RestOptions) {
   const basePath = BASE_PATHS[options.family];
   const routes = compileRoutes(options.schema, options.routes, options.family);
   const schema = restSchema(options.schema, routes);
   const omitted = new Map(routes.flatMap((r) => (r.omit ? [[r.field, r.omit] as const] : [])));
-  const config = createSofa({
-    schema,
-    basePath,
-    routes: Object.fromEntries(
-      routes.map((r) => [r.field, { method: r.method, path: r.path, responseStatus: r.responseStatus }]),
-    ),
-    context: ({ cp }: { cp: Context }) => cp,
-    async execute({ document, variableValues, contextValue, operationName }) {
-      const response = await options.apollo.executeOperation(
-        {
-          query: sentOf(document as DocumentNode, omitted).text,
-          variables: variableValues as Record<string, unknown>,
-          operationName: operationName ?? undefined,
-        },
-        { contextValue: contextValue as Context },
-      );
-      if (response.body.kind !== 'single') throw new Error('Incremental delivery is not supported over REST.');
-      const result = response.body.singleResult as ExecutionResult;
-      if (result.errors || !result.data) return result;
-      // sofa would serialise the data into a Response for the handler to parse back: the handler takes it from here.
-      results.set(contextValue as Context, result.data);
-      return { data: Object.fromEntries(Object.keys(result.data).map((key) => [key, 0])) };
-    },
-    errorHandler(errors) {
-      const edge = edgeContext();
-      const primary = primaryError(errors, edge);
-      const { status, body } = toErrorEnvelope(primary, edge);
-      // Apollo's formatError already logged the errors of execution (they carry their code); anything else is sofa's own.
-      if (status >= 500 && (primary as { extensions?: { code?: unknown } }).extensions?.code !== body.error.code) {
-        logAnsweredFailure(currentScope()?.logger, body.error.code, primary);
-      }
-      return Response.json(body, { status }) as never;
-    },
-  });
-  const sofa = createSofaRouter({ ...config, models: SOFA_MODELS, ignore: SOFA_IGNORE });
+  /** sofa's error answer for an operation's errors (also for a request that fails before it runs, as sofa did). */
+  const failure = (errors: readonly unknown[]): Response => {
+    const edge = edgeContext();
+    const primary = primaryError(errors as never, edge);
+    const { status, body } = toErrorEnvelope(primary, edge);
+    // Apollo's formatError already logged the errors of execution (they carry their code); anything else is our own.
+    if (status >= 500 && (primary as { extensions?: { code?: unknown } }).extensions?.code !== body.error.code) {
+      logAnsweredFailure(currentScope()?.logger, body.error.code, primary);
+    }
+    return Response.json(body, { status });
+  };
   /**
-   * Read routes (every `Query` field: GETs, and the POST searches) skip sofa's router (URLPattern matching over every
-   * route, a fetch Request, the query string parsed once per variable): the route is already known here, and its
-   * operation and variables are sofa's, reproduced.
+   * Every route runs the operation sofa builds for it without sofa's router (URLPattern matching over every route, a
+   * fetch Request, the body serialised and parsed back, the query string parsed once per variable): the route is
+   * already known here, and its operation and variables are sofa's, reproduced (rest-operations.ts).
    */
-  const reads = new Map(
-    routes
-      .filter((r) => r.field.startsWith('Query.'))
-      .map((r) => {
-        const document = operationFor(schema, r.field);
-        const name = (document.definitions[0] as OperationDefinitionNode).name?.value;
-        // What Apollo is sent for this route (`omit` applied), and its hash: the key of the gateway's plan for it.
-        const { sent, text } = sentOf(document, omitted);
-        return [r, { document, name, pattern: pathParameters(r.path), sent, hash: queryHashOf(text) }] as const;
-      }),
+  const operations = new Map(
+    routes.map((r) => {
+      const document = operationFor(schema, r.field);
+      const name = (document.definitions[0] as OperationDefinitionNode).name?.value;
+      // What Apollo is sent for this route (`omit` applied), and its hash: the key of the gateway's plan for it.
+      const { sent, text } = sentOf(document, omitted);
+      const read = r.field.startsWith('Query.');
+      const operation: RouteOperation = {
+        field: r.field,
+        document,
+        name,
+        pattern: pathParameters(r.path),
+        sent,
+        text,
+        read,
+        hash: queryHashOf(text),
+      };
+      return [r, operation] as const;
+    }),
   );
-  const runRead = async (
+  const runRoute = async (
     route: CompiledRoute,
     pathname: string,
     query: Record<string, string>,
     body: Record<string, unknown> | undefined,
     context: Context,
   ): Promise<RestOutcome> => {
-    const read = reads.get(route)!;
-    const variableValues = getVariables(
-      read.document,
-      schema,
-      read.pattern,
-      pathname.slice(basePath.length),
-      query,
-      body,
-    );
-    // Once the gateway has planned the route's operation as one in-process subgraph's (direct-reads.ts), it runs there.
-    const subgraph = options.direct?.schemaFor(read.hash, read.name);
+    const operation = operations.get(route)!;
+    if (operation.read) return run(operation, pathname, query, body, context);
+    // sofa's router answered whatever failed in a mutation's handler through its error handler.
+    try {
+      return await run(operation, pathname, query, body, context);
+    } catch (err) {
+      return { failure: failure([err]) };
+    }
+  };
+  const run = async (
+    operation: RouteOperation,
+    pathname: string,
+    query: Record<string, string>,
+    body: Record<string, unknown> | undefined,
+    context: Context,
+  ): Promise<RestOutcome> => {
+    const path = pathname.slice(basePath.length);
+    const variableValues = routeVariables(operation.document, schema, operation.pattern, path, query, body);
+    // Once the gateway has planned a read route's operation as one in-process subgraph's (direct-reads.ts), it runs there.
+    const subgraph = operation.read ? options.direct?.schemaFor(operation.hash, operation.name) : undefined;
     let result: ExecutionResult;
-    if (subgraph && coercible(subgraph, read.sent.definitions[0] as OperationDefinitionNode, variableValues)) {
+    if (subgraph && coercible(subgraph, operation.sent.definitions[0] as OperationDefinitionNode, variableValues)) {
       result = await executeDirect(
         options.direct!.operations,
         options.schema,
         subgraph,
-        read.sent,
+        operation.sent,
         variableValues,
         context,
       );
-      if (result.data && !result.errors) results.set(context, result.data);
     } else {
-      result = await config.execute({
-        schema,
-        document: read.document,
-        variableValues,
-        contextValue: context,
-        operationName: read.name,
-      });
+      const response = await options.apollo.executeOperation(
+        { query: operation.text, variables: variableValues, operationName: operation.name },
+        { contextValue: context },
+      );
+      if (response.body.kind !== 'single') throw new Error('Incremental delivery is not supported over REST.');
+      result = response.body.singleResult as ExecutionResult;
     }
-    return result.errors
-      ? config.errorHandler!(result.errors)
-      : { ok: true, status: route.responseStatus ?? 200, text: async () => 'null' };
+    if (result.errors) return { failure: failure(result.errors) };
+    if (!result.data) throw new Error(`${operation.field} answered neither data nor errors.`);
+    return { data: result.data as Record<string, unknown> };
   };
 
   return async (req: ExpressRequest, res: ExpressResponse) => {
@@ -212,7 +213,7 @@ export function createRestHandler(options: RestOptions) {
       if (!PUBLIC_FIELDS.has(route.field)) assertFamilyPrincipal(options.family, context);
       const { path, query: parsedQuery } = parsedUrl(req);
       const url = new URL(path, 'http://rest.local');
-      // Our patterns accept a trailing slash, sofa's router does not: give it the canonical path.
+      // Our patterns accept a trailing slash, sofa's did not: the canonical path.
       url.pathname = url.pathname.replace(/(.)\/+$/, '$1');
       if (aliased) url.pathname = url.pathname.replace(/\/?$/, aliased.path.slice(aliased.alias!.path.length));
       const query: Record<string, string> = Object.assign(Object.create(null), parsedQuery);
@@ -225,34 +226,15 @@ export function createRestHandler(options: RestOptions) {
       }
       // Flat bodies (the spec's) reach both flat arguments and a single `input` argument.
       const variables = body === undefined ? undefined : { ...body, input: body };
-      let response: RestOutcome | undefined;
-      if (reads.has(route)) response = await runRead(route, url.pathname, query, variables, context);
-      else {
-        // sofa's router reads the query string itself: it gets the parsed parameters, encoded (no brackets, no repeats).
-        url.search = new URLSearchParams(Object.entries(query)).toString();
-        response = await sofa.fetch(
-          new Request(url, {
-            method: req.method,
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify(variables),
-          }),
-          { cp: context },
-        );
+      const outcome = await runRoute(route, url.pathname, query, variables, context);
+      if ('failure' in outcome) {
+        const { status } = outcome.failure;
+        const text = await outcome.failure.text();
+        if (route.bodyErrors === 'fieldMap' && status === 422) return sendFieldMapError(res, text);
+        return void res.status(status).type('application/json').send(text);
       }
-      if (!response) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
-      const data = results.get(context);
-      results.delete(context);
-      let value: unknown;
-      if (data && response.ok) {
-        value = data[route.field.slice(route.field.indexOf('.') + 1)];
-        res.status(response.status).type('application/json');
-      } else {
-        const text = await response.text();
-        if (route.bodyErrors === 'fieldMap' && response.status === 422) return sendFieldMapError(res, text);
-        res.status(response.status).type('application/json');
-        if (!response.ok || !text) return void res.send(text);
-        value = JSON.parse(text);
-      }
+      const value = outcome.data[route.field.slice(route.field.indexOf('.') + 1)];
+      res.status(route.responseStatus ?? 200).type('application/json');
       const shaped = toRestShape(value, true) as { revision?: unknown } | null;
       // D16: one resource with a revision carries it as a strong ETag (admin responses).
       if (options.family === 'app' && typeof shaped?.revision === 'number')
