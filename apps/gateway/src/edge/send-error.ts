@@ -8,7 +8,10 @@ import { currentScope, edgeContext } from './request-scope';
 export interface ErrorWriting {
   /** GraphQL clients read `errors[]` (`@cp/edge`'s `graphqlErrorBody`); the status still follows D4. */
   graphql?: boolean;
-  /** The request's facts and logger; by default the request scope's (a request answered before Express passes its own). */
+  /**
+   * The request's facts and logger; by default the request scope's (a request answered before Express passes its
+   * own).
+   */
   edge?: EdgeContext;
   logger?: Logger;
 }

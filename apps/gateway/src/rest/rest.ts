@@ -174,7 +174,8 @@ export function createRestHandler(options: RestOptions) {
   ): Promise<RestOutcome> => {
     const path = pathname.slice(basePath.length);
     const variableValues = routeVariables(operation.document, schema, operation.pattern, path, query, body);
-    // Once the gateway has planned a read route's operation as one in-process subgraph's (direct-reads.ts), it runs there.
+    // Once the gateway has planned a read route's operation as one in-process subgraph's (direct-reads.ts), it runs
+    // there.
     const subgraph = operation.read ? options.direct?.schemaFor(operation.hash, operation.name) : undefined;
     let result: ExecutionResult;
     if (subgraph && coercible(subgraph, operation.sent.definitions[0] as OperationDefinitionNode, variableValues)) {

@@ -19,7 +19,7 @@ export type NumberedRow = Record<string, unknown> & { position: string };
  */
 export class EventDispatcher extends PollingWorker {
   private readonly numbered: ((rows: NumberedRow[]) => void)[] = [];
-  /** The highest position this dispatcher announced or saw announced by its own passes. */
+  /** The highest position this dispatcher has announced. */
   private announcedMax = -1n;
 
   constructor(
@@ -70,10 +70,11 @@ export class EventDispatcher extends PollingWorker {
   }
 
   /**
-   * Takes the lock, numbers the batch and reads the highest position in one round trip: three statements in one simple query run as one implicit
-   * transaction (the lock is held until the numbered rows are committed, and an error rolls them all back), and in READ
-   * COMMITTED the update's snapshot is taken after the lock was granted, so it sees every earlier dispatcher's
-   * positions. Without parameters: the simple query protocol is the one that takes several statements.
+   * Takes the lock, numbers the batch and reads the highest position in one round trip: three statements in one
+   * simple query run as one implicit transaction (the lock is held until the numbered rows are committed, and an error
+   * rolls them all back), and in READ COMMITTED the update's snapshot is taken after the lock was granted, so it sees
+   * every earlier dispatcher's positions. Without parameters: the simple query protocol is the one that takes several
+   * statements.
    */
   private async number(): Promise<{ rows: NumberedRow[]; max: string | undefined }> {
     const results = await this.orm.em
