@@ -252,8 +252,13 @@ export class NatsBroker implements EventBroker {
     this.connection.publish(CHANNEL, (await this.codec).encode(position));
     // NATS publishes without an answer: the PONG after it says the server took the message and passed it on to the
     // subscribers, as Redis' PUBLISH reply and a committed NOTIFY do, before the write waiting for it answers. It
-    // rejects when the connection drops meanwhile, and the announcing wrapper retries.
-    await this.connection.flush();
+    // rejects when the connection drops meanwhile, or after 5 s of a server that doesn't answer (the other brokers'
+    // command and query timeouts), and the announcing wrapper retries.
+    let timer: NodeJS.Timeout | undefined;
+    const silent = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('NATS did not answer within 5 s.')), 5000).unref();
+    });
+    await Promise.race([this.connection.flush(), silent]).finally(() => clearTimeout(timer));
   }
 
   subscribe(listener: (position: string) => void) {
