@@ -1,5 +1,5 @@
-// Checks formatting and lint, runs every workspace's tests through turbo, then prints the one summary line CI reads:
-// "N passed, M failed" (the formatting and lint checks count as one test each).
+// Checks formatting, lint and types, runs every workspace's tests through turbo, then prints the one summary line CI
+// reads: "N passed, M failed" (the formatting, lint and type checks count as one test each).
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,16 +11,19 @@ for (const dir of dirs) rmSync(reportOf(dir), { force: true });
 
 let passed = 0;
 let failed = 0;
-// Prettier decides formatting and typescript-eslint catches unused code and unsafe patterns: a diff fails CI like a test.
-for (const [name, args] of [
-  ['prettier', ['prettier', '--check', '--log-level', 'warn', '.']],
-  ['eslint', ['eslint', '--max-warnings', '0', '.']],
+// Prettier decides formatting, typescript-eslint catches unused code and unsafe patterns, and every workspace's
+// `typecheck` (tests included: vitest only strips types) catches what the builds don't compile. Each fails CI like a
+// test.
+for (const [name, args, fix] of [
+  ['prettier', ['prettier', '--check', '--log-level', 'warn', '.'], '`npm run format`'],
+  ['eslint', ['eslint', '--max-warnings', '0', '.'], '`npm run lint`'],
+  ['typecheck', ['turbo', 'run', 'typecheck', '--output-logs=errors-only'], '`npm run typecheck`'],
 ]) {
   const check = spawnSync('npx', args, { stdio: 'inherit' });
   if (check.status === 0) passed++;
   else {
     failed++;
-    console.error(`${name} check failed: run \`npm run format\` / \`npm run lint\` and commit the result`);
+    console.error(`${name} check failed: run ${fix}, fix what it reports and commit the result`);
   }
 }
 

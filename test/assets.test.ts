@@ -22,7 +22,7 @@ function form(
 ): FormData {
   const body = new FormData();
   for (const [k, v] of Object.entries(fields)) body.append(k, v);
-  body.append('file', new Blob([file], { type: clientType }), filename);
+  body.append('file', new Blob([new Uint8Array(file)], { type: clientType }), filename);
   return body;
 }
 

@@ -51,7 +51,7 @@ function ok<T = any>(res: { status: number; body: T }, status = 200): T {
 
 async function upload(url: string, token: string, bytes: Buffer, name: string): Promise<any> {
   const form = new FormData();
-  form.append('file', new Blob([bytes]), name);
+  form.append('file', new Blob([new Uint8Array(bytes)]), name);
   const res = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: form });
   if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
   return res.json();

@@ -45,7 +45,7 @@ describe('a full disk', () => {
     expect(mounted, 'mounting a 1 MiB tmpfs needs root (as in CI)').toBe(true);
     const upload = async (bytes: Buffer, name: string) => {
       const form = new FormData();
-      form.append('file', new Blob([bytes]), name);
+      form.append('file', new Blob([new Uint8Array(bytes)]), name);
       const res = await fetch(`${service.url}/app/v1${PROJECT}/assets`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}` },

@@ -37,11 +37,11 @@ export class Client {
   }
 
   graphql<T = any>(query: string, variables?: Record<string, unknown>, options: Omit<CallOptions, 'body'> = {}) {
-    return this.call<{ data?: T; errors?: { message: string; extensions?: { code?: string; details?: any } }[] }>(
-      'POST',
-      '/graphql',
-      { ...options, body: { query, variables } },
-    );
+    return this.call<{
+      data?: T;
+      errors?: { message: string; extensions?: { code?: string; details?: any } }[];
+      extensions?: Record<string, unknown>;
+    }>('POST', '/graphql', { ...options, body: { query, variables } });
   }
 
   async login(email = ADMIN.email, password = ADMIN.password): Promise<string> {
