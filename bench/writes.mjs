@@ -3,11 +3,12 @@
 // `node bench/writes.mjs` — WRITES_SECONDS (15), WRITES_WARMUP (0 s of unmeasured cycles first), WRITES_WORKERS (20),
 // PGBENCH_SCALE (20), EMBEDDINGS (service default);
 // BASE_ROOT=<checkout> also runs W4 on that checkout's build in the same run (first; BASE_LAST=1: second);
-// CPU_PROF=<dir> profiles the gateways.
+// WRITES_FLOOR=0 leaves out the floor (the same SQL behind bare node:http); CPU_PROF=<dir> profiles the servers.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pg from 'pg';
-import { createDatabase, login, ROOT, startGateway } from './lib.mjs';
+import { createDatabase, freePort, login, ROOT, spawnNode, startGateway } from './lib.mjs';
 
 const SECONDS = Number(process.env.WRITES_SECONDS ?? 15);
 // Cycles run before the measured ones (not counted): without them, the figures include V8's optimising compiler warming up.
@@ -15,6 +16,8 @@ const WARMUP = Number(process.env.WRITES_WARMUP ?? 0);
 const WORKERS = Number(process.env.WRITES_WORKERS ?? 20);
 const SCALE = Number(process.env.PGBENCH_SCALE ?? 20);
 const PROJECT = '/organizations/default/projects/default';
+// The floors run last unless WRITES_FLOOR=0: the same SQL through bare node:http, then from pgbench with no service.
+const FLOOR = process.env.WRITES_FLOOR !== '0';
 
 /** pgbench TPC-B (its default script) on its own database: `-c WORKERS -j 2`, tps without connection time. */
 function pgbench(url, seconds) {
@@ -39,19 +42,42 @@ function cpuSeconds(pid) {
   }
 }
 
+/** CPU seconds used so far by every PostgreSQL process on the machine (backends that exited meanwhile drop out). */
+function databaseCpuSeconds() {
+  let sum = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = stat.split(') ')[1].split(' ');
+      sum += (Number(fields[11]) + Number(fields[12])) / 100;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return sum;
+}
+
+/** No figure (pgbench reports no per-cycle latency, and is no service) as a dash. */
+const fixed = (n, digits) => (Number.isNaN(n) ? '—' : n.toFixed(digits));
+
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
-/** W4 on a fresh database: WORKERS loops of PUT then publish, each on its own entry; then the audit. */
-async function w4(root) {
+/**
+ * W4 on a fresh database: WORKERS loops of PUT then publish, each on its own entry; then the audit. With a `floor`,
+ * the gateway only sets the database up (schema, type, entries), then the cycles run through `write-floor-server.mjs`
+ * (`'node'`) or as pgbench's script `w4-cycle.pgbench` (`'database'`: no service at all).
+ */
+async function w4(root, floor) {
   const db = await createDatabase();
   const env = { DATABASE_URL: db.url, ...(process.env.EMBEDDINGS ? { EMBEDDINGS: process.env.EMBEDDINGS } : {}) };
   const flags = process.env.CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.CPU_PROF}`] : [];
-  const gateway = await startGateway(env, { root, flags });
+  let server = await startGateway(env, { root, flags });
   try {
-    const token = await login(gateway.url);
+    const token = await login(server.url);
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
     const call = async (method, path, body) => {
-      const url = `${gateway.url}/app/v1${PROJECT}${path}`;
+      const url = `${server.url}/app/v1${PROJECT}${path}`;
       const res = await fetch(url, { method, headers, body: body && JSON.stringify(body) });
       const json = await res.json();
       if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
@@ -66,6 +92,15 @@ async function w4(root) {
       const input = { typeId: type.id, name: `Writer ${w}`, content: { title: 'start' } };
       const entry = await call('POST', '/content', input);
       entries.push(entry.id);
+    }
+    if (floor) {
+      await server.stop();
+      server = undefined;
+    }
+    if (floor === 'database') return await databaseOnly(db.url, entries);
+    if (floor === 'node') {
+      const port = String(await freePort());
+      server = await spawnNode('bench/write-floor-server.mjs', { DATABASE_URL: db.url, PORT: port }, /"url"/, { flags });
     }
 
     const acked = new Map(entries.map((id) => [id, []]));
@@ -91,18 +126,41 @@ async function w4(root) {
     };
     if (WARMUP > 0) await loop(WARMUP, false);
     const started = performance.now();
-    const cpuBefore = cpuSeconds(gateway.pid);
+    const cpuBefore = cpuSeconds(server.pid);
+    const databaseBefore = databaseCpuSeconds();
     await loop(SECONDS, true);
     const rate = cycles / ((performance.now() - started) / 1000);
-    const cpuMs = ((cpuSeconds(gateway.pid) - cpuBefore) * 1000) / cycles;
+    const cpuMs = ((cpuSeconds(server.pid) - cpuBefore) * 1000) / cycles;
+    const databaseMs = ((databaseCpuSeconds() - databaseBefore) * 1000) / cycles;
     publishMs.sort((a, b) => a - b);
     const problems = await audit(db.url, acked);
     const audited = [...acked.values()].reduce((sum, versions) => sum + versions.length, 0);
-    return { rate, cycles, audited, cpuMs, p50: percentile(publishMs, 50), p99: percentile(publishMs, 99), problems };
+    return { rate, cycles, audited, cpuMs, databaseMs, p50: percentile(publishMs, 50), p99: percentile(publishMs, 99), problems };
   } finally {
-    await gateway.stop();
+    await server?.stop();
     await db.drop();
   }
+}
+
+/** The cycles as pgbench's script on the set-up database; every version it committed is audited like an answer. */
+async function databaseOnly(url, entries) {
+  const script = join(ROOT, 'bench/w4-cycle.pgbench');
+  const databaseBefore = databaseCpuSeconds();
+  const args = ['-M', 'prepared', '-f', script, '-c', String(WORKERS), '-j', '2', '-T', String(SECONDS), '-n', url];
+  const out = execFileSync('pgbench', args, { encoding: 'utf8' });
+  const transactions = /number of transactions actually processed: (\d+)/.exec(out);
+  const tps = /tps = ([\d.]+)/.exec(out);
+  if (!tps || !transactions) throw new Error(`pgbench printed no tps:\n${out}`);
+  const cycles = Number(transactions[1]);
+  const databaseMs = ((databaseCpuSeconds() - databaseBefore) * 1000) / cycles;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const { rows } = await client.query('select id, last_published_version from content where id = any($1)', [entries]);
+  await client.end();
+  const acked = new Map(rows.map((r) => [r.id, Array.from({ length: r.last_published_version ?? 0 }, (_, i) => i + 1)]));
+  const problems = await audit(url, acked);
+  const audited = [...acked.values()].reduce((sum, versions) => sum + versions.length, 0);
+  return { rate: Number(tps[1]), cycles, audited, cpuMs: NaN, databaseMs, p50: NaN, p99: NaN, problems };
 }
 
 /** Each entry's acknowledged versions are 1..n in order, with exactly one version row and one event each. */
@@ -144,6 +202,10 @@ try {
   if (base && process.env.BASE_LAST) builds.push(base);
   else if (base) builds.unshift(base);
   for (const { name, root } of builds) runs.push({ name, ...(await w4(root)) });
+  if (FLOOR) {
+    runs.push({ name: 'floor: the same SQL behind bare node:http', ...(await w4(ROOT, 'node')) });
+    runs.push({ name: 'floor: the same SQL from pgbench, no service', ...(await w4(ROOT, 'database')) });
+  }
   const after = pgbench(pgbenchDb.url, half);
   tps = { mean: (before + after) / 2, before, after, half };
 } finally {
@@ -158,12 +220,12 @@ console.log(
       `${tps.half} s before and after: ${tps.before.toFixed(0)} / ${tps.after.toFixed(0)} tps, ` +
       `mean ${tps.mean.toFixed(0)}`,
     '',
-    '| build | cycles/s | publish p50 ms | publish p99 ms | cycles/s ÷ pgbench tps | service CPU ms/cycle | audit |',
-    '|---|---:|---:|---:|---:|---:|---|',
+    '| build | cycles/s | publish p50 ms | publish p99 ms | cycles/s ÷ pgbench tps | service CPU ms/cycle | PostgreSQL CPU ms/cycle | audit |',
+    '|---|---:|---:|---:|---:|---:|---:|---|',
     ...runs.map(
       (r) =>
-        `| ${r.name} | ${r.rate.toFixed(1)} | ${r.p50.toFixed(0)} | ${r.p99.toFixed(0)} | ` +
-        `${(r.rate / tps.mean).toFixed(3)} | ${r.cpuMs.toFixed(1)} | ` +
+        `| ${r.name} | ${r.rate.toFixed(1)} | ${fixed(r.p50, 0)} | ${fixed(r.p99, 0)} | ` +
+        `${(r.rate / tps.mean).toFixed(3)} | ${fixed(r.cpuMs, 1)} | ${r.databaseMs.toFixed(1)} | ` +
         `${r.problems.length === 0 ? `${r.audited} publishes, each one version + one event` : 'FAILED'} |`,
     ),
   ].join('\n'),
