@@ -29,7 +29,6 @@ import {
   assertJsonDepth,
   JSON_LIMIT_BYTES,
   jsonBodyError,
-  type ApiFamily,
   PRINCIPAL_HEADER,
   type Context,
 } from '@cp/graphql';
