@@ -2,9 +2,9 @@
 // returns a server tests can start on port 0.
 import { createLogger, loadSubgraphSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
 import { EventFeed, onEventsFlushed, sqlProjectDirectory } from '@cp/db';
-import { answerEarlyRefusals, idempotency, LiveStreams, startIdempotencyCleanup } from '@cp/edge';
+import { answerEarlyRefusals, familyOnly, idempotency, LiveStreams, startIdempotencyCleanup } from '@cp/edge';
 import { AppError } from '@cp/errors';
-import { assertFamilyPrincipal, JSON_LIMIT_BYTES, jsonBodyError, type ApiFamily } from '@cp/graphql';
+import { JSON_LIMIT_BYTES, jsonBodyError, type ApiFamily } from '@cp/graphql';
 import { mountHttpRoutes, packageVersion, startHost, type Host, type HostedService, type HostParts } from '@cp/host';
 import type { SubgraphModule } from '@cp/host';
 import { registerCacheStats } from '@cp/metrics';
@@ -192,7 +192,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   const authenticated = (family: ApiFamily) => [
     contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
     limiter.middleware(sendError),
-    (_req: Request, res: Response, next: NextFunction) => (assertFamilyPrincipal(family, res.locals.context), next()),
+    familyOnly(family, sendError),
     // D17: multipart uploads take Idempotency-Key too (fingerprinted without their body, see idempotency.ts).
     ...(family === 'app' ? [idempotent('none', sendError)] : []),
   ];

@@ -1,4 +1,5 @@
 // In-process cache of what authentication reads from the database (API keys; users with their role), dropped by access events.
+import { FeedGate } from '@cp/config';
 import type { ApiKeyPrincipal, Permissions } from '@cp/graphql';
 
 /** The parts of an access event (D9 event row) that decide what to drop. */
@@ -50,20 +51,19 @@ export class PrincipalCache {
   /** `${organizationId}/${userId}` → user row facts. */
   private readonly users = new Map<string, Entry<CachedUser>>();
   private generation = 0;
-  private announcedPosition = 0n;
-  /** The event position this replica has applied; until a host calls `follow`, whatever was announced. */
-  private appliedPosition = () => this.announcedPosition;
+  /** Until a host calls `follow`, whatever was announced counts as applied. */
+  private readonly feed = new FeedGate();
 
   constructor(private readonly ttlMs: number) {}
 
   /** Ties the cache to the feed that applies this replica's events (EventFeed.position). */
   follow(appliedPosition: () => bigint): void {
-    this.appliedPosition = appliedPosition;
+    this.feed.follow(appliedPosition);
   }
 
   /** The broker announced events up to `position`; until they are applied, the cache stands aside. */
   announced(position: bigint): void {
-    if (position > this.announcedPosition) this.announcedPosition = position;
+    this.feed.announced(position);
   }
 
   get enabled(): boolean {
@@ -120,13 +120,8 @@ export class PrincipalCache {
     this.users.clear();
   }
 
-  /** False while this replica has been told of events it has not applied yet. */
-  private current(): boolean {
-    return this.announcedPosition <= this.appliedPosition();
-  }
-
   private read<T>(map: Map<string, Entry<T>>, id: string): T | undefined {
-    if (!this.current()) return undefined;
+    if (!this.feed.current) return undefined;
     const entry = map.get(id);
     if (!entry) return undefined;
     if (entry.expiresAt <= Date.now()) {
@@ -137,7 +132,7 @@ export class PrincipalCache {
   }
 
   private write<T>(map: Map<string, Entry<T>>, ticket: number, id: string, value: T): void {
-    if (!this.enabled || ticket !== this.generation || !this.current()) return;
+    if (!this.enabled || ticket !== this.generation || !this.feed.current) return;
     // Bounded: a flood of distinct credentials can't grow memory without limit (valid ones only ever get here).
     if (map.size >= MAX_ENTRIES) map.clear();
     map.set(id, { value, expiresAt: Date.now() + this.ttlMs });

@@ -225,3 +225,4 @@ export function loadConfigOrExit(env: Record<string, string | undefined> = proce
 export * from './logger';
 export * from './secrets';
 export * from './connection-state';
+export * from './feed-gate';

@@ -8,6 +8,7 @@ import { sqlProjectDirectory } from '@cp/db';
 import {
   answerEarlyRefusals,
   exitGracefullyOnSignals,
+  familyOnly,
   idempotency,
   sentRequestId,
   startIdempotencyCleanup,
@@ -24,12 +25,10 @@ import {
 } from '@cp/errors';
 import {
   armorProtection,
-  assertFamilyPrincipal,
   assertGraphQLLimits,
   assertJsonDepth,
   JSON_LIMIT_BYTES,
   jsonBodyError,
-  type ApiFamily,
   PRINCIPAL_HEADER,
   type Context,
 } from '@cp/graphql';
@@ -233,26 +232,18 @@ async function serveSubgraph(
     // The context the idempotency middleware saw: the grants resolvers record in it are stored with the answer (D17).
     expressMiddleware(apollo, { context: async ({ res }) => res.locals.context as Context }),
   );
-  // The module's HTTP routes (uploads, CDN), credential ones authenticated like GraphQL and held to their API family's
-  // principal kind as at the gateway (an API key on `/app/v1` is 401, D18); the handlers check the caller's rights.
-  const familyOnly = (family: ApiFamily) => (_req: Request, res: Response, next: NextFunction) => {
-    try {
-      assertFamilyPrincipal(family, res.locals.context as Context);
-    } catch (err) {
-      return sendError(res, err);
-    }
-    next();
-  };
   // Admin uploads: keys in the caller's own key space, as at the gateway, so a retry answers alike at every address.
   const idempotentUnlessVouched = unlessVouched(
     idempotency({ orm: db.orm, logger, body: 'none', maxBodyBytes: JSON_LIMIT_BYTES, onError: sendError }),
   );
   // Every service records GraphQL mutations, so every service sweeps expired keys (the delete is idempotent).
   const idempotencyCleanup = startIdempotencyCleanup(db.orm, logger);
+  // The module's HTTP routes (uploads, CDN), credential ones authenticated like GraphQL and held to their API family's
+  // principal kind as at the gateway (an API key on `/app/v1` is 401, D18); the handlers check the caller's rights.
   mountHttpRoutes(app, module.httpRoutes ?? [], deps, (family) => [
     callers(false, sendError),
     withContext,
-    familyOnly(family),
+    familyOnly(family, sendError),
     ...(family === 'app' ? [idempotentUnlessVouched] : []),
   ]);
   // Any other path: the D4 envelope, as at the gateway (not Express's HTML page).

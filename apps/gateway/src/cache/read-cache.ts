@@ -1,4 +1,5 @@
 // The published-read cache of the client family: byte-bounded LRU of finished responses, dropped per project by events.
+import { FeedGate } from '@cp/config';
 import { LRUCache } from 'lru-cache';
 
 /** A finished 200 response, ready to be sent again byte for byte. */
@@ -70,10 +71,11 @@ export class ReadCache {
   private readonly keysByProject = new Map<string, Set<string>>();
   private readonly generations = new Map<string, number>();
   private epoch = 0;
-  private announcedPosition = 0n;
+  private readonly feed: FeedGate;
   private readonly counters = { hits: 0, misses: 0, bypasses: 0, evictions: 0, invalidations: 0, staleFills: 0 };
 
-  constructor(private readonly options: ReadCacheOptions) {
+  constructor(options: ReadCacheOptions) {
+    this.feed = new FeedGate(options.appliedPosition);
     this.lru = new LRUCache<string, Entry>({
       maxSize: options.maxBytes,
       sizeCalculation: (entry, key) => entry.body.length + key.length * 2 + entry.surrogateKeys.length + ENTRY_OVERHEAD,
@@ -87,13 +89,8 @@ export class ReadCache {
     });
   }
 
-  /** False while this replica has been told of events it has not applied yet (rule 2). */
-  private current(): boolean {
-    return this.announcedPosition <= this.options.appliedPosition();
-  }
-
   get(key: string): CachedResponse | undefined {
-    if (!this.current()) {
+    if (!this.feed.current) {
       this.counters.bypasses++;
       return undefined;
     }
@@ -104,7 +101,7 @@ export class ReadCache {
 
   /** Like `get`, but a miss isn't counted: the fast path peeks, and the full path that follows a miss counts it. */
   peek(key: string): CachedResponse | undefined {
-    return this.current() ? this.hit(key) : undefined;
+    return this.feed.current ? this.hit(key) : undefined;
   }
 
   private hit(key: string): CachedResponse | undefined {
@@ -122,7 +119,7 @@ export class ReadCache {
     const fresh =
       ticket.epoch === this.epoch &&
       ticket.generation === (this.generations.get(ticket.projectId) ?? 0) &&
-      this.current();
+      this.feed.current;
     if (!fresh) {
       this.counters.staleFills++;
       return false;
@@ -155,7 +152,7 @@ export class ReadCache {
 
   /** The broker announced events up to `position`; until they are applied, the cache stands aside (rule 2). */
   announced(position: bigint): void {
-    if (position > this.announcedPosition) this.announcedPosition = position;
+    this.feed.announced(position);
   }
 
   stats(): CacheStats {

@@ -149,7 +149,7 @@ export function createRestHandler(options: RestOptions) {
       return [r, operation] as const;
     }),
   );
-  const runRoute = async (
+  const run = async (
     route: CompiledRoute,
     pathname: string,
     query: Record<string, string>,
@@ -157,47 +157,39 @@ export function createRestHandler(options: RestOptions) {
     context: Context,
   ): Promise<RestOutcome> => {
     const operation = operations.get(route)!;
-    if (operation.read) return run(operation, pathname, query, body, context);
-    // sofa's router answered whatever failed in a mutation's handler through its error handler.
     try {
-      return await run(operation, pathname, query, body, context);
+      const path = pathname.slice(basePath.length);
+      const variableValues = routeVariables(operation.document, schema, operation.pattern, path, query, body);
+      // Once the gateway has planned a read route's operation as one in-process subgraph's (direct-reads.ts), it runs
+      // there.
+      const subgraph = operation.read ? options.direct?.schemaFor(operation.hash, operation.name) : undefined;
+      let result: ExecutionResult;
+      if (subgraph && coercible(subgraph, operation.sent.definitions[0] as OperationDefinitionNode, variableValues)) {
+        result = await executeDirect(
+          options.direct!.operations,
+          options.schema,
+          subgraph,
+          operation.sent,
+          variableValues,
+          context,
+        );
+      } else {
+        const response = await options.apollo.executeOperation(
+          { query: operation.text, variables: variableValues, operationName: operation.name },
+          { contextValue: context },
+        );
+        if (response.body.kind !== 'single') throw new Error('Incremental delivery is not supported over REST.');
+        result = response.body.singleResult as ExecutionResult;
+      }
+      if (result.errors) return { failure: failure(result.errors) };
+      if (!result.data) throw new Error(`${operation.field} answered neither data nor errors.`);
+      return { data: result.data as Record<string, unknown> };
     } catch (err) {
+      // A read's failures before execution are thrown (the handler answers them); sofa's router answered whatever
+      // failed in a mutation's handler through its error handler.
+      if (operation.read) throw err;
       return { failure: failure([err]) };
     }
-  };
-  const run = async (
-    operation: RouteOperation,
-    pathname: string,
-    query: Record<string, string>,
-    body: Record<string, unknown> | undefined,
-    context: Context,
-  ): Promise<RestOutcome> => {
-    const path = pathname.slice(basePath.length);
-    const variableValues = routeVariables(operation.document, schema, operation.pattern, path, query, body);
-    // Once the gateway has planned a read route's operation as one in-process subgraph's (direct-reads.ts), it runs
-    // there.
-    const subgraph = operation.read ? options.direct?.schemaFor(operation.hash, operation.name) : undefined;
-    let result: ExecutionResult;
-    if (subgraph && coercible(subgraph, operation.sent.definitions[0] as OperationDefinitionNode, variableValues)) {
-      result = await executeDirect(
-        options.direct!.operations,
-        options.schema,
-        subgraph,
-        operation.sent,
-        variableValues,
-        context,
-      );
-    } else {
-      const response = await options.apollo.executeOperation(
-        { query: operation.text, variables: variableValues, operationName: operation.name },
-        { contextValue: context },
-      );
-      if (response.body.kind !== 'single') throw new Error('Incremental delivery is not supported over REST.');
-      result = response.body.singleResult as ExecutionResult;
-    }
-    if (result.errors) return { failure: failure(result.errors) };
-    if (!result.data) throw new Error(`${operation.field} answered neither data nor errors.`);
-    return { data: result.data as Record<string, unknown> };
   };
 
   return async (req: ExpressRequest, res: ExpressResponse) => {
@@ -227,7 +219,7 @@ export function createRestHandler(options: RestOptions) {
       }
       // Flat bodies (the spec's) reach both flat arguments and a single `input` argument.
       const variables = body === undefined ? undefined : { ...body, input: body };
-      const outcome = await runRoute(route, url.pathname, query, variables, context);
+      const outcome = await run(route, url.pathname, query, variables, context);
       if ('failure' in outcome) {
         const { status } = outcome.failure;
         const text = await outcome.failure.text();
