@@ -39,7 +39,8 @@ export const SCAN_LOCK = 7_240_115;
 // follows a concurrent update), an event the older snapshot misses has a higher position than every event it sees
 // (positions are assigned in commit order, see EventDispatcher), and the cursor only moves to the highest position
 // seen; the unique key with `on conflict`, checked against committed rows rather than the snapshot, keeps one
-// delivery per (webhook, event) whatever happens.
+// delivery per (webhook, event) whatever happens. The cursor row is rewritten only when there were new events (an idle
+// round leaves no dead row version behind).
 //
 // The scan: events past the cursor become deliveries for the project's matching active webhooks.
 const SCAN = `with turn as (select pg_try_advisory_xact_lock(${SCAN_LOCK}) as locked),
@@ -51,8 +52,7 @@ const SCAN = `with turn as (select pg_try_advisory_xact_lock(${SCAN_LOCK}) as lo
           from fresh f join "webhook" w on w."project_id" = f."project_id" and w."organization_id" = f."organization_id"
          where w."active" and (jsonb_array_length(w."event_types") = 0 or jsonb_exists(w."event_types", f."type"))
         on conflict ("webhook_id", "event_id") do nothing)
-update "webhook_cursor" set "position" = coalesce((select max("position") from fresh), "position")
- where "id" = 1 and exists (select from cursor)`;
+update "webhook_cursor" set "position" = (select max("position") from fresh) where "id" = 1 and exists (select from fresh)`;
 
 /**
  * Claims the oldest due delivery of up to `limit` active webhooks that have no attempt in flight (here or on another
