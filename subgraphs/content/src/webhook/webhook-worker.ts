@@ -27,7 +27,53 @@ const MAX_IN_FLIGHT = 32;
 /** A `sending` row is leased this long; past it (its worker died) the delivery is due again. */
 const LEASE_SECONDS = Math.ceil((TIMEOUT_MS * 3) / 1000);
 // Only one replica at a time turns new events into deliveries.
-const SCAN_LOCK = 7_240_115;
+export const SCAN_LOCK = 7_240_115;
+
+// A round is one round trip (it runs on every announcement): the scan and the claim are sent as one simple query (no
+// parameters: every value inlined is a constant or an integer of this module), which PostgreSQL runs as one implicit
+// transaction, each statement with its own READ COMMITTED snapshot, committed together (an error rolls back both).
+//
+// The scan takes the try-lock itself, and a replica that did not get it neither locks the cursor row nor reads
+// events. Its snapshot was taken before the lock was granted, so it may predate the last holder's commit; still
+// nothing is skipped or doubled: `for update` returns the cursor row's newest committed version (READ COMMITTED
+// follows a concurrent update), an event the older snapshot misses has a higher position than every event it sees
+// (positions are assigned in commit order, see EventDispatcher), and the cursor only moves to the highest position
+// seen; the unique key with `on conflict`, checked against committed rows rather than the snapshot, keeps one
+// delivery per (webhook, event) whatever happens. The cursor row is rewritten only when there were new events (an idle
+// round leaves no dead row version behind).
+//
+// The scan: events past the cursor become deliveries for the project's matching active webhooks.
+const SCAN = `with turn as (select pg_try_advisory_xact_lock(${SCAN_LOCK}) as locked),
+      cursor as (select c."position" from "webhook_cursor" c, turn t where t.locked and c."id" = 1 for update of c),
+      fresh as (select e.* from "event" e where e."position" > (select "position" from cursor) order by e."position" limit 1000),
+      queued as (
+        insert into "webhook_delivery" ("id", "webhook_id", "event_id", "event_type", "status", "attempts", "next_attempt_at", "created_at")
+        select gen_random_uuid()::text, w."id", f."id", f."type", 'pending', 0, now(), now()
+          from fresh f join "webhook" w on w."project_id" = f."project_id" and w."organization_id" = f."organization_id"
+         where w."active" and (jsonb_array_length(w."event_types") = 0 or jsonb_exists(w."event_types", f."type"))
+        on conflict ("webhook_id", "event_id") do nothing)
+update "webhook_cursor" set "position" = (select max("position") from fresh) where "id" = 1 and exists (select from fresh)`;
+
+/**
+ * Claims the oldest due delivery of up to `limit` active webhooks that have no attempt in flight (here or on another
+ * replica; a `sending` row past its lease no longer counts), locked so replicas never claim the same row. Its own
+ * snapshot, taken after the scan ran, sees the deliveries the scan just inserted; `now()` is the round's start, the
+ * scan's deliveries are due at once.
+ */
+const claimStatement = (limit: number) => `with heads as (
+     select distinct on (d."webhook_id") d."id", d."next_attempt_at"
+       from "webhook_delivery" d join "webhook" w on w."id" = d."webhook_id"
+      where d."status" in ('pending', 'retrying', 'sending') and d."next_attempt_at" <= now() and w."active"
+        and not exists (select 1 from "webhook_delivery" s
+                         where s."webhook_id" = d."webhook_id" and s."status" = 'sending' and s."next_attempt_at" > now())
+      order by d."webhook_id", d."next_attempt_at", d."id"),
+   picked as (
+     select d."id" from "webhook_delivery" d join heads h on h."id" = d."id"
+      order by h."next_attempt_at" limit ${limit} for update of d skip locked)
+   update "webhook_delivery" d set "status" = 'sending', "next_attempt_at" = now() + interval '${LEASE_SECONDS} seconds'
+     from "webhook" w
+    where d."id" in (select "id" from picked) and w."id" = d."webhook_id"
+    returning d."id", d."webhook_id", d."event_id", d."event_type", d."attempts", d."created_at", w."url", w."secret_ciphertext"`;
 
 interface DueDelivery {
   id: string;
@@ -48,8 +94,9 @@ const attemptFailures = counter(
 
 /**
  * Each webhook is its own queue: at most one attempt in flight per target, so a slow or hanging receiver delays only
- * its own deliveries. Rounds (scan the event log, claim due deliveries) run every poll and whenever an
- * attempt ends; attempts are not awaited by the round, so new events keep flowing while others are in flight.
+ * its own deliveries. Rounds (scan the event log, claim due deliveries: one round trip) run every poll, on every
+ * announcement and whenever an attempt ends; attempts are not awaited by the round, so new events keep flowing while
+ * others are in flight.
  */
 export class WebhookWorker extends PollingWorker {
   private readonly inFlight = new Set<Promise<void>>();
@@ -67,10 +114,15 @@ export class WebhookWorker extends PollingWorker {
   }
 
   protected async pass(): Promise<void> {
-    await this.scan();
     const room = MAX_IN_FLIGHT - this.inFlight.size;
-    if (this.stopping || room <= 0) return;
-    for (const delivery of await this.claim(room)) {
+    const claiming = !this.stopping && room > 0;
+    const results = await this.options.orm.em
+      .getConnection()
+      .getKnex()
+      .raw(claiming ? `${SCAN};\n${claimStatement(room)}` : SCAN);
+    if (!claiming) return;
+    const [, claimed] = results as { rows: DueDelivery[] }[];
+    for (const delivery of claimed!.rows) {
       const attempt: Promise<void> = this.deliver(delivery)
         .catch((err) =>
           this.options.logger?.warn({ err, deliveryId: delivery.id }, 'webhook delivery failed to record'),
@@ -81,61 +133,6 @@ export class WebhookWorker extends PollingWorker {
         });
       this.inFlight.add(attempt);
     }
-  }
-
-  /** Events past the cursor become deliveries for the project's matching active webhooks (at most one per pair). */
-  private async scan(): Promise<void> {
-    await this.options.orm.em.fork().transactional(async (tx) => {
-      const conn = tx.getConnection();
-      const ctx = tx.getTransactionContext();
-      const [{ locked }] = await conn.execute<{ locked: boolean }[]>(
-        'select pg_try_advisory_xact_lock(?) as locked',
-        [SCAN_LOCK],
-        'all',
-        ctx,
-      );
-      if (!locked) return;
-      await conn.execute(
-        `with cursor as (select "position" from "webhook_cursor" where "id" = 1 for update),
-              fresh as (select e.* from "event" e, cursor c where e."position" > c."position" order by e."position" limit 1000),
-              queued as (
-                insert into "webhook_delivery" ("id", "webhook_id", "event_id", "event_type", "status", "attempts", "next_attempt_at", "created_at")
-                select gen_random_uuid()::text, w."id", f."id", f."type", 'pending', 0, now(), now()
-                  from fresh f join "webhook" w on w."project_id" = f."project_id" and w."organization_id" = f."organization_id"
-                 where w."active" and (jsonb_array_length(w."event_types") = 0 or jsonb_exists(w."event_types", f."type"))
-                on conflict ("webhook_id", "event_id") do nothing)
-         update "webhook_cursor" set "position" = coalesce((select max("position") from fresh), "position") where "id" = 1`,
-        [],
-        'run',
-        ctx,
-      );
-    });
-  }
-
-  /**
-   * Claims the oldest due delivery of up to `limit` active webhooks that have no attempt in flight (here or on another
-   * replica; a `sending` row past its lease no longer counts), locked so replicas never claim the same row.
-   */
-  private async claim(limit: number): Promise<DueDelivery[]> {
-    return this.options.orm.em
-      .fork()
-      .getConnection()
-      .execute<DueDelivery[]>(
-        `with heads as (
-         select distinct on (d."webhook_id") d."id", d."next_attempt_at"
-           from "webhook_delivery" d join "webhook" w on w."id" = d."webhook_id"
-          where d."status" in ('pending', 'retrying', 'sending') and d."next_attempt_at" <= now() and w."active"
-            and not exists (select 1 from "webhook_delivery" s
-                             where s."webhook_id" = d."webhook_id" and s."status" = 'sending' and s."next_attempt_at" > now())
-          order by d."webhook_id", d."next_attempt_at", d."id"),
-       picked as (
-         select d."id" from "webhook_delivery" d join heads h on h."id" = d."id"
-          order by h."next_attempt_at" limit ${limit} for update of d skip locked)
-       update "webhook_delivery" d set "status" = 'sending', "next_attempt_at" = now() + interval '${LEASE_SECONDS} seconds'
-         from "webhook" w
-        where d."id" in (select "id" from picked) and w."id" = d."webhook_id"
-        returning d."id", d."webhook_id", d."event_id", d."event_type", d."attempts", d."created_at", w."url", w."secret_ciphertext"`,
-      );
   }
 
   private async deliver(delivery: DueDelivery): Promise<void> {
