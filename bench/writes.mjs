@@ -100,7 +100,9 @@ async function w4(root, floor) {
     if (floor === 'database') return await databaseOnly(db.url, entries);
     if (floor === 'node') {
       const port = String(await freePort());
-      server = await spawnNode('bench/write-floor-server.mjs', { DATABASE_URL: db.url, PORT: port }, /"url"/, { flags });
+      server = await spawnNode('bench/write-floor-server.mjs', { DATABASE_URL: db.url, PORT: port }, /"url"/, {
+        flags,
+      });
     }
 
     const acked = new Map(entries.map((id) => [id, []]));
@@ -135,7 +137,16 @@ async function w4(root, floor) {
     publishMs.sort((a, b) => a - b);
     const problems = await audit(db.url, acked);
     const audited = [...acked.values()].reduce((sum, versions) => sum + versions.length, 0);
-    return { rate, cycles, audited, cpuMs, databaseMs, p50: percentile(publishMs, 50), p99: percentile(publishMs, 99), problems };
+    return {
+      rate,
+      cycles,
+      audited,
+      cpuMs,
+      databaseMs,
+      p50: percentile(publishMs, 50),
+      p99: percentile(publishMs, 99),
+      problems,
+    };
   } finally {
     await server?.stop();
     await db.drop();
@@ -157,7 +168,9 @@ async function databaseOnly(url, entries) {
   await client.connect();
   const { rows } = await client.query('select id, last_published_version from content where id = any($1)', [entries]);
   await client.end();
-  const acked = new Map(rows.map((r) => [r.id, Array.from({ length: r.last_published_version ?? 0 }, (_, i) => i + 1)]));
+  const acked = new Map(
+    rows.map((r) => [r.id, Array.from({ length: r.last_published_version ?? 0 }, (_, i) => i + 1)]),
+  );
   const problems = await audit(url, acked);
   const audited = [...acked.values()].reduce((sum, versions) => sum + versions.length, 0);
   return { rate: Number(tps[1]), cycles, audited, cpuMs: NaN, databaseMs, p50: NaN, p99: NaN, problems };
