@@ -42,7 +42,7 @@ function cpuSeconds(pid) {
   }
 }
 
-/** CPU seconds used so far by every PostgreSQL process on the machine (backends that exited meanwhile drop out). */
+/** CPU seconds used so far by every PostgreSQL process on the machine, those that exited included. */
 function databaseCpuSeconds() {
   let sum = 0;
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
@@ -50,7 +50,8 @@ function databaseCpuSeconds() {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (!stat.includes('(postgres)')) continue;
       const fields = stat.split(') ')[1].split(' ');
-      sum += (Number(fields[11]) + Number(fields[12])) / 100;
+      // utime + stime, and cutime + cstime: the postmaster's share holds the backends that exited (pgbench's).
+      sum += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
     } catch {
       // exited meanwhile
     }
