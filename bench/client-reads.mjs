@@ -1,13 +1,14 @@
 // Client-read benchmark: (W1 list, W2 resolved entry, W3 key-holder GraphQL) cache hit vs miss, admin list, admin
 // read by id (W2a, JWT), on PostgreSQL and on the embedded database, as ratios to a node:http baseline; plus idle RSS and cold start.
 // Standalone: `node bench/client-reads.mjs` after `npm run build` (BENCH_SECONDS, BENCH_PASSES, BENCH_DATABASES=postgres,embedded;
-// BENCH_CACHES=on,off and BENCH_ONLY=W1,W2,W3,admin,W2a narrow it; BENCH_PROFILE=<dir> writes the service's CPU profiles there).
+// BENCH_CACHES=on,off and BENCH_ONLY=W1,W2,W3,admin,W2a,W2a-floor narrow it; BENCH_PROFILE=<dir> writes the service's CPU
+// profiles there). W2a-floor: W2a's load on `read-floor-server.mjs` (the same row behind bare node:http), PostgreSQL only.
 import autocannon from 'autocannon';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedPublished, startReadGateway, workloads } from './client-reads-lib.mjs';
-import { createDatabase, startBaseline } from './lib.mjs';
+import { createDatabase, freePort, spawnNode, startBaseline } from './lib.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PASSES = Number(process.env.BENCH_PASSES ?? 2);
@@ -62,6 +63,21 @@ try {
                   ratio: r.rps / base.rps,
                   base: base.rps,
                 });
+              }
+            }
+            if (pg && cache === 'off' && (!ONLY || ONLY.includes('W2a-floor'))) {
+              const port = String(await freePort());
+              const floor = await spawnNode(
+                'bench/read-floor-server.mjs',
+                { DATABASE_URL: pg.url, PORT: port },
+                /"url"/,
+              );
+              try {
+                const [, , options] = workloads(floor.url, seeded).find(([short]) => short === 'W2a');
+                const r = await load('W2a floor: the same row behind bare node:http', options);
+                rows.push({ ...r, pass, ratio: r.rps / base.rps, base: base.rps });
+              } finally {
+                await floor.stop();
               }
             }
           }
