@@ -8,7 +8,11 @@ import pg from 'pg';
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const READ = {
   name: 'read',
-  text: 'select * from "content" where "id" = $1 and "organization_id" = $2 and "project_id" = $3 limit 1',
+  // The admin read's members (not the full-text vector, which the platform never answers).
+  text: `select "id", "organization_id", "project_id", "type_id", "type_version", "package_version", "version",
+           "last_published_version", "name", "description", "status", "is_template", "content", "compiled", "tags",
+           "folder_id", "metadata", "created_by_id", "created_at", "updated_at", "revision"
+           from "content" where "id" = $1 and "organization_id" = $2 and "project_id" = $3 limit 1`,
 };
 const ROUTE = /^\/app\/v1\/organizations\/([^/]+)\/projects\/([^/]+)\/content\/([^/?]+)$/;
 
