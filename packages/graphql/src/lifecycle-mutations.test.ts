@@ -17,7 +17,7 @@ import { ExpectedRevisionArgs } from './revision';
 import { fixedProjects } from './testing';
 
 // type-graphql builds with the CommonJS graphql; executing with vitest's ESM copy would refuse the schema.
-const { graphql } = createRequire(import.meta.url)('graphql') as typeof import('graphql');
+const { graphql } = createRequire(__filename)('graphql') as typeof import('graphql');
 const runs = { seed: Number(process.env.FC_SEED ?? 20261125), numRuns: Number(process.env.FC_RUNS ?? 25) };
 const ACTIONS: LifecycleMutation[] = ['publish', 'unpublish', 'discard', 'rollback', 'delete', 'restore'];
 const idArg = { description: 'The thing.' };

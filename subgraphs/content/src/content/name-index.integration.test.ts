@@ -24,7 +24,7 @@ describe.each(['postgres', 'pglite'] as const)('content name trigram index on %s
     const plan = (
       await sql(`explain select count(*) from content where project_id = 'p' and name ilike '%Entry 1234%'`)
     )
-      .map((r: { 'QUERY PLAN': string }) => r['QUERY PLAN'])
+      .map((r) => r['QUERY PLAN'])
       .join('\n');
     expect(plan).toMatch(/Bitmap Index Scan on content_name_trgm_index/);
     const [{ n }] = await sql(
