@@ -213,7 +213,7 @@ try {
   // BASE_LAST=1 swaps the order: whichever runs second meets a warmer (or busier) database server.
   const builds = [{ name: 'this build', root: ROOT }];
   const base = process.env.BASE_ROOT && { name: `before (${process.env.BASE_ROOT})`, root: process.env.BASE_ROOT };
-  if (base && process.env.BASE_LAST) builds.push(base);
+  if (base && process.env.BASE_LAST === '1') builds.push(base);
   else if (base) builds.unshift(base);
   for (const { name, root } of builds) runs.push({ name, ...(await w4(root)) });
   if (FLOOR) {
