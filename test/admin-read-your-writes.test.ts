@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
+import { UNLIMITED } from './support/service';
 import { useService } from './support/setup';
 
 const RUNS = Number(process.env.FC_RUNS ?? 5);
@@ -28,7 +29,7 @@ const op = fc.oneof(
 );
 
 describe('an admin reads their own writes at once (property, in-process gateway, read cache on)', () => {
-  const fx = useService();
+  const fx = useService({ env: UNLIMITED });
 
   it('GET after PUT, publish, unpublish, discard, delete or restore answers the write’s own body', async () => {
     const call = (method: string, path: string, body?: unknown) => fx.api.call(method, path, { token: fx.token, body });

@@ -6,12 +6,11 @@ import { join } from 'node:path';
 import { Client as Pg } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { runCli, startService, type TestService } from './support/service';
+import { runCli, startService, UNLIMITED, type TestService } from './support/service';
 
 const ENTRIES = 1000;
 const FAST = {
-  RATE_LIMIT_PER_MINUTE: '1000000',
-  RATE_LIMIT_PER_HOUR: '10000000',
+  ...UNLIMITED,
   EMBEDDINGS: 'off',
   WEBHOOK_ALLOW_PRIVATE_TARGETS: '1',
 };

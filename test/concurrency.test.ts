@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { Client as Pg } from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
+import { UNLIMITED } from './support/service';
 import { useService } from './support/setup';
 
 const base = `/app/v1${PROJECT}`;
@@ -147,7 +148,7 @@ const step = fc.constantFrom('update' as const, 'publish' as const, 'publishTwic
 const scriptsOfEntries = fc.array(fc.array(step, { minLength: 1, maxLength: 6 }), { minLength: 2, maxLength: 5 });
 
 describe('concurrent edit and publish cycles (D3, D9; property, real PostgreSQL)', () => {
-  const fx = useService();
+  const fx = useService({ env: UNLIMITED });
   const RUNS = Number(process.env.FC_RUNS ?? 4);
   const SEED = Number(process.env.FC_SEED ?? 20261125);
   const call = (method: string, path: string, body?: unknown) => fx.api.call(method, path, { token: fx.token, body });

@@ -14,6 +14,7 @@ import {
   type Process,
   SUBGRAPH_SECRET,
   type TestService,
+  UNLIMITED,
 } from './support/service';
 
 const SEED = Number(process.env.DIFF_SEED ?? 20261125);
@@ -243,7 +244,7 @@ describe('every read path answers alike (differential)', () => {
   beforeAll(async () => {
     const db = await createPostgresDatabase();
     drop = db.drop;
-    const limits = { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PER_HOUR: '10000000' };
+    const limits = UNLIMITED;
     const port = await freePort();
     const content = await spawnNode(
       'subgraphs/content/dist/main.js',

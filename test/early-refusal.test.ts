@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
+import { UNLIMITED } from './support/service';
 import { useService } from './support/setup';
 
 const run = promisify(execFile);
@@ -47,7 +48,7 @@ async function fetched(url: string, init: RequestInit): Promise<Answer> {
 }
 
 describe('early refusals', () => {
-  const fx = useService({ env: { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PER_HOUR: '10000000' } });
+  const fx = useService({ env: UNLIMITED });
   const dir = mkdtempSync(join(tmpdir(), 'cp-early-'));
   const huge = join(dir, 'huge.bin');
   const json = join(dir, 'big.json');

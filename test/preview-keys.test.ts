@@ -4,7 +4,7 @@ import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { Client, PROJECT } from './support/client';
-import { startService, type TestService } from './support/service';
+import { startService, UNLIMITED, type TestService } from './support/service';
 import { useService } from './support/setup';
 import { openSse } from './support/sse';
 
@@ -17,7 +17,7 @@ const schema = { type: 'object', properties: { title: { type: 'string' } } };
 const CONTENTS = `{ contents(${scope}) { data { id name status version content } } }`;
 
 describe('preview API keys (D18)', () => {
-  const fx = useService();
+  const fx = useService({ env: UNLIMITED });
   /** A second gateway on the same database with the read cache off: what every answer must equal. */
   let reference: TestService;
   let fresh: Client;

@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { Client as Pg } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { UNLIMITED } from './support/service';
 import { useService } from './support/setup';
 
 const RUNS = Number(process.env.FC_RUNS ?? 4);
@@ -102,7 +103,7 @@ interface Project {
 }
 
 describe('what an API key sees does not depend on drafts (property, real service, read cache off)', () => {
-  const fx = useService({ env: { CACHE: 'off' } });
+  const fx = useService({ env: { ...UNLIMITED, CACHE: 'off' } });
   let pg: Pg;
   const admin = async (method: string, path: string, body?: unknown) => {
     const res = await fx.api.call(method, path, { token: fx.token, body });

@@ -10,6 +10,11 @@ export const ROOT = resolve(__dirname, '../..');
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery staple' };
 export const JWT_SECRET = 'test-secret-test-secret-test-secret-000';
 /** Gateway <-> subgraph service principal header key; a gateway without remote subgraphs ignores it. */
+/**
+ * Rate limits no test meets: for services whose request count grows with the test (property tests scale with FC_RUNS);
+ * a test of the limits themselves sets its own.
+ */
+export const UNLIMITED = { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PER_HOUR: '10000000' };
 export const SUBGRAPH_SECRET = 'subgraph-secret-subgraph-secret-000000';
 
 export async function freePort(): Promise<number> {
