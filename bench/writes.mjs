@@ -3,7 +3,8 @@
 // `node bench/writes.mjs` — WRITES_SECONDS (15), WRITES_WARMUP (0 s of unmeasured cycles first), WRITES_WORKERS (20),
 // PGBENCH_SCALE (20), EMBEDDINGS (service default);
 // BASE_ROOT=<checkout> also runs W4 on that checkout's build in the same run (first; BASE_LAST=1: second);
-// WRITES_FLOOR=0 leaves out the floor (the same SQL behind bare node:http); CPU_PROF=<dir> profiles the servers.
+// WRITES_FLOOR=0 leaves out the two floors (the same SQL behind bare node:http, and from pgbench with no service);
+// CPU_PROF=<dir> profiles the servers.
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,13 +20,17 @@ const PROJECT = '/organizations/default/projects/default';
 // The floors run last unless WRITES_FLOOR=0: the same SQL through bare node:http, then from pgbench with no service.
 const FLOOR = process.env.WRITES_FLOOR !== '0';
 
-/** pgbench TPC-B (its default script) on its own database: `-c WORKERS -j 2`, tps without connection time. */
-function pgbench(url, seconds) {
-  const args = ['-c', String(WORKERS), '-j', '2', '-T', String(seconds), '-n', url];
+/**
+ * pgbench `-c WORKERS -j 2` for `seconds` (TPC-B, its default script, unless `script` args are given): tps without
+ * connection time, and the number of transactions.
+ */
+function pgbench(url, seconds, script = []) {
+  const args = [...script, '-c', String(WORKERS), '-j', '2', '-T', String(seconds), '-n', url];
   const out = execFileSync('pgbench', args, { encoding: 'utf8' });
   const tps = /tps = ([\d.]+)/.exec(out);
-  if (!tps) throw new Error(`pgbench printed no tps:\n${out}`);
-  return Number(tps[1]);
+  const transactions = /number of transactions actually processed: (\d+)/.exec(out);
+  if (!tps || !transactions) throw new Error(`pgbench printed no tps:\n${out}`);
+  return { tps: Number(tps[1]), transactions: Number(transactions[1]) };
 }
 
 /** CPU seconds used so far by a process and its children (the gateway's esbuild service), all threads. */
@@ -156,14 +161,13 @@ async function w4(root, floor) {
 
 /** The cycles as pgbench's script on the set-up database; every version it committed is audited like an answer. */
 async function databaseOnly(url, entries) {
-  const script = join(ROOT, 'bench/w4-cycle.pgbench');
   const databaseBefore = databaseCpuSeconds();
-  const args = ['-M', 'prepared', '-f', script, '-c', String(WORKERS), '-j', '2', '-T', String(SECONDS), '-n', url];
-  const out = execFileSync('pgbench', args, { encoding: 'utf8' });
-  const transactions = /number of transactions actually processed: (\d+)/.exec(out);
-  const tps = /tps = ([\d.]+)/.exec(out);
-  if (!tps || !transactions) throw new Error(`pgbench printed no tps:\n${out}`);
-  const cycles = Number(transactions[1]);
+  const { tps, transactions: cycles } = pgbench(url, SECONDS, [
+    '-M',
+    'prepared',
+    '-f',
+    join(ROOT, 'bench/w4-cycle.pgbench'),
+  ]);
   const databaseMs = ((databaseCpuSeconds() - databaseBefore) * 1000) / cycles;
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -174,7 +178,7 @@ async function databaseOnly(url, entries) {
   );
   const problems = await audit(url, acked);
   const audited = [...acked.values()].reduce((sum, versions) => sum + versions.length, 0);
-  return { rate: Number(tps[1]), cycles, audited, cpuMs: NaN, databaseMs, p50: NaN, p99: NaN, problems };
+  return { rate: tps, cycles, audited, cpuMs: NaN, databaseMs, p50: NaN, p99: NaN, problems };
 }
 
 /** Each entry's acknowledged versions are 1..n in order, with exactly one version row and one event each. */
@@ -209,7 +213,7 @@ try {
   execFileSync('pgbench', ['-i', '-q', '-s', String(SCALE), pgbenchDb.url], { stdio: 'ignore' });
   // pgbench before and after W4, the mean being the baseline: a neighbour's load during either half shows as spread.
   const half = Math.ceil(SECONDS / 2);
-  const before = pgbench(pgbenchDb.url, half);
+  const before = pgbench(pgbenchDb.url, half).tps;
   // BASE_LAST=1 swaps the order: whichever runs second meets a warmer (or busier) database server.
   const builds = [{ name: 'this build', root: ROOT }];
   const base = process.env.BASE_ROOT && { name: `before (${process.env.BASE_ROOT})`, root: process.env.BASE_ROOT };
@@ -220,7 +224,7 @@ try {
     runs.push({ name: 'floor: the same SQL behind bare node:http', ...(await w4(ROOT, 'node')) });
     runs.push({ name: 'floor: the same SQL from pgbench, no service', ...(await w4(ROOT, 'database')) });
   }
-  const after = pgbench(pgbenchDb.url, half);
+  const after = pgbench(pgbenchDb.url, half).tps;
   tps = { mean: (before + after) / 2, before, after, half };
 } finally {
   await pgbenchDb.drop();
