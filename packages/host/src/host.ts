@@ -18,9 +18,10 @@ import {
 } from '@cp/edge';
 import express, { type Express } from 'express';
 import { readFileSync } from 'node:fs';
-import { createServer, type RequestListener, type Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { expressServer } from './express-server';
 import { healthHandler } from './health';
 import { startWorkers, type SubgraphDeps, type SubgraphModule } from './module';
 
@@ -122,7 +123,7 @@ export async function startHost({
   app.disable('x-powered-by');
   const readiness = new Readiness();
   const drain = new HttpDrain(readiness);
-  const server = createServer();
+  const server = expressServer(app);
   drain.attach(server);
   app.use(requestMetrics());
   http.front?.(app);

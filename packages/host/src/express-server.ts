@@ -1,0 +1,26 @@
+// An HTTP server whose requests and responses are born with an Express app's prototypes.
+import type { Express } from 'express';
+import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
+import type { Socket } from 'node:net';
+
+/**
+ * Express gives every request and response its own prototype (`Object.setPrototypeOf(req, app.request)`) as it enters
+ * the app. Changing the prototype of a live object makes V8 give it a new, slow shape, so every later property access
+ * on it, in Node's HTTP code as much as in ours, took the slow path: about a quarter of an admin read's CPU
+ * (bench/RESULTS.md, "The HTTP objects' prototype"). Created by these constructors, they already have the prototype
+ * Express sets, and setting the same prototype again changes nothing.
+ */
+export function expressServer(app: Express): Server {
+  function AppRequest(this: IncomingMessage, socket: Socket) {
+    IncomingMessage.call(this, socket);
+  }
+  AppRequest.prototype = app.request;
+  function AppResponse(this: ServerResponse, req: IncomingMessage, options?: object) {
+    (ServerResponse as unknown as (req: IncomingMessage, options?: object) => void).call(this, req, options);
+  }
+  AppResponse.prototype = app.response;
+  return createServer({
+    IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
+    ServerResponse: AppResponse as unknown as typeof ServerResponse,
+  });
+}
