@@ -1,14 +1,15 @@
 // Client-read benchmark: (W1 list, W2 resolved entry, W3 key-holder GraphQL) cache hit vs miss, admin list, admin
 // read by id (W2a, JWT), on PostgreSQL and on the embedded database, as ratios to a node:http baseline; plus idle RSS and cold start.
 // Standalone: `node bench/client-reads.mjs` after `npm run build` (BENCH_SECONDS, BENCH_PASSES, BENCH_DATABASES=postgres,embedded;
-// BENCH_CACHES=on,off and BENCH_ONLY=W1,W2,W3,admin,W2a,W2a-floor narrow it; BENCH_PROFILE=<dir> writes the service's CPU
-// profiles there). W2a-floor: W2a's load on `read-floor-server.mjs` (the same row behind bare node:http), PostgreSQL only.
+// BENCH_CACHES=on,off and BENCH_ONLY=W1,W2,W3,admin,W2a,W2a-floor,W2a-arch-floor narrow it; BENCH_PROFILE=<dir> writes the
+// service's CPU profiles there). The floors, PostgreSQL only: W2a's load on `read-floor-server.mjs` (the same row behind
+// bare node:http) and on `read-arch-floor-server.mjs` (node:http, the resolvers and MikroORM, nothing else).
 import autocannon from 'autocannon';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { seedPublished, startReadGateway, workloads } from './client-reads-lib.mjs';
-import { createDatabase, freePort, spawnNode, startBaseline } from './lib.mjs';
+import { createDatabase, freePort, JWT_SECRET, spawnNode, startBaseline } from './lib.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PASSES = Number(process.env.BENCH_PASSES ?? 2);
@@ -17,6 +18,16 @@ const DATABASES = (process.env.BENCH_DATABASES ?? 'postgres,embedded').split(','
 const CACHES = (process.env.BENCH_CACHES ?? 'on,off').split(',');
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const PROFILE = process.env.BENCH_PROFILE;
+/** W2a's load on servers that leave parts of the platform out, on the database the gateway seeded (PostgreSQL only). */
+const FLOORS = [
+  ['W2a-floor', 'bench/read-floor-server.mjs', 'W2a floor: the same row behind bare node:http', () => ({})],
+  [
+    'W2a-arch-floor',
+    'bench/read-arch-floor-server.mjs',
+    'W2a architecture floor: node:http, the resolvers and MikroORM',
+    (env) => ({ DATA_DIR: env.DATA_DIR, JWT_SECRET, EMBEDDINGS: 'off' }),
+  ],
+];
 
 async function load(name, options) {
   const result = await autocannon({ connections: CONNECTIONS, duration: SECONDS, ...options });
@@ -65,16 +76,13 @@ try {
                 });
               }
             }
-            if (pg && cache === 'off' && (!ONLY || ONLY.includes('W2a-floor'))) {
+            for (const [short, entry, name, extra] of FLOORS) {
+              if (!pg || cache !== 'off' || (ONLY && !ONLY.includes(short))) continue;
               const port = String(await freePort());
-              const floor = await spawnNode(
-                'bench/read-floor-server.mjs',
-                { DATABASE_URL: pg.url, PORT: port },
-                /"url"/,
-              );
+              const floor = await spawnNode(entry, { DATABASE_URL: pg.url, PORT: port, ...extra(env) }, /"url"/);
               try {
-                const [, , options] = workloads(floor.url, seeded).find(([short]) => short === 'W2a');
-                const r = await load('W2a floor: the same row behind bare node:http', options);
+                const [, , options] = workloads(floor.url, seeded).find(([w]) => w === 'W2a');
+                const r = await load(name, options);
                 rows.push({ ...r, pass, ratio: r.rps / base.rps, base: base.rps });
               } finally {
                 await floor.stop();
