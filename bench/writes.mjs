@@ -33,10 +33,13 @@ function pgbench(url, seconds, script = []) {
   return { tps: Number(tps[1]), transactions: Number(transactions[1]) };
 }
 
+/** A process's `/proc/<pid>/stat` fields after its name (`fields[11]` is utime, then stime, cutime, cstime). */
+const statFields = (stat) => stat.split(') ')[1].split(' ');
+
 /** CPU seconds used so far by a process and its children (the gateway's esbuild service), all threads. */
 function cpuSeconds(pid) {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
     const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
       readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean),
     );
@@ -54,7 +57,7 @@ function databaseCpuSeconds() {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       if (!stat.includes('(postgres)')) continue;
-      const fields = stat.split(') ')[1].split(' ');
+      const fields = statFields(stat);
       // utime + stime, and cutime + cstime: the postmaster's share holds the backends that exited (pgbench's).
       sum += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
     } catch {
@@ -141,8 +144,7 @@ async function w4(root, floor) {
     const cpuMs = ((cpuSeconds(server.pid) - cpuBefore) * 1000) / cycles;
     const databaseMs = ((databaseCpuSeconds() - databaseBefore) * 1000) / cycles;
     publishMs.sort((a, b) => a - b);
-    const problems = await audit(db.url, acked);
-    const audited = [...acked.values()].reduce((sum, versions) => sum + versions.length, 0);
+    const { problems, audited } = await audit(db.url, acked);
     return {
       rate,
       cycles,
@@ -176,12 +178,11 @@ async function databaseOnly(url, entries) {
   const acked = new Map(
     rows.map((r) => [r.id, Array.from({ length: r.last_published_version ?? 0 }, (_, i) => i + 1)]),
   );
-  const problems = await audit(url, acked);
-  const audited = [...acked.values()].reduce((sum, versions) => sum + versions.length, 0);
+  const { problems, audited } = await audit(url, acked);
   return { rate: tps, cycles, audited, cpuMs: NaN, databaseMs, p50: NaN, p99: NaN, problems };
 }
 
-/** Each entry's acknowledged versions are 1..n in order, with exactly one version row and one event each. */
+/** Each entry's acknowledged versions are 1..n in order, with exactly one version row and one event each; and how many. */
 async function audit(url, acked) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
@@ -203,7 +204,7 @@ async function audit(url, acked) {
     }
   }
   await client.end();
-  return problems;
+  return { problems, audited: [...acked.values()].reduce((sum, versions) => sum + versions.length, 0) };
 }
 
 const pgbenchDb = await createDatabase();
