@@ -149,3 +149,33 @@ export function report(title, baseline, rows) {
   console.log(lines.join('\n'));
   return lines.join('\n');
 }
+
+/**
+ * A W2a floor server (`read-floor-server.mjs`, `read-arch-floor-server.mjs`): bare node:http on `PORT` answering
+ * `GET /app/v1/organizations/{o}/projects/{p}/content/{id}` with what `read(params, headers)` returns (an entry or
+ * undefined for 404); logs `{"url":…}` when listening, calls `close` on SIGTERM.
+ */
+export function serveAdminRead(read, close) {
+  const route = /^\/app\/v1\/organizations\/([^/]+)\/projects\/([^/]+)\/content\/([^/?]+)$/;
+  const server = createServer(async (req, res) => {
+    const answer = (status, body) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    const error = (status, code, message) => answer(status, { error: { code, message, details: {} } });
+    try {
+      const match = route.exec(req.url ?? '');
+      if (!match) return error(404, 'NOT_FOUND', 'no route');
+      const [, organizationId, projectId, id] = match;
+      const entry = await read({ organizationId, projectId, id }, req.headers);
+      if (entry === undefined) return error(404, 'NOT_FOUND', 'no such entry');
+      answer(200, entry);
+    } catch (err) {
+      error(500, 'INTERNAL', String(err));
+    }
+  });
+  server.listen(Number(process.env.PORT), '127.0.0.1', () => {
+    console.log(JSON.stringify({ url: `http://127.0.0.1:${process.env.PORT}` }));
+  });
+  process.on('SIGTERM', () => server.close(() => close().then(() => process.exit(0))));
+}

@@ -8,8 +8,8 @@ import { createLogger, loadConfig, loadJwtSecret } from '@cp/config';
 import { openDatabase, sqlProjectDirectory } from '@cp/db';
 import { INITIAL_DATA, subgraphModules } from '@cp/supergraph';
 import { execute, print } from 'graphql';
-import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
+import { serveAdminRead } from './lib.mjs';
 
 // The operation the REST route sends (sofa's builder over the same models), built here on the content subgraph.
 const { operationFor } = createRequire(import.meta.url)('../apps/gateway/dist/rest/rest-operations.js');
@@ -25,34 +25,18 @@ const { schema } = await content.build({ config, secret, auth, logger, orm: db.o
 const document = operationFor(schema, 'Query.content');
 const projects = sqlProjectDirectory(db.orm);
 if (process.env.PRINT_OPERATION) console.error(print(document));
-const ROUTE = /^\/app\/v1\/organizations\/([^/]+)\/projects\/([^/]+)\/content\/([^/?]+)$/;
-
-const server = createServer(async (req, res) => {
-  const answer = (status, body) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
-  try {
-    const match = ROUTE.exec(req.url ?? '');
-    if (!match) return answer(404, { error: { code: 'NOT_FOUND', message: 'no route', details: {} } });
-    const [, organizationId, projectId, id] = match;
+serveAdminRead(
+  async ({ organizationId, projectId, id }, headers) => {
     const em = db.orm.em.fork();
-    const { principal } = await auth.authenticate(em, clientCredentials(httpCredentials(req.headers)));
+    const { principal } = await auth.authenticate(em, clientCredentials(httpCredentials(headers)));
     const result = await execute({
       schema,
       document,
       variableValues: { organizationId, projectId, id },
       contextValue: { em, principal, requestId: 'floor', lang: 'en', projects },
     });
-    if (result.errors)
-      return answer(400, { error: { code: 'FAILED', message: result.errors[0].message, details: {} } });
-    answer(200, result.data.content);
-  } catch (err) {
-    answer(500, { error: { code: 'INTERNAL', message: String(err), details: {} } });
-  }
-});
-
-server.listen(Number(process.env.PORT), '127.0.0.1', () => {
-  console.log(JSON.stringify({ url: `http://127.0.0.1:${process.env.PORT}` }));
-});
-process.on('SIGTERM', () => server.close(() => db.close().then(() => process.exit(0))));
+    if (result.errors) throw result.errors[0];
+    return result.data.content ?? undefined;
+  },
+  () => db.close(),
+);

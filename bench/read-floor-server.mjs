@@ -2,8 +2,8 @@
 // nothing of the platform's stack (no Express, authentication, GraphQL, ORM). `bench/client-reads.mjs` runs W2a's load
 // against it on the database the gateway seeded, in the same run. `DATABASE_URL=… PORT=… node bench/read-floor-server.mjs`
 // logs `{"url":…}` when listening.
-import { createServer } from 'node:http';
 import pg from 'pg';
+import { serveAdminRead } from './lib.mjs';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: 10 });
 const READ = {
@@ -14,26 +14,10 @@ const READ = {
            "folder_id", "metadata", "created_by_id", "created_at", "updated_at", "revision"
            from "content" where "id" = $1 and "organization_id" = $2 and "project_id" = $3 limit 1`,
 };
-const ROUTE = /^\/app\/v1\/organizations\/([^/]+)\/projects\/([^/]+)\/content\/([^/?]+)$/;
-
-const server = createServer(async (req, res) => {
-  const answer = (status, body) => {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(body));
-  };
-  try {
-    const match = ROUTE.exec(req.url ?? '');
-    if (!match) return answer(404, { error: { code: 'NOT_FOUND', message: 'no route', details: {} } });
-    const [, organizationId, projectId, id] = match;
+serveAdminRead(
+  async ({ organizationId, projectId, id }) => {
     const { rows } = await pool.query({ ...READ, values: [id, organizationId, projectId] });
-    if (!rows[0]) return answer(404, { error: { code: 'NOT_FOUND', message: 'no such entry', details: {} } });
-    answer(200, rows[0]);
-  } catch (err) {
-    answer(500, { error: { code: 'INTERNAL', message: String(err), details: {} } });
-  }
-});
-
-server.listen(Number(process.env.PORT), '127.0.0.1', () => {
-  console.log(JSON.stringify({ url: `http://127.0.0.1:${process.env.PORT}` }));
-});
-process.on('SIGTERM', () => server.close(() => pool.end().then(() => process.exit(0))));
+    return rows[0];
+  },
+  () => pool.end(),
+);
