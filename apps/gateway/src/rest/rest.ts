@@ -111,6 +111,9 @@ type RestOutcome = { data: Record<string, unknown> } | { failure: Response };
 export function createRestHandler(options: RestOptions) {
   const basePath = BASE_PATHS[options.family];
   const routes = compileRoutes(options.schema, options.routes, options.family);
+  // A request is matched against its method's routes only, in declaration order.
+  const byMethod = new Map<string, CompiledRoute[]>();
+  for (const r of routes) byMethod.set(r.method, [...(byMethod.get(r.method) ?? []), r]);
   const schema = restSchema(options.schema, routes);
   const omitted = new Map(routes.flatMap((r) => (r.omit ? [[r.field, r.omit] as const] : [])));
   /** sofa's error answer for an operation's errors (also for a request that fails before it runs, as sofa did). */
@@ -197,11 +200,11 @@ export function createRestHandler(options: RestOptions) {
       const body =
         req.method === 'GET' || req.method === 'DELETE' ? undefined : await readJsonBody(req, options.maxBodyBytes);
       // Two operations on one method and path (D2): the alias route wins when its body test holds.
-      const aliased = routes.find(
-        (r) => r.method === req.method && r.aliasPattern?.test(req.path) && r.alias!.when(body),
-      );
-      const route = aliased ?? routes.find((r) => r.method === req.method && r.pattern.test(req.path));
-      if (!route) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
+      const candidates = byMethod.get(req.method) ?? [];
+      const mounted = req.path;
+      const aliased = candidates.find((r) => r.aliasPattern?.test(mounted) && r.alias!.when(body));
+      const route = aliased ?? candidates.find((r) => r.pattern.test(mounted));
+      if (!route) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${mounted}.`);
       const context = res.locals.context as Context;
       if (!PUBLIC_FIELDS.has(route.field)) assertFamilyPrincipal(options.family, context);
       const { path, query: parsedQuery } = parsedUrl(req);
