@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 /**
  * Express gives every request and response its own prototype (`Object.setPrototypeOf(req, app.request)`) as it enters
  * the app. Changing the prototype of a live object makes V8 give it a new, slow shape, so every later property access
- * on it, in Node's HTTP code as much as in ours, took the slow path: about a quarter of an admin read's CPU
+ * on it, in Node's HTTP code as much as in ours, takes the slow path: a fifth to a third of a request's CPU
  * (bench/RESULTS.md, "The HTTP objects' prototype"). Created by these constructors, they already have the prototype
  * Express sets, and setting the same prototype again changes nothing.
  */

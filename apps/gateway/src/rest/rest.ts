@@ -201,10 +201,10 @@ export function createRestHandler(options: RestOptions) {
         req.method === 'GET' || req.method === 'DELETE' ? undefined : await readJsonBody(req, options.maxBodyBytes);
       // Two operations on one method and path (D2): the alias route wins when its body test holds.
       const candidates = byMethod.get(req.method) ?? [];
-      const mounted = req.path;
-      const aliased = candidates.find((r) => r.aliasPattern?.test(mounted) && r.alias!.when(body));
-      const route = aliased ?? candidates.find((r) => r.pattern.test(mounted));
-      if (!route) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${mounted}.`);
+      const underBase = req.path;
+      const aliased = candidates.find((r) => r.aliasPattern?.test(underBase) && r.alias!.when(body));
+      const route = aliased ?? candidates.find((r) => r.pattern.test(underBase));
+      if (!route) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${underBase}.`);
       const context = res.locals.context as Context;
       if (!PUBLIC_FIELDS.has(route.field)) assertFamilyPrincipal(options.family, context);
       const { path, query: parsedQuery } = parsedUrl(req);
