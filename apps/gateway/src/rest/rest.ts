@@ -111,9 +111,7 @@ type RestOutcome = { data: Record<string, unknown> } | { failure: Response };
 export function createRestHandler(options: RestOptions) {
   const basePath = BASE_PATHS[options.family];
   const routes = compileRoutes(options.schema, options.routes, options.family);
-  // A request is matched against its method's routes only, in declaration order.
-  const byMethod = new Map<string, CompiledRoute[]>();
-  for (const r of routes) byMethod.set(r.method, [...(byMethod.get(r.method) ?? []), r]);
+  const byMethod = routesByMethod(routes);
   const schema = restSchema(options.schema, routes);
   const omitted = new Map(routes.flatMap((r) => (r.omit ? [[r.field, r.omit] as const] : [])));
   /** sofa's error answer for an operation's errors (also for a request that fails before it runs, as sofa did). */
@@ -199,12 +197,8 @@ export function createRestHandler(options: RestOptions) {
     try {
       const body =
         req.method === 'GET' || req.method === 'DELETE' ? undefined : await readJsonBody(req, options.maxBodyBytes);
-      // Two operations on one method and path (D2): the alias route wins when its body test holds.
-      const candidates = byMethod.get(req.method) ?? [];
-      const underBase = req.path;
-      const aliased = candidates.find((r) => r.aliasPattern?.test(underBase) && r.alias!.when(body));
-      const route = aliased ?? candidates.find((r) => r.pattern.test(underBase));
-      if (!route) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${underBase}.`);
+      const { route, aliased } = routeFor(byMethod, req.method, req.path, body) ?? {};
+      if (!route) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
       const context = res.locals.context as Context;
       if (!PUBLIC_FIELDS.has(route.field)) assertFamilyPrincipal(options.family, context);
       const { path, query: parsedQuery } = parsedUrl(req);
@@ -240,6 +234,30 @@ export function createRestHandler(options: RestOptions) {
       sendError(res, err);
     }
   };
+}
+
+/** A family's routes by method, each list in declaration order: what `routeFor` looks requests up in. */
+export function routesByMethod(routes: readonly CompiledRoute[]): ReadonlyMap<string, readonly CompiledRoute[]> {
+  const byMethod = new Map<string, CompiledRoute[]>();
+  for (const r of routes) byMethod.set(r.method, [...(byMethod.get(r.method) ?? []), r]);
+  return byMethod;
+}
+
+/**
+ * The route a request takes (`path` under the family's base path): two operations on one method and path (D2), the
+ * alias route wins when its body test holds; else the first route of the method whose pattern matches.
+ */
+export function routeFor(
+  byMethod: ReadonlyMap<string, readonly CompiledRoute[]>,
+  method: string,
+  path: string,
+  body: Record<string, unknown> | undefined,
+): { route: CompiledRoute; aliased?: CompiledRoute } | undefined {
+  const candidates = byMethod.get(method) ?? [];
+  const aliased = candidates.find((r) => r.aliasPattern?.test(path) && r.alias!.when(body));
+  if (aliased) return { route: aliased, aliased };
+  const route = candidates.find((r) => r.pattern.test(path));
+  return route && { route };
 }
 
 /**
