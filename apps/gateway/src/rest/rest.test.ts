@@ -57,7 +57,7 @@ describe('the route table (every subgraph’s routes over the committed API sche
         // Without a body, an alias route declared on this very path may take the request (D2's bodiless search,
         // the next test); otherwise the path reaches its own route.
         const chosen = routeFor(byMethod[family], route.method, path, undefined);
-        if (chosen?.aliased) expect(chosen.aliased.alias!.path).toBe(route.path);
+        if (chosen?.aliased) expect(chosen.route.alias!.path).toBe(route.path);
         else expect(chosen?.route.field).toBe(route.field);
         const document = operationFor(schema, route.field);
         const operation = document.definitions[0] as OperationDefinitionNode;

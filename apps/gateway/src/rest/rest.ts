@@ -205,7 +205,7 @@ export function createRestHandler(options: RestOptions) {
       const url = new URL(path, 'http://rest.local');
       // Our patterns accept a trailing slash, sofa's did not: the canonical path.
       url.pathname = url.pathname.replace(/(.)\/+$/, '$1');
-      if (aliased) url.pathname = url.pathname.replace(/\/?$/, aliased.path.slice(aliased.alias!.path.length));
+      if (aliased) url.pathname = url.pathname.replace(/\/?$/, route.path.slice(route.alias!.path.length));
       const query: Record<string, string> = Object.assign(Object.create(null), parsedQuery);
       assertQueryParameters(route.args, query);
       // D16: `If-Match` is the `expectedRevision` argument of the resource's mutations.
@@ -252,12 +252,12 @@ export function routeFor(
   method: string,
   path: string,
   body: Record<string, unknown> | undefined,
-): { route: CompiledRoute; aliased?: CompiledRoute } | undefined {
+): { route: CompiledRoute; aliased: boolean } | undefined {
   const candidates = byMethod.get(method) ?? [];
   const aliased = candidates.find((r) => r.aliasPattern?.test(path) && r.alias!.when(body));
-  if (aliased) return { route: aliased, aliased };
+  if (aliased) return { route: aliased, aliased: true };
   const route = candidates.find((r) => r.pattern.test(path));
-  return route && { route };
+  return route && { route, aliased: false };
 }
 
 /**
