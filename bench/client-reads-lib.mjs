@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ADMIN, JWT_SECRET, ROOT, freePort } from './lib.mjs';
+import { ADMIN, JWT_SECRET, ROOT, cpuSecondsOf, freePort } from './lib.mjs';
 
 export const PROJECT = '/organizations/default/projects/default';
 const ENTRIES = 20;
@@ -57,10 +57,7 @@ export async function startReadGateway(env, { profileDir, root = ROOT } = {}) {
     coldStartMs: performance.now() - began,
     rssMb: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${child.pid}/status`, 'utf8'))[1]) / 1024,
     /** CPU seconds (user + system, all threads) the gateway has used: steadier than req/s on a shared machine. */
-    cpu: () => {
-      const fields = readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / 100;
-    },
+    cpu: () => cpuSecondsOf(child.pid),
     stop: () => new Promise((r) => (exited ? r() : (child.once('exit', r), child.kill('SIGTERM')))),
   };
 }

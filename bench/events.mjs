@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import WebSocket from 'ws';
-import { createDatabase, login, startGateway } from './lib.mjs';
+import { cpuSecondsOf, createDatabase, login, startGateway } from './lib.mjs';
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 1000);
 const REPLICAS = Number(process.env.BENCH_REPLICAS ?? 1);
@@ -20,10 +20,7 @@ const rssKb = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/s
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** CPU time (user + system) of a process so far, ms, from /proc (clock ticks of 10 ms). */
-const cpuMs = (pid) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-};
+const cpuMs = (pid) => cpuSecondsOf(pid) * 1000;
 /** Busy and total CPU time of the whole machine so far, ms (every process: gateways, PostgreSQL, clients, others). */
 const machineMs = () => {
   const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);

@@ -1,6 +1,7 @@
 // Benchmark helpers: start processes, run bounded autocannon loads, and report against a bare node:http baseline.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -8,6 +9,15 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** A `/proc/<pid>/stat` line's fields after the process name: `[11]` utime, `[12]` stime, `[13]` cutime, `[14]` cstime. */
+export const statFields = (stat) => stat.split(') ')[1].split(' ');
+
+/** CPU seconds (user + system, all threads) a process has used so far (clock ticks of 10 ms). */
+export function cpuSecondsOf(pid) {
+  const fields = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 export const ADMIN = { email: 'bench@example.com', password: 'bench-password-123' };
 export const JWT_SECRET = 'bench-secret-bench-secret-bench-secret-0';
 export const SUBGRAPH_SECRET = 'bench-subgraph-secret-bench-subgraph-0';

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { createDatabase, freePort, login, ROOT, spawnNode, startGateway } from './lib.mjs';
+import { cpuSecondsOf, createDatabase, freePort, login, ROOT, spawnNode, startGateway, statFields } from './lib.mjs';
 
 const SECONDS = Number(process.env.WRITES_SECONDS ?? 15);
 // Cycles run before the measured ones (not counted): without them, the figures include V8's optimising compiler warming up.
@@ -33,17 +33,13 @@ function pgbench(url, seconds, script = []) {
   return { tps: Number(tps[1]), transactions: Number(transactions[1]) };
 }
 
-/** A process's `/proc/<pid>/stat` fields after its name (`fields[11]` is utime, then stime, cutime, cstime). */
-const statFields = (stat) => stat.split(') ')[1].split(' ');
-
 /** CPU seconds used so far by a process and its children (the gateway's esbuild service), all threads. */
 function cpuSeconds(pid) {
   try {
-    const fields = statFields(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+    const own = cpuSecondsOf(pid);
     const children = readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
       readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean),
     );
-    const own = (Number(fields[11]) + Number(fields[12])) / 100;
     return own + children.reduce((sum, child) => sum + cpuSeconds(child), 0);
   } catch {
     return 0; // exited meanwhile
