@@ -6,7 +6,6 @@ import type { Context } from '@cp/graphql';
 import { counter } from '@cp/metrics';
 import {
   BREAK,
-  execute,
   getVariableValues,
   GraphQLError,
   validate,
@@ -19,6 +18,7 @@ import {
 import { createHash } from 'node:crypto';
 import { formatOperationError, OperationCounter } from './apollo';
 import { assertListCost } from './armor';
+import { executeCompiled } from './compiled-execution';
 import { withKnownCode } from './local-data-source';
 
 const directRuns = counter(
@@ -96,7 +96,7 @@ export class DirectReads {
       if (!subgraph || !operation || !coercible(subgraph, operation, variableValues)) return gateway(requestContext);
       const { document, operationName, context: contextValue } = requestContext;
       directRuns.inc({ api: 'graphql' });
-      const result = await execute({ schema: subgraph, document, variableValues, operationName, contextValue });
+      const result = await executeCompiled({ schema: subgraph, document, variableValues, operationName, contextValue });
       return result.errors ? { ...result, errors: result.errors.map(asGatewayError) } : result;
     };
   }
@@ -147,7 +147,7 @@ export async function executeDirect(
     throw err;
   }
   directRuns.inc({ api: 'rest' });
-  const result = await execute({ schema: subgraph, document, variableValues, contextValue });
+  const result = await executeCompiled({ schema: subgraph, document, variableValues, contextValue });
   operations.count(operation.name?.value, result);
   if (!result.errors) return result;
   return { ...result, errors: result.errors.map((e) => formatOperationError(e.toJSON(), withKnownCode(e))) as never };
