@@ -15,7 +15,8 @@ export default function render(props: Props) { return '<p>' + String((props as a
 `;
 
 describe('idempotent retries (D17)', () => {
-  const fx = useService();
+  // Webhooks here point at this machine (their URLs are checked when created; no delivery is awaited).
+  const fx = useService({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' } });
   let replica: TestService | undefined;
   afterAll(() => replica?.destroy());
   const post = (path: string, body: unknown, key: string, client: Client = fx.api) =>
@@ -138,6 +139,46 @@ describe('idempotent retries (D17)', () => {
 
     const rows = await storedRows();
     for (const secret of [created.body.key, issued.body.token, first.body.data.createApiKey.key])
+      expect(rows).not.toContain(secret);
+  });
+
+  it('never stores a secret selected under an alias or in a fragment, nor a webhook’s signing secret', async () => {
+    const aliased = {
+      query: `mutation {
+        one: createApiKey(organizationId: "default", projectId: "default", input: { name: "aliased" }) { id value: key }
+        two: issueToken(input: { projectId: "default", expiresIn: 120 }) { ...Issued }
+      }
+      fragment Issued on IssuedToken { credential: token }`,
+    };
+    const first = await post('/graphql', aliased, 'secret-aliased-1');
+    expect(first.body.data.one.value).toMatch(/^cpk_live_/);
+    expect(typeof first.body.data.two.credential).toBe('string');
+    const second = await post('/graphql', aliased, 'secret-aliased-1');
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.body.data).toEqual({ one: { id: first.body.data.one.id }, two: {} });
+
+    const hook = { url: 'http://127.0.0.1:9/cp', secret: 'my-signing-secret-123456' };
+    const created = await post(`${base}/webhooks`, hook, 'secret-webhook-1');
+    expect(created.status).toBe(201);
+    expect(created.body.secret).toBe(hook.secret);
+    const replayed = await post(`${base}/webhooks`, hook, 'secret-webhook-1');
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    const { secret: _secret, ...visible } = created.body;
+    expect(replayed.body).toEqual(visible);
+    const generated = {
+      query:
+        'mutation { createWebhook(organizationId: "default", projectId: "default", input: { url: "http://127.0.0.1:9/gql" }) { id signing: secret } }',
+    };
+    const webhook = await post('/graphql', generated, 'secret-webhook-2');
+    expect(typeof webhook.body.data.createWebhook.signing).toBe('string');
+
+    const rows = await storedRows();
+    for (const secret of [
+      first.body.data.one.value,
+      first.body.data.two.credential,
+      hook.secret,
+      webhook.body.data.createWebhook.signing,
+    ])
       expect(rows).not.toContain(secret);
   });
 

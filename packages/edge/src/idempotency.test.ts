@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { fingerprintOf, withoutSecrets, type IdempotencyOptions } from './idempotency';
+import { parse, type OperationDefinitionNode } from 'graphql';
+import { fingerprintOf, secretPaths, withoutSecrets, type IdempotencyOptions } from './idempotency';
 
 const runs = { seed: Number(process.env.FC_SEED ?? 20261125), numRuns: Number(process.env.FC_RUNS ?? 200) };
 
@@ -56,42 +57,97 @@ describe('fingerprintOf', () => {
 });
 
 describe('withoutSecrets', () => {
-  const member = fc.string({ maxLength: 6 }).filter((k) => k !== 'key' && k !== 'token' && k !== '__proto__');
+  const SECRETS = ['key', 'token', 'secret'];
+  const restPaths = SECRETS.map((name) => [name]);
+  const member = fc.string({ maxLength: 6 }).filter((k) => !SECRETS.includes(k) && k !== '__proto__');
   const secret = fc.option(fc.string(), { nil: undefined });
   /** An answer without secrets, and the secrets it is sent with. */
-  const answer = fc.tuple(fc.dictionary(member, fc.jsonValue({ maxDepth: 2 })), secret, secret);
+  const answer = fc.tuple(fc.dictionary(member, fc.jsonValue({ maxDepth: 2 })), secret, secret, secret);
   /** What a JSON round trip makes of a value (-0 becomes 0). */
   const asJson = (value: unknown) => JSON.parse(JSON.stringify(value));
-  type Answer = [Record<string, unknown>, string | undefined, string | undefined];
-  const withSecrets = ([rest, key, token]: Answer) => ({
+  type Answer = [Record<string, unknown>, string | undefined, string | undefined, string | undefined];
+  const withSecrets = ([rest, ...values]: Answer) => ({
     ...rest,
-    ...(key === undefined ? {} : { key }),
-    ...(token === undefined ? {} : { token }),
+    ...Object.fromEntries(SECRETS.flatMap((name, i) => (values[i] === undefined ? [] : [[name, values[i]]]))),
   });
 
-  it('drops a REST answer’s `key` and `token` strings, and nothing else', () => {
+  it('drops a REST answer’s `key`, `token` and `secret` strings, and nothing else', () => {
     fc.assert(
       fc.property(answer, (parts) => {
-        expect(JSON.parse(withoutSecrets(JSON.stringify(withSecrets(parts)), false))).toEqual(asJson(parts[0]));
+        expect(JSON.parse(withoutSecrets(JSON.stringify(withSecrets(parts)), restPaths))).toEqual(asJson(parts[0]));
       }),
       runs,
     );
   });
 
-  it('drops them from every field of a GraphQL answer’s data', () => {
+  /**
+   * A selection of a mutation's answer: leaves (some of them secret fields), nested objects and lists, each under an
+   * alias or not, inline or in a fragment. Response keys are unique within an object, as valid operations' are.
+   */
+  interface Selection {
+    field: string;
+    alias?: string;
+    via: 'inline' | 'fragment' | 'none';
+    list: boolean;
+    children?: Selection[];
+  }
+  const selection: fc.Arbitrary<Selection[]> = fc.letrec<{ set: Selection[]; one: Selection }>((tie) => ({
+    one: fc.record(
+      {
+        field: fc.constantFrom('id', 'name', 'key', 'token', 'secret', 'webhook', 'apiKey'),
+        alias: fc.constantFrom('id', 'name', 'key', 'token', 'secret', 'value', 'apiKey'),
+        via: fc.constantFrom<Selection['via']>('none', 'none', 'inline', 'fragment'),
+        list: fc.boolean(),
+        children: fc.option(tie('set'), { nil: undefined, depthSize: 'small' }),
+      },
+      { requiredKeys: ['field', 'via', 'list'] },
+    ),
+    set: fc.uniqueArray(tie('one'), { minLength: 1, maxLength: 4, selector: (s) => s.alias ?? s.field }),
+  })).set;
+
+  let fragmentCount = 0;
+  /** The operation's text for a selection, with its named fragments (one per `via: fragment`). */
+  const text = (set: Selection[], fragments: string[]): string =>
+    set
+      .map((s) => {
+        const field = `${s.alias ? `${s.alias}: ` : ''}${s.field}${s.children ? ` { ${text(s.children, fragments)} }` : ''}`;
+        if (s.via === 'inline') return `... on Thing { ${field} }`;
+        if (s.via === 'fragment') {
+          const name = `F${fragmentCount++}`;
+          fragments.push(`fragment ${name} on Thing { ${field} }`);
+          return `...${name}`;
+        }
+        return field;
+      })
+      .join(' ');
+  /** The answer to a selection (secret leaves hold `SECRET…`), and what must be kept of it. */
+  const answerTo = (set: Selection[], keep: boolean): Record<string, unknown> =>
+    Object.fromEntries(
+      set.flatMap((s) => {
+        const key = s.alias ?? s.field;
+        const value = (n: number) =>
+          s.children ? answerTo(s.children, keep) : SECRETS.includes(s.field) ? `SECRET ${n}` : `${key} ${n}`;
+        if (!s.children && SECRETS.includes(s.field) && keep) return [];
+        return [[key, s.list ? [value(1), value(2)] : value(1)]];
+      }),
+    );
+
+  it('drops every secret field of a GraphQL mutation’s answer, by its alias, in fragments and lists, and nothing else', () => {
     fc.assert(
-      fc.property(fc.dictionary(member, answer, { maxKeys: 3 }), (fields) => {
-        const data = Object.fromEntries(Object.entries(fields).map(([f, p]) => [f, withSecrets(p)]));
-        const body = JSON.stringify({ data });
-        const stored = JSON.parse(withoutSecrets(body, true)) as { data: Record<string, unknown> };
-        expect(stored.data).toEqual(asJson(Object.fromEntries(Object.entries(fields).map(([f, p]) => [f, p[0]]))));
+      fc.property(selection, (set) => {
+        const fragments: string[] = [];
+        const document = parse(`mutation M { ${text(set, fragments)} } ${fragments.join(' ')}`);
+        const operation = document.definitions[0] as OperationDefinitionNode;
+        const stored = withoutSecrets(JSON.stringify({ data: answerTo(set, false) }), secretPaths(document, operation));
+        expect(stored).not.toContain('SECRET');
+        expect(JSON.parse(stored)).toEqual({ data: answerTo(set, true) });
       }),
       runs,
     );
   });
 
-  it('keeps a non-string `key` (an id, a number) and answers that are not JSON', () => {
-    expect(JSON.parse(withoutSecrets('{"key":3,"token":null}', false))).toEqual({ key: 3, token: null });
-    expect(withoutSecrets('not json', false)).toBe('not json');
+  it('keeps a non-string secret member (an id, a number, null) and answers that are not JSON', () => {
+    expect(JSON.parse(withoutSecrets('{"key":3,"token":null}', restPaths))).toEqual({ key: 3, token: null });
+    expect(withoutSecrets('not json', restPaths)).toBe('not json');
   });
 });

@@ -5,7 +5,15 @@ import { AppError, BadRequestError, ForbiddenError } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
-import { getOperationAST, parse } from 'graphql';
+import {
+  getOperationAST,
+  Kind,
+  parse,
+  type DocumentNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
+} from 'graphql';
 import { createHash } from 'node:crypto';
 
 const TTL_HOURS = 24;
@@ -72,7 +80,9 @@ export function idempotency(options: IdempotencyOptions) {
           parameter: 'Idempotency-Key',
         });
       }
-      if (options.graphql && !isMutation(req.body)) return next();
+      const mutation = options.graphql ? mutationIn(req.body) : undefined;
+      if (options.graphql && !mutation) return next();
+      const secrets = mutation ? secretPaths(mutation.document, mutation.operation) : REST_SECRET_PATHS;
       const fingerprint = await fingerprintOf(req, options);
 
       const claimed = await sql<{ key: string }[]>(
@@ -117,7 +127,7 @@ export function idempotency(options: IdempotencyOptions) {
           const granted = JSON.stringify([...(context.granted ?? [])]);
           await sql(
             `update "idempotency_key" set "state" = 'done', "response_status" = ?, "response_headers" = ?::jsonb, "response_body" = ?, "permissions" = ?::jsonb where "caller" = ? and "key" = ?`,
-            [status, JSON.stringify(headers), withoutSecrets(body, Boolean(options.graphql)), granted, caller, key],
+            [status, JSON.stringify(headers), withoutSecrets(body, secrets), granted, caller, key],
           );
         },
         options.logger,
@@ -129,16 +139,19 @@ export function idempotency(options: IdempotencyOptions) {
   };
 }
 
-function isMutation(body: unknown): boolean {
+/**
+ * The mutation a GraphQL request's body names, from its text. A body without one (a query, a syntax error Apollo
+ * answers, or an automatic persisted query sent as its hash alone) is not kept: the middleware lets it through.
+ */
+function mutationIn(body: unknown): { document: DocumentNode; operation: OperationDefinitionNode } | undefined {
   const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
-  if (typeof query !== 'string') return false;
+  if (typeof query !== 'string') return undefined;
   try {
-    return (
-      getOperationAST(parse(query), typeof operationName === 'string' ? operationName : undefined)?.operation ===
-      'mutation'
-    );
+    const document = parse(query);
+    const operation = getOperationAST(document, typeof operationName === 'string' ? operationName : undefined);
+    return operation?.operation === 'mutation' ? { document, operation } : undefined;
   } catch {
-    return false; // Apollo answers the syntax error.
+    return undefined;
   }
 }
 
@@ -171,24 +184,64 @@ export async function fingerprintOf(req: Fingerprinted, options: IdempotencyOpti
   return hash.digest('hex');
 }
 
-/** Members of an answer that are secrets shown once (an API key's `key`, an issued token's `token`): never stored (D17). */
-const SECRET_MEMBERS = ['key', 'token'];
+/**
+ * Fields whose value is a secret shown once: an API key's `key`, an issued token's `token`, a webhook's signing
+ * `secret`. Every output field of these names in the schema is one; their values are never stored (D17).
+ */
+const SECRET_FIELDS = ['key', 'token', 'secret'];
 
-/** The stored form of an answer: REST's object, or each field of GraphQL's `data`, without its secret members. */
-export function withoutSecrets(body: string, graphql: boolean): string {
+/** A REST answer is the mutation's object itself: its secrets are its members of those names. */
+const REST_SECRET_PATHS: readonly (readonly string[])[] = SECRET_FIELDS.map((name) => [name]);
+
+/**
+ * Where a GraphQL mutation's answer holds its secrets: the response path (under `data`) of every secret field it
+ * selects, by alias when it has one, through inline fragments and named ones. Paths run through lists too.
+ */
+export function secretPaths(document: DocumentNode, operation: OperationDefinitionNode): string[][] {
+  const fragments = new Map(
+    document.definitions
+      .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION)
+      .map((d) => [d.name.value, d]),
+  );
+  const paths: string[][] = [];
+  const walk = (set: SelectionSetNode, path: string[], spread: ReadonlySet<string>) => {
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const at = [...path, selection.alias?.value ?? selection.name.value];
+        if (selection.selectionSet) walk(selection.selectionSet, at, spread);
+        else if (SECRET_FIELDS.includes(selection.name.value)) paths.push(at);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        walk(selection.selectionSet, path, spread);
+      } else {
+        // A fragment spread within itself is invalid (Apollo refuses it); the walk stops rather than loops.
+        const fragment = fragments.get(selection.name.value);
+        if (fragment && !spread.has(fragment.name.value))
+          walk(fragment.selectionSet, path, new Set([...spread, fragment.name.value]));
+      }
+    }
+  };
+  walk(operation.selectionSet, ['data'], new Set());
+  return paths;
+}
+
+/** The stored form of an answer: without the strings (or lists of them) at `paths` (`secretPaths`, `REST_SECRET_PATHS`). */
+export function withoutSecrets(body: string, paths: readonly (readonly string[])[]): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(body);
   } catch {
     return body;
   }
-  const strip = (value: unknown) => {
-    if (!value || typeof value !== 'object' || Array.isArray(value)) return;
-    for (const name of SECRET_MEMBERS)
-      if (typeof (value as Record<string, unknown>)[name] === 'string') delete (value as Record<string, unknown>)[name];
+  const drop = (value: unknown, path: readonly string[]): void => {
+    if (Array.isArray(value)) return value.forEach((item) => drop(item, path));
+    if (!value || typeof value !== 'object' || !Object.hasOwn(value, path[0])) return;
+    const object = value as Record<string, unknown>;
+    if (path.length > 1) return drop(object[path[0]], path.slice(1));
+    const leaf = object[path[0]];
+    if (typeof leaf === 'string' || (Array.isArray(leaf) && leaf.every((v) => typeof v === 'string')))
+      delete object[path[0]];
   };
-  if (graphql) Object.values(((parsed as { data?: unknown })?.data ?? {}) as Record<string, unknown>).forEach(strip);
-  else strip(parsed);
+  for (const path of paths) drop(parsed, path);
   return JSON.stringify(parsed);
 }
 
