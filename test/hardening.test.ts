@@ -1,5 +1,7 @@
 // Black-box: hardening checks that need no special set-up — components without a default export,
 // malformed input answered 4xx with the envelope.
+import fc from 'fast-check';
+import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
 import { rawRequest } from './support/raw-http';
@@ -137,6 +139,44 @@ describe('hardening', () => {
       if (res.status >= 500) failures.push(`GET ${path} → ${res.status}`);
     }
     expect(failures).toEqual([]);
+  });
+
+  /** Writes `bytes` on a fresh connection and reads everything the service answers until it closes. */
+  const exchange = (bytes: Buffer) =>
+    new Promise<string>((resolve, reject) => {
+      const url = new URL(fx.service.url);
+      const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes));
+      const chunks: Buffer[] = [];
+      socket.on('data', (c) => chunks.push(c));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    });
+
+  it('answers what Node’s HTTP parser refuses with 400, the envelope and a request id, then closes', async () => {
+    const line = (method: string, target: string, headers: string[]) =>
+      `${method} ${target} HTTP/1.1\r\nHost: x\r\n${headers.map((h) => `${h}\r\n`).join('')}\r\n`;
+    const malformed = fc.oneof(
+      fc.constantFrom('FOO', 'GETT', 'G\x01T').map((m) => line(m, '/health', [])),
+      fc.constantFrom('\x00', '\x01', '\x7f').map((c) => line('GET', '/health', [`X-Bad: a${c}b`])),
+      fc.constantFrom('Bad Name', 'Bad\x01Name', '(bad)').map((n) => line('GET', '/health', [`${n}: v`])),
+      fc.constantFrom('/he alth', '/he\x00alth', '/\x7f').map((t) => line('GET', t, [])),
+      fc.constant(line('GET', '/health', [`X-Big: ${'a'.repeat(20_000)}`])),
+      fc
+        .constantFrom('zz', '-1', 'ffffffffffffffffff')
+        .map(
+          (size) =>
+            `${line('POST', '/graphql', ['Content-Type: application/json', 'Transfer-Encoding: chunked'])}${size}\r\n{}\r\n0\r\n\r\n`,
+        ),
+    );
+    for (const request of fc.sample(malformed, { seed: 20261126, numRuns: 30 })) {
+      const answer = await exchange(Buffer.from(request, 'latin1'));
+      const [head, body] = answer.split('\r\n\r\n');
+      expect(head, JSON.stringify(request.slice(0, 80))).toMatch(/^HTTP\/1\.1 400 /);
+      expect(head).toMatch(/\r\nX-Request-ID: [\w-]+/i);
+      expect(head).toMatch(/\r\nContent-Type: application\/json/i);
+      expect(JSON.parse(body).error).toMatchObject({ code: 'BAD_REQUEST', details: { reason: expect.any(String) } });
+    }
+    expect((await fetch(`${fx.service.url}/health`)).status).toBe(200);
   });
 
   it('never shows the gateway’s query plan, whatever header asks for it', async () => {

@@ -15,3 +15,4 @@ export * from './failure-log';
 export * from './error-writer';
 export * from './request-id';
 export * from './family-guard';
+export * from './parser-refusals';

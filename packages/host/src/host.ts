@@ -5,6 +5,7 @@ import { createBroker, EventDispatcher, onEventsCommitted, openDatabase } from '
 import type { Database, EventBroker } from '@cp/db';
 import type { Authenticator } from '@cp/graphql';
 import {
+  answerParserRefusals,
   createRateLimiter,
   drainDeadline,
   HttpDrain,
@@ -124,6 +125,7 @@ export async function startHost({
   const readiness = new Readiness();
   const drain = new HttpDrain(readiness);
   const server = expressServer(app);
+  answerParserRefusals(server);
   drain.attach(server);
   app.use(requestMetrics());
   http.front?.(app);
