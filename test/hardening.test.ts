@@ -141,6 +141,41 @@ describe('hardening', () => {
     expect(failures).toEqual([]);
   });
 
+  it('answers text longer than its column 422 naming the member, and a date filter past year 9999 400 naming it', async () => {
+    const long = 'b'.repeat(5000);
+    const type = await call('POST', `${app}/content-types`, {
+      name: 'Lengths',
+      schema: { type: 'object', properties: { title: { type: 'string' } } },
+    });
+    await call('POST', `${app}/content-types/${type.body.id}/publish`);
+    const refused: [string, string, unknown, string][] = [
+      ['POST', `${app}/tags`, { name: 'colored', color: long }, '/color'],
+      [
+        'POST',
+        `${app}/content`,
+        { typeId: type.body.id, name: 'x', content: {}, tags: ['ok', 'b'.repeat(300)] },
+        '/tags/1',
+      ],
+    ];
+    for (const [method, path, body, at] of refused) {
+      const res = await call(method, path, body);
+      expect(res.status, `${method} ${path}`).toBe(422);
+      expect(res.body.error.code).toBe('VALIDATION_FAILED');
+      expect(res.body.error.details.errors).toContainEqual({ path: at, message: expect.stringMatching(/at most \d+/) });
+    }
+    expect((await call('GET', `${app}/tags?search=colored`)).body.data).toEqual([]);
+    // Component refusals are 400 with a map of member to message (D4's exception for components).
+    const hero = { name: 'Long', type: 'view', content: component('export default () => "";'), collectionId: long };
+    const refusedComponent = await createComponent(hero);
+    expect(refusedComponent.status).toBe(400);
+    expect(refusedComponent.body.error.details).toEqual({ collectionId: 'must be at most 64 characters' });
+    for (const date of ['99999-01-01', '-000001-01-01T00:00:00Z', '0000-12-31T00:00:00Z']) {
+      const res = await call('POST', `${app}/content`, { filter: { createdAt: { gte: date } } });
+      expect(res.status, date).toBe(400);
+      expect(res.body.error.details).toMatchObject({ field: 'createdAt', operator: 'gte' });
+    }
+  });
+
   /** Writes `bytes` on a fresh connection and reads everything the service answers until it closes. */
   const exchange = (bytes: Buffer) =>
     new Promise<string>((resolve, reject) => {

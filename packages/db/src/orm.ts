@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
 import { RevisionCheck } from '@cp/graphql';
+import { ColumnLengthCheck } from './column-lengths';
 import { acquireDataLock, type DataLock } from './data-lock';
 import { embeddedIsNew, embeddedLockPath, startEmbeddedPostgres } from './embedded';
 import { EventRecord } from './events/event.entity';
@@ -140,8 +141,9 @@ function connect(modules: DatabaseModule[], target: Target, logger?: Logger): Pr
       : { host: target.host, port: target.port, user: 'postgres', dbName: 'postgres' }),
     entities: [EventRecord, ...modules.flatMap((m) => m.entities)],
     extensions: [Migrator],
-    // D16: `If-Match` / `expectedRevision` compared when the change is flushed, inside its transaction.
-    subscribers: [new RevisionCheck()],
+    // D16: `If-Match` / `expectedRevision` compared when the change is flushed, inside its transaction; text checked
+    // against its column's length (422 naming the member rather than the database's refusal).
+    subscribers: [new RevisionCheck(), new ColumnLengthCheck()],
     migrations: {
       migrationsList: allMigrations(modules),
       transactional: true,

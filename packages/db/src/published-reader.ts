@@ -29,8 +29,8 @@ export interface PublishedReaderOptions<E extends Published, V extends VersionRe
   key: keyof V & string;
   /** Statuses a published-scope key never sees, although a version was once published. */
   hidden: EntityStatus[];
-  /** The version's own fields over the working copy's (the stamps below are added to it). */
-  fields(version: V): Partial<E>;
+  /** The version's own fields over the working copy's `record` (the stamps below are added to it). */
+  fields(version: V, record: E): Partial<E>;
 }
 
 export function publishedReader<E extends Published, V extends VersionRecord>(options: PublishedReaderOptions<E, V>) {
@@ -48,7 +48,7 @@ export function publishedReader<E extends Published, V extends VersionRecord>(op
       // The working copy's `updatedAt` and `revision` move with every draft edit: the version's own stand in (D9).
       const stamps = { status: EntityStatus.published, version: version.version };
       const moments = { updatedAt: version.createdAt, revision: version.version };
-      return [{ ...record, ...options.fields(version), ...stamps, ...moments } as E];
+      return [{ ...record, ...options.fields(version, record), ...stamps, ...moments } as E];
     });
   };
 

@@ -2,14 +2,21 @@
 import { BadRequestError } from '@cp/errors';
 
 /**
- * An ISO 8601 instant, or BAD_REQUEST naming `since`. Years beyond 0001–9999 are valid JavaScript dates but out of
- * range for the database (a far-future `since` failed there instead of here).
+ * An ISO 8601 instant the database can compare with, or undefined: years beyond 0001–9999 are valid JavaScript dates
+ * but out of range for PostgreSQL (such a value failed there instead of at the edge). Also D2's date filters.
  */
+export function storableInstant(value: unknown): Date | undefined {
+  if (typeof value !== 'string') return undefined;
+  const at = new Date(value);
+  const year = at.getUTCFullYear();
+  return Number.isNaN(at.getTime()) || year < 1 || year > 9999 ? undefined : at;
+}
+
+/** An ISO 8601 instant, or BAD_REQUEST naming `since`. */
 export function eventSince(value: string | null | undefined): Date | undefined {
   if (value === undefined || value === null) return undefined;
-  const since = new Date(value);
-  const year = since.getUTCFullYear();
-  if (Number.isNaN(since.getTime()) || year < 1 || year > 9999) {
+  const since = storableInstant(value);
+  if (!since) {
     throw new BadRequestError('since must be an ISO 8601 timestamp between the years 0001 and 9999.', {
       parameter: 'since',
     });

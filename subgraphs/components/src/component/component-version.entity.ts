@@ -38,4 +38,12 @@ export class ComponentVersion extends VersionRecord {
   @Field(() => JSONObjectScalar, { description: 'Props JSON Schema at this version.' })
   @Property({ type: 'json' })
   schema!: Record<string, unknown>;
+
+  /** Metadata at this version (null for versions published before it was kept). */
+  @Property({ type: 'json', nullable: true })
+  metadata?: Record<string, unknown> | null;
+
+  /** Collection at this version (null: the root, or not kept; see `metadata`). */
+  @Property({ length: 64, nullable: true })
+  collectionId?: string | null;
 }

@@ -12,6 +12,9 @@ import { Component } from './component.entity';
 import type { CreateComponentInput, UpdateComponentInput } from './component.inputs';
 
 const TYPES = ['view', 'layout'] as const;
+/** A collection id fits its column (64 characters); component refusals are 400 with a field map (D4). */
+const COLLECTION_TOO_LONG = 'must be at most 64 characters';
+const tooLongCollection = (id: string | null | undefined) => (id?.length ?? 0) > 64;
 
 export class ComponentService {
   /** Every write after creation: lock, state table, change, event (NAME_TAKEN on names). */
@@ -48,6 +51,7 @@ export class ComponentService {
     if (input.type === undefined || input.type === null) problems.type = 'is required';
     else if (!TYPES.includes(input.type as never)) problems.type = 'must be `view` or `layout`';
     if (!input.content?.trim()) problems.content = 'is required';
+    if (tooLongCollection(input.collectionId)) problems.collectionId = COLLECTION_TOO_LONG;
     if (Object.keys(problems).length > 0) throw new BadRequestError('The component failed validation.', problems);
     const content = input.content!;
     const built = await compileComponent(content);
@@ -76,6 +80,8 @@ export class ComponentService {
       throw new BadRequestError('The component failed validation.', { name: 'must not be empty' });
     if (name !== undefined && name.length > 255)
       throw new BadRequestError('The component failed validation.', { name: 'must be at most 255 characters' });
+    if (tooLongCollection(input.collectionId))
+      throw new BadRequestError('The component failed validation.', { collectionId: COLLECTION_TOO_LONG });
     const built = input.content === undefined ? undefined : await compileComponent(input.content);
     return this.transition(em, scope, id, 'update', actorId, async (_tx, component) => {
       if (name !== undefined) component.name = name;
@@ -148,8 +154,10 @@ export class ComponentService {
   }
 
   private copyFrom(component: Component, version: ComponentVersion): void {
-    const { name, type, title, description, content, compiled, schema } = version;
+    const { name, type, title, description, content, compiled, schema, metadata, collectionId } = version;
     Object.assign(component, { name, type, title, description, content, compiled, schema });
+    // Versions published before they kept metadata and collection leave the working row's as they are.
+    if (metadata) Object.assign(component, { metadata, collectionId: collectionId ?? null });
   }
 
   private toWorkingCopy(component: Component): void {

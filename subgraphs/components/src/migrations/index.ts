@@ -5,6 +5,7 @@ import { Migration20261122000300_component } from './Migration20261122000300_com
 import { Migration20261122000500_packages } from './Migration20261122000500_packages';
 import { Migration20261122000600_component_asset } from './Migration20261122000600_component_asset';
 import { Migration20261122001300_immutable_versions } from './Migration20261122001300_immutable_versions';
+import { Migration20261126090000_version_metadata } from './Migration20261126090000_version_metadata';
 
 export const componentMigrations: MigrationObject[] = [
   { name: 'Migration20261122000300_component', class: Migration20261122000300_component },
@@ -12,4 +13,5 @@ export const componentMigrations: MigrationObject[] = [
   { name: 'Migration20261122000600_component_asset', class: Migration20261122000600_component_asset },
   { name: 'Migration20261122001300_immutable_versions', class: Migration20261122001300_immutable_versions },
   { name: 'Migration20261124130003_revision', class: Migration20261124130003_revision },
+  { name: 'Migration20261126090000_version_metadata', class: Migration20261126090000_version_metadata },
 ];

@@ -72,7 +72,7 @@ export class PackageService {
       if (pending.length === 0) throw new AppError('NOTHING_TO_PUBLISH', 'No draft or modified component to publish.');
       for (const component of pending) {
         const version = nextVersion(component);
-        const { name, type, title, description: about, content, compiled, schema } = component;
+        const { name, type, title, description: about, content, compiled, schema, metadata, collectionId } = component;
         tx.create(ComponentVersion, {
           componentId: component.id,
           ...inProject,
@@ -84,6 +84,8 @@ export class PackageService {
           content,
           compiled: compiled ?? '',
           schema,
+          metadata,
+          collectionId: collectionId ?? null,
           createdById: actorId,
         });
         Object.assign(component, { status: EntityStatus.published, version, lastPublishedVersion: version });

@@ -1,7 +1,14 @@
 // Finding content: list filters (D1 aliases), D2 search filters, and full-text conditions shared by both.
 import { escapeLike } from '@cp/db';
 import { BadRequestError } from '@cp/errors';
-import { EntityStatus, parseOffsetArgs, PREVIEW_STATUSES, type ProjectScope, type Visibility } from '@cp/graphql';
+import {
+  EntityStatus,
+  parseOffsetArgs,
+  PREVIEW_STATUSES,
+  storableInstant,
+  type ProjectScope,
+  type Visibility,
+} from '@cp/graphql';
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { Content } from './content.entity';
 import { PublishedContent } from './published-content.entity';
@@ -190,9 +197,12 @@ function condition(field: string, column: string, kind: FieldKind, op: string, v
 /** One filter value: text for text fields and tags, a known status, an ISO 8601 date (a Date) for dates. */
 function scalar(field: string, op: string, kind: FieldKind, value: unknown): unknown {
   if (kind === 'date') {
-    const at = typeof value === 'string' ? new Date(value) : undefined;
-    if (!at || Number.isNaN(at.getTime()))
-      throw new BadRequestError(`Filter "${field}" needs an ISO 8601 date.`, { field, operator: op });
+    const at = storableInstant(value);
+    if (!at)
+      throw new BadRequestError(`Filter "${field}" needs an ISO 8601 date between the years 0001 and 9999.`, {
+        field,
+        operator: op,
+      });
     return at;
   }
   if (typeof value !== 'string')

@@ -19,19 +19,25 @@ export class NamedResources<T extends Named> {
     private readonly label: string,
   ) {}
 
-  /** Offset list by name (D1); `search` filters by name, case-insensitively. */
-  list(em: EntityManager, scope: ProjectScope, page: OffsetArgs, search?: string) {
+  /** Offset list by name (D1); `search` filters by name, case-insensitively; `only` narrows it further. */
+  list(em: EntityManager, scope: ProjectScope, page: OffsetArgs, search?: string, only?: FilterQuery<T>) {
     const where = {
       organizationId: scope.organizationId,
       projectId: scope.projectId,
       ...(search ? { name: { $ilike: `%${escapeLike(search)}%` } } : {}),
+      ...(only as object),
     };
     return offsetPage(em, this.entity, where as FilterQuery<T>, page, { name: 'asc', id: 'asc' });
   }
 
   /** `lock` (inside a transaction): the row stays ours until it ends, so If-Match is compared with what we change (D16). */
-  async get(em: EntityManager, scope: ProjectScope, id: string, lock = false): Promise<T> {
-    const where = { id, organizationId: scope.organizationId, projectId: scope.projectId } as FilterQuery<T>;
+  async get(em: EntityManager, scope: ProjectScope, id: string, lock = false, only?: FilterQuery<T>): Promise<T> {
+    const where = {
+      id,
+      organizationId: scope.organizationId,
+      projectId: scope.projectId,
+      ...(only as object),
+    } as FilterQuery<T>;
     const found = await em.findOne(this.entity, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!found) throw new NotFoundError(this.label, id);
     return found;

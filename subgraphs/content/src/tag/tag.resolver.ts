@@ -1,4 +1,5 @@
-// GraphQL surface of tags (D12): offset list with name search, CRUD; unknown names on entries create tags.
+// GraphQL surface of tags (D12): offset list with name search, CRUD; unknown names on entries create tags. Published
+// keys see the tags published entries carry.
 import {
   authorizeClientRead,
   authorizeProject,
@@ -7,7 +8,9 @@ import {
   ProjectScopeArgs,
   type Context,
   ExpectedRevisionArgs,
+  type Visibility,
 } from '@cp/graphql';
+import { raw, type FilterQuery } from '@mikro-orm/postgresql';
 import { Arg, Args, Ctx, Field, ID, InputType, Mutation, Query, Resolver } from 'type-graphql';
 import { NamedResources } from '../shared/named-resources';
 import { Tag } from './tag.entity';
@@ -27,6 +30,20 @@ class TagInput {
 
 export const tags = new NamedResources(Tag, 'tags', 'Tag');
 
+/**
+ * What a published key sees of tags: those some published entry carries (the published projection's `tags`, GIN
+ * indexed). A tag only drafts, working copies or nothing carry is working state (D9); preview keys and admins see all.
+ * Made per query: MikroORM consumes a raw fragment when it builds the query that uses it.
+ */
+const carriedByPublishedContent = () =>
+  ({
+    [raw(
+      (alias) =>
+        `exists (select 1 from "published_content" p where p."project_id" = ${alias}."project_id" and p."tags" @> jsonb_build_array(${alias}."name"))`,
+    )]: true,
+  }) as FilterQuery<Tag>;
+const visibleTo = (visibility: Visibility) => (visibility === 'published' ? carriedByPublishedContent() : undefined);
+
 /** Unknown names on entries and assets create tags (D12); shared with the assets subgraph. */
 export { ensureTags } from '@cp/db';
 
@@ -39,14 +56,14 @@ export class TagResolver {
     @Arg('search', () => String, { nullable: true, description: 'Part of the name.' }) search: string | undefined,
     @Ctx() ctx: Context,
   ) {
-    await authorizeClientRead(ctx, scope, 'content');
-    return tags.list(ctx.em, scope, page, search);
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    return tags.list(ctx.em, scope, page, search, visibleTo(visibility));
   }
 
   @Query(() => Tag, { description: 'One tag.' })
   async tag(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
-    await authorizeClientRead(ctx, scope, 'content');
-    return tags.get(ctx.em, scope, id);
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    return tags.get(ctx.em, scope, id, false, visibleTo(visibility));
   }
 
   @Mutation(() => Tag, { description: 'Creates a tag.' })
