@@ -1,9 +1,7 @@
 // Runs the operations the gateway executes itself (direct reads) compiled by graphql-jit, once per document.
 import {
-  BREAK,
   execute,
   getOperationAST,
-  visit,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -11,6 +9,7 @@ import {
 } from 'graphql';
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { trace } from '@opentelemetry/api';
+import { namesAny } from './names-in';
 
 const tracer = trace.getTracer('@cp/gateway');
 
@@ -38,7 +37,9 @@ function compiledFor(schema: GraphQLSchema, document: DocumentNode, operationNam
   // Not compiled, and so run by graphql-js: an operation graphql-jit refuses, and one with `@skip` or `@include`, whose
   // members graphql-jit may order otherwise when a response key is selected more than once under such conditions
   // (graphql-js orders them by their first included selection, as the GraphQL spec's CollectFields does).
-  const query = conditional(document) ? undefined : compileQuery(schema, document, operationName ?? undefined);
+  const query = namesAny(document, 'Directive', ['skip', 'include'])
+    ? undefined
+    : compileQuery(schema, document, operationName ?? undefined);
   const result = query && isCompiledQuery(query) ? { query, ...spanOf(document, operationName) } : undefined;
   byName.set(name, result);
   return result;
@@ -51,17 +52,6 @@ function spanOf(document: DocumentNode, operationName?: string | null) {
   const name = operation?.name?.value;
   const attributes = { 'graphql.operation.type': type, ...(name ? { 'graphql.operation.name': name } : {}) };
   return { span: name ? `${type} ${name}` : type, attributes };
-}
-
-function conditional(document: DocumentNode): boolean {
-  let found = false;
-  visit(document, {
-    Directive(directive) {
-      if (directive.name.value === 'skip' || directive.name.value === 'include') return ((found = true), BREAK);
-      return undefined;
-    },
-  });
-  return found;
 }
 
 /**

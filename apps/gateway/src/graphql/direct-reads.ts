@@ -5,11 +5,9 @@ import type { SubgraphName } from '@cp/config';
 import type { Context } from '@cp/graphql';
 import { counter } from '@cp/metrics';
 import {
-  BREAK,
   getVariableValues,
   GraphQLError,
   validate,
-  visit,
   type DocumentNode,
   type ExecutionResult,
   type GraphQLSchema,
@@ -19,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { formatOperationError, OperationCounter } from './apollo';
 import { assertListCost } from './armor';
 import { executeCompiled } from './compiled-execution';
+import { namesAny } from './names-in';
 import { withKnownCode } from './local-data-source';
 
 const directRuns = counter(
@@ -115,16 +114,7 @@ export function queryHashOf(text: string): string {
 
 const planKey = (queryHash: string, operationName: string | null | undefined) => `${queryHash}:${operationName ?? ''}`;
 
-function introspects(document: DocumentNode): boolean {
-  let found = false;
-  visit(document, {
-    Field(field) {
-      if (field.name.value === '__schema' || field.name.value === '__type') return ((found = true), BREAK);
-      return undefined;
-    },
-  });
-  return found;
-}
+const introspects = (document: DocumentNode) => namesAny(document, 'Field', ['__schema', '__type']);
 
 /**
  * A REST read without Apollo's request pipeline: what that pipeline adds to a plain execution here is the list-cost
