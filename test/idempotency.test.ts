@@ -1,5 +1,5 @@
 // Black-box: idempotent retries (D17) — `Idempotency-Key` on /app/v1 POSTs and GraphQL mutations, shared by replicas.
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Client as Pg } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
@@ -180,6 +180,28 @@ describe('idempotent retries (D17)', () => {
       webhook.body.data.createWebhook.signing,
     ])
       expect(rows).not.toContain(secret);
+  });
+
+  it('honours the key on a mutation sent as an automatic persisted query’s hash alone', async () => {
+    const name = `apq-${randomUUID()}`;
+    const query = `mutation Persisted { createApiKey(organizationId: "default", projectId: "default", input: { name: "${name}" }) { id name key } }`;
+    const persistedQuery = { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') };
+    // Registered by a request that carries the text (and no key), as Apollo Client does after a miss.
+    await fx.api.call('POST', '/graphql', { token: fx.token, body: { query, extensions: { persistedQuery } } });
+    const byHash = { extensions: { persistedQuery } };
+    const first = await post('/graphql', byHash, 'apq-1');
+    expect(first.body.data.createApiKey.key).toMatch(/^cpk_live_/);
+    const second = await post('/graphql', byHash, 'apq-1');
+    expect(second.headers.get('idempotent-replayed')).toBe('true');
+    expect(second.body.data.createApiKey).toEqual({ id: first.body.data.createApiKey.id, name });
+    const keys = await fx.api.call('GET', `${base}/api-keys?limit=100`, { token: fx.token });
+    expect(keys.body.data.filter((k: { name: string }) => k.name === name)).toHaveLength(2);
+    expect(await storedRows()).not.toContain(first.body.data.createApiKey.key);
+    // A hash the service has never seen runs nothing (Apollo asks for the text) and is not kept under the key.
+    const unknown = { extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } };
+    const missed = await post('/graphql', unknown, 'apq-2');
+    expect(missed.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect((await post('/graphql', unknown, 'apq-2')).headers.get('idempotent-replayed')).toBeNull();
   });
 
   it('replays only while the caller still holds the permission the first request needed', async () => {

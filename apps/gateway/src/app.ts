@@ -13,6 +13,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { GraphQLSchema } from 'graphql';
 import { apolloHandler, createApollo, OperationCounter } from './graphql/apollo';
 import { DirectReads } from './graphql/direct-reads';
+import { PersistedQueries } from './graphql/persisted-queries';
 import { EVENT_HTTP_ROUTES } from './events/event-http-routes';
 import { documentSizeLimit, responseSizeLimit } from './graphql/armor';
 import { contextMiddleware } from './edge/context';
@@ -149,13 +150,28 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   });
   answerEarlyRefusals(server);
   const streams = new LiveStreams();
-  const apollo = createApollo(direct.wrap(gateway), [announceWritesBeforeAnswering(dispatcher)], operations);
+  const persistedQueries = new PersistedQueries();
+  const apollo = createApollo(
+    direct.wrap(gateway),
+    [announceWritesBeforeAnswering(dispatcher)],
+    operations,
+    persistedQueries,
+  );
   await apollo.start();
   if (!apiSchema) throw new Error('The gateway did not load the supergraph.');
 
   const contextDeps = { orm: db.orm, auth, projects };
   const idempotent = (body: 'raw' | 'parsed' | 'none', onError: (res: Response, err: unknown) => void) =>
-    idempotency({ orm: db.orm, logger, body, graphql: body === 'parsed', maxBodyBytes: JSON_LIMIT_BYTES, onError });
+    idempotency({
+      orm: db.orm,
+      logger,
+      body,
+      graphql: body === 'parsed',
+      // A mutation sent as a persisted query's hash: its text from Apollo's store (D17 needs to read it).
+      persistedQuery: (hash) => persistedQueries.textOf(hash),
+      maxBodyBytes: JSON_LIMIT_BYTES,
+      onError,
+    });
   const idempotencyCleanup = startIdempotencyCleanup(db.orm, logger);
   const subscriptions = startSubscriptionServer({
     server,

@@ -44,6 +44,11 @@ export interface IdempotencyOptions {
   body: 'raw' | 'parsed' | 'none';
   /** Only GraphQL mutations take part on /graphql; queries run as usual. */
   graphql?: boolean;
+  /**
+   * GraphQL: the text of an automatic persisted query by its sha256 hash, for a body that sends the hash alone
+   * (Apollo's store on this host); without it, or when the host has not seen the hash, such a body is let through.
+   */
+  persistedQuery?(sha256Hash: string): string | undefined;
   maxBodyBytes: number;
   /** Answers a refused key (400, 409, 422) in the route's own error shape. */
   onError(res: Response, err: unknown): void;
@@ -80,7 +85,7 @@ export function idempotency(options: IdempotencyOptions) {
           parameter: 'Idempotency-Key',
         });
       }
-      const mutation = options.graphql ? mutationIn(req.body) : undefined;
+      const mutation = options.graphql ? mutationIn(req.body, options.persistedQuery) : undefined;
       if (options.graphql && !mutation) return next();
       const secrets = mutation ? secretPaths(mutation.document, mutation.operation) : REST_SECRET_PATHS;
       const fingerprint = await fingerprintOf(req, options);
@@ -140,11 +145,22 @@ export function idempotency(options: IdempotencyOptions) {
 }
 
 /**
- * The mutation a GraphQL request's body names, from its text. A body without one (a query, a syntax error Apollo
- * answers, or an automatic persisted query sent as its hash alone) is not kept: the middleware lets it through.
+ * The mutation a GraphQL request's body names, from its text (or, for an automatic persisted query sent as its hash,
+ * the text the host holds for it). A body without one (a query, a syntax error Apollo answers, a hash the host has not
+ * seen, which Apollo answers `PERSISTED_QUERY_NOT_FOUND` without running it) is not kept: the middleware lets it through.
  */
-function mutationIn(body: unknown): { document: DocumentNode; operation: OperationDefinitionNode } | undefined {
-  const { query, operationName } = (body ?? {}) as { query?: unknown; operationName?: unknown };
+function mutationIn(
+  body: unknown,
+  persistedQuery: IdempotencyOptions['persistedQuery'],
+): { document: DocumentNode; operation: OperationDefinitionNode } | undefined {
+  const { operationName, extensions, ...rest } = (body ?? {}) as {
+    query?: unknown;
+    operationName?: unknown;
+    extensions?: { persistedQuery?: { sha256Hash?: unknown } };
+  };
+  const hash = extensions?.persistedQuery?.sha256Hash;
+  const query =
+    typeof rest.query === 'string' ? rest.query : typeof hash === 'string' ? persistedQuery?.(hash) : undefined;
   if (typeof query !== 'string') return undefined;
   try {
     const document = parse(query);

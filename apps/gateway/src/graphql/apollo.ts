@@ -8,6 +8,7 @@ import { counter } from '@cp/metrics';
 import type { Request, Response } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
 import { graphqlArmor } from './armor';
+import { PersistedQueries } from './persisted-queries';
 import { graphqlSearch, logAnsweredFailure, parsedUrl } from '@cp/edge';
 import { currentScope, edgeContext } from '../edge/request-scope';
 
@@ -109,9 +110,11 @@ export function createApollo(
   gateway: GatewayInterface,
   plugins: ApolloServerPlugin<Context>[] = [],
   operations = new OperationCounter(),
+  persistedQueries = new PersistedQueries(),
 ) {
   const armor = graphqlArmor();
   return new ApolloServer<Context>({
+    persistedQueries: { cache: persistedQueries.cache },
     validationRules: armor.validationRules,
     parseOptions: armor.parseOptions,
     // Batched operations (a JSON array of operations) stay refused: one HTTP request would escape the per-request limits.
