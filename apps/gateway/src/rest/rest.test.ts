@@ -363,4 +363,15 @@ describe('the REST handler (in-process, over a small schema)', () => {
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe('VALIDATION_FAILED');
   });
+
+  it('takes JSON in UTF-8 only: another declared charset is 415', async () => {
+    const body = { name: 'made' };
+    for (const type of ['application/json; charset=utf-8', 'application/json;charset="UTF-8"', 'application/json'])
+      expect((await call('POST', THINGS, { body, headers: { 'content-type': type } })).status).toBe(201);
+    for (const type of ['application/json; charset=utf-16', 'application/json; charset=latin1']) {
+      const res = await call('POST', THINGS, { body, headers: { 'content-type': type } });
+      expect(res.status).toBe(415);
+      expect(res.body.error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    }
+  });
 });

@@ -328,6 +328,11 @@ async function readJsonBody(req: ExpressRequest, maxBytes: number): Promise<Reco
   if (!type || !(type === 'application/json' || type.endsWith('+json'))) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be application/json.', { contentType: type ?? null });
   }
+  // JSON is UTF-8 (RFC 8259); a body declared in another charset would be read as UTF-8 and mean something else.
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1].toLowerCase();
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be UTF-8 JSON.', { charset });
+  }
   assertJsonDepth(raw);
   let parsed: unknown;
   try {
