@@ -2,6 +2,10 @@
 import fc from 'fast-check';
 import {
   buildSchema,
+  coerceInputValue,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
   GraphQLBoolean,
   GraphQLEnumType,
   GraphQLFloat,
@@ -12,6 +16,7 @@ import {
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bodyTypeErrors } from './body-types';
 import { assertQueryParameters } from './query-parameters';
 import {
   BASE_PATHS,
@@ -114,7 +119,6 @@ describe('the route table (every subgraph’s routes over the committed API sche
           },
           errorHandler: (errors) => {
             captured.refused = refusal(errors[0]);
-            console.log('REFUSED', JSON.stringify(captured.refused), Object.keys(errors[0] as object));
             return Response.json({}, { status: 400 }) as never;
           },
         });
@@ -178,6 +182,49 @@ describe('the route table (every subgraph’s routes over the committed API sche
       }),
       { ...runs, numRuns: Math.ceil(runs.numRuns / 2) },
     );
+  });
+
+  it('admits a body member only when GraphQL would take its JSON value as it is (no one-item list, no ID from a number)', () => {
+    const mutations = families.flatMap((family) => compiled[family].filter((r) => r.field.startsWith('Mutation.')));
+    const value = fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.constantFrom('published', 'view', 'x', 5, 1.5, true, [], ['a'], {}, { name: 'n' }),
+    );
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...mutations).chain((route) => {
+          const input = route.args.find((a) => a.name === 'input');
+          const named = input && getNamedType(input.type);
+          const fields = named && isInputObjectType(named) ? Object.keys(named.getFields()) : [];
+          const names = [...route.args.map((a) => a.name).filter((n) => n !== 'input'), ...fields];
+          return fc.tuple(fc.constant(route), fc.dictionary(fc.constantFrom(...names, 'other'), value, { maxKeys: 4 }));
+        }),
+        ([route, body]) => {
+          const input = route.args.find((a) => a.name === 'input');
+          const named = input && getNamedType(input.type);
+          const fields = named && isInputObjectType(named) ? named.getFields() : {};
+          const admitted = bodyTypeErrors(route.args, body).length === 0;
+          for (const [name, member] of Object.entries(body)) {
+            const type = route.args.find((a) => a.name === name && a !== input)?.type ?? fields[name]?.type;
+            if (!type || member === null) continue;
+            let coerced: unknown;
+            let refused = false;
+            coerceInputValue(member, type, () => (refused = true));
+            if (!refused) coerced = coerceInputValue(member, type);
+            const reshaped =
+              !refused && !isEnumType(getNamedType(type)) && JSON.stringify(coerced) !== JSON.stringify(member);
+            // Admitted: GraphQL takes the member as sent or refuses it itself (its 422 names it); never reshapes it.
+            if (admitted) expect(reshaped, `${route.field} ${name}: ${JSON.stringify(member)}`).toBe(false);
+          }
+        },
+      ),
+      runs,
+    );
+    const createContent = compiled.app.find((r) => r.field === 'Mutation.createContent')!;
+    expect(bodyTypeErrors(createContent.args, { typeId: 5, tags: 'a', name: 'n', content: {} })).toEqual([
+      { path: '/typeId', message: 'must be a string' },
+      { path: '/tags', message: 'must be an array' },
+    ]);
   });
 
   it('names only arguments of its field in a path, and gives creations 201', () => {

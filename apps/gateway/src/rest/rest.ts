@@ -1,6 +1,14 @@
 // REST at /app/v1 and /api/v1, derived by sofa from the gateway's schema and executed through Apollo (same plan as GraphQL).
 import type { ApolloServer } from '@apollo/server';
-import { AppError, BadRequestError, toErrorEnvelope, ValidationFailedError, primaryError } from '@cp/errors';
+import {
+  AppError,
+  BadRequestError,
+  ERROR_CATALOGUE,
+  toErrorEnvelope,
+  ValidationFailedError,
+  primaryError,
+  type FieldError,
+} from '@cp/errors';
 import { assertFamilyPrincipal, type Context, type RestRoute, type RestRoutes, type ApiFamily } from '@cp/graphql';
 import { filterSchema } from '@graphql-tools/utils';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
@@ -18,6 +26,7 @@ import {
 import { coercible, executeDirect, queryHashOf, type DirectReads } from '../graphql/direct-reads';
 import { assertJsonDepth, assertSafeJsonValue } from '../edge/input-guard';
 import { logAnsweredFailure, parsedUrl } from '@cp/edge';
+import { bodyTypeErrors } from './body-types';
 import { assertQueryParameters } from './query-parameters';
 import { operationFor, pathParameters, routeVariables } from './rest-operations';
 import { PUBLIC_FIELDS } from '@cp/supergraph';
@@ -216,6 +225,12 @@ export function createRestHandler(options: RestOptions) {
         const revision = revisionFromIfMatch(ifMatch);
         if (revision !== undefined) query.expectedRevision = String(revision);
       }
+      const wrongTypes = body === undefined ? [] : bodyTypeErrors(route.args, body);
+      if (wrongTypes.length) {
+        // Component routes answer their field-map 400 (D4's exception), every other route the 422.
+        if (route.bodyErrors === 'fieldMap') return sendError(res, fieldMapError(wrongTypes));
+        throw new ValidationFailedError(wrongTypes);
+      }
       // Flat bodies (the spec's) reach both flat arguments and a single `input` argument.
       const variables = body === undefined ? undefined : { ...body, input: body };
       const outcome = await run(route, url.pathname, query, variables, context);
@@ -277,15 +292,20 @@ export function revisionFromIfMatch(header: string): number | undefined {
 /** D4's exception for component creation: 422 `details.errors[{path, message}]` → 400 `details` `{member: message}`. */
 function sendFieldMapError(res: ExpressResponse, text: string): void {
   const parsed = JSON.parse(text) as {
-    error: { code: string; message: string; details?: { errors?: { path: string; message: string }[] } };
+    error: { code: string; message: string; details?: { errors?: FieldError[] } };
   };
   if (parsed.error.code !== 'VALIDATION_FAILED') {
     res.status(422).type('application/json').send(text);
     return;
   }
+  sendError(res, fieldMapError(parsed.error.details?.errors ?? [], parsed.error.message));
+}
+
+/** D4's component refusal: 400 with the first message for each top-level member. */
+function fieldMapError(errors: readonly FieldError[], message: string = ERROR_CATALOGUE.VALIDATION_FAILED.message) {
   const fields: Record<string, string> = {};
-  for (const { path, message } of parsed.error.details?.errors ?? []) fields[path.split('/')[1] || 'body'] ??= message;
-  sendError(res, new BadRequestError(parsed.error.message, fields));
+  for (const { path, message: text } of errors) fields[path.split('/')[1] || 'body'] ??= text;
+  return new BadRequestError(message, fields);
 }
 
 export function compileRoutes(schema: GraphQLSchema, routes: RestRoutes, family: ApiFamily): CompiledRoute[] {
