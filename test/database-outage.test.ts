@@ -1,5 +1,7 @@
-// Black-box: the service's own PostgreSQL stops and starts again; requests meanwhile get a fast 503, cached reads answer.
+// Black-box: the service's own PostgreSQL stops and starts again, or stalls; requests meanwhile get a fast 503, cached
+// reads answer, and the service heals without a restart.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { Client, PROJECT } from './support/client';
 import { startPostgres, type FaultServer } from './support/fault-servers';
 import { startService, type TestService } from './support/service';
@@ -18,7 +20,11 @@ describe('PostgreSQL outage', () => {
 
   beforeAll(async () => {
     pg = await startPostgres();
-    service = await startService({ databaseUrl: pg.url, env: { EMBEDDINGS: 'off' } });
+    // A short query timeout: the stalled database below is noticed within the test's bounds.
+    service = await startService({
+      databaseUrl: pg.url,
+      env: { EMBEDDINGS: 'off', DATABASE_QUERY_TIMEOUT_MS: '1500' },
+    });
     client = new Client(service.url);
     token = await client.login();
     typeId = (
@@ -87,5 +93,84 @@ describe('PostgreSQL outage', () => {
     // An outage is not a bug: no request was logged as an unexpected error.
     expect(service.output()).not.toMatch(/"msg":"unexpected error"/);
     expect(service.output()).toMatch(/answered 503/);
+  });
+
+  /** Polls until `request` answers `status` (the database is back). */
+  async function until(status: number, request: () => Promise<{ status: number }>): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    while ((await request()).status !== status && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    expect((await request()).status).toBe(status);
+  }
+
+  it('answers 503 within the query timeout when the database stops answering without closing connections, then heals', async () => {
+    expect((await client.call('GET', `${app}/content?limit=5`, { token })).status).toBe(200);
+    pg.freeze();
+    try {
+      for (const request of [
+        () => client.call('GET', `${app}/content?limit=5`, { token }),
+        () => client.call('POST', `${app}/content`, { token, body: { typeId, name: 'Stalled', content: {} } }),
+        () => client.call('GET', `${api}/content?limit=3`, { apiKey: key }),
+      ]) {
+        const started = Date.now();
+        const res = await request();
+        // The query timeout (1.5 s here), or the 5 s connect timeout for a new connection: never a hang.
+        expect(Date.now() - started).toBeLessThan(8000);
+        expect(res.status, JSON.stringify(res.body)).toBe(503);
+        expect(res.body.error.code).toBe('UNAVAILABLE');
+      }
+    } finally {
+      pg.thaw();
+    }
+    await until(201, () =>
+      client.call('POST', `${app}/content`, { token, body: { typeId, name: 'Thawed', content: {} } }),
+    );
+    expect(service.output()).not.toMatch(/"msg":"unexpected error"/);
+  });
+
+  /** A graphql-ws connection: its close code, and the messages it received, after `afterAck` ran on `connection_ack`. */
+  function socket(params: Record<string, string>, afterAck?: (ws: WebSocket) => void) {
+    const ws = new WebSocket(`${service.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    const messages: { type: string; payload?: any }[] = [];
+    ws.on('open', () => ws.send(JSON.stringify({ type: 'connection_init', payload: params })));
+    ws.on('message', (data) => {
+      const message = JSON.parse(String(data));
+      messages.push(message);
+      if (message.type === 'connection_ack') afterAck?.(ws);
+      if (message.type === 'next' || message.type === 'error') ws.close(1000);
+    });
+    return new Promise<{ code: number; messages: typeof messages }>((resolve) =>
+      ws.on('close', (code) => resolve({ code, messages })),
+    );
+  }
+
+  it('tells graphql-ws clients the database is down (1013, UNAVAILABLE), not that their credentials were refused', async () => {
+    const fresh = (await client.call('POST', `${app}/api-keys`, { token, body: { name: 'never used' } })).body.key;
+    const project = await client.call('POST', '/app/v1/organizations/default/projects', {
+      token,
+      body: { name: `outage-${Date.now()}` },
+    });
+    expect((await client.call('GET', '/app/v1/auth/me', { token })).status).toBe(200); // the token's principal is cached
+    await pg.stop();
+    try {
+      // A key not yet cached can't be checked: try again later, not 4403 Forbidden.
+      expect((await socket({ 'x-api-key': fresh })).code).toBe(1013);
+      // A subscription to a project not yet cached: its error carries the code, not the driver's message.
+      const subscribe = (ws: WebSocket) =>
+        ws.send(
+          JSON.stringify({
+            id: '1',
+            type: 'subscribe',
+            payload: { query: `subscription { events(projectId: "${project.body.id}") { id } }` },
+          }),
+        );
+      const { messages } = await socket({ authorization: `Bearer ${token}` }, subscribe);
+      const failed = messages.find((m) => m.type === 'next' || m.type === 'error');
+      const errors = failed?.type === 'next' ? failed.payload.errors : failed?.payload;
+      expect(errors?.[0]?.extensions?.code, JSON.stringify(messages)).toBe('UNAVAILABLE');
+      expect(JSON.stringify(messages)).not.toMatch(/ECONN|127\.0\.0\.1/);
+    } finally {
+      await pg.start();
+    }
+    await until(200, () => client.call('GET', `${app}/content?limit=1`, { token }));
   });
 });

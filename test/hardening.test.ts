@@ -176,6 +176,20 @@ describe('hardening', () => {
     }
   });
 
+  it('answers a GraphQL body in a charset or encoding it does not read 415 in the envelope, never 500', async () => {
+    const query = JSON.stringify({ query: '{ __typename }' });
+    const post = (headers: Record<string, string>, body: string | Buffer) =>
+      rawRequest(fx.service.url, 'POST', '/graphql', { authorization: `Bearer ${fx.token}`, ...headers }, body);
+    for (const headers of [
+      { 'content-type': 'application/json; charset=latin1' } as Record<string, string>,
+      { 'content-type': 'application/json', 'content-encoding': 'compress' },
+    ]) {
+      const res = await post(headers, query);
+      expect(res.status, JSON.stringify(headers)).toBe(415);
+      expect(JSON.stringify(res.body)).toContain('UNSUPPORTED_MEDIA_TYPE');
+    }
+  });
+
   /** Writes `bytes` on a fresh connection and reads everything the service answers until it closes. */
   const exchange = (bytes: Buffer) =>
     new Promise<string>((resolve, reject) => {

@@ -1,11 +1,12 @@
 // Black-box: rate limits (D5) per caller, shared by REST and GraphQL and by two service processes, on PostgreSQL and on Redis.
 import { createPostgresDatabase } from '@cp/db/testing';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client as Pg } from 'pg';
 import { Client, PROJECT, type HttpResult } from './support/client';
-import { ADMIN, freePort, startService, type TestService } from './support/service';
+import { startRedis, type FaultServer } from './support/fault-servers';
+import { ADMIN, startService, type TestService } from './support/service';
 
 const PER_MINUTE = 6;
 const ANONYMOUS_PER_MINUTE = 5;
@@ -191,19 +192,15 @@ describe('rate limits across two processes on one PostgreSQL', () => {
 const redisServer = spawnSync('redis-server', ['--version']).status === 0;
 
 describe.skipIf(!redisServer)('rate limits across two processes on one Redis (REDIS_URL)', () => {
-  let redis: ChildProcess;
+  let redis: FaultServer;
   let a: TestService;
   let b: TestService;
   let database: { url: string; drop(): Promise<void> };
 
   beforeAll(async () => {
-    const port = await freePort();
-    redis = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
-    await new Promise((r) => setTimeout(r, 300));
+    redis = await startRedis();
     database = await createPostgresDatabase();
-    const withRedis = { ...env, REDIS_URL: `redis://127.0.0.1:${port}` };
+    const withRedis = { ...env, REDIS_URL: redis.url };
     a = await startService({ databaseUrl: database.url, env: withRedis });
     b = await startService({ databaseUrl: database.url, env: withRedis });
   });
@@ -211,7 +208,7 @@ describe.skipIf(!redisServer)('rate limits across two processes on one Redis (RE
     await a?.destroy();
     await b?.destroy();
     await database?.drop();
-    redis?.kill();
+    await redis?.destroy();
   });
 
   it('keeps the counters in Redis, shared by both processes', async () => {
@@ -230,6 +227,22 @@ describe.skipIf(!redisServer)('rate limits across two processes on one Redis (RE
     const { rows } = await sql.query(`select count(*)::int as n from "rate_limit"`);
     await sql.end();
     expect(rows[0].n).toBe(0);
+  });
+
+  it('answers at once while Redis stalls without closing its connection (the in-memory limiters count meanwhile)', async () => {
+    const api = new Client(a.url);
+    redis.freeze();
+    try {
+      for (const request of [() => api.login(), () => api.graphql('{ __typename }', {})]) {
+        const started = Date.now();
+        await request();
+        // Redis commands time out after a second; the request must not wait on it longer than that.
+        expect(Date.now() - started).toBeLessThan(4000);
+      }
+      expect((await api.graphql('{ __typename }', {})).status).toBe(200);
+    } finally {
+      redis.thaw();
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 // Backing services a fault test owns (Redis, NATS, PostgreSQL on spare ports), to stop and start again mid-test.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,24 @@ export interface FaultServer {
   stop(): Promise<void>;
   /** Starts it again on the same port; resolves once it accepts connections. */
   start(): Promise<void>;
+  /**
+   * Stops its processes (SIGSTOP) without closing a connection: the kernel still accepts and keeps them, nothing
+   * answers (a stalled server, or a network that drops packets silently). `thaw` lets them run on.
+   */
+  freeze(): void;
+  thaw(): void;
   destroy(): Promise<void>;
+}
+
+/** Sends `signal` to `pid` and every process below it. */
+function signalTree(pid: number, signal: NodeJS.Signals): void {
+  const children = spawnSync('pgrep', ['-P', String(pid)])
+    .stdout.toString()
+    .split('\n')
+    .filter(Boolean)
+    .map(Number);
+  process.kill(pid, signal);
+  for (const child of children) signalTree(child, signal);
 }
 
 async function untilListening(port: number, timeoutMs = 20_000): Promise<void> {
@@ -48,11 +65,14 @@ function processServer(
       const running = child;
       child = undefined;
       if (!running || running.exitCode !== null) return;
+      running.kill('SIGCONT');
       await new Promise<void>((resolve) => {
         running.once('exit', () => resolve());
         running.kill('SIGKILL');
       });
     },
+    freeze: () => child?.pid && signalTree(child.pid, 'SIGSTOP'),
+    thaw: () => child?.pid && signalTree(child.pid, 'SIGCONT'),
     destroy: () => server.stop(),
   };
   return server;
@@ -104,7 +124,11 @@ export async function startPostgres(): Promise<FaultServer> {
     async stop() {
       asPostgres(['pg_ctl', '-D', data, '-m', 'fast', '-w', 'stop']);
     },
+    // The postmaster's pid is the first line of postmaster.pid; its children are the backends and workers.
+    freeze: () => signalTree(Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]), 'SIGSTOP'),
+    thaw: () => signalTree(Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]), 'SIGCONT'),
     async destroy() {
+      server.thaw();
       try {
         await server.stop();
       } catch {

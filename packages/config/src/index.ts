@@ -34,6 +34,7 @@ const envSchema = z
     HOST: z.string().default('127.0.0.1'),
     DATABASE_URL: optionalString.pipe(z.url().optional()),
     DATABASE_POOL_MAX: int(10),
+    DATABASE_QUERY_TIMEOUT_MS: int(15_000),
     DATA_DIR: z.string().default('./data'),
     ADMIN_EMAIL: z.email().default('admin@example.com'),
     ADMIN_PASSWORD: optionalString,
@@ -104,7 +105,11 @@ export interface Config {
   env: 'development' | 'production' | 'test';
   /** `maxResponseBytes`: a GraphQL or REST answer above it is refused with BAD_REQUEST. */
   http: { port: number; host: string; publicUrl: string; cdnUrl: string; maxResponseBytes: number };
-  database: { url?: string; poolMax: number; dataDir: string };
+  /**
+   * `queryTimeoutMs` (PostgreSQL only): a query without an answer by then fails, 503 at the edge, so a database that
+   * stalls without closing its connections (a stopped process, a silent network) cannot hold requests; undefined: none.
+   */
+  database: { url?: string; poolMax: number; dataDir: string; queryTimeoutMs?: number };
   admin: { email: string; password?: string };
   /** `cacheTtlSeconds`: safety expiry of cached principals (changes invalidate them at once through events); 0 disables the cache. */
   /** `subgraphSecret`: signs the gateway's principal header to remote subgraph services (SUBGRAPH_SECRET). */
@@ -176,7 +181,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       cdnUrl: (e.CDN_URL ?? `${publicUrl}/cdn`).replace(/\/$/, ''),
       maxResponseBytes: e.MAX_RESPONSE_BYTES,
     },
-    database: { url: e.DATABASE_URL, poolMax: e.DATABASE_POOL_MAX, dataDir: e.DATA_DIR },
+    database: {
+      url: e.DATABASE_URL,
+      poolMax: e.DATABASE_POOL_MAX,
+      dataDir: e.DATA_DIR,
+      queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
+    },
     admin: { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD },
     auth: {
       jwtSecret: e.JWT_SECRET,

@@ -64,12 +64,23 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
   const initial = url ? undefined : initialDataFor(dataDir, modules, initialData, logger);
   let embedded = url ? undefined : await startEmbeddedPostgres(dataDir, 8, initial);
   if (embedded) logger?.info({ dataDir, fromInitialData: Boolean(initial) }, 'using embedded PostgreSQL (PGlite)');
+  if (url) {
+    // Migrations run on a connection of their own, without the query timeout: building an index on a large table may
+    // take minutes, which no request's query may.
+    const migrating = await connect(modules, { url, poolMax: 2 }, logger);
+    try {
+      await migrate(migrating, true);
+    } finally {
+      await migrating.close(true);
+    }
+  }
+  const { poolMax, queryTimeoutMs } = config.database;
   let orm = await connect(
     modules,
-    embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax: config.database.poolMax },
+    embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax, queryTimeoutMs },
     logger,
   );
-  const applied = await migrate(orm, !embedded);
+  const applied = embedded ? await migrate(orm, false) : 0;
   if (embedded && applied > 0) {
     // PGlite's WebAssembly heap never shrinks, and creating the cluster and running every migration grows it by
     // several hundred MB (a first `npm start` idled at 720 MB, later ones at 245 MB). A fresh instance on the same
@@ -131,7 +142,7 @@ export async function buildInitialData(modules: DatabaseModule[], file: string):
 
 const allMigrations = (modules: DatabaseModule[]) => [...coreMigrations, ...modules.flatMap((m) => m.migrations)];
 
-type Target = { url: string; poolMax: number } | { host: string; port: number };
+type Target = { url: string; poolMax: number; queryTimeoutMs?: number } | { host: string; port: number };
 
 function connect(modules: DatabaseModule[], target: Target, logger?: Logger): Promise<MikroORM> {
   return MikroORM.init({
@@ -155,7 +166,14 @@ function connect(modules: DatabaseModule[], target: Target, logger?: Logger): Pr
     // them for knex's default 60 s: connecting gives up after 5 s, waiting for a pooled connection after 10 s.
     pool: { min: 0, max: 'url' in target ? target.poolMax : 6, acquireTimeoutMillis: 10_000 },
     driverOptions: {
-      connection: { connectionTimeoutMillis: 5000 },
+      connection: {
+        connectionTimeoutMillis: 5000,
+        // A database that stops answering without closing the connection (a stopped process, a silent network) fails
+        // each query after `queryTimeoutMs` (pg's "Query read timeout", 503 at the edge); keepalive finds dead peers.
+        ...('url' in target && target.queryTimeoutMs && { query_timeout: target.queryTimeoutMs }),
+        keepAlive: true,
+        keepAliveInitialDelayMillis: 10_000,
+      },
       // knex prints its warnings with console.warn ("Connection Error: Connection ended unexpectedly" for each pooled
       // connection a database outage broke): into the service's JSON log instead (docs/operating/README.md, Faults).
       ...(logger && { log: { warn: (message: unknown) => logger.warn({ reason: String(message) }, 'knex warning') } }),

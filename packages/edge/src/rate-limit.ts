@@ -80,6 +80,11 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       enableAutoPipelining: true,
+      // A Redis that stops answering without closing the connection (a stopped process, a silent network) would hold
+      // every request that spends a budget: its commands fail after a second instead, and the in-memory insurance
+      // limiters count meanwhile, as they do while Redis is down. Keepalive finds a dead peer.
+      commandTimeout: 1000,
+      keepAlive: 10_000,
     });
     // While Redis is down the in-memory insurance limiters count; without these listeners ioredis would print every
     // failed reconnect's stack to stderr ("Unhandled error event").

@@ -22,7 +22,11 @@ const outages = fc.oneof(
       'timeout exceeded when trying to connect',
       'Knex: Timeout acquiring a connection. The pool is probably full.',
       'Client has encountered a connection error and is not queryable',
+      'Query read timeout',
+      'timeout expired',
     )
+    // knex names the statement first: `<sql> - <message>`.
+    .chain((m) => fc.constantFrom(m, `COMMIT; - ${m}`, `insert into "content_version" ("id") values ('x') - ${m}`))
     .map((m) => new Error(m)),
   // Node's fetch to a standalone subgraph service that died mid-request or does not accept the connection.
   fc

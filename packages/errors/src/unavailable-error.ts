@@ -31,9 +31,13 @@ const SOCKET_CODES = new Set([
  * (the server is shutting down, crashed, or cannot accept connections yet) and 53300 (too many connections).
  */
 const UNAVAILABLE_SQLSTATE = /^(08(?!P01)[0-9A-Z]{3}|57P0[123]|53300)$/;
-/** pg's and knex's own messages for a connection that broke or could not be had from the pool in time. */
+/**
+ * pg's and knex's own messages for a connection that broke, could not be made or had from the pool in time, or a
+ * query the database did not answer within the query timeout. knex puts the statement first (`<sql> - <message>`),
+ * so they are matched there too.
+ */
 const UNAVAILABLE_MESSAGE =
-  /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection|Connection ended unexpectedly)/i;
+  /(^|\s-\s)(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection|Connection ended unexpectedly|Query read timeout|timeout expired$)/i;
 
 export function unavailableErrorOf(err: unknown): UnavailableError | undefined {
   const seen = new Set<unknown>();

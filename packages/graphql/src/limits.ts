@@ -91,11 +91,25 @@ export function assertListCost(
   }
 }
 
-/** express.json() failures: malformed JSON is 400, an oversized body 413; anything else stays as it is. */
+/**
+ * express.json() (body-parser) failures in D4's terms: malformed JSON 400, an oversized body 413, a charset or
+ * content encoding it cannot read 415, a body cut short or longer than its `Content-Length` 400. Anything else (our
+ * own `verify` refusals, which keep their code) stays as it is.
+ */
 export function jsonBodyError(err: unknown, limit: number = JSON_LIMIT_BYTES): unknown {
   const type = (err as { type?: string }).type;
   if (type === 'entity.parse.failed') return new AppError('BAD_REQUEST', 'The body is not valid JSON.');
   if (type === 'entity.too.large') return new AppError('PAYLOAD_TOO_LARGE', undefined, { limit });
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported')
+    return new AppError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'The body’s charset or content encoding is not one the service reads (UTF-8; gzip, deflate, br).',
+      {
+        reason: type,
+      },
+    );
+  if (type === 'request.aborted' || type === 'request.size.invalid')
+    return new AppError('BAD_REQUEST', 'The body ended before its declared length, or went past it.', { reason: type });
   return err;
 }
 

@@ -9,7 +9,15 @@ import { ANONYMOUS, type Authenticator, type Context, type Principal, type Proje
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createSourceEventStream, execute, getOperationAST, GraphQLError, parse, print, validate } from 'graphql';
-import type { DocumentNode, ExecutionArgs, ExecutionResult, GraphQLSchema, OperationDefinitionNode } from 'graphql';
+import type {
+  DocumentNode,
+  ExecutionArgs,
+  ExecutionResult,
+  FormattedExecutionResult,
+  GraphQLSchema,
+  OperationDefinitionNode,
+} from 'graphql';
+import { formatGraphQLError, isErrorCode, unavailableErrorOf } from '@cp/errors';
 import { useServer } from 'graphql-ws/use/ws';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
@@ -31,6 +39,15 @@ export const MAX_FRAME_BYTES = 64 * 1024;
 export const CONNECTION_INIT_TIMEOUT_MS = 3_000;
 /** Parsed and validated documents kept by query text: a thousand subscribers of one query share one document. */
 const CACHED_DOCUMENTS = 500;
+
+/** An answer's errors with a D4 code each: those without one are formatted as the HTTP edge formats them. */
+function withCodes(result: ExecutionResult): FormattedExecutionResult {
+  const edge = { requestId: randomUUID(), lang: 'en', variablesFrom: 'body' as const };
+  const errors = result.errors!.map((error) =>
+    isErrorCode(error.extensions?.code) ? error.toJSON() : formatGraphQLError(error.toJSON(), error, edge),
+  );
+  return { ...(result as FormattedExecutionResult), errors };
+}
 
 /**
  * `schema` (our gateway's API schema, D13, or the content subgraph's own) with `Subscription.events` wired to the
@@ -138,7 +155,13 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
           const { principal, via } = await auth.authenticate(orm.em.fork(), given);
           const credentials = via === 'credentials' ? clientCredentials(given) : undefined;
           caller = { principal, credentials, vouched: via === 'gateway', peer, scopes: new Set() };
-        } catch {
+        } catch (err) {
+          // The database is down: not the caller's fault, and it may retry (1013 Try Again Later), where 4403 would
+          // tell it its credentials were refused.
+          if (unavailableErrorOf(err)) {
+            ctx.extra.socket.close(1013, 'Service unavailable');
+            return false;
+          }
           // Guessing credentials spends the anonymous budget, as over HTTP.
           await limiter.allow(ANONYMOUS, peer);
           return false;
@@ -165,6 +188,9 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
         socket.once('close', stopWatching);
         return true;
       },
+      // Errors a subscription's start raises (its `subscribe` resolver: authorization, the database) leave with their
+      // D4 code and no internals, as over HTTP; answers that already carry a code (the gateway's) are left as they are.
+      onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? withCodes(result) : undefined),
       async onSubscribe(ctx, _id, payload) {
         const caller = callers.get(ctx.extra);
         if (caller && !caller.vouched && !(await limiter.allow(caller.principal, caller.peer))) {
