@@ -27,6 +27,7 @@ import { coercible, executeDirect, queryHashOf, type DirectReads } from '../grap
 import { assertJsonDepth, assertSafeJsonValue } from '../edge/input-guard';
 import { logAnsweredFailure, parsedUrl } from '@cp/edge';
 import { bodyTypeErrors } from './body-types';
+import { restShapeOf, toRestShape, type RestShape } from './rest-shape';
 import { assertQueryParameters } from './query-parameters';
 import { operationFor, pathParameters, routeVariables } from './rest-operations';
 import { PUBLIC_FIELDS } from '@cp/supergraph';
@@ -112,6 +113,8 @@ interface RouteOperation {
   /** A `Query` field: may run directly on its subgraph; its failures before execution are thrown, not answered. */
   read: boolean;
   hash: string;
+  /** How its result becomes the REST body (rest-shape.ts). */
+  shape: RestShape;
 }
 
 /** A route's operation as it ran: its data (the root field's value under the field's name), or the error answer. */
@@ -155,6 +158,7 @@ export function createRestHandler(options: RestOptions) {
         text,
         read,
         hash: queryHashOf(text),
+        shape: restShapeOf(schema, sent),
       };
       return [r, operation] as const;
     }),
@@ -242,7 +246,7 @@ export function createRestHandler(options: RestOptions) {
       }
       const value = outcome.data[route.field.slice(route.field.indexOf('.') + 1)];
       res.status(route.responseStatus ?? 200).type('application/json');
-      const shaped = toRestShape(value, true) as { revision?: unknown } | null;
+      const shaped = toRestShape(value, operations.get(route)!.shape) as { revision?: unknown } | null;
       // D16: one resource with a revision carries it as a strong ETag (admin responses).
       if (options.family === 'app' && typeof shaped?.revision === 'number')
         res.setHeader('ETag', `"${shaped.revision}"`);
@@ -366,31 +370,3 @@ async function readJsonBody(req: ExpressRequest, maxBytes: number): Promise<Reco
   }
   return parsed as Record<string, unknown>;
 }
-
-/**
- * GraphQL result → REST body: `{id}`-only objects are references sofa selected for models, sent as the id
- * (e.g. `createdBy`); `pagination` omits absent members (D1: `lastKey` only when another page exists). The result is
- * taken as executed, not re-parsed from JSON, so what a JSON round trip would do happens here (`toJSON`, `undefined`).
- */
-function toRestShape(value: unknown, top = false): unknown {
-  if (Array.isArray(value)) return value.map((v) => (v === undefined ? null : toRestShape(v)));
-  if (value === null || typeof value !== 'object') return value;
-  const source = value as Record<string, unknown>;
-  if (typeof source.toJSON === 'function') return toRestShape(source.toJSON(), top);
-  const keys = Object.keys(source);
-  if (!top && keys.length === 1 && keys[0] === 'id') return source.id;
-  // A plain `{}` (not `Object.create(null)`, which V8 keeps in slow dictionary mode and stringifies far slower).
-  const shaped: Record<string, unknown> = {};
-  for (const k of keys) {
-    const v = source[k];
-    if (v === undefined) continue;
-    const out = k === 'pagination' && v && typeof v === 'object' ? withoutNulls(v) : toRestShape(v);
-    // A `__proto__` member of a JSON document stays an ordinary member, as JSON.parse makes it.
-    if (k === '__proto__')
-      Object.defineProperty(shaped, k, { value: out, enumerable: true, writable: true, configurable: true });
-    else shaped[k] = out;
-  }
-  return shaped;
-}
-
-const withoutNulls = (o: object) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null));

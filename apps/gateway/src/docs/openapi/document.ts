@@ -206,7 +206,7 @@ function writeHeaders(route: CompiledRoute, family: ApiFamily): OpenAPIV3.Parame
   return headers;
 }
 
-/** REST sends nested users as their id (rest.ts `toRestShape`), except the ignored fields. */
+/** REST sends nested users as their id (rest-shape.ts), except the ignored fields. */
 function userReferencesAsIds(schemas: Record<string, OpenAPIV3.SchemaObject>): void {
   const isUserRef = (s: unknown) => (s as OpenAPIV3.ReferenceObject)?.$ref === '#/components/schemas/User';
   const asId = { type: 'string' as const, description: 'User id.' };
