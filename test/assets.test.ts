@@ -128,6 +128,29 @@ describe('assets and CDN', () => {
     expect(gql.body.data.assets.data).toEqual([{ id: a.id, url: renamed.body.url, status: 'deleted' }]);
   });
 
+  it('serves no asset of a deleted project from the CDN, original or variant', async () => {
+    const project = await fx.api.call('POST', '/app/v1/organizations/default/projects', {
+      token: fx.token,
+      body: { name: `cdn-${Date.now()}` },
+    });
+    const res = await fetch(`${fx.service.url}/app/v1/organizations/default/projects/${project.body.id}/assets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${fx.token}` },
+      body: form(PNG, 'gone.png'),
+    });
+    const asset = await res.json();
+    expect(res.status).toBe(201);
+    const removed = await fx.api.call('DELETE', `/app/v1/organizations/default/projects/${project.body.id}`, {
+      token: fx.token,
+    });
+    expect(removed.status).toBe(200);
+    for (const url of [asset.url, `${asset.url}?w=33&fm=webp`]) {
+      const cdn = await fetch(url);
+      expect(cdn.status, url).toBe(404);
+      expect((await cdn.json()).error.code).toBe('NOT_FOUND');
+    }
+  });
+
   it('refuses bad uploads with the envelope: no file 422, not multipart 400, no token 401', async () => {
     const none = new FormData();
     none.append('tags', 'x');

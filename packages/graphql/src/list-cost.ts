@@ -2,6 +2,7 @@
 import {
   getNamedType,
   isCompositeType,
+  isInputObjectType,
   isInterfaceType,
   isObjectType,
   Kind,
@@ -78,19 +79,46 @@ function fieldOf(parent: GraphQLCompositeType, name: string): GraphQLField<unkno
   return isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;
 }
 
-/** The page size a field asks for: its `limit`/`first` argument (literal or variable), its default, or D1's 20. */
+/**
+ * The page size a field asks for: its `limit`/`first` argument, or that member of its `input` argument (D2 searches
+ * take `{filter, limit, …}`), literal or variable; else its default, or D1's 20.
+ */
 function sizeOf(
   field: GraphQLField<unknown, unknown>,
   args: readonly { name: { value: string }; value: ValueNode }[],
   variables: Record<string, unknown> | undefined,
 ): number {
   const definition = field.args.find((a) => LIST_ARGUMENTS.includes(a.name));
-  if (!definition) return 1;
-  const given = args.find((a) => a.name.value === definition.name)?.value;
-  let value: unknown = definition.defaultValue ?? DEFAULT_PAGE;
-  if (given?.kind === Kind.INT) value = Number(given.value);
-  else if (given?.kind === Kind.VARIABLE) value = variables?.[given.name.value] ?? value;
+  const input = definition ? undefined : field.args.find((a) => a.name === 'input');
+  const inputType = input && getNamedType(input.type);
+  const member =
+    inputType && isInputObjectType(inputType)
+      ? Object.values(inputType.getFields()).find((f) => LIST_ARGUMENTS.includes(f.name))
+      : undefined;
+  if (!definition && !member) return 1;
+  let value: unknown = (definition ?? member)!.defaultValue ?? DEFAULT_PAGE;
+  const given = definition
+    ? args.find((a) => a.name.value === definition.name)?.value
+    : args.find((a) => a.name.value === 'input')?.value;
+  if (definition) value = valueOf(given, variables) ?? value;
+  else {
+    // `input: { limit: 5 }`, `input: { limit: $n }` or `input: $input`.
+    const object = given?.kind === Kind.OBJECT ? given : undefined;
+    const fromObject = object?.fields.find((f) => f.name.value === member!.name)?.value;
+    const fromVariable = given?.kind === Kind.VARIABLE ? variables?.[given.name.value] : undefined;
+    value =
+      (fromObject
+        ? valueOf(fromObject, variables)
+        : (fromVariable as Record<string, unknown> | undefined)?.[member!.name]) ?? value;
+  }
   const size = typeof value === 'number' && Number.isFinite(value) ? Math.floor(value) : DEFAULT_PAGE;
   // Out-of-range sizes are refused by the resolvers (400); here they only need to stay finite.
   return Math.min(Math.max(size, 1), 10_000);
+}
+
+/** A size given as an integer literal or a variable; undefined otherwise. */
+function valueOf(node: ValueNode | undefined, variables: Record<string, unknown> | undefined): unknown {
+  if (node?.kind === Kind.INT) return Number(node.value);
+  if (node?.kind === Kind.VARIABLE) return variables?.[node.name.value];
+  return undefined;
 }

@@ -1,4 +1,5 @@
 // Handlers of the two HTTP routes (declared in asset.http-routes.ts): multipart upload (D8) and CDN delivery (D8, D19).
+import { sqlProjectDirectory } from '@cp/db';
 import { AppError } from '@cp/errors';
 import { authorizeProject, type Context } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -62,8 +63,11 @@ export function uploadHandler(service: AssetService, cdnUrl: string) {
  * With image parameters (D19) the same, for the stored variant: its own ETag, `Vary: Accept` when `fm=auto`.
  */
 export function cdnHandler(orm: MikroORM, service: AssetService, images: ImageVariants) {
-  const find = (req: Request) => {
+  const projects = sqlProjectDirectory(orm);
+  // A deleted project's assets are gone with it (its keys are revoked, its admins can no longer reach them).
+  const find = async (req: Request) => {
     const { organizationId, projectId, assetId } = req.params as Record<string, string>;
+    if (!(await projects.exists(organizationId, projectId))) return null;
     return orm.em.fork().findOne(Asset, { id: assetId, organizationId, projectId, status: 'active' });
   };
   const notFound = (req: Request) =>

@@ -1,6 +1,6 @@
 // TypeScript component source → the ES module clients get (`compiled`) and the script the sandbox evaluates.
 import { BadRequestError } from '@cp/errors';
-import { formatMessages, transform, type Message } from 'esbuild';
+import { build, formatMessages, transform, type Message, type Plugin } from 'esbuild';
 
 export interface CompiledSource {
   /** ES module: `export default` render function and `export function metadata`. */
@@ -9,16 +9,33 @@ export interface CompiledSource {
   script: string;
 }
 
-/** Components are self-contained: an `import` would reach outside the sandbox and the bundle. */
-const IMPORT = /(^|\n)\s*import\s[^;]*?from\s*['"]|(^|\n)\s*import\s*['"]|\bimport\s*\(|\brequire\s*\(/;
+/**
+ * Components are self-contained: an import would reach outside the sandbox, and the package bundle (packages/bundle)
+ * could not resolve it. esbuild itself finds every module the source asks for (`import … from`, `import()` and
+ * `require()` with a literal, however spelled or commented), exactly as the bundle will: every one is refused.
+ */
+const noImports: Plugin = {
+  name: 'no-imports',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /.*/ }, ({ path }) => ({
+      errors: [{ text: `Components cannot import modules ("${path}"); inline what you need.` }],
+    }));
+  },
+};
 
 export async function compileSource(source: string): Promise<CompiledSource> {
-  if (IMPORT.test(source)) {
-    throw new BadRequestError('Component source does not compile.', {
-      content: 'Components cannot import modules; inline what you need.',
-    });
-  }
   try {
+    await build({
+      stdin: { contents: source, loader: 'ts', sourcefile: 'component.ts' },
+      bundle: true,
+      write: false,
+      format: 'esm',
+      target: 'es2020',
+      logLevel: 'silent',
+      // An import nothing uses would be dropped unseen (TypeScript elides it); every one is refused all the same.
+      tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
+      plugins: [noImports],
+    });
     const [esm, iife] = await Promise.all([
       transform(source, { loader: 'ts', format: 'esm', target: 'es2020', sourcefile: 'component.ts' }),
       transform(source, {

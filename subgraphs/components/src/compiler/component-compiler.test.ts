@@ -87,6 +87,32 @@ describe('compileComponent', () => {
       /cannot import|require/,
     ],
     ['dynamic import', withMetadata('import("fs"); return { title: "x", description: "" };'), /cannot import/],
+    // However spelled: esbuild finds them as the package bundle would (a regex missed these).
+    [
+      'require with a comment',
+      withMetadata('return { title: "x", description: "" };') + '\nexport const f = () => require/**/("fs");',
+      /cannot import/,
+    ],
+    [
+      'import with a comment',
+      withMetadata('return { title: "x", description: "" };') + '\nexport const f = () => import/**/("node:fs");',
+      /cannot import/,
+    ],
+    [
+      'import mid-line',
+      `const z = 1; import x from 'y';\n${withMetadata('return { title: "x", description: "" };')}`,
+      /cannot import/,
+    ],
+    [
+      'import without spaces',
+      `import{a}from'x';\n${withMetadata('return { title: "x", description: "" };')}`,
+      /cannot import/,
+    ],
+    [
+      'an overlong description',
+      withMetadata("return { title: 'x', description: 'd'.repeat(10001) };"),
+      /at most 10000/,
+    ],
     ['fetch', withMetadata('fetch("http://127.0.0.1"); return { title: "x", description: "" };'), /fetch/],
     [
       'infinite recursion',

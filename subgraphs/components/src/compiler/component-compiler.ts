@@ -5,6 +5,11 @@ import { propsSchemaOf } from './props-schema-runner';
 import { runMetadata } from './sandbox';
 
 const MAX_TITLE = 255;
+/**
+ * A description is prose: without a bound, `metadata()` could return megabytes that every component list, package
+ * and client read then carries (and past the response limit, refuses) for good, since versions never change.
+ */
+const MAX_DESCRIPTION = 10_000;
 
 export interface CompiledComponent {
   compiled: string;
@@ -36,6 +41,11 @@ function checked(
   if (metadata.title.length > MAX_TITLE) {
     throw new BadRequestError('metadata() returned a title that is too long.', {
       content: `title must be at most ${MAX_TITLE} characters.`,
+    });
+  }
+  if (metadata.description.length > MAX_DESCRIPTION) {
+    throw new BadRequestError('metadata() returned a description that is too long.', {
+      content: `description must be at most ${MAX_DESCRIPTION} characters.`,
     });
   }
   return { compiled: module, title: metadata.title, description: metadata.description, schema };

@@ -1,5 +1,6 @@
 // Handlers of the component asset HTTP routes (declared in component-asset.http-routes.ts): multipart upload and CDN
 // delivery (D8), outside GraphQL because the gateway forwards JSON only.
+import { sqlProjectDirectory } from '@cp/db';
 import { AppError } from '@cp/errors';
 import { authorizeProject, type Context } from '@cp/graphql';
 import { deliver, storageKey } from '@cp/storage';
@@ -38,11 +39,15 @@ export function componentAssetUploadHandler(service: ComponentAssetService, cdnU
 }
 
 export function componentAssetCdnHandler(orm: MikroORM, service: ComponentAssetService) {
+  const projects = sqlProjectDirectory(orm);
   return async (req: Request, res: Response) => {
     const { organizationId, projectId, assetId } = req.params as Record<string, string>;
-    const asset = await orm.em
-      .fork()
-      .findOne(ComponentAsset, { id: assetId, organizationId, projectId, status: ComponentAssetStatus.active });
+    // A deleted project's assets are gone with it, as its other resources are.
+    const asset = !(await projects.exists(organizationId, projectId))
+      ? null
+      : await orm.em
+          .fork()
+          .findOne(ComponentAsset, { id: assetId, organizationId, projectId, status: ComponentAssetStatus.active });
     if (!asset?.checksum)
       throw new AppError('NOT_FOUND', 'Asset not found.', { resource: 'ComponentAsset', id: assetId });
     await deliver(req, res, service.storage, {
