@@ -564,6 +564,24 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       expect(big.body.errors?.[0]).toMatchObject({
         extensions: { code: 'BAD_REQUEST', details: { limit: 'responseBytes', max: MAX_RESPONSE_BYTES } },
       });
+      // A write's answer goes out whatever its size (its change is committed); reading it back is refused.
+      const description = 'd'.repeat(MAX_RESPONSE_BYTES + 1000);
+      const created = await api.call('POST', `/app/v1${PROJECT}/content-types`, {
+        token,
+        body: { name: `Large ${Date.now()}`, description, schema: { type: 'object' } },
+      });
+      expect(created.status).toBe(201);
+      expect(created.body.description).toBe(description);
+      const read = await api.call('GET', `/app/v1${PROJECT}/content-types/${created.body.id}`, { token });
+      expect(read.status).toBe(400);
+      expect(read.body.error.details).toMatchObject({ limit: 'responseBytes' });
+      const mutation = await api.graphql(
+        `mutation($d: String) { createContentType(organizationId: "default", projectId: "default", input: { name: "Large GraphQL", description: $d, schema: { type: "object" } }) { id description } }`,
+        { d: description },
+        { token },
+      );
+      expect(mutation.status).toBe(200);
+      expect(mutation.body.data.createContentType.description).toBe(description);
     });
 
     it('lets every REST read route’s generated operation through the limits, and hides field suggestions from key holders', async () => {

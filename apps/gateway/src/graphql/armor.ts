@@ -3,6 +3,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { BadRequestError } from '@cp/errors';
 import { armorProtection, assertDocumentSize, assertListCost, GRAPHQL_LIMITS, type Context } from '@cp/graphql';
 import type { NextFunction, Request, Response } from 'express';
+import { getOperationAST, parse } from 'graphql';
 import { graphqlPayload } from '@cp/edge';
 
 export { GRAPHQL_LIMITS, assertListCost } from '@cp/graphql';
@@ -57,17 +58,19 @@ const listCostLimit: ApolloServerPlugin<Context> = {
 
 /**
  * A backstop behind the cost limit: a response body beyond `max` (`MAX_RESPONSE_BYTES`) is not sent; the caller gets a
- * BAD_REQUEST saying so (narrow the query or page), instead of a stalled multi-megabyte answer. Streams (SSE) and
- * CDN files never pass here: it only sees bodies sent whole with `res.end`.
+ * BAD_REQUEST saying so (narrow the query or page), instead of a stalled multi-megabyte answer. Reads only: a write's
+ * answer always goes out. Streams (SSE) and CDN files never pass here: it only sees bodies sent whole with `res.end`.
  */
 export function responseSizeLimit(onError: (res: Response, err: unknown) => void, max: number) {
-  return (_req: Request, res: Response, next: NextFunction) => {
+  return (req: Request, res: Response, next: NextFunction) => {
     const end = res.end.bind(res) as (...args: unknown[]) => Response;
     let replaced = false;
     res.end = ((...args: unknown[]) => {
       const [chunk] = args;
       const size = typeof chunk === 'string' ? Buffer.byteLength(chunk) : Buffer.isBuffer(chunk) ? chunk.length : 0;
-      if (!replaced && size > max && !res.headersSent) {
+      // A write's answer goes out whatever its size: its change is committed, and a refusal would have the client
+      // retry what already happened. The limit is for reads, which can always ask for less.
+      if (!replaced && size > max && !res.headersSent && !answersWrite(req, res)) {
         replaced = true;
         res.end = end as Response['end'];
         res.removeHeader('Content-Length');
@@ -85,4 +88,17 @@ export function responseSizeLimit(onError: (res: Response, err: unknown) => void
     }) as Response['end'];
     next();
   };
+}
+
+/** True for a REST mutation route (rest.ts marks it) or a GraphQL mutation; checked only for an oversized answer. */
+function answersWrite(req: Request, res: Response): boolean {
+  if (res.locals.mutation === true) return true;
+  const { query, operationName } = (graphqlPayload(req) ?? {}) as { query?: unknown; operationName?: unknown };
+  if (typeof query !== 'string') return false;
+  try {
+    const name = typeof operationName === 'string' ? operationName : undefined;
+    return getOperationAST(parse(query), name)?.operation === 'mutation';
+  } catch {
+    return false;
+  }
 }

@@ -214,6 +214,8 @@ export function createRestHandler(options: RestOptions) {
           : await readJsonBody(req, options.maxBodyBytes);
       const { route, aliased } = routeFor(byMethod, req.method, req.path, body) ?? {};
       if (!route) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
+      // Its answer is a committed change's: never refused for its size (armor.ts `responseSizeLimit`).
+      if (!operations.get(route)!.read) res.locals.mutation = true;
       const context = res.locals.context as Context;
       if (!PUBLIC_FIELDS.has(route.field)) assertFamilyPrincipal(options.family, context);
       const { path, query: parsedQuery } = parsedUrl(req);
