@@ -564,20 +564,28 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       expect(big.body.errors?.[0]).toMatchObject({
         extensions: { code: 'BAD_REQUEST', details: { limit: 'responseBytes', max: MAX_RESPONSE_BYTES } },
       });
-      // A write's answer goes out whatever its size (its change is committed); reading it back is refused.
+      // A write's answer goes out whatever its size (its change is committed); reading it back is refused. In a project
+      // of its own: the other tests list the default project's content types.
+      const project = (
+        await api.call('POST', '/app/v1/organizations/default/projects', {
+          token,
+          body: { name: `large-${Date.now()}` },
+        })
+      ).body.id;
       const description = 'd'.repeat(MAX_RESPONSE_BYTES + 1000);
-      const created = await api.call('POST', `/app/v1${PROJECT}/content-types`, {
+      const types = `/app/v1/organizations/default/projects/${project}/content-types`;
+      const created = await api.call('POST', types, {
         token,
-        body: { name: `Large ${Date.now()}`, description, schema: { type: 'object' } },
+        body: { name: 'Large', description, schema: { type: 'object' } },
       });
       expect(created.status).toBe(201);
       expect(created.body.description).toBe(description);
-      const read = await api.call('GET', `/app/v1${PROJECT}/content-types/${created.body.id}`, { token });
+      const read = await api.call('GET', `${types}/${created.body.id}`, { token });
       expect(read.status).toBe(400);
       expect(read.body.error.details).toMatchObject({ limit: 'responseBytes' });
       const mutation = await api.graphql(
-        `mutation($d: String) { createContentType(organizationId: "default", projectId: "default", input: { name: "Large GraphQL", description: $d, schema: { type: "object" } }) { id description } }`,
-        { d: description },
+        `mutation($d: String, $p: ID!) { createContentType(organizationId: "default", projectId: $p, input: { name: "Large GraphQL", description: $d, schema: { type: "object" } }) { id description } }`,
+        { d: description, p: project },
         { token },
       );
       expect(mutation.status).toBe(200);

@@ -20,7 +20,7 @@ describe('PostgreSQL outage', () => {
 
   beforeAll(async () => {
     pg = await startPostgres();
-    // A short query timeout: the stalled database below is noticed within the test's bounds.
+    // A short statement timeout: the stalled database below is noticed within the test's bounds.
     service = await startService({
       databaseUrl: pg.url,
       env: { EMBEDDINGS: 'off', DATABASE_QUERY_TIMEOUT_MS: '1500' },
@@ -113,8 +113,10 @@ describe('PostgreSQL outage', () => {
       ]) {
         const started = Date.now();
         const res = await request();
-        // The query timeout (1.5 s here), or the 5 s connect timeout for a new connection: never a hang.
-        expect(Date.now() - started).toBeLessThan(8000);
+        // A few statements' client-side deadlines (2 s each here: a frozen server cancels nothing), a wait for a pooled
+        // connection (10 s at most) or a new one (5 s): seconds, never the hang it was (minutes, until the client
+        // gave up). Measured 6–15 s.
+        expect(Date.now() - started).toBeLessThan(25_000);
         expect(res.status, JSON.stringify(res.body)).toBe(503);
         expect(res.body.error.code).toBe('UNAVAILABLE');
       }

@@ -190,6 +190,26 @@ describe('hardening', () => {
     }
   });
 
+  it('answers HEAD on REST routes with GET’s status and headers (caching ones included) and no body', async () => {
+    const key = (await call('POST', `${app}/api-keys`, { name: 'head' })).body.key;
+    // What describes the exchange rather than the resource: each request spends its own rate-limit point.
+    const hop = ['date', 'connection', 'keep-alive', 'x-request-id', 'age', 'ratelimit-remaining', 'ratelimit-reset'];
+    const headersOf = (res: Response) => Object.fromEntries([...res.headers].filter(([n]) => !hop.includes(n)));
+    for (const [path, headers] of [
+      [`/api/v1${PROJECT}/content-types?limit=5`, { 'x-api-key': key }],
+      [`/api/v1${PROJECT}/content-types/nope`, { 'x-api-key': key }],
+      [`${app}/content-types?limit=5`, { authorization: `Bearer ${fx.token}` }],
+    ] as const) {
+      await fetch(`${fx.service.url}${path}`, { headers }).then((r) => r.arrayBuffer()); // a cache entry, if any
+      const get = await fetch(`${fx.service.url}${path}`, { headers });
+      await get.arrayBuffer();
+      const head = await fetch(`${fx.service.url}${path}`, { method: 'HEAD', headers });
+      expect(head.status, path).toBe(get.status);
+      expect(headersOf(head), path).toEqual(headersOf(get));
+      expect(await head.text()).toBe('');
+    }
+  });
+
   /** Writes `bytes` on a fresh connection and reads everything the service answers until it closes. */
   const exchange = (bytes: Buffer) =>
     new Promise<string>((resolve, reject) => {

@@ -197,6 +197,16 @@ describe('idempotent retries (D17)', () => {
     const keys = await fx.api.call('GET', `${base}/api-keys?limit=100`, { token: fx.token });
     expect(keys.body.data.filter((k: { name: string }) => k.name === name)).toHaveLength(2);
     expect(await storedRows()).not.toContain(first.body.data.createApiKey.key);
+    // A retry may come the other way round (with its text after a miss elsewhere, or by hash after sending the text):
+    // the same request either way.
+    const withText = await post('/graphql', { query, extensions: { persistedQuery } }, 'apq-1');
+    expect(withText.headers.get('idempotent-replayed')).toBe('true');
+    expect(withText.body).toEqual(second.body);
+    const textFirst = await post('/graphql', { query, extensions: { persistedQuery } }, 'apq-3');
+    expect(textFirst.body.data.createApiKey.key).toMatch(/^cpk_live_/);
+    const hashRetry = await post('/graphql', byHash, 'apq-3');
+    expect(hashRetry.headers.get('idempotent-replayed')).toBe('true');
+    expect(hashRetry.body.data.createApiKey.id).toBe(textFirst.body.data.createApiKey.id);
     // A hash the service has never seen runs nothing (Apollo asks for the text) and is not kept under the key.
     const unknown = { extensions: { persistedQuery: { version: 1, sha256Hash: 'f'.repeat(64) } } };
     const missed = await post('/graphql', unknown, 'apq-2');

@@ -200,7 +200,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
     documentSizeLimit(sendGraphQLError),
     idempotent('parsed', sendGraphQLError),
     clientCache.graphql,
-    responseSizeLimit(sendGraphQLError, config.http.maxResponseBytes),
+    responseSizeLimit(sendGraphQLError, config.http.maxResponseBytes, (hash) => persistedQueries.textOf(hash)),
     apolloHandler(apollo),
   );
   // The modules' HTTP routes (uploads, CDN, D8) for every subgraph, remote ones included: clients only know the

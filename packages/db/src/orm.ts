@@ -168,9 +168,10 @@ function connect(modules: DatabaseModule[], target: Target, logger?: Logger): Pr
     driverOptions: {
       connection: {
         connectionTimeoutMillis: 5000,
-        // A database that stops answering without closing the connection (a stopped process, a silent network) fails
-        // each query after `queryTimeoutMs` (pg's "Query read timeout", 503 at the edge); keepalive finds dead peers.
-        ...('url' in target && target.queryTimeoutMs && { query_timeout: target.queryTimeoutMs }),
+        // A statement running past `queryTimeoutMs` is cancelled by the server (its transaction rolls back: a 503 whose
+        // change did not happen); one the server never answers (a stopped process, a silent network) fails on the
+        // client a little later. Keepalive finds dead peers.
+        ...('url' in target && target.queryTimeoutMs && deadlines(target.queryTimeoutMs)),
         keepAlive: true,
         keepAliveInitialDelayMillis: 10_000,
       },
@@ -199,4 +200,13 @@ async function migrate(orm: MikroORM, lock: boolean): Promise<number> {
     await client.query(`select pg_advisory_unlock(${MIGRATION_LOCK})`).catch(() => undefined);
     await knex.client.releaseConnection(client);
   }
+}
+
+/**
+ * The server's `statement_timeout` first: it cancels a statement that runs too long and rolls its transaction back, so
+ * the outcome is known (nothing changed). pg's client-side `query_timeout` is the backstop for a server that answers
+ * nothing at all, whose outcome (a COMMIT sent, no answer) cannot be known: it fires only later.
+ */
+function deadlines(queryTimeoutMs: number) {
+  return { statement_timeout: queryTimeoutMs, query_timeout: queryTimeoutMs + Math.min(queryTimeoutMs, 5000) };
 }

@@ -146,6 +146,20 @@ describe('withoutSecrets', () => {
     );
   });
 
+  it('refuses, at once, fragments that would make the walk visit 2ⁿ selections', () => {
+    // Each fragment spreads the next twice: 2³⁰ selections from about a kilobyte of text.
+    const depth = 30;
+    const fragments = Array.from({ length: depth }, (_, i) =>
+      i === depth - 1
+        ? `fragment F${i} on T { key }`
+        : `fragment F${i} on T { a: x { ...F${i + 1} } b: x { ...F${i + 1} } }`,
+    );
+    const document = parse(`mutation { m { ...F0 } } ${fragments.join(' ')}`);
+    const started = Date.now();
+    expect(() => secretPaths(document, document.definitions[0] as OperationDefinitionNode)).toThrow(/too much/);
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
   it('keeps a non-string secret member (an id, a number, null) and answers that are not JSON', () => {
     expect(JSON.parse(withoutSecrets('{"key":3,"token":null}', restPaths))).toEqual({ key: 3, token: null });
     expect(withoutSecrets('not json', restPaths)).toBe('not json');

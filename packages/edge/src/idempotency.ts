@@ -2,7 +2,7 @@
 // /app/v1 POSTs, uploads included, and GraphQL mutations; answers kept in PostgreSQL, shared by all hosts.
 import type { Logger } from '@cp/config';
 import { AppError, BadRequestError, ForbiddenError } from '@cp/errors';
-import type { Context } from '@cp/graphql';
+import { GRAPHQL_LIMITS, type Context } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import {
@@ -88,7 +88,7 @@ export function idempotency(options: IdempotencyOptions) {
       const mutation = options.graphql ? mutationIn(req.body, options.persistedQuery) : undefined;
       if (options.graphql && !mutation) return next();
       const secrets = mutation ? secretPaths(mutation.document, mutation.operation) : REST_SECRET_PATHS;
-      const fingerprint = await fingerprintOf(req, options);
+      const fingerprint = await fingerprintOf(req, options, mutation?.text);
 
       const claimed = await sql<{ key: string }[]>(
         `insert into "idempotency_key" ("caller", "key", "fingerprint", "state", "started_at", "expires_at")
@@ -152,7 +152,7 @@ export function idempotency(options: IdempotencyOptions) {
 function mutationIn(
   body: unknown,
   persistedQuery: IdempotencyOptions['persistedQuery'],
-): { document: DocumentNode; operation: OperationDefinitionNode } | undefined {
+): { document: DocumentNode; operation: OperationDefinitionNode; text: string } | undefined {
   const { operationName, extensions, ...rest } = (body ?? {}) as {
     query?: unknown;
     operationName?: unknown;
@@ -163,9 +163,10 @@ function mutationIn(
     typeof rest.query === 'string' ? rest.query : typeof hash === 'string' ? persistedQuery?.(hash) : undefined;
   if (typeof query !== 'string') return undefined;
   try {
-    const document = parse(query);
+    // Apollo's own token limit: a longer text is its parse error to answer, not ours to walk.
+    const document = parse(query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
     const operation = getOperationAST(document, typeof operationName === 'string' ? operationName : undefined);
-    return operation?.operation === 'mutation' ? { document, operation } : undefined;
+    return operation?.operation === 'mutation' ? { document, operation, text: query } : undefined;
   } catch {
     return undefined;
   }
@@ -173,13 +174,24 @@ function mutationIn(
 
 /**
  * sha256 over method, path with query string, `If-Match` when sent (the same key with another precondition is
- * another request), and the body (raw bytes for REST, re-serialized JSON for GraphQL).
+ * another request), and the body (raw bytes for REST; for GraphQL, the mutation’s text, operation name and variables).
  */
-export async function fingerprintOf(req: Fingerprinted, options: IdempotencyOptions): Promise<string> {
+export async function fingerprintOf(
+  req: Fingerprinted,
+  options: IdempotencyOptions,
+  graphqlText?: string,
+): Promise<string> {
   const hash = createHash('sha256').update(`${req.method} ${req.originalUrl}\n`);
   const ifMatch = req.header('if-match');
   if (ifMatch !== undefined) hash.update(`If-Match: ${ifMatch}\n`);
-  if (options.body === 'parsed') hash.update(JSON.stringify(req.body ?? null));
+  if (options.body === 'parsed') {
+    // A GraphQL mutation by what it runs: its text (sent, or found by its persisted-query hash), operation and
+    // variables. An Apollo client sends a persisted query by hash first and with its text after a miss, so a retry may
+    // come either way; both are the same request.
+    const { operationName = null, variables = null } = (req.body ?? {}) as Record<string, unknown>;
+    const graphql = graphqlText === undefined ? req.body : { query: graphqlText, operationName, variables };
+    hash.update(JSON.stringify(graphql ?? null));
+  }
   if (options.body === 'none')
     hash.update(`${req.header('content-type')?.split(';')[0] ?? ''} ${req.header('content-length') ?? ''}`);
   if (options.body === 'raw') {
@@ -210,8 +222,16 @@ const SECRET_FIELDS = ['key', 'token', 'secret'];
 const REST_SECRET_PATHS: readonly (readonly string[])[] = SECRET_FIELDS.map((name) => [name]);
 
 /**
+ * Selections the walk below may visit. It runs before Apollo's limits (depth, cost): fragments that each spread the
+ * next one twice would make it visit 2ⁿ selections, and a kilobyte of text would hold the process for minutes. No
+ * mutation a client means to send comes near it (Apollo's own cost limit is 5,000).
+ */
+export const MAX_SECRET_WALK = 10_000;
+
+/**
  * Where a GraphQL mutation's answer holds its secrets: the response path (under `data`) of every secret field it
- * selects, by alias when it has one, through inline fragments and named ones. Paths run through lists too.
+ * selects, by alias when it has one, through inline fragments and named ones. Paths run through lists too. A document
+ * past `MAX_SECRET_WALK` selections is refused (400) before it runs.
  */
 export function secretPaths(document: DocumentNode, operation: OperationDefinitionNode): string[][] {
   const fragments = new Map(
@@ -220,8 +240,15 @@ export function secretPaths(document: DocumentNode, operation: OperationDefiniti
       .map((d) => [d.name.value, d]),
   );
   const paths: string[][] = [];
+  let visited = 0;
   const walk = (set: SelectionSetNode, path: string[], spread: ReadonlySet<string>) => {
     for (const selection of set.selections) {
+      if (++visited > MAX_SECRET_WALK) {
+        throw new BadRequestError('The mutation selects too much to be kept for a retry with Idempotency-Key.', {
+          limit: 'selections',
+          max: MAX_SECRET_WALK,
+        });
+      }
       if (selection.kind === Kind.FIELD) {
         const at = [...path, selection.alias?.value ?? selection.name.value];
         if (selection.selectionSet) walk(selection.selectionSet, at, spread);

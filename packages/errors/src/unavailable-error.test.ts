@@ -13,7 +13,7 @@ const outages = fc.oneof(
     .constantFrom('ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH')
     .map((code) => withCode(`connect ${code} 127.0.0.1:5432`, code)),
   fc
-    .constantFrom('57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', '53300')
+    .constantFrom('57P01', '57P02', '57P03', '57014', '08000', '08003', '08006', '08001', '08004', '53300')
     .map((code) => withCode('terminating connection due to administrator command', code)),
   fc
     .constantFrom(
@@ -76,6 +76,8 @@ describe('database outages at the edge', () => {
     );
     for (const err of [
       new Error('boom'),
+      // A value in the statement that reads like an outage does not make one: only the driver's own message counts.
+      new Error(`insert into "tag" ("name") values ('x - Connection terminated') - value too long`),
       withCode('duplicate key', '23505'),
       withCode('syntax error', '42601'),
       withCode('no such file', 'ENOENT'),

@@ -28,16 +28,21 @@ const SOCKET_CODES = new Set([
 ]);
 /**
  * SQLSTATE class 08 (connection exception; 08P01 is the client's own NUL byte, see input-error.ts), 57P01-57P03
- * (the server is shutting down, crashed, or cannot accept connections yet) and 53300 (too many connections).
+ * (the server is shutting down, crashed, or cannot accept connections yet), 57014 (a statement cancelled by the
+ * statement timeout: the database is too slow to answer in time) and 53300 (too many connections).
  */
-const UNAVAILABLE_SQLSTATE = /^(08(?!P01)[0-9A-Z]{3}|57P0[123]|53300)$/;
+const UNAVAILABLE_SQLSTATE = /^(08(?!P01)[0-9A-Z]{3}|57P0[123]|57014|53300)$/;
 /**
  * pg's and knex's own messages for a connection that broke, could not be made or had from the pool in time, or a
  * query the database did not answer within the query timeout. knex puts the statement first (`<sql> - <message>`),
- * so they are matched there too.
+ * so the message is the part after the last ` - ` (a value in the statement can't make a failure look like this).
  */
 const UNAVAILABLE_MESSAGE =
-  /(^|\s-\s)(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection|Connection ended unexpectedly|Query read timeout|timeout expired$)/i;
+  /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection|Connection ended unexpectedly|Query read timeout|timeout expired$)/i;
+function driverMessage(message: string): string {
+  const at = message.lastIndexOf(' - ');
+  return at === -1 ? message : message.slice(at + 3);
+}
 
 export function unavailableErrorOf(err: unknown): UnavailableError | undefined {
   const seen = new Set<unknown>();
@@ -59,7 +64,7 @@ export function unavailableErrorOf(err: unknown): UnavailableError | undefined {
       return new UnavailableError();
     if (
       current.name === 'ConnectionException' ||
-      (typeof current.message === 'string' && UNAVAILABLE_MESSAGE.test(current.message))
+      (typeof current.message === 'string' && UNAVAILABLE_MESSAGE.test(driverMessage(current.message)))
     )
       return new UnavailableError();
     current = (current.originalError ?? current.cause) as typeof current;

@@ -166,6 +166,9 @@ export function fastCachedReads(options: FastHitOptions): {
     listener(app) {
       return (req, res) => {
         const url = req.url ?? '';
+        // HEAD on a REST route is its GET with no body (RFC 9110): every layer (this cache, ETags, caching headers,
+        // the route) sees GET, and Node, which decided when the response was made, sends no body.
+        if (req.method === 'HEAD' && (url.startsWith('/api/v1/') || url.startsWith('/app/v1/'))) req.method = 'GET';
         if (req.method === 'POST' && url === '/graphql') return graphqlPost(req, res, app);
         const principal =
           req.method === 'GET' && url.startsWith('/api/v1/') && !req.headers.accept?.includes('html')

@@ -61,7 +61,12 @@ const listCostLimit: ApolloServerPlugin<Context> = {
  * BAD_REQUEST saying so (narrow the query or page), instead of a stalled multi-megabyte answer. Reads only: a write's
  * answer always goes out. Streams (SSE) and CDN files never pass here: it only sees bodies sent whole with `res.end`.
  */
-export function responseSizeLimit(onError: (res: Response, err: unknown) => void, max: number) {
+export function responseSizeLimit(
+  onError: (res: Response, err: unknown) => void,
+  max: number,
+  /** A persisted query's text by its hash (persisted-queries.ts): a mutation sent by hash is a write too. */
+  persistedQuery?: (sha256Hash: string) => string | undefined,
+) {
   return (req: Request, res: Response, next: NextFunction) => {
     const end = res.end.bind(res) as (...args: unknown[]) => Response;
     let replaced = false;
@@ -70,7 +75,7 @@ export function responseSizeLimit(onError: (res: Response, err: unknown) => void
       const size = typeof chunk === 'string' ? Buffer.byteLength(chunk) : Buffer.isBuffer(chunk) ? chunk.length : 0;
       // A write's answer goes out whatever its size: its change is committed, and a refusal would have the client
       // retry what already happened. The limit is for reads, which can always ask for less.
-      if (!replaced && size > max && !res.headersSent && !answersWrite(req, res)) {
+      if (!replaced && size > max && !res.headersSent && !answersWrite(req, res, persistedQuery)) {
         replaced = true;
         res.end = end as Response['end'];
         res.removeHeader('Content-Length');
@@ -91,9 +96,20 @@ export function responseSizeLimit(onError: (res: Response, err: unknown) => void
 }
 
 /** True for a REST mutation route (rest.ts marks it) or a GraphQL mutation; checked only for an oversized answer. */
-function answersWrite(req: Request, res: Response): boolean {
+function answersWrite(
+  req: Request,
+  res: Response,
+  persistedQuery: ((sha256Hash: string) => string | undefined) | undefined,
+): boolean {
   if (res.locals.mutation === true) return true;
-  const { query, operationName } = (graphqlPayload(req) ?? {}) as { query?: unknown; operationName?: unknown };
+  const payload = (graphqlPayload(req) ?? {}) as {
+    query?: unknown;
+    operationName?: unknown;
+    extensions?: { persistedQuery?: { sha256Hash?: unknown } };
+  };
+  const hash = payload.extensions?.persistedQuery?.sha256Hash;
+  const query = payload.query ?? (typeof hash === 'string' ? persistedQuery?.(hash) : undefined);
+  const { operationName } = payload;
   if (typeof query !== 'string') return false;
   try {
     const name = typeof operationName === 'string' ? operationName : undefined;
