@@ -147,9 +147,10 @@ export function idempotency(options: IdempotencyOptions) {
 /**
  * The mutation a GraphQL request's body names, from its text (or, for an automatic persisted query sent as its hash,
  * the text the host holds for it). A body without one (a query, a syntax error Apollo answers, a hash the host has not
- * seen, which Apollo answers `PERSISTED_QUERY_NOT_FOUND` without running it) is not kept: the middleware lets it through.
+ * seen, which Apollo answers `PERSISTED_QUERY_NOT_FOUND` without running it) is undefined: the middleware lets it
+ * through. Also how the response size limit tells a write's answer.
  */
-function mutationIn(
+export function mutationIn(
   body: unknown,
   persistedQuery: IdempotencyOptions['persistedQuery'],
 ): { document: DocumentNode; operation: OperationDefinitionNode; text: string } | undefined {

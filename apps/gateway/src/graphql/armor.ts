@@ -3,8 +3,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { BadRequestError } from '@cp/errors';
 import { armorProtection, assertDocumentSize, assertListCost, GRAPHQL_LIMITS, type Context } from '@cp/graphql';
 import type { NextFunction, Request, Response } from 'express';
-import { getOperationAST, parse } from 'graphql';
-import { graphqlPayload } from '@cp/edge';
+import { graphqlPayload, mutationIn } from '@cp/edge';
 
 export { GRAPHQL_LIMITS, assertListCost } from '@cp/graphql';
 
@@ -101,20 +100,5 @@ function answersWrite(
   res: Response,
   persistedQuery: ((sha256Hash: string) => string | undefined) | undefined,
 ): boolean {
-  if (res.locals.mutation === true) return true;
-  const payload = (graphqlPayload(req) ?? {}) as {
-    query?: unknown;
-    operationName?: unknown;
-    extensions?: { persistedQuery?: { sha256Hash?: unknown } };
-  };
-  const hash = payload.extensions?.persistedQuery?.sha256Hash;
-  const query = payload.query ?? (typeof hash === 'string' ? persistedQuery?.(hash) : undefined);
-  const { operationName } = payload;
-  if (typeof query !== 'string') return false;
-  try {
-    const name = typeof operationName === 'string' ? operationName : undefined;
-    return getOperationAST(parse(query), name)?.operation === 'mutation';
-  } catch {
-    return false;
-  }
+  return res.locals.mutation === true || mutationIn(graphqlPayload(req), persistedQuery) !== undefined;
 }
