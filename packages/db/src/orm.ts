@@ -64,15 +64,9 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
   const initial = url ? undefined : initialDataFor(dataDir, modules, initialData, logger);
   let embedded = url ? undefined : await startEmbeddedPostgres(dataDir, 8, initial);
   if (embedded) logger?.info({ dataDir, fromInitialData: Boolean(initial) }, 'using embedded PostgreSQL (PGlite)');
-  const { poolMax, queryTimeoutMs } = config.database;
-  let orm = await connect(
-    modules,
-    embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax, queryTimeoutMs },
-    logger,
-  );
-  if (url && (await orm.getMigrator().getPendingMigrations()).length > 0) {
-    // Pending migrations run on a connection of their own, without the query timeout: building an index on a large
-    // table may take minutes, which no request's query may.
+  if (url) {
+    // Migrations run on a connection of their own, without the query timeout: building an index on a large table may
+    // take minutes, which no request's query may.
     const migrating = await connect(modules, { url, poolMax: 2 }, logger);
     try {
       await migrate(migrating, true);
@@ -80,6 +74,12 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
       await migrating.close(true);
     }
   }
+  const { poolMax, queryTimeoutMs } = config.database;
+  let orm = await connect(
+    modules,
+    embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax, queryTimeoutMs },
+    logger,
+  );
   const applied = embedded ? await migrate(orm, false) : 0;
   if (embedded && applied > 0) {
     // PGlite's WebAssembly heap never shrinks, and creating the cluster and running every migration grows it by
