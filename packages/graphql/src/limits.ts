@@ -2,8 +2,10 @@
 import { AppError, BadRequestError } from '@cp/errors';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import {
+  getOperationAST,
   Kind,
   parse,
+  specifiedRules,
   validate,
   type DocumentNode,
   type FragmentDefinitionNode,
@@ -11,6 +13,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
   type ValidationContext,
+  type ValidationRule,
 } from 'graphql';
 import { listAwareCost } from './list-cost';
 
@@ -130,6 +133,30 @@ export function assertJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
 }
 
 /**
+ * A document as Apollo reads it at the gateway (D13): oversized or over-long (tokens) text is refused as BAD_REQUEST,
+ * then graphql-js's rules run with armor's (depth, cost, aliases, directives), whose refusals are BadRequestErrors
+ * among `errors`. For servers that parse documents themselves (the graphql-ws server). Other parse errors are thrown as
+ * graphql-js raised them.
+ */
+export function parseWithinLimits(
+  schema: GraphQLSchema,
+  query: string,
+  rules: readonly ValidationRule[] = [...specifiedRules, ...armorProtection().validationRules],
+): { document: DocumentNode; errors: readonly GraphQLError[] } {
+  assertDocumentSize(query);
+  let document: DocumentNode;
+  try {
+    document = parse(query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
+  } catch (err) {
+    // As the gateway answers it: Apollo's parse failure is BAD_REQUEST with graphql-js's message ("more that": sic).
+    if (/Document contains more \w+ \d+ tokens/.test((err as Error).message))
+      throw new BadRequestError((err as Error).message);
+    throw err;
+  }
+  return { document, errors: validate(schema, document, rules) };
+}
+
+/**
  * The gateway's limits as one check, for servers that cannot run them as Apollo plugins per caller (a standalone
  * subgraph applies them to callers other than our gateway): size, tokens, depth, cost, aliases, directives, list cost.
  * Throws BAD_REQUEST; a document that does not parse or validate otherwise is left to Apollo's own answer.
@@ -137,7 +164,7 @@ export function assertJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
 export function assertGraphQLLimits(
   schema: GraphQLSchema,
   payload: unknown,
-  validationRules = armorProtection().validationRules,
+  validationRules: readonly ValidationRule[] = armorProtection().validationRules,
 ): void {
   const { query, operationName, variables } = (payload ?? {}) as {
     query?: unknown;
@@ -146,27 +173,17 @@ export function assertGraphQLLimits(
   };
   assertDocumentSize(query);
   if (typeof query !== 'string') return;
-  let document: DocumentNode;
+  let parsed: ReturnType<typeof parseWithinLimits>;
   try {
-    document = parse(query, { maxTokens: GRAPHQL_LIMITS.maxTokens });
+    // Armor's rules only: graphql-js's own are Apollo's to answer, and its costliest (overlapping fields) runs once.
+    parsed = parseWithinLimits(schema, query, validationRules);
   } catch (err) {
-    // As the gateway answers it: Apollo's parse failure is BAD_REQUEST with graphql-js's message ("more that": sic).
-    if (/Document contains more \w+ \d+ tokens/.test((err as Error).message))
-      throw new BadRequestError((err as Error).message);
+    if (err instanceof BadRequestError) throw err;
     return;
   }
-  // Armor reports its refusals as BadRequestError; other validation errors are Apollo's to answer.
-  const refused = validate(schema, document, validationRules as never).find((e) => e instanceof BadRequestError);
+  const refused = parsed.errors.find((e) => e instanceof BadRequestError);
   if (refused) throw refused;
-  const operations = document.definitions.filter(
-    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
-  );
-  const operation =
-    typeof operationName === 'string'
-      ? operations.find((o) => o.name?.value === operationName)
-      : operations.length === 1
-        ? operations[0]
-        : undefined;
+  const operation = getOperationAST(parsed.document, typeof operationName === 'string' ? operationName : undefined);
   // A GET request's variables are JSON text.
   let vars = variables;
   if (typeof vars === 'string') {
@@ -177,5 +194,5 @@ export function assertGraphQLLimits(
     }
   }
   vars = vars && typeof vars === 'object' ? vars : undefined;
-  if (operation) assertListCost(schema, document, operation, vars as Record<string, unknown> | undefined);
+  if (operation) assertListCost(schema, parsed.document, operation, vars as Record<string, unknown> | undefined);
 }

@@ -5,10 +5,19 @@ import type { ApolloServer } from '@apollo/server';
 import { eventFilterFor, EventRecord, type EventFeed, type EventScope } from '@cp/db';
 import type { RateLimiter } from '@cp/edge';
 import { clientCredentials, connectionCredentials, type AccessWatch, type WatchedCaller } from '@cp/auth';
-import { ANONYMOUS, type Authenticator, type Context, type Principal, type ProjectDirectory } from '@cp/graphql';
+import {
+  ANONYMOUS,
+  armorProtection,
+  assertListCost,
+  parseWithinLimits,
+  type Authenticator,
+  type Context,
+  type Principal,
+  type ProjectDirectory,
+} from '@cp/graphql';
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { createSourceEventStream, execute, getOperationAST, GraphQLError, parse, print, validate } from 'graphql';
+import { createSourceEventStream, execute, getOperationAST, GraphQLError, print, specifiedRules } from 'graphql';
 import type {
   DocumentNode,
   ExecutionArgs,
@@ -47,6 +56,15 @@ function withCodes(result: ExecutionResult): FormattedExecutionResult {
     isErrorCode(error.extensions?.code) ? error.toJSON() : formatGraphQLError(error.toJSON(), error, edge),
   );
   return { ...(result as FormattedExecutionResult), errors };
+}
+
+/** graphql-js's validation errors carry no code; over HTTP, Apollo's GRAPHQL_VALIDATION_FAILED is our BAD_REQUEST. */
+function asBadRequest(error: GraphQLError): GraphQLError {
+  if (isErrorCode(error.extensions.code)) return error;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    extensions: { ...error.extensions, code: 'BAD_REQUEST' },
+  });
 }
 
 /**
@@ -127,11 +145,13 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
   const callers = new WeakMap<object, SocketCaller>();
   const fanOut = new EventFanOut();
   const documents = new Map<string, { document: DocumentNode; errors: readonly GraphQLError[] }>();
+  const rules = [...specifiedRules, ...armorProtection().validationRules];
+  // The limits Apollo applies over HTTP (D13: characters, tokens, depth, cost, aliases, directives), so that a socket is
+  // no way around them.
   const parsed = (query: string) => {
     let entry = documents.get(query);
     if (!entry) {
-      const document = parse(query);
-      entry = { document, errors: validate(schema, document) };
+      entry = parseWithinLimits(schema, query, rules);
       if (documents.size >= CACHED_DOCUMENTS) documents.delete(documents.keys().next().value!);
       documents.set(query, entry);
     }
@@ -199,12 +219,19 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
         let entry: ReturnType<typeof parsed> | undefined;
         try {
           entry = parsed(payload.query);
-        } catch {
-          // Unparsable documents are left to graphql-ws's own parsing and its error.
+        } catch (err) {
+          if (err instanceof GraphQLError && err.extensions.code === 'BAD_REQUEST') return [err];
+          // Other unparsable documents are left to graphql-ws's own parsing and its error.
           return undefined;
         }
-        if (entry.errors.length) return [...entry.errors];
+        if (entry.errors.length) return entry.errors.map(asBadRequest);
         const operation = getOperationAST(entry.document, payload.operationName) ?? undefined;
+        try {
+          if (operation) assertListCost(schema, entry.document, operation, payload.variables ?? undefined);
+        } catch (err) {
+          if (err instanceof GraphQLError) return [err];
+          throw err;
+        }
         if (!apollo && operation && operation.operation !== 'subscription') {
           const message = 'Only subscriptions are served over WebSocket here; send queries and mutations over HTTP.';
           return [new GraphQLError(message, { extensions: { code: 'BAD_REQUEST' } })];
