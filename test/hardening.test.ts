@@ -208,6 +208,7 @@ describe('hardening', () => {
       expect(headersOf(head), path).toEqual(headersOf(get));
       expect(await head.text()).toBe('');
     }
+    expect((await fetch(`${fx.service.url}/app/v1/nowhere`, { method: 'HEAD' })).status).toBe(404);
   });
 
   /** Writes `bytes` on a fresh connection and reads everything the service answers until it closes. */

@@ -64,10 +64,6 @@ describe('the route table (every subgraph’s routes over the committed API sche
         const chosen = routeFor(byMethod[family], route.method, path, undefined);
         if (chosen?.aliased) expect(chosen.route.alias!.path).toBe(route.path);
         else expect(chosen?.route.field).toBe(route.field);
-        // HEAD takes GET's route, and only GET's.
-        expect(routeFor(byMethod[family], 'HEAD', path, undefined)).toEqual(
-          route.method === 'GET' ? chosen : routeFor(byMethod[family], 'GET', path, undefined),
-        );
         const document = operationFor(schema, route.field);
         const operation = document.definitions[0] as OperationDefinitionNode;
         const root = operation.selectionSet.selections[0];
@@ -336,22 +332,6 @@ describe('the REST handler (in-process, over a small schema)', () => {
       pagination: { limit: 2 },
     });
     expect((await call('GET', `${THINGS}?limit=1&lastKey=k`)).body.pagination).toEqual({ limit: 1, lastKey: 'k' });
-  });
-
-  it('answers HEAD as GET, with the same status and headers and no body', async () => {
-    for (const path of [`${THINGS}?limit=2`, `${THINGS}/a`]) {
-      const [get, head] = await Promise.all(
-        ['GET', 'HEAD'].map((method) => fetch(`${app.url}${path}`, { method, headers: { 'x-request-id': 'same' } })),
-      );
-      expect(head.status).toBe(get.status);
-      // Connection management is the HTTP client's and server's own (undici closes after a HEAD).
-      const hop = ['date', 'connection', 'keep-alive'];
-      const headers = (res: globalThis.Response) =>
-        Object.fromEntries([...res.headers].filter(([n]) => !hop.includes(n)));
-      expect(headers(head)).toEqual(headers(get));
-      expect(await head.text()).toBe('');
-    }
-    expect((await fetch(`${app.url}/app/v1/nowhere`, { method: 'HEAD' })).status).toBe(404);
   });
 
   it('answers a creation 201 with the resource; the flat body is the `input` argument', async () => {

@@ -209,9 +209,7 @@ export function createRestHandler(options: RestOptions) {
   return async (req: ExpressRequest, res: ExpressResponse) => {
     try {
       const body =
-        req.method === 'GET' || req.method === 'HEAD' || req.method === 'DELETE'
-          ? undefined
-          : await readJsonBody(req, options.maxBodyBytes);
+        req.method === 'GET' || req.method === 'DELETE' ? undefined : await readJsonBody(req, options.maxBodyBytes);
       const { route, aliased } = routeFor(byMethod, req.method, req.path, body) ?? {};
       if (!route) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
       // Its answer is a committed change's: never refused for its size (armor.ts `responseSizeLimit`).
@@ -268,8 +266,8 @@ export function routesByMethod(routes: readonly CompiledRoute[]): ReadonlyMap<st
 
 /**
  * The route a request takes (`path` under the family's base path): two operations on one method and path (D2), the
- * alias route wins when its body test holds; else the first route of the method whose pattern matches. HEAD takes
- * GET's route (RFC 9110): the same status and headers, and Express leaves the body out.
+ * alias route wins when its body test holds; else the first route of the method whose pattern matches. HEAD never
+ * arrives here: the gateway's front turns it into GET (cache/fast-hits.ts), so every layer answers it as GET.
  */
 export function routeFor(
   byMethod: ReadonlyMap<string, readonly CompiledRoute[]>,
@@ -277,7 +275,7 @@ export function routeFor(
   path: string,
   body: Record<string, unknown> | undefined,
 ): { route: CompiledRoute; aliased: boolean } | undefined {
-  const candidates = byMethod.get(method === 'HEAD' ? 'GET' : method) ?? [];
+  const candidates = byMethod.get(method) ?? [];
   const aliased = candidates.find((r) => r.aliasPattern?.test(path) && r.alias!.when(body));
   if (aliased) return { route: aliased, aliased: true };
   const route = candidates.find((r) => r.pattern.test(path));
