@@ -95,7 +95,11 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   const feed = await new EventFeed(db.orm, broker, logger).open();
   // This replica's own writes reach its subscribers without the feed reading back what the dispatcher just numbered.
   dispatcher.onNumbered((rows) => feed.handOff(rows));
+  // Project existence is cached under the principal cache's rule: dropped by project and organization events.
   const projects = sqlProjectDirectory(db.orm);
+  projects.follow(() => feed.position);
+  feed.onAnnounced((position) => projects.announced(position));
+  feed.onEvent((event) => projects.invalidate(event));
   const access = new AccessWatch({ orm: db.orm, auth, projects }, (err) =>
     logger.warn({ err }, 're-checking a stream caller failed'),
   );
