@@ -121,6 +121,23 @@ function markCommitted(orm: MikroORM): void {
   });
 }
 
+/** The key of the claim the request being handled holds: our gateway signs it into calls to subgraph services. */
+export function currentIdempotencyKey(): string | undefined {
+  return claims.getStore()?.key;
+}
+
+/**
+ * A subgraph service's request that our gateway vouched for with its claim's key (`Authenticated.idempotencyKey`):
+ * the gateway keeps the answer, but the commit happens here, so this service's write transactions mark the gateway's
+ * claim (same caller, same key) `committed`.
+ */
+export function underGatewayClaim(orm: MikroORM, context: Context | undefined, key: string, next: () => void): void {
+  markCommitted(orm);
+  const caller = callerOf(context);
+  if (!caller) return next();
+  claims.run({ caller, key }, next);
+}
+
 export function idempotency(options: IdempotencyOptions) {
   markCommitted(options.orm);
   const connection = () => options.orm.em.getConnection();
