@@ -1,7 +1,7 @@
 // The one authentication entry point: credentials (read once by credentials.ts) → principal, for every host and transport.
 import type { Config } from '@cp/config';
 import { UnauthorizedError } from '@cp/errors';
-import { ANONYMOUS, verifyPrincipal, type ApiKeyPrincipal, type Authenticated, type Authenticator } from '@cp/graphql';
+import { ANONYMOUS, verifyVouched, type ApiKeyPrincipal, type Authenticated, type Authenticator } from '@cp/graphql';
 import type { Credentials, Principal } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
@@ -49,7 +49,7 @@ export class Authentication implements Authenticator {
       // `verifyPrincipal` reads an empty header as no header; here it is a present, bad one.
       if (credentials.signed === '') throw new UnauthorizedError('The forwarded principal is invalid.');
       const binding = { subgraph: this.vouch.subgraph, requestId: credentials.requestId };
-      return { principal: await verifyPrincipal(credentials.signed, this.vouch.secret, binding), via: 'gateway' };
+      return { ...(await verifyVouched(credentials.signed, this.vouch.secret, binding)), via: 'gateway' };
     }
     const { authorization, apiKey } = credentials;
     if (authorization === undefined && apiKey === undefined) return { principal: ANONYMOUS, via: 'anonymous' };

@@ -3,7 +3,7 @@
 import type { Logger } from '@cp/config';
 import { AppError, BadRequestError, ForbiddenError } from '@cp/errors';
 import { GRAPHQL_LIMITS, type Context } from '@cp/graphql';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import {
   getOperationAST,
@@ -14,6 +14,7 @@ import {
   type OperationDefinitionNode,
   type SelectionSetNode,
 } from 'graphql';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 
 const TTL_HOURS = 24;
@@ -28,9 +29,18 @@ const REPLAYED_HEADERS = ['content-type', 'etag', 'location'];
 
 type Fingerprinted = Request & { rawBody?: Buffer };
 
+/**
+ * A key's states: `running` (claimed, nothing committed yet: a retry after a crash may run it again), `committed` (a
+ * transaction of the request committed a change: it must never run again, see `markCommitted`), `done` (the answer is
+ * stored) and `lost` (a change committed but the answer is a 5xx, which is not stored).
+ */
+type KeyState = 'running' | 'committed' | 'done' | 'lost';
+
 interface StoredKey {
   fingerprint: string;
-  state: 'running' | 'done';
+  state: KeyState;
+  /** The claim is older than `ABANDONED_AFTER_SECONDS`: its process died. */
+  abandoned: boolean;
   response_status: number | null;
   response_headers: Record<string, string> | string | null;
   response_body: string | null;
@@ -68,7 +78,68 @@ function callerOf(context: Context | undefined): string | undefined {
   return undefined;
 }
 
+/** The claim of the request being handled, for the write transactions it runs (`markCommitted`). */
+const claims = new AsyncLocalStorage<{ caller: string; key: string }>();
+const marking = new WeakSet<MikroORM>();
+
+/**
+ * The claim is stored in its own statement and the answer after the change committed, so a process killed between the
+ * change's commit and the answer's storing would leave a `running` claim that a retry takes over once abandoned: the
+ * change would run twice. Every transaction of the request that flushed changes therefore moves its claim to
+ * `committed` before it commits, in that transaction: the claim says `running` only while nothing has committed.
+ */
+function markCommitted(orm: MikroORM): void {
+  if (marking.has(orm)) return;
+  marking.add(orm);
+  const mark = (em: EntityManager, claim: { caller: string; key: string }, transaction: unknown) =>
+    em
+      .getConnection()
+      .execute(
+        `update "idempotency_key" set "state" = 'committed' where "caller" = ? and "key" = ? and "state" = 'running'`,
+        [claim.caller, claim.key],
+        'run',
+        transaction as never,
+      );
+  // A flush outside a transaction opens its own after `onFlush`: its mark waits for that one's commit.
+  const pending = new WeakSet<EntityManager>();
+  orm.em.getEventManager().registerSubscriber({
+    async onFlush(args) {
+      const claim = claims.getStore();
+      if (!claim || args.uow.getChangeSets().length === 0) return;
+      const em = args.em as EntityManager;
+      const transaction = em.getTransactionContext();
+      if (transaction) await mark(em, claim, transaction);
+      else pending.add(em);
+    },
+    async beforeTransactionCommit(args) {
+      const claim = claims.getStore();
+      const em = args.em as EntityManager;
+      if (!claim || !pending.has(em)) return;
+      pending.delete(em);
+      await mark(em, claim, args.transaction);
+    },
+  });
+}
+
+/** The key of the claim the request being handled holds: our gateway signs it into calls to subgraph services. */
+export function currentIdempotencyKey(): string | undefined {
+  return claims.getStore()?.key;
+}
+
+/**
+ * A subgraph service's request that our gateway vouched for with its claim's key (`Authenticated.idempotencyKey`):
+ * the gateway keeps the answer, but the commit happens here, so this service's write transactions mark the gateway's
+ * claim (same caller, same key) `committed`.
+ */
+export function underGatewayClaim(orm: MikroORM, context: Context | undefined, key: string, next: () => void): void {
+  markCommitted(orm);
+  const caller = callerOf(context);
+  if (!caller) return next();
+  claims.run({ caller, key }, next);
+}
+
 export function idempotency(options: IdempotencyOptions) {
+  markCommitted(options.orm);
   const connection = () => options.orm.em.getConnection();
   const sql = async <T>(query: string, params: unknown[]) =>
     (await connection().execute(query, params as never[], 'all')) as T;
@@ -103,7 +174,9 @@ export function idempotency(options: IdempotencyOptions) {
       );
       if (claimed.length === 0) {
         const [stored] = await sql<StoredKey[]>(
-          `select "fingerprint", "state", "response_status", "response_headers", "response_body", "permissions" from "idempotency_key" where "caller" = ? and "key" = ?`,
+          `select "fingerprint", "state", "response_status", "response_headers", "response_body", "permissions",
+                  "started_at" < now() - interval '${ABANDONED_AFTER_SECONDS} seconds' as "abandoned"
+             from "idempotency_key" where "caller" = ? and "key" = ?`,
           [caller, key],
         );
         if (!stored)
@@ -114,6 +187,10 @@ export function idempotency(options: IdempotencyOptions) {
         if (stored.fingerprint !== fingerprint) {
           throw new AppError('IDEMPOTENCY_KEY_REUSED', undefined, { key });
         }
+        // Its change committed and its answer never will be kept (its process died, or the answer was a 5xx): running
+        // it again would repeat the change, so the retry is told to read the resource instead.
+        if (stored.state === 'lost' || (stored.state === 'committed' && stored.abandoned))
+          throw new AppError('IDEMPOTENCY_ANSWER_LOST', undefined, { key });
         if (stored.state !== 'done') throw new AppError('IDEMPOTENCY_KEY_IN_USE', undefined, { key });
         assertStillGranted(res.locals.context as Context, stored);
         return replay(res, stored);
@@ -124,9 +201,16 @@ export function idempotency(options: IdempotencyOptions) {
       record(
         res,
         async (status, headers, body) => {
-          // 5xx answers are not kept: a retry runs the request again (D17).
+          // 5xx answers are not kept: a retry runs the request again (D17), unless a change of it committed already.
           if (status >= 500) {
-            await sql(`delete from "idempotency_key" where "caller" = ? and "key" = ?`, [caller, key]);
+            await sql(`delete from "idempotency_key" where "caller" = ? and "key" = ? and "state" = 'running'`, [
+              caller,
+              key,
+            ]);
+            await sql(
+              `update "idempotency_key" set "state" = 'lost' where "caller" = ? and "key" = ? and "state" = 'committed'`,
+              [caller, key],
+            );
             return;
           }
           const granted = JSON.stringify([...(context.granted ?? [])]);
@@ -137,7 +221,7 @@ export function idempotency(options: IdempotencyOptions) {
         },
         options.logger,
       );
-      next();
+      claims.run({ caller, key }, next);
     } catch (err) {
       options.onError(res, err);
     }

@@ -15,6 +15,11 @@ export const ERROR_CATALOGUE = {
   CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },
   PRECONDITION_FAILED: { status: 412, message: 'The resource has changed since the revision you named.' },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, message: 'A request with this Idempotency-Key is still running.' },
+  IDEMPOTENCY_ANSWER_LOST: {
+    status: 409,
+    message:
+      'The request with this Idempotency-Key made its change, but the service stopped before its answer was kept; read the resource instead of retrying.',
+  },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The payload is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The body must be application/json.' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range lies outside the file.' },

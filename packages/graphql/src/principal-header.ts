@@ -11,6 +11,17 @@ const AUDIENCE_PREFIX = 'cp-subgraph:';
 export interface PrincipalBinding {
   subgraph: string;
   requestId: string;
+  /**
+   * The `Idempotency-Key` our gateway holds a claim on for this request (D17): the service's write transactions mark
+   * that claim `committed`, as the gateway's own would (packages/edge/src/idempotency.ts).
+   */
+  idempotencyKey?: string;
+}
+
+/** What a verified header says: the principal, and the gateway's idempotency claim when it holds one. */
+export interface Vouched {
+  principal: Principal;
+  idempotencyKey?: string;
 }
 
 export async function signPrincipal(
@@ -18,7 +29,8 @@ export async function signPrincipal(
   secret: Uint8Array,
   binding: PrincipalBinding,
 ): Promise<string> {
-  return new SignJWT({ principal, rid: binding.requestId })
+  const claim = binding.idempotencyKey === undefined ? {} : { idem: binding.idempotencyKey };
+  return new SignJWT({ principal, rid: binding.requestId, ...claim })
     .setProtectedHeader({ alg: 'HS256' })
     .setAudience(AUDIENCE_PREFIX + binding.subgraph)
     .setIssuedAt()
@@ -35,14 +47,24 @@ export async function verifyPrincipal(
   secret: Uint8Array,
   binding: { subgraph: string; requestId: string | undefined },
 ): Promise<Principal> {
-  if (!header) return ANONYMOUS;
+  return (await verifyVouched(header, secret, binding)).principal;
+}
+
+/** `verifyPrincipal`, with the idempotency claim the header carries. */
+export async function verifyVouched(
+  header: string | undefined,
+  secret: Uint8Array,
+  binding: { subgraph: string; requestId: string | undefined },
+): Promise<Vouched> {
+  if (!header) return { principal: ANONYMOUS };
   try {
     const { payload } = await jwtVerify(header, secret, {
       audience: AUDIENCE_PREFIX + binding.subgraph,
       algorithms: ['HS256'],
     });
     if (typeof payload.rid !== 'string' || payload.rid !== binding.requestId) throw new Error('request id mismatch');
-    return payload.principal as Principal;
+    const principal = payload.principal as Principal;
+    return typeof payload.idem === 'string' ? { principal, idempotencyKey: payload.idem } : { principal };
   } catch {
     throw new UnauthorizedError('The forwarded principal is invalid.');
   }

@@ -96,6 +96,8 @@ export interface Credentials {
 export interface Authenticated {
   principal: Principal;
   via: 'gateway' | 'credentials' | 'anonymous';
+  /** `gateway` only: the `Idempotency-Key` our gateway claimed for this request (`PrincipalBinding.idempotencyKey`). */
+  idempotencyKey?: string;
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   idempotency,
   sentRequestId,
   startIdempotencyCleanup,
+  underGatewayClaim,
   urlGuard,
   writeError,
 } from '@cp/edge';
@@ -202,10 +203,15 @@ async function serveSubgraph(
   // D17: Idempotency-Key on HTTP routes and GraphQL mutations as at the gateway: the same middleware (`@cp/edge`), keys
   // per caller (`user:<id>`) in the same `idempotency_key` table. A call our gateway vouched for (`x-cp-principal`)
   // skips it: the gateway's own middleware ran in front of it and answers the retry, and recording it here too would
-  // find the gateway's running claim on the same caller and key (409).
+  // find the gateway's running claim on the same caller and key (409). Its writes still mark the gateway's claim
+  // `committed` in their transactions (`underGatewayClaim`): the gateway may die before it keeps the answer.
   const unlessVouched =
-    (idempotent: ReturnType<typeof idempotency>) => (req: Request, res: Response, next: NextFunction) =>
-      (res.locals.caller as Caller).via === 'gateway' ? next() : idempotent(req, res, next);
+    (idempotent: ReturnType<typeof idempotency>) => (req: Request, res: Response, next: NextFunction) => {
+      const caller = res.locals.caller as Caller;
+      if (caller.via !== 'gateway') return idempotent(req, res, next);
+      if (caller.idempotencyKey === undefined) return next();
+      underGatewayClaim(db.orm, res.locals.context as Context, caller.idempotencyKey, next);
+    };
   // Mutations from anyone else (a federation gateway forwarding the client's credentials and key, a direct caller).
   // Their keys live in a key space of this service (`scope`): a gateway fans one client mutation out to several
   // subgraphs with the same key, each service keeping its own part (docs/operating/federation-gateways.md).

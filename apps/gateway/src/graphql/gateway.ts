@@ -6,6 +6,7 @@ import {
   type GraphQLDataSource,
 } from '@apollo/gateway';
 import type { SubgraphName } from '@cp/config';
+import { currentIdempotencyKey } from '@cp/edge';
 import { PRINCIPAL_HEADER, signPrincipal, type Context } from '@cp/graphql';
 import { context as otelContext, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { GraphQLSchema } from 'graphql';
@@ -79,7 +80,11 @@ class ForwardingDataSource extends RemoteGraphQLDataSource<Context> {
     if (!context.principal) return;
     headers.set(
       PRINCIPAL_HEADER,
-      await signPrincipal(context.principal, this.secret, { subgraph: this.name, requestId: context.requestId }),
+      await signPrincipal(context.principal, this.secret, {
+        subgraph: this.name,
+        requestId: context.requestId,
+        idempotencyKey: currentIdempotencyKey(),
+      }),
     );
     headers.set('x-request-id', context.requestId);
     headers.set('accept-language', context.lang);

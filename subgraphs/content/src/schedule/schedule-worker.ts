@@ -29,8 +29,10 @@ export class ScheduleWorker extends PollingWorker {
       .getConnection()
       .execute(`select 1 from "schedule" where "status" = 'pending' and "at" <= now() limit 1`, [], 'all');
     if (due.length === 0) return;
+    // A stop (SIGTERM) ends each loop after the schedule in hand: a backlog would otherwise be worked off to its end
+    // and outlast the shutdown timeout. What is left stays pending for the next process, claimed as usual.
     const loops = Array.from({ length: this.options.concurrency ?? 3 }, async () => {
-      while (await this.runOne());
+      while (!this.stopping && (await this.runOne()));
     });
     await Promise.all(loops);
   }

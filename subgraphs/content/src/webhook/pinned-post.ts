@@ -6,19 +6,21 @@ import type { CheckedTarget } from './target-guard';
 
 /**
  * POSTs `body` and resolves with the response status (the response body is discarded). Redirects are not followed;
- * TLS still verifies the certificate against the URL's host name. Rejects on network errors and after `timeoutMs`.
+ * TLS still verifies the certificate against the URL's host name. Rejects on network errors, after `timeoutMs`, and
+ * when `interrupt` aborts.
  */
 export function pinnedPost(
   target: CheckedTarget,
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
+  interrupt?: AbortSignal,
 ): Promise<number> {
   const { url, address } = target;
   const options: RequestOptions = {
     method: 'POST',
     headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
-    signal: AbortSignal.timeout(timeoutMs),
+    signal: interrupt ? AbortSignal.any([AbortSignal.timeout(timeoutMs), interrupt]) : AbortSignal.timeout(timeoutMs),
     agent: false,
   };
   if (address) options.lookup = pinnedLookup(address);
@@ -29,7 +31,10 @@ export function pinnedPost(
       resolve(res.statusCode ?? 0);
       res.destroy();
     });
-    req.on('error', (err) => reject(err.name === 'AbortError' ? new Error(`timed out after ${timeoutMs} ms`) : err));
+    req.on('error', (err) => {
+      if (err.name !== 'AbortError') return reject(err);
+      reject(new Error(interrupt?.aborted ? 'interrupted: the process stopped' : `timed out after ${timeoutMs} ms`));
+    });
     req.end(body);
   });
 }

@@ -22,6 +22,11 @@ const GIVE_UP_AFTER_MS = 24 * 3600 * 1000;
 const MAX_BACKOFF_MS = 3600 * 1000;
 /** Per attempt; a slow receiver only holds its own queue this long. */
 const TIMEOUT_MS = 10_000;
+/**
+ * How long a stop (SIGTERM) lets attempts in flight finish before it interrupts them: an attempt may take `TIMEOUT_MS`,
+ * as long as a whole shutdown may (SHUTDOWN_TIMEOUT_MS), and a hanging receiver must not make the process overrun it.
+ */
+const STOP_WAIT_MS = 1000;
 /** Attempts in flight per process, all targets together: bounds sockets when many receivers hang at once. */
 const MAX_IN_FLIGHT = 32;
 /** A `sending` row is leased this long; past it (its worker died) the delivery is due again. */
@@ -100,6 +105,8 @@ const attemptFailures = counter(
  */
 export class WebhookWorker extends PollingWorker {
   private readonly inFlight = new Set<Promise<void>>();
+  /** Aborted by `stop()` once its wait is over: cuts the attempts still in flight. */
+  private readonly interrupt = new AbortController();
 
   constructor(private readonly options: WebhookWorkerOptions) {
     // Deliveries are found by scanning numbered events: new positions are the signal.
@@ -107,10 +114,19 @@ export class WebhookWorker extends PollingWorker {
     super({ name: 'webhooks', what: 'webhook delivery round', pollMs, kickOn: ['announce'], logger: options.logger });
   }
 
-  /** Lets the attempts in flight finish (and record their outcome); claims nothing new. */
+  /**
+   * Lets the attempts in flight finish (and record their outcome) for a moment, then interrupts the rest: those are
+   * due again at once, for another replica or the next start (at least once: the receiver may see one twice); claims
+   * nothing new.
+   */
   override async stop(): Promise<void> {
     await super.stop();
-    await Promise.all(this.inFlight);
+    const settled = Promise.all(this.inFlight);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([settled, new Promise((r) => (timer = setTimeout(r, STOP_WAIT_MS)))]);
+    clearTimeout(timer);
+    this.interrupt.abort();
+    await settled;
   }
 
   protected async pass(): Promise<void> {
@@ -163,7 +179,7 @@ export class WebhookWorker extends PollingWorker {
         'x-cp-event': delivery.event_type,
         'x-cp-delivery': delivery.id,
       };
-      code = await pinnedPost(target, headers, body, TIMEOUT_MS);
+      code = await pinnedPost(target, headers, body, TIMEOUT_MS, this.interrupt.signal);
       if (code < 200 || code > 299) error = `HTTP ${code}`;
     } catch (e) {
       error = (e as Error).message;
@@ -174,6 +190,14 @@ export class WebhookWorker extends PollingWorker {
       await conn.execute(
         `update "webhook_delivery" set "status" = 'delivered', "attempts" = ?, "response_code" = ?, "duration_ms" = ?, "error" = null, "delivered_at" = now() where "id" = ?`,
         [attempts, code, duration, delivery.id],
+      );
+      return;
+    }
+    if (code === null && this.interrupt.signal.aborted) {
+      // Cut by the stop, not refused by the receiver: no attempt is counted, and the delivery is due again now.
+      await conn.execute(
+        `update "webhook_delivery" set "status" = 'retrying', "next_attempt_at" = now() where "id" = ? and "status" = 'sending'`,
+        [delivery.id],
       );
       return;
     }
