@@ -12,7 +12,9 @@ import { acquireDataLock, type DataLock } from './data-lock';
 import { embeddedIsNew, embeddedLockPath, startEmbeddedPostgres } from './embedded';
 import { EventRecord } from './events/event.entity';
 import { checkInitialData, packInitialData } from './initial-data';
+import { DatabaseLiveness } from './liveness';
 import { coreMigrations } from './migrations';
+import { guardPool } from './pool-guard';
 
 /** What a subgraph contributes to the database: its entities and its migrations, in order. */
 export interface DatabaseModule {
@@ -24,13 +26,18 @@ export interface DatabaseModule {
 export interface Database {
   orm: MikroORM;
   embedded: boolean;
-  /** True when the database answers within the timeout (health check, D10). */
+  /**
+   * True when the database answers within the timeout (health check, D10). With a liveness probe (PostgreSQL): false at
+   * once while it finds the database not answering, else the probe's own answer (bounded by its timeout, and never
+   * waiting for a pooled connection: a saturated pool is not an outage).
+   */
   ping(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
 export interface OpenDatabaseOptions {
-  config: Pick<Config, 'database'>;
+  /** Without `probe`, no liveness probe runs (the embedded database never has one). */
+  config: { database: Omit<Config['database'], 'probe'> & Partial<Pick<Config['database'], 'probe'>> };
   modules: DatabaseModule[];
   logger?: Logger;
   /** The embedded database's initial data (`buildInitialData`): a new DATA_DIR starts from it. */
@@ -80,6 +87,11 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
     embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax, queryTimeoutMs },
     logger,
   );
+  // PostgreSQL only: PGlite runs in this process, so it cannot freeze while the process runs.
+  const probe = url && config.database.probe;
+  const liveness = probe ? new DatabaseLiveness({ url, ...probe, logger }) : undefined;
+  if (url) guardPool(orm.em.getConnection().getKnex().client, liveness);
+  liveness?.start();
   const applied = embedded ? await migrate(orm, false) : 0;
   if (embedded && applied > 0) {
     // PGlite's WebAssembly heap never shrinks, and creating the cluster and running every migration grows it by
@@ -94,6 +106,7 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
     orm,
     embedded: Boolean(embedded),
     async ping(timeoutMs = 2000) {
+      if (liveness) return liveness.up && liveness.check();
       const timeout = new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref());
       const query = orm.em
         .getConnection()
@@ -104,6 +117,7 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
     },
     async close() {
       try {
+        await liveness?.stop();
         await orm.close(true);
         await embedded?.stop();
       } finally {
@@ -205,7 +219,9 @@ async function migrate(orm: MikroORM, lock: boolean): Promise<number> {
 /**
  * The server's `statement_timeout` first: it cancels a statement that runs too long and rolls its transaction back, so
  * the outcome is known (nothing changed). pg's client-side `query_timeout` is the backstop for a server that answers
- * nothing at all, whose outcome (a COMMIT sent, no answer) cannot be known: it fires only later.
+ * nothing at all on one connection, whose outcome (a COMMIT sent, no answer) cannot be known: it fires only later, and
+ * the connection it fired on is closed (pool-guard.ts). A server that answers nothing at all is usually found sooner
+ * by the liveness probe (liveness.ts).
  */
 function deadlines(queryTimeoutMs: number) {
   return { statement_timeout: queryTimeoutMs, query_timeout: queryTimeoutMs + Math.min(queryTimeoutMs, 5000) };
