@@ -57,7 +57,11 @@ export class DatabaseLiveness {
     clearTimeout(this.timer);
     const client = this.connection?.client;
     this.connection = undefined;
-    await client?.end().catch(() => undefined);
+    if (!client) return;
+    // A goodbye first; a frozen server never answers it, so the socket closes after the probe's timeout regardless.
+    const closing = setTimeout(() => destroySocket(client), this.options.timeoutMs);
+    await client.end().catch(() => undefined);
+    clearTimeout(closing);
   }
 
   private schedule(): void {

@@ -14,7 +14,7 @@ import { EventRecord } from './events/event.entity';
 import { checkInitialData, packInitialData } from './initial-data';
 import { DatabaseLiveness } from './liveness';
 import { coreMigrations } from './migrations';
-import { guardPool } from './pool-guard';
+import { PoolGuard } from './pool-guard';
 
 /** What a subgraph contributes to the database: its entities and its migrations, in order. */
 export interface DatabaseModule {
@@ -82,15 +82,16 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
     }
   }
   const { poolMax, queryTimeoutMs } = config.database;
-  let orm = await connect(
-    modules,
-    embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax, queryTimeoutMs },
-    logger,
-  );
   // PostgreSQL only: PGlite runs in this process, so it cannot freeze while the process runs.
   const probe = url && config.database.probe;
   const liveness = probe ? new DatabaseLiveness({ url, ...probe, logger }) : undefined;
-  if (url) guardPool(orm.em.getConnection().getKnex().client, liveness);
+  const guard = url ? new PoolGuard(liveness) : undefined;
+  let orm = await connect(
+    modules,
+    embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax, queryTimeoutMs, guard },
+    logger,
+  );
+  guard?.attach(orm.em.getConnection().getKnex().client);
   liveness?.start();
   const applied = embedded ? await migrate(orm, false) : 0;
   if (embedded && applied > 0) {
@@ -156,7 +157,8 @@ export async function buildInitialData(modules: DatabaseModule[], file: string):
 
 const allMigrations = (modules: DatabaseModule[]) => [...coreMigrations, ...modules.flatMap((m) => m.migrations)];
 
-type Target = { url: string; poolMax: number; queryTimeoutMs?: number } | { host: string; port: number };
+type Target =
+  { url: string; poolMax: number; queryTimeoutMs?: number; guard?: PoolGuard } | { host: string; port: number };
 
 function connect(modules: DatabaseModule[], target: Target, logger?: Logger): Promise<MikroORM> {
   return MikroORM.init({
@@ -178,7 +180,12 @@ function connect(modules: DatabaseModule[], target: Target, logger?: Logger): Pr
     },
     // A database that does not answer fails requests within seconds (503 UNAVAILABLE at the edge) instead of holding
     // them for knex's default 60 s: connecting gives up after 5 s, waiting for a pooled connection after 10 s.
-    pool: { min: 0, max: 'url' in target ? target.poolMax : 6, acquireTimeoutMillis: 10_000 },
+    pool: {
+      min: 0,
+      max: 'url' in target ? target.poolMax : 6,
+      acquireTimeoutMillis: 10_000,
+      ...('url' in target && target.guard && { afterCreate: target.guard.afterCreate }),
+    },
     driverOptions: {
       connection: {
         connectionTimeoutMillis: 5000,

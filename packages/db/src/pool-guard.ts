@@ -18,39 +18,51 @@ type Callback = (err: Error | null, result?: unknown) => void;
  * `liveness` (PostgreSQL with a probe): while it finds the database not answering, taking a connection and making one
  * fail at once with DatabaseNotAnsweringError (503), and the moment it turns so, every open connection is closed — the
  * statements stuck on them fail (503: a COMMIT among them has an unknown outcome, never reported as success) and knex
- * replaces them once the database answers again.
+ * replaces them once the database answers again. `afterCreate` goes into the pool's options (so that the connections
+ * MikroORM makes while it starts are watched too), `attach` onto knex's client once it exists.
  */
-export function guardPool(client: KnexClient, liveness?: DatabaseLiveness): void {
-  const open = new Set<PooledClient>();
-  const acquire = client.acquireConnection;
-  const acquireRaw = client.acquireRawConnection;
-  client.acquireConnection = function (this: KnexClient) {
-    if (liveness && !liveness.up) return Promise.reject(new DatabaseNotAnsweringError());
-    return acquire.call(this);
-  };
-  client.acquireRawConnection = function (this: KnexClient) {
-    if (liveness && !liveness.up) return Promise.reject(new DatabaseNotAnsweringError());
-    const connecting = acquireRaw.call(this).then((connection) => watch(connection, open));
-    if (!liveness) return connecting;
-    // A connection still being made when the database turns unresponsive would wait for its connect timeout (5 s).
-    let off: () => unknown = () => undefined;
-    const refused = new Promise<never>((_, reject) => {
-      off = liveness.onDown(() => reject(new DatabaseNotAnsweringError()));
+export class PoolGuard {
+  private readonly open = new Set<PooledClient>();
+
+  constructor(private readonly liveness?: DatabaseLiveness) {
+    liveness?.onDown(() => {
+      for (const connection of this.open) discard(connection, 'the database stopped answering its liveness probe');
     });
-    return Promise.race([connecting, refused])
-      .catch((err: unknown) => {
-        // One made after all is closed rather than leaked.
-        connecting.then(
-          (late) => discard(late, 'made after the database stopped answering'),
-          () => undefined,
-        );
-        throw err;
-      })
-      .finally(off);
-  };
-  liveness?.onDown(() => {
-    for (const connection of open) discard(connection, 'the database stopped answering its liveness probe');
-  });
+  }
+
+  /** knex's pool hook, called with every new connection. */
+  readonly afterCreate = (connection: PooledClient, done: (err: Error | null, connection: PooledClient) => void) =>
+    done(null, watch(connection, this.open));
+
+  attach(client: KnexClient): void {
+    const liveness = this.liveness;
+    if (!liveness) return;
+    const acquire = client.acquireConnection;
+    const acquireRaw = client.acquireRawConnection;
+    client.acquireConnection = function (this: KnexClient) {
+      if (!liveness.up) return Promise.reject(new DatabaseNotAnsweringError());
+      return acquire.call(this);
+    };
+    client.acquireRawConnection = function (this: KnexClient) {
+      if (!liveness.up) return Promise.reject(new DatabaseNotAnsweringError());
+      const connecting = acquireRaw.call(this);
+      // A connection still being made when the database turns unresponsive would wait for its connect timeout (5 s).
+      let off: () => unknown = () => undefined;
+      const refused = new Promise<never>((_, reject) => {
+        off = liveness.onDown(() => reject(new DatabaseNotAnsweringError()));
+      });
+      return Promise.race([connecting, refused])
+        .catch((err: unknown) => {
+          // One made after all is closed rather than leaked.
+          connecting.then(
+            (late) => discard(late, 'made after the database stopped answering'),
+            () => undefined,
+          );
+          throw err;
+        })
+        .finally(off);
+    };
+  }
 }
 
 /** Tracks an open connection, and closes it when one of its statements times out on the client. */
