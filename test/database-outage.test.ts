@@ -121,6 +121,20 @@ describe('PostgreSQL outage', () => {
       );
       const slowest = Math.max(...first.map((r) => r.ms));
       console.log(`frozen PostgreSQL: first requests answered within ${slowest} ms`);
+      // A 500 is a bug: its log lines, to say which.
+      if (first.some(({ res }) => res.status === 500))
+        console.log(
+          first
+            .filter(({ res }) => res.status === 500)
+            .map(({ res }) =>
+              service
+                .output()
+                .split('\n')
+                .filter((l) => l.includes(res.body.error.details.requestId))
+                .join('\n'),
+            )
+            .join('\n---\n'),
+        );
       for (const { res } of first) {
         expect(res.status, JSON.stringify(res.body)).toBe(503);
         expect(res.headers.get('retry-after')).toMatch(/^\d+$/);

@@ -1,5 +1,7 @@
 // One connection whose server process stops (SIGSTOP on its backend): its client-side read timeout closes it, the
-// transaction's next statement fails at once instead of queueing behind the stuck one, and the pool replaces it.
+// transaction's next statement fails at once instead of queueing behind the stuck one, and the pool replaces it; a
+// transaction whose BEGIN fails so fails with that error (503), not with knex's "Transaction query already complete".
+import { unavailableErrorOf } from '@cp/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from './orm';
 import { createPostgresDatabase } from './testing';
@@ -53,5 +55,35 @@ describe.skipIf(process.getuid?.() !== 0)('a client-side statement timeout on a 
     expect(await db.ping()).toBe(true);
     const rows = await Promise.all([1, 2, 3].map(() => knex.raw('select pg_backend_pid() as pid')));
     expect(rows.map((r) => r.rows[0].pid)).not.toContain(pid);
+  });
+
+  it('fails a transaction whose BEGIN got no answer with that failure (503), never with a statement on a dead transaction', async () => {
+    const single = await openDatabase({
+      config: {
+        database: {
+          url: database.url,
+          poolMax: 1,
+          dataDir: '.',
+          queryTimeoutMs: 500,
+          probe: { intervalMs: 1000, timeoutMs: 2000 },
+        },
+      },
+      modules: [],
+    });
+    try {
+      const knex = single.orm.em.getConnection().getKnex();
+      // The pool's one connection: the transaction's BEGIN goes to the stopped backend.
+      const pid = (await knex.raw('select pg_backend_pid() as pid')).rows[0].pid;
+      process.kill(pid, 'SIGSTOP');
+      const err = await single.orm.em
+        .fork()
+        .transactional((em) => em.getConnection().execute('select 1', [], 'all', em.getTransactionContext()))
+        .catch((e: Error) => e)
+        .finally(() => process.kill(pid, 'SIGCONT'));
+      expect((err as Error).message).toMatch(/^BEGIN; - /);
+      expect(unavailableErrorOf(err)).toBeDefined();
+    } finally {
+      await single.close();
+    }
   });
 });

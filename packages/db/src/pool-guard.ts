@@ -9,6 +9,12 @@ import { destroySocket } from './pg-socket';
 interface KnexClient {
   acquireConnection(): Promise<unknown>;
   acquireRawConnection(): Promise<PooledClient>;
+  transaction(...args: unknown[]): unknown;
+}
+/** The parts of knex's transaction `failedBeginsFail` wraps. */
+interface KnexTransaction {
+  begin(connection: unknown): Promise<unknown>;
+  isCompleted(): boolean;
 }
 /** knex's marker on a pooled connection: its pool validation destroys a connection carrying it instead of reusing it. */
 type PooledClient = pg.Client & { __knex__disposed?: unknown };
@@ -35,6 +41,7 @@ export class PoolGuard {
     done(null, watch(connection, this.open));
 
   attach(client: KnexClient): void {
+    failedBeginsFail(client);
     const liveness = this.liveness;
     if (!liveness) return;
     const acquire = client.acquireConnection;
@@ -63,6 +70,28 @@ export class PoolGuard {
         .finally(off);
     };
   }
+}
+
+/**
+ * knex swallows a failed BEGIN (a connection closed or timed out under it): the transaction is marked complete, the
+ * failure goes to a promise MikroORM no longer watches, and MikroORM's first statement then fails with "Transaction query
+ * already complete" — a 500, not recognised as the outage it is. With this, a transaction whose BEGIN failed does not
+ * start, and MikroORM gets BEGIN's own error (503). The override is set before the transaction acquires its connection.
+ */
+function failedBeginsFail(client: KnexClient): void {
+  const transaction = client.transaction;
+  client.transaction = function (this: KnexClient, ...args: unknown[]) {
+    const trx = transaction.apply(this, args) as KnexTransaction;
+    const begin = trx.begin;
+    trx.begin = function (this: KnexTransaction, connection: unknown) {
+      return begin.call(this, connection).then((result) => {
+        // The transaction has already failed with BEGIN's error: this one only stops its container from running.
+        if (this.isCompleted()) throw new Error('BEGIN failed');
+        return result;
+      });
+    };
+    return trx;
+  };
 }
 
 /** Tracks an open connection, and closes it when one of its statements times out on the client. */
