@@ -244,6 +244,35 @@ describe.skipIf(!redisServer)('rate limits across two processes on one Redis (RE
       redis.thaw();
     }
   });
+
+  it('says so on /ready while Redis stalls (200 degraded, redis: down: the replica still serves), ready again after', async () => {
+    const api = new Client(a.url);
+    /** Polls /ready until `expected` holds, within `ms`; the last answer. */
+    const readyUntil = async (expected: (body: any) => boolean, ms: number) => {
+      const deadline = Date.now() + ms;
+      let res = await api.call('GET', '/ready');
+      while (!expected(res.body) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        res = await api.call('GET', '/ready');
+      }
+      return res;
+    };
+    expect((await api.call('GET', '/ready')).body).toEqual({ status: 'ready' });
+    redis.freeze();
+    try {
+      // A PING every second, unanswered after its one-second command timeout.
+      const stalled = await readyUntil((body) => body.redis === 'down', 4000);
+      expect(stalled.status).toBe(200);
+      expect(stalled.body).toMatchObject({ status: 'degraded', redis: 'down' });
+      expect((await api.graphql('{ __typename }', {})).status).toBe(200);
+    } finally {
+      redis.thaw();
+    }
+    const back = await readyUntil((body) => body.status === 'ready', 5000);
+    expect(back.body).toEqual({ status: 'ready' });
+    expect(a.output()).toMatch(/rate-limit store \(Redis\) connection lost/);
+    expect(a.output()).toMatch(/rate-limit store \(Redis\) connection restored/);
+  });
 });
 
 describe('a shared budget under concurrent load on two processes and one PostgreSQL', () => {

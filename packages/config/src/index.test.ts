@@ -6,7 +6,11 @@ describe('loadConfig', () => {
     const c = loadConfig({});
     expect(c.http).toMatchObject({ port: 4000, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:4000' });
     expect(c.http.cdnUrl).toBe('http://127.0.0.1:4000/cdn');
-    expect(c.database).toMatchObject({ url: undefined, dataDir: './data' });
+    expect(c.database).toMatchObject({
+      url: undefined,
+      dataDir: './data',
+      probe: { intervalMs: 1000, timeoutMs: 2000 },
+    });
     expect(c.rateLimit).toEqual({
       perMinute: 600,
       perHour: 30000,

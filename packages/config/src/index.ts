@@ -35,6 +35,8 @@ const envSchema = z
     DATABASE_URL: optionalString.pipe(z.url().optional()),
     DATABASE_POOL_MAX: int(10),
     DATABASE_QUERY_TIMEOUT_MS: int(15_000),
+    DATABASE_PROBE_INTERVAL_MS: int(1000),
+    DATABASE_PROBE_TIMEOUT_MS: int(2000),
     DATA_DIR: z.string().default('./data'),
     ADMIN_EMAIL: z.email().default('admin@example.com'),
     ADMIN_PASSWORD: optionalString,
@@ -108,8 +110,16 @@ export interface Config {
   /**
    * `queryTimeoutMs` (PostgreSQL only): a query without an answer by then fails, 503 at the edge, so a database that
    * stalls without closing its connections (a stopped process, a silent network) cannot hold requests; undefined: none.
+   * `probe` (PostgreSQL only): every `intervalMs` a connection of its own runs `select 1`; no answer within `timeoutMs`
+   * and the database counts as not answering (requests 503 at once, pooled connections dropped) until one comes.
    */
-  database: { url?: string; poolMax: number; dataDir: string; queryTimeoutMs?: number };
+  database: {
+    url?: string;
+    poolMax: number;
+    dataDir: string;
+    queryTimeoutMs?: number;
+    probe: { intervalMs: number; timeoutMs: number };
+  };
   admin: { email: string; password?: string };
   /** `cacheTtlSeconds`: safety expiry of cached principals (changes invalidate them at once through events); 0 disables the cache. */
   /** `subgraphSecret`: signs the gateway's principal header to remote subgraph services (SUBGRAPH_SECRET). */
@@ -186,6 +196,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       poolMax: e.DATABASE_POOL_MAX,
       dataDir: e.DATA_DIR,
       queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
+      probe: { intervalMs: e.DATABASE_PROBE_INTERVAL_MS, timeoutMs: e.DATABASE_PROBE_TIMEOUT_MS },
     },
     admin: { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD },
     auth: {

@@ -12,7 +12,9 @@ import { acquireDataLock, type DataLock } from './data-lock';
 import { embeddedIsNew, embeddedLockPath, startEmbeddedPostgres } from './embedded';
 import { EventRecord } from './events/event.entity';
 import { checkInitialData, packInitialData } from './initial-data';
+import { DatabaseLiveness } from './liveness';
 import { coreMigrations } from './migrations';
+import { PoolGuard } from './pool-guard';
 
 /** What a subgraph contributes to the database: its entities and its migrations, in order. */
 export interface DatabaseModule {
@@ -24,13 +26,18 @@ export interface DatabaseModule {
 export interface Database {
   orm: MikroORM;
   embedded: boolean;
-  /** True when the database answers within the timeout (health check, D10). */
+  /**
+   * True when the database answers within the timeout (health check, D10). With a liveness probe (PostgreSQL): false at
+   * once while it finds the database not answering, else the probe's own answer (bounded by its timeout, and never
+   * waiting for a pooled connection: a saturated pool is not an outage).
+   */
   ping(timeoutMs?: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
 export interface OpenDatabaseOptions {
-  config: Pick<Config, 'database'>;
+  /** Without `probe`, no liveness probe runs (the embedded database never has one). */
+  config: { database: Omit<Config['database'], 'probe'> & Partial<Pick<Config['database'], 'probe'>> };
   modules: DatabaseModule[];
   logger?: Logger;
   /** The embedded database's initial data (`buildInitialData`): a new DATA_DIR starts from it. */
@@ -75,11 +82,17 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
     }
   }
   const { poolMax, queryTimeoutMs } = config.database;
+  // PostgreSQL only: PGlite runs in this process, so it cannot freeze while the process runs.
+  const probe = url && config.database.probe;
+  const liveness = probe ? new DatabaseLiveness({ url, ...probe, logger }) : undefined;
+  const guard = url ? new PoolGuard(liveness) : undefined;
   let orm = await connect(
     modules,
-    embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax, queryTimeoutMs },
+    embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax, queryTimeoutMs, guard },
     logger,
   );
+  guard?.attach(orm.em.getConnection().getKnex().client);
+  liveness?.start();
   const applied = embedded ? await migrate(orm, false) : 0;
   if (embedded && applied > 0) {
     // PGlite's WebAssembly heap never shrinks, and creating the cluster and running every migration grows it by
@@ -94,6 +107,7 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
     orm,
     embedded: Boolean(embedded),
     async ping(timeoutMs = 2000) {
+      if (liveness) return liveness.up && liveness.check();
       const timeout = new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs).unref());
       const query = orm.em
         .getConnection()
@@ -104,6 +118,7 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
     },
     async close() {
       try {
+        await liveness?.stop();
         await orm.close(true);
         await embedded?.stop();
       } finally {
@@ -142,7 +157,8 @@ export async function buildInitialData(modules: DatabaseModule[], file: string):
 
 const allMigrations = (modules: DatabaseModule[]) => [...coreMigrations, ...modules.flatMap((m) => m.migrations)];
 
-type Target = { url: string; poolMax: number; queryTimeoutMs?: number } | { host: string; port: number };
+type Target =
+  { url: string; poolMax: number; queryTimeoutMs?: number; guard?: PoolGuard } | { host: string; port: number };
 
 function connect(modules: DatabaseModule[], target: Target, logger?: Logger): Promise<MikroORM> {
   return MikroORM.init({
@@ -164,7 +180,12 @@ function connect(modules: DatabaseModule[], target: Target, logger?: Logger): Pr
     },
     // A database that does not answer fails requests within seconds (503 UNAVAILABLE at the edge) instead of holding
     // them for knex's default 60 s: connecting gives up after 5 s, waiting for a pooled connection after 10 s.
-    pool: { min: 0, max: 'url' in target ? target.poolMax : 6, acquireTimeoutMillis: 10_000 },
+    pool: {
+      min: 0,
+      max: 'url' in target ? target.poolMax : 6,
+      acquireTimeoutMillis: 10_000,
+      ...('url' in target && target.guard && { afterCreate: target.guard.afterCreate }),
+    },
     driverOptions: {
       connection: {
         connectionTimeoutMillis: 5000,
@@ -205,7 +226,9 @@ async function migrate(orm: MikroORM, lock: boolean): Promise<number> {
 /**
  * The server's `statement_timeout` first: it cancels a statement that runs too long and rolls its transaction back, so
  * the outcome is known (nothing changed). pg's client-side `query_timeout` is the backstop for a server that answers
- * nothing at all, whose outcome (a COMMIT sent, no answer) cannot be known: it fires only later.
+ * nothing at all on one connection, whose outcome (a COMMIT sent, no answer) cannot be known: it fires only later, and
+ * the connection it fired on is closed (pool-guard.ts). A server that answers nothing at all is usually found sooner
+ * by the liveness probe (liveness.ts).
  */
 function deadlines(queryTimeoutMs: number) {
   return { statement_timeout: queryTimeoutMs, query_timeout: queryTimeoutMs + Math.min(queryTimeoutMs, 5000) };

@@ -65,7 +65,10 @@ export interface TestDatabase extends Database {
 export async function openTestDatabase(kind: TestDatabaseKind, modules: DatabaseModule[]): Promise<TestDatabase> {
   if (kind === 'postgres') {
     const pg = await createPostgresDatabase();
-    const db = await openDatabase({ config: { database: { url: pg.url, poolMax: 5, dataDir: '.' } }, modules });
+    const db = await openDatabase({
+      config: { database: { url: pg.url, poolMax: 5, dataDir: '.', probe: { intervalMs: 1000, timeoutMs: 2000 } } },
+      modules,
+    });
     return { ...db, kind, destroy: async () => (await db.close(), await pg.drop()) };
   }
   const dataDir = mkdtempSync(join(tmpdir(), 'cp-pglite-'));

@@ -112,21 +112,33 @@ describe('HttpDrain', () => {
 });
 
 describe('Readiness', () => {
-  it('is 503 while starting and draining, 200 when ready and the database answers', async () => {
+  it('is 503 while starting and draining or without the database, 200 degraded naming a broker or Redis that is down', async () => {
     const readiness = new Readiness();
     let dbUp = true;
+    const up = { broker: true, redis: true };
     const server = createServer((req, res) => {
       const shim = Object.assign(res, {
         status: (code: number) => ((res.statusCode = code), shim),
         json: (body: unknown) => res.end(JSON.stringify(body)),
       });
-      void readiness.handler(async () => dbUp)(req as never, shim as never);
+      void readiness.handler(async () => dbUp, { broker: () => up.broker, redis: () => up.redis })(
+        req as never,
+        shim as never,
+      );
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const { port } = server.address() as AddressInfo;
     expect(await get(port, '/ready')).toMatchObject({ status: 503, body: '{"status":"starting"}' });
     readiness.ready();
     expect(await get(port, '/ready')).toMatchObject({ status: 200, body: '{"status":"ready"}' });
+    // A broker or the rate limits' Redis down: still serving, so 200, naming what is down.
+    up.redis = false;
+    expect(await get(port, '/ready')).toMatchObject({ status: 200, body: '{"status":"degraded","redis":"down"}' });
+    up.broker = false;
+    expect(await get(port, '/ready')).toMatchObject({
+      status: 200,
+      body: '{"status":"degraded","broker":"down","redis":"down"}',
+    });
     dbUp = false;
     expect(await get(port, '/ready')).toMatchObject({ status: 503, body: '{"status":"degraded"}' });
     readiness.draining();

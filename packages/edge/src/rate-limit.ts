@@ -7,6 +7,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import Redis from 'ioredis';
 import { directBudget, leasedBudget, type Budget } from './rate-lease';
+import { probeRedis } from './redis-probe';
 import {
   RateLimiterMemory,
   RateLimiterPostgres,
@@ -52,6 +53,12 @@ export interface RateLimiter {
   signInLimiter: RateLimiterAbstract;
   /** Which store holds the counters: `postgres`, `redis` or `memory`. */
   store: 'postgres' | 'redis' | 'memory';
+  /**
+   * False while Redis (the `redis` store) is down or stalls (its PING unanswered for a second): the in-memory limiters
+   * count meanwhile, so `/ready` says `degraded` at 200 rather than taking the replica out. Always true for the others
+   * (PostgreSQL's own outage is the database's, `/ready` 503).
+   */
+  storeUp(): boolean;
   close(): Promise<void>;
 }
 
@@ -72,6 +79,8 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
   const anonymousWindow: IRateLimiterOptions = { keyPrefix: 'rl_anon', points: anonymousPerMinute, duration: 60 };
 
   let redis: Redis | undefined;
+  let redisState: ReturnType<typeof connectionState> | undefined;
+  let stopProbe = () => {};
   let store: RateLimiter['store'];
   let make: (o: IRateLimiterOptions) => Promise<RateLimiterAbstract>;
   if (options.config.redisUrl) {
@@ -88,9 +97,10 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
     });
     // While Redis is down the in-memory insurance limiters count; without these listeners ioredis would print every
     // failed reconnect's stack to stderr ("Unhandled error event").
-    const state = connectionState(options.logger, 'rate-limit store (Redis)');
+    const state = (redisState = connectionState(options.logger, 'rate-limit store (Redis)'));
     redis.on('error', (err: Error) => state.markDown(err));
     redis.on('ready', () => state.markUp());
+    stopProbe = probeRedis(redis, state);
     const client = redis;
     make = async (o) => new RateLimiterRedis({ ...o, storeClient: client, insuranceLimiter: new RateLimiterMemory(o) });
   } else if (!options.embedded) {
@@ -145,6 +155,7 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
 
   return {
     store,
+    storeUp: () => redisState?.up ?? true,
     signInLimiter: signIn,
     admit,
     middleware(onError) {
@@ -166,6 +177,7 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
       };
     },
     async close() {
+      stopProbe();
       redis?.disconnect();
     },
   };

@@ -1,5 +1,6 @@
 // Readiness (`GET /ready`): 503 while starting, while draining for shutdown, or while the database does not answer.
-// An event broker that is down makes it `degraded` at 200: the replica still serves correct answers (docs/operating/README.md).
+// An event broker or rate-limit Redis that is down makes it `degraded` at 200: the replica still serves correct answers
+// (docs/operating/README.md).
 import type { Request, Response } from 'express';
 
 export type ReadinessState = 'starting' | 'ready' | 'draining';
@@ -16,12 +17,14 @@ export class Readiness {
   }
 
   /**
-   * `/health` stays liveness (D10); `/ready` tells a load balancer whether to send traffic here. `brokerUp`: the
-   * event broker's connection; while it is down, replicas learn of other replicas' writes by polling (within about
-   * 2 s instead of at once), so the replica keeps its traffic and says `degraded` with `broker: "down"` at 200 —
-   * taking every replica out for a broker outage would turn a slower cache into a full outage.
+   * `/health` stays liveness (D10); `/ready` tells a load balancer whether to send traffic here. `optional`: other
+   * backing services' connections by name (`broker`, `redis`), each true while up. While one is down the replica still
+   * answers correctly (without the event broker, replicas learn of other replicas' writes by polling, within about 2 s
+   * instead of at once; without the rate limits' Redis, per-process memory counters count), so it keeps its traffic and
+   * says `degraded` with `<name>: "down"` at 200 — taking every replica out for such an outage would turn a slower
+   * cache or looser limits into a full outage.
    */
-  handler(ping: () => Promise<boolean>, brokerUp: () => boolean = () => true) {
+  handler(ping: () => Promise<boolean>, optional: Record<string, () => boolean> = {}) {
     return async (_req: Request, res: Response) => {
       res.setHeader('Cache-Control', 'no-store');
       if (this.state !== 'ready') {
@@ -30,7 +33,9 @@ export class Readiness {
       }
       const ok = await ping();
       if (!ok) return void res.status(503).json({ status: 'degraded' });
-      res.status(200).json(brokerUp() ? { status: 'ready' } : { status: 'degraded', broker: 'down' });
+      const down = Object.keys(optional).filter((name) => !optional[name]!());
+      if (down.length === 0) return void res.status(200).json({ status: 'ready' });
+      res.status(200).json({ status: 'degraded', ...Object.fromEntries(down.map((name) => [name, 'down'])) });
     };
   }
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { GraphQLError } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { toErrorEnvelope, UNAVAILABLE_RETRY_AFTER_SECONDS } from './index';
+import { DatabaseNotAnsweringError, toErrorEnvelope, UNAVAILABLE_RETRY_AFTER_SECONDS } from './index';
 
 const edge = { requestId: 'req-1', lang: 'en', variablesFrom: 'body' as const };
 const runs = { seed: 20261125, numRuns: Number(process.env.FC_RUNS ?? 200) };
@@ -32,6 +32,9 @@ const outages = fc.oneof(
   fc
     .constantFrom('UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT')
     .map((code) => new TypeError('fetch failed', { cause: withCode('other side closed', code) })),
+  // Refused at once while the liveness probe finds the database not answering, also after MikroORM copied it.
+  fc.constant(new DatabaseNotAnsweringError()),
+  fc.constant(Object.assign(new Error('copied'), { ...new DatabaseNotAnsweringError(), name: 'DriverException' })),
   fc.constant(
     Object.assign(new AggregateError([withCode('connect ECONNREFUSED ::1:5432', 'ECONNREFUSED')], ''), {
       code: 'ECONNREFUSED',

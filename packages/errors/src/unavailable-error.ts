@@ -11,6 +11,20 @@ export class UnavailableError extends AppError {
 }
 
 /**
+ * A statement refused before it reached PostgreSQL because the database's liveness probe finds it not answering (a
+ * stopped process, a network that drops packets). Its `code` is SQLSTATE 08006 (connection failure): MikroORM re-wraps
+ * driver errors copying only their own properties, and the code survives that, so `unavailableErrorOf` reads it like
+ * any broken connection. Its message never reaches a client (the edge answers UnavailableError's own).
+ */
+export class DatabaseNotAnsweringError extends Error {
+  readonly code = '08006';
+  constructor() {
+    super('PostgreSQL does not answer its liveness probe');
+    this.name = 'DatabaseNotAnsweringError';
+  }
+}
+
+/**
  * Socket failures: nothing answers at the address, the connection broke, or it timed out. `UND_ERR_*`: Node's fetch
  * (undici), e.g. a standalone subgraph service that died while our gateway waited for its answer ("other side closed").
  */

@@ -132,10 +132,10 @@ export async function startHost({
   app.get('/health', healthHandler(db, broker, http.version));
   app.get(
     '/ready',
-    readiness.handler(
-      () => db.ping(),
-      () => broker.connected,
-    ),
+    readiness.handler(() => db.ping(), {
+      broker: () => broker.connected,
+      redis: () => limiter.storeUp(),
+    }),
   );
   const metricsServer = await serveMetrics(app, config, logger);
   const service = await http.serve({ db, broker, dispatcher, limiter, deps, app, server });
