@@ -83,8 +83,11 @@ export class DatabaseLiveness {
   private async attempt(): Promise<Outcome> {
     const connection = (this.connection ??= this.connect());
     let timer: NodeJS.Timeout | undefined;
+    // Decided after the event loop's next I/O poll (setImmediate): when this process itself was stalled (a loaded
+    // machine), the timer and the answer come due together, and timers run before I/O; the answer must win then, or a
+    // busy process would take the database for down and drop every pooled connection.
     const timeout = new Promise<Outcome>(
-      (resolve) => (timer = setTimeout(() => resolve('timeout'), this.options.timeoutMs)),
+      (resolve) => (timer = setTimeout(() => setImmediate(() => resolve('timeout')), this.options.timeoutMs)),
     );
     const answer = connection.ready
       .then(() => connection.client.query('select 1'))
