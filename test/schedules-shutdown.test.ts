@@ -3,7 +3,7 @@
 import { Client as Pg } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { startService, type TestService } from './support/service';
+import { expectCleanExit, startService, terminate, type TestService } from './support/service';
 
 const base = `/app/v1${PROJECT}`;
 const BACKLOG = 2000;
@@ -50,13 +50,7 @@ describe('schedules at SIGTERM', () => {
     const deadline = Date.now() + 20_000;
     while (!(await counts()).failed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
 
-    const started = Date.now();
-    const exited = new Promise<number | null>((r) => first.child.once('exit', (code) => r(code)));
-    first.child.kill('SIGTERM');
-    const code = await exited;
-    expect(first.output()).not.toMatch(/shutdown did not finish in time/);
-    expect(code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+    expectCleanExit(await terminate(first), first, SHUTDOWN_TIMEOUT_MS);
     const left = (await counts()).pending ?? 0;
     expect(left, 'left for the next process').toBeGreaterThan(0);
     expect((await counts()).failed).toBe(BACKLOG - left);

@@ -9,12 +9,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
 import {
   ADMIN,
+  expectCleanExit,
   freePort,
   JWT_SECRET,
   ROOT,
   spawnNode,
   startService,
   SUBGRAPH_SECRET,
+  terminate,
   type Process,
 } from './support/service';
 
@@ -33,14 +35,6 @@ const READS = 100;
 type Outcome = { status: number } | { error: string };
 
 /** Sends SIGTERM and resolves with the exit code and how long the process took to exit. */
-async function terminate(proc: Process): Promise<{ code: number | null; ms: number }> {
-  const started = Date.now();
-  const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
-  proc.child.kill('SIGTERM');
-  const code = await exited;
-  return { code, ms: Date.now() - started };
-}
-
 /** One request; a refused or reset connection is an `error` (the request was dropped), anything else its status. */
 async function attempt(url: string, init: RequestInit): Promise<Outcome> {
   try {
@@ -87,12 +81,6 @@ function killQuietly(pid: number): void {
   }
 }
 
-function expectCleanExit(exit: { code: number | null; ms: number }, proc: Process) {
-  expect(proc.output()).not.toMatch(/shutdown did not finish in time/);
-  expect(exit.code).toBe(0);
-  expect(exit.ms).toBeLessThan(TIMEOUT_MS);
-}
-
 // Three rounds on PostgreSQL, one on the embedded database (each round is a start, and PGlite starts slowly).
 describe.each([
   { name: 'embedded gateway', database: 'pglite' as const, delays: [30] },
@@ -114,7 +102,7 @@ describe.each([
 
   it('exits 0 well before the timeout when idle', async () => {
     const service = await start();
-    expectCleanExit(await terminate(service), service);
+    expectCleanExit(await terminate(service), service, TIMEOUT_MS);
   }, 240_000);
 
   it('exits 0 well before the timeout after one request', async () => {
@@ -124,7 +112,7 @@ describe.each([
     apiKey = (await api.call('POST', `/app/v1${PROJECT}/api-keys`, { token, body: { name: 'shutdown reader' } })).body
       .key;
     expect(apiKey).toBeTruthy();
-    expectCleanExit(await terminate(service), service);
+    expectCleanExit(await terminate(service), service, TIMEOUT_MS);
   }, 240_000);
 
   // Client REST reads (read cache in front of Express) and GraphQL reads (through Apollo), half each.
@@ -146,7 +134,7 @@ describe.each([
       const { outcomes, ready, exit } = await signalUnderLoad(service, read, delayMs);
       expect(dropped(outcomes)).toEqual([]);
       expect(ready).toEqual({ status: 503 });
-      expectCleanExit(exit, service);
+      expectCleanExit(exit, service, TIMEOUT_MS);
     },
     240_000,
   );
@@ -177,7 +165,7 @@ describe('SIGTERM: standalone subgraph services', () => {
     '%s: exits 0 well before the timeout when idle',
     async (name) => {
       const service = await start(name);
-      expectCleanExit(await terminate(service), service);
+      expectCleanExit(await terminate(service), service, TIMEOUT_MS);
     },
   );
 
@@ -195,7 +183,7 @@ describe('SIGTERM: standalone subgraph services', () => {
       const { outcomes, ready, exit } = await signalUnderLoad(service, read, 30);
       expect(dropped(outcomes)).toEqual([]);
       expect(ready).toEqual({ status: 503 });
-      expectCleanExit(exit, service);
+      expectCleanExit(exit, service, TIMEOUT_MS);
     },
   );
 });

@@ -4,7 +4,7 @@ import { createServer, type ServerResponse, type Server } from 'node:http';
 import { Client as Pg } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import { startService, type TestService } from './support/service';
+import { expectCleanExit, startService, terminate, type TestService } from './support/service';
 
 const app = `/app/v1${PROJECT}`;
 /** Shorter than an attempt's own 10 s limit: a receiver that hangs must not hold the shutdown past it. */
@@ -50,13 +50,7 @@ describe('webhooks at SIGTERM', () => {
     while (held.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     expect(held).toHaveLength(1);
 
-    const started = Date.now();
-    const exited = new Promise<number | null>((r) => first.child.once('exit', (code) => r(code)));
-    first.child.kill('SIGTERM');
-    const code = await exited;
-    expect(first.output()).not.toMatch(/shutdown did not finish in time/);
-    expect(code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+    expectCleanExit(await terminate(first), first, SHUTDOWN_TIMEOUT_MS);
 
     hang = false;
     running.push(await startService({ databaseUrl: first.databaseUrl, env }));

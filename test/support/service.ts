@@ -1,5 +1,6 @@
 // Black-box harness: starts the real service (`node apps/gateway/dist/main.js`, what `npm start` runs) on a free port.
 import { createPostgresDatabase } from '@cp/db/testing';
+import { expect } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -176,4 +177,20 @@ export function runCli(
     child.once('error', reject);
     child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/** Sends SIGTERM; resolves with the exit code and how long the process took to exit. */
+export async function terminate(proc: Process): Promise<{ code: number | null; ms: number }> {
+  const started = Date.now();
+  const exited = new Promise<number | null>((resolve) => proc.child.once('exit', (code) => resolve(code)));
+  proc.child.kill('SIGTERM');
+  const code = await exited;
+  return { code, ms: Date.now() - started };
+}
+
+/** A shutdown that finished its work: exit 0 within `withinMs`, without the shutdown deadline's warning. */
+export function expectCleanExit(exit: { code: number | null; ms: number }, proc: Process, withinMs: number): void {
+  expect(proc.output()).not.toMatch(/shutdown did not finish in time/);
+  expect(exit.code).toBe(0);
+  expect(exit.ms).toBeLessThan(withinMs);
 }
