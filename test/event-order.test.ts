@@ -106,8 +106,9 @@ describe('event order across replicas with skewed clocks (PostgreSQL)', () => {
         }
         for (const res of await Promise.all(answers)) expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
         const listed = await write(0, 'GET', `/content/${id}/events?limit=100`);
-        expect(listed.data.map((e: { type: string; version: number | null }) => ({ type: e.type, version: e.version })))
-          .toEqual(expected);
+        expect(
+          listed.data.map((e: { type: string; version: number | null }) => ({ type: e.type, version: e.version })),
+        ).toEqual(expected);
       }),
       { numRuns: RUNS, seed: SEED, endOnFailure: true },
     );

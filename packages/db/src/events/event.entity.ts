@@ -84,7 +84,11 @@ export class EventRecord {
   @Property({ length: 64, nullable: true })
   actorId?: string | null;
 
-  /** Commit-ordered position, assigned after commit by the dispatcher; null until then (invisible to readers). */
+  /**
+   * Commit-ordered position, assigned after commit by the dispatcher; null until then (invisible to readers). The
+   * dispatcher takes unnumbered events in the order of the unmapped column `record_seq`, a sequence the database draws
+   * at insert (Migration20261126120000_event_record_order), never in the order of `occurredAt`, a replica's clock.
+   */
   @Property({ type: 'bigint', nullable: true })
   position?: string | null;
 }
