@@ -75,6 +75,12 @@ export class EventDispatcher extends PollingWorker {
    * rolls them all back), and in READ COMMITTED the update's snapshot is taken after the lock was granted, so it sees
    * every earlier dispatcher's positions. Without parameters: the simple query protocol is the one that takes several
    * statements.
+   *
+   * Unnumbered events are taken in the order of `record_seq`, which the database draws when the event row is inserted,
+   * after the writing transaction took the changed resource's row lock (recordEvent): the next change of a resource
+   * always draws a larger number, so each resource's events get positions in the order its changes committed. A clock
+   * could not order them: `occurred_at` was once the writing replica's, and replicas' clocks differ; even one clock
+   * has ties and steps back.
    */
   private async number(): Promise<{ rows: NumberedRow[]; max: string | undefined }> {
     const results = await this.orm.em
@@ -84,7 +90,7 @@ export class EventDispatcher extends PollingWorker {
         `select pg_advisory_xact_lock(${DISPATCH_LOCK});
        update "event" set "position" = s.pos
          from (select id, nextval('event_position_seq') as pos
-                 from (select id from "event" where "position" is null order by "occurred_at", "id" limit ${BATCH}) ordered) s
+                 from (select id from "event" where "position" is null order by "record_seq" limit ${BATCH}) ordered) s
         where "event"."id" = s.id
         returning "event".*;
        select max("position")::text as max from "event"`,

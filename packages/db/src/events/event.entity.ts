@@ -76,15 +76,25 @@ export class EventRecord {
   @Property({ default: false })
   published: boolean & Opt = false;
 
+  /**
+   * The database's clock when the event row was inserted (a column default, returned by the insert): one clock for
+   * every replica, read after the change's row lock, so a resource's events are in time order too. Unset until the
+   * unit of work is flushed.
+   */
   @Field(() => Date, { description: 'When the change was made.' })
-  @Property({ type: 'timestamptz' })
-  occurredAt: Date & Opt = new Date();
+  @Property({ type: 'timestamptz', defaultRaw: 'clock_timestamp()' })
+  occurredAt!: Date & Opt;
 
   @Field(() => ID, { nullable: true, description: 'The user who made the change.' })
   @Property({ length: 64, nullable: true })
   actorId?: string | null;
 
-  /** Commit-ordered position, assigned after commit by the dispatcher; null until then (invisible to readers). */
+  /**
+   * Commit-ordered position, assigned after commit by the dispatcher; null until then (invisible to readers). The
+   * dispatcher takes unnumbered events in the order of the unmapped column `record_seq`, a sequence the database draws
+   * at insert (Migration20261126120000_event_record_order), never in the order of `occurredAt`: a clock can tie or
+   * step back.
+   */
   @Property({ type: 'bigint', nullable: true })
   position?: string | null;
 }

@@ -20,6 +20,11 @@ const withEvents = new WeakSet<EntityManager>();
 /**
  * Persists the event into `em`'s unit of work: it is flushed with the change, in the same transaction,
  * so a change never commits without its event and an event never exists for a rolled-back change.
+ *
+ * Call it once the transaction holds the changed resource's row lock (`SELECT … FOR UPDATE`, or the resource is new):
+ * the row's `record_seq`, which orders unnumbered events for the dispatcher, is drawn when the event is inserted, and
+ * a flush inserts before it updates, so a resource locked only by the flush's UPDATE could see a change that committed
+ * later draw the smaller number.
  */
 export function recordEvent(em: EntityManager, input: EventInput): EventRecord {
   const event = em.create(EventRecord, {

@@ -2,6 +2,7 @@
 import { NotFoundError } from '@cp/errors';
 import { recordEvent } from '@cp/db';
 import { offsetPage, type OffsetArgs, type UserPrincipal, requireName } from '@cp/graphql';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey } from '../api-key/api-key.entity';
 import { Project } from '../project/project.entity';
@@ -15,8 +16,9 @@ export class OrganizationService {
     return offsetPage(em, Organization, { id: organizationId }, page);
   }
 
-  async get(em: EntityManager, id: string): Promise<Organization> {
-    const org = await em.findOne(Organization, { id });
+  /** `lock` (inside a transaction, before recording an event): the event's order follows the commits (recordEvent). */
+  async get(em: EntityManager, id: string, lock = false): Promise<Organization> {
+    const org = await em.findOne(Organization, { id }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!org) throw new NotFoundError('Organization', id);
     return org;
   }
@@ -24,7 +26,7 @@ export class OrganizationService {
   async update(em: EntityManager, caller: UserPrincipal, input: UpdateOrganizationInput): Promise<Organization> {
     const name = input.name == null ? undefined : requireName(input.name);
     return em.transactional(async (tx) => {
-      const org = await this.get(tx, caller.organizationId);
+      const org = await this.get(tx, caller.organizationId, true);
       if (name !== undefined) org.name = name;
       recordEvent(tx, {
         resourceType: 'organizations',
@@ -43,7 +45,7 @@ export class OrganizationService {
    */
   async delete(em: EntityManager, caller: UserPrincipal): Promise<Organization> {
     return em.transactional(async (tx) => {
-      const org = await this.get(tx, caller.organizationId);
+      const org = await this.get(tx, caller.organizationId, true);
       const organizationId = org.id;
       await tx.nativeDelete(ApiKey, { organizationId });
       await tx.nativeDelete(User, { organizationId });

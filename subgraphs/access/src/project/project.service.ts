@@ -3,7 +3,7 @@ import { NotFoundError } from '@cp/errors';
 import { offsetPage, type OffsetArgs, type UserPrincipal, requireName } from '@cp/graphql';
 import { recordEvent } from '@cp/db';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { raw } from '@mikro-orm/core';
+import { LockMode, raw } from '@mikro-orm/core';
 import { ApiKey, ApiKeyStatus } from '../api-key/api-key.entity';
 import type { CreateProjectInput, UpdateProjectInput } from './project.inputs';
 import { Project } from './project.entity';
@@ -14,11 +14,13 @@ export class ProjectService {
     return offsetPage(em, Project, { organizationId: caller.organizationId, deletedAt: null, ...only }, page);
   }
 
-  async get(em: EntityManager, caller: UserPrincipal, id: string): Promise<Project> {
+  /** `lock` (inside a transaction, before recording an event): the event's order follows the commits (recordEvent). */
+  async get(em: EntityManager, caller: UserPrincipal, id: string, lock = false): Promise<Project> {
     const outOfScope = caller.projectId !== undefined && caller.projectId !== id;
+    const where = { id, organizationId: caller.organizationId, deletedAt: null };
     const project = outOfScope
       ? null
-      : await em.findOne(Project, { id, organizationId: caller.organizationId, deletedAt: null });
+      : await em.findOne(Project, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!project) throw new NotFoundError('Project', id);
     return project;
   }
@@ -47,7 +49,7 @@ export class ProjectService {
   async update(em: EntityManager, caller: UserPrincipal, id: string, input: UpdateProjectInput): Promise<Project> {
     const name = input.name == null ? undefined : requireName(input.name);
     return em.transactional(async (tx) => {
-      const project = await this.get(tx, caller, id);
+      const project = await this.get(tx, caller, id, true);
       if (name !== undefined) project.name = name;
       if (input.description !== undefined) project.description = input.description;
       recordEvent(tx, {
@@ -65,7 +67,7 @@ export class ProjectService {
   /** Soft delete: the project's resources become unreachable (guards check existence) and its keys are revoked. */
   async delete(em: EntityManager, caller: UserPrincipal, id: string): Promise<Project> {
     return em.transactional(async (tx) => {
-      const project = await this.get(tx, caller, id);
+      const project = await this.get(tx, caller, id, true);
       project.deletedAt = new Date();
       await tx.nativeUpdate(
         ApiKey,

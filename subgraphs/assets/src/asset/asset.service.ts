@@ -2,6 +2,7 @@
 import { assertProjectFolder, ensureTags, escapeLike, recordEvent } from '@cp/db';
 import { NotFoundError, ValidationFailedError } from '@cp/errors';
 import { keysetPage, type ProjectScope, distinctNames } from '@cp/graphql';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
@@ -56,13 +57,18 @@ export class AssetService {
     return keysetPage(em, Asset, { where, sortField: 'createdAt', direction: 'desc', args });
   }
 
-  async get(em: EntityManager, scope: ProjectScope, id: string, activeOnly = false): Promise<Asset> {
-    const asset = await em.findOne(Asset, {
+  /**
+   * `lock` (inside a transaction, before recording an event): the row stays ours until the transaction ends, so the
+   * event's order value, drawn at its insert, follows the previous change's commit (see recordEvent).
+   */
+  async get(em: EntityManager, scope: ProjectScope, id: string, activeOnly = false, lock = false): Promise<Asset> {
+    const where = {
       id,
       organizationId: scope.organizationId,
       projectId: scope.projectId,
       ...(activeOnly ? { status: 'active' } : {}),
-    });
+    };
+    const asset = await em.findOne(Asset, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!asset) throw new NotFoundError('Asset', id);
     return asset;
   }
@@ -75,7 +81,7 @@ export class AssetService {
     actorId: string,
   ): Promise<Asset> {
     return em.transactional(async (tx) => {
-      const asset = await this.get(tx, scope, id);
+      const asset = await this.get(tx, scope, id, false, true);
       if (input.name !== undefined) {
         if (!input.name.trim()) throw new ValidationFailedError([{ path: '/name', message: 'must not be empty' }]);
         asset.name = sanitizeFileName(input.name);
@@ -97,7 +103,7 @@ export class AssetService {
   /** Soft delete: the row stays for history; the CDN stops serving the bytes, and the image variants are removed. */
   async delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string): Promise<Asset> {
     const deleted = await em.transactional(async (tx) => {
-      const asset = await this.get(tx, scope, id);
+      const asset = await this.get(tx, scope, id, false, true);
       asset.status = 'deleted';
       recordEvent(tx, {
         resourceType: 'assets',

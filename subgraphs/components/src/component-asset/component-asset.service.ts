@@ -3,6 +3,7 @@ import { recordEvent } from '@cp/db';
 import { AppError, InvalidStatusTransitionError, NotFoundError } from '@cp/errors';
 import { EntityStatus, type ProjectScope } from '@cp/graphql';
 import { receiveUpload, sniffType, storageKey, type AssetStorage } from '@cp/storage';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { IncomingMessage } from 'node:http';
 import { Component } from '../component/component.entity';
@@ -95,7 +96,9 @@ export class ComponentAssetService {
       });
     }
     return em.transactional(async (tx) => {
-      const asset = await tx.findOne(ComponentAsset, { id: assetId, componentId, ...scope });
+      // Locked: the event's order value, drawn at its insert, then follows the previous change's commit (recordEvent).
+      const where = { id: assetId, componentId, ...scope };
+      const asset = await tx.findOne(ComponentAsset, where, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!asset) throw new NotFoundError('ComponentAsset', assetId);
       if (asset.status === requested) return asset;
       if (!REQUESTABLE.includes(asset.status)) throw new InvalidStatusTransitionError(asset.status, requested);
