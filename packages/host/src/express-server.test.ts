@@ -1,6 +1,6 @@
 // The server's requests and responses reach Express with the prototype it gives them, so it never has to change it.
 import express from 'express';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expressServer } from './express-server';
 
@@ -28,4 +28,30 @@ describe('expressServer', () => {
     expect(answer.status).toBe(201);
     expect(await answer.json()).toEqual({ id: '7', query: { a: '1' }, path: '/x/7' });
   });
+
+  it('keeps an idle keep-alive socket usable past Node’s default 5 s (and its 1 s grace), so a client reusing it is not reset', async () => {
+    const app = express();
+    const server = expressServer(app);
+    servers.push(server);
+    server.on('request', app);
+    app.get('/', (_req, res) => void res.send('ok'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+    const answers: string[] = [];
+    socket.on('data', (chunk) => answers.push(String(chunk)));
+    let closed = false;
+    socket.on('close', () => (closed = true));
+    const get = async () => {
+      const before = answers.length;
+      socket.write('GET / HTTP/1.1\r\nHost: x\r\n\r\n');
+      for (let waited = 0; answers.length === before && waited < 2000; waited += 20)
+        await new Promise((r) => setTimeout(r, 20));
+      return answers.at(-1) ?? '';
+    };
+    expect(await get()).toMatch(/^HTTP\/1.1 200/);
+    await new Promise((r) => setTimeout(r, 7_500));
+    expect(closed).toBe(false);
+    expect(await get()).toMatch(/^HTTP\/1.1 200/);
+    socket.destroy();
+  }, 15_000);
 });

@@ -4,6 +4,15 @@ import { createServer, IncomingMessage, ServerResponse, type Server } from 'node
 import type { Socket } from 'node:net';
 
 /**
+ * How long an idle keep-alive socket stays open. Node's 5 s is shorter than the idle timeouts of load balancers and
+ * HTTP clients (60 s is common): a client that reuses a socket the server is closing at that moment gets a reset
+ * connection, never an answer. A server that keeps idle sockets longer than its callers do is the one that never
+ * closes under them; headers must still arrive within `HEADERS_TIMEOUT_MS` (above it, as Node requires).
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+const HEADERS_TIMEOUT_MS = 66_000;
+
+/**
  * Express gives every request and response its own prototype (`Object.setPrototypeOf(req, app.request)`) as it enters
  * the app. Changing the prototype of a live object makes V8 give it a new, slow shape, so every later property access
  * on it, in Node's HTTP code as much as in ours, takes the slow path: a fifth to a third of a request's CPU
@@ -19,8 +28,11 @@ export function expressServer(app: Express): Server {
     (ServerResponse as unknown as (req: IncomingMessage, options?: object) => void).call(this, req, options);
   }
   AppResponse.prototype = app.response;
-  return createServer({
+  const server = createServer({
     IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
     ServerResponse: AppResponse as unknown as typeof ServerResponse,
   });
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  return server;
 }
