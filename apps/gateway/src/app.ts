@@ -19,6 +19,8 @@ import { documentSizeLimit, responseSizeLimit } from './graphql/armor';
 import { contextMiddleware } from './edge/context';
 import { createGateway, readSupergraph } from './graphql/gateway';
 import { fastCachedReads } from './cache/fast-hits';
+import { adminReads } from './cache/admin-reads';
+import { EarlyAnswers } from './cache/early-answer';
 import { mountDocs } from './docs/mount';
 import { gatewayHttpRoutes } from './rest/http-routes';
 import { assertJsonDepth, graphqlInputGuard, inputGuard } from './edge/input-guard';
@@ -143,6 +145,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate(({ apiSchema: schema }) => (apiSchema = schema));
 
+  const early = new EarlyAnswers(limiter, logger);
   const fastHits = fastCachedReads({
     cache,
     auth,
@@ -150,8 +153,18 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
     limiter,
     cdnMaxAge: config.cache.cdnMaxAge,
     onGraphQLError: sendGraphQLError,
-    logger,
+    early,
   });
+  // An admin's entry reads, answered again while their row is unchanged (cache/admin-reads.ts); a quarter of the
+  // read cache's budget.
+  const admin = config.cache.enabled
+    ? adminReads({ auth, em: db.orm.em, projects, early, maxBytes: Math.floor(config.cache.maxBytes / 4) })
+    : undefined;
+  if (admin)
+    registerCacheStats('admin-reads', () => {
+      const stats = admin.stats();
+      return { hits: stats.hits, misses: stats.misses, size: stats.entries };
+    });
   answerEarlyRefusals(server);
   const streams = new LiveStreams();
   const persistedQueries = new PersistedQueries();
@@ -234,7 +247,8 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       maxBodyBytes: JSON_LIMIT_BYTES,
     });
     // Client reads come from the published-read cache; admin POSTs honour Idempotency-Key (D17).
-    const familyMiddleware = family === 'api' ? [clientCache.rest] : [idempotent('raw', sendError)];
+    const familyMiddleware =
+      family === 'api' ? [clientCache.rest] : [...(admin ? [admin.fill] : []), idempotent('raw', sendError)];
     app.use(
       `/${family}/v1`,
       contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
@@ -251,8 +265,9 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
 
   return {
     cache,
-    // REST and GraphQL POST hits of the published-read cache are answered in front of Express (fast-hits.ts).
-    listener: fastHits.listener(app),
+    // REST and GraphQL POST hits of the published-read cache, and admin entry reads of an unchanged row, are answered
+    // in front of Express (fast-hits.ts, admin-reads.ts).
+    listener: admin ? admin.listener(fastHits.listener(app)) : fastHits.listener(app),
     metrics: {
       feedPosition: () => feed.position,
       sseStreams: () => streams.size,

@@ -2,7 +2,7 @@
 import type { Config } from '@cp/config';
 import { UnauthorizedError } from '@cp/errors';
 import { ANONYMOUS, verifyVouched, type ApiKeyPrincipal, type Authenticated, type Authenticator } from '@cp/graphql';
-import type { Credentials, Principal } from '@cp/graphql';
+import type { Credentials, Principal, UserPrincipal } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ApiKeyLookup } from './api-keys';
@@ -57,14 +57,18 @@ export class Authentication implements Authenticator {
   }
 
   /**
-   * What `authenticate` answers, when that is an API key's principal already in the principal cache: synchronously, a
-   * map lookup (the cached-read fast path, fast-hits.ts); undefined in every other case, and the caller goes the
-   * whole way.
+   * What `authenticate` answers, when that is a principal already in memory (an API key's in the principal cache, or
+   * an admin token verified before whose user is there): synchronously, map lookups only (the early answers in front
+   * of Express, fast-hits.ts and admin-reads.ts). Undefined in every other case, and the caller goes the whole way,
+   * which also answers every refusal.
    */
-  cached(em: EntityManager, credentials: Credentials): ApiKeyPrincipal | undefined {
+  cached(em: EntityManager, credentials: Credentials): ApiKeyPrincipal | UserPrincipal | undefined {
     if (this.vouch && credentials.signed !== undefined) return undefined;
-    if (credentials.authorization !== undefined || credentials.apiKey === undefined) return undefined;
-    return this.apiKeys.cached(em, credentials.apiKey.trim());
+    const { authorization, apiKey } = credentials;
+    if (authorization !== undefined && apiKey !== undefined) return undefined;
+    if (apiKey !== undefined) return this.apiKeys.cached(em, apiKey.trim());
+    const token = authorization === undefined ? undefined : bearerToken(authorization);
+    return token === undefined ? undefined : this.users.cached(token);
   }
 
   private clientPrincipal(em: EntityManager, authorization?: string, apiKey?: string): Promise<Principal> {
@@ -72,11 +76,16 @@ export class Authentication implements Authenticator {
       throw new UnauthorizedError('Send either a bearer token or an API key, not both.');
     }
     if (apiKey !== undefined) return this.apiKeys.authenticate(em, apiKey.trim());
-    const [scheme, token] = authorization!.split(' ');
-    if (scheme?.toLowerCase() !== 'bearer' || !token)
-      throw new UnauthorizedError('Expected `Authorization: Bearer <token>`.');
+    const token = bearerToken(authorization!);
+    if (token === undefined) throw new UnauthorizedError('Expected `Authorization: Bearer <token>`.');
     return this.users.authenticate(em, token);
   }
+}
+
+/** The token of `Authorization: Bearer <token>`; undefined for any other form. */
+function bearerToken(authorization: string): string | undefined {
+  const [scheme, token] = authorization.split(' ');
+  return scheme?.toLowerCase() === 'bearer' && token ? token : undefined;
 }
 
 export interface AuthenticationOptions {

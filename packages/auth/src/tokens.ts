@@ -49,14 +49,21 @@ export class TokenService {
   }
 
   async verify(token: string): Promise<TokenClaims> {
-    const known = this.verified.get(token);
-    // jose refuses a token once `exp <= floor(now / 1000)`, i.e. from the millisecond `exp * 1000` on.
-    if (known && Date.now() < known.expiresAt.getTime()) return known;
-    if (known) this.verified.delete(token);
+    const known = this.remembered(token);
+    if (known) return known;
     const claims = await this.verifyUncached(token);
     if (this.verified.size >= MAX_VERIFIED) this.verified.clear();
     this.verified.set(token, claims);
     return claims;
+  }
+
+  /** What `verify` answers for a token it verified before and that has not expired since; undefined otherwise. */
+  remembered(token: string): TokenClaims | undefined {
+    const known = this.verified.get(token);
+    // jose refuses a token once `exp <= floor(now / 1000)`, i.e. from the millisecond `exp * 1000` on.
+    if (known && Date.now() < known.expiresAt.getTime()) return known;
+    if (known) this.verified.delete(token);
+    return undefined;
   }
 
   private async verifyUncached(token: string): Promise<TokenClaims> {

@@ -38,7 +38,7 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
     const ticket = options.cache?.ticket(projectId);
     // A placeholder tells Express not to hash the body for a weak ETag: the strong one below replaces it.
     res.setHeader('ETag', PENDING_ETAG);
-    capture(req, res, (body) => {
+    captureBody(req, res, (body) => {
       if (!validate(body)) {
         res.setHeader('Cache-Control', 'no-store');
         return false;
@@ -129,7 +129,7 @@ function dropPendingETag(res: Response): void {
  * can still change. `onBody` decides: headers set, and true when the client's copy is current (→ 304, no body).
  * Streamed bodies (`write` before `end`) and anything but 200 are passed through and marked `no-store`.
  */
-function capture(req: Request, res: Response, onBody: (body: Buffer) => boolean): void {
+export function captureBody(req: Request, res: Response, onBody: (body: Buffer) => boolean): void {
   const originalEnd = res.end.bind(res) as (...args: unknown[]) => Response;
   const originalWrite = res.write.bind(res) as (...args: unknown[]) => boolean;
   let streamed = false;

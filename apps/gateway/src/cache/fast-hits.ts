@@ -1,19 +1,16 @@
 // A client read (REST or GraphQL) already cached, for an API key already authenticated, answered early.
 import { clientCredentials, httpCredentials, type Authentication } from '@cp/auth';
-import type { Logger } from '@cp/config';
 import type { RateLimiter } from '@cp/edge';
-import { observeRequest } from '@cp/metrics';
 import { sharedCacheable, type ApiKeyPrincipal } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { setApiHeaders } from '../edge/api-headers';
 import { assertJsonDepth, assertSafeGraphQLPayload } from '../edge/input-guard';
-import { writeError } from '../edge/send-error';
-import { edgeContext, requestFacts, requestLanguage } from '../edge/request-scope';
+import { edgeContext, requestLanguage } from '../edge/request-scope';
 import { cacheKey, graphqlKey, restKey } from './client-cache';
+import type { EarlyAnswers } from './early-answer';
 import { sendCached } from './http-caching';
-import type { CachedResponse, ReadCache } from './read-cache';
+import type { ReadCache } from './read-cache';
 
 export interface FastHitOptions {
   cache?: ReadCache;
@@ -25,10 +22,8 @@ export interface FastHitOptions {
   cdnMaxAge: number;
   /** How GraphQL answers a refusal (429) in its own shape. */
   onGraphQLError: (res: Response, err: unknown) => void;
-  logger: Logger;
+  early: EarlyAnswers;
 }
-
-type Answer = (res: Response, err: unknown) => void;
 
 /** Early-read GraphQL bodies are small (a document and its variables); larger ones take the usual parser. */
 const MAX_EARLY_BODY = 64 * 1024;
@@ -86,50 +81,6 @@ export function fastCachedReads(options: FastHitOptions): {
     // A preview key (D18) never reads the shared cache: it takes the full chain, which answers it privately.
     return sharedCacheable(principal) ? principal : undefined;
   };
-  const answer = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    principal: ApiKeyPrincipal,
-    hit: CachedResponse,
-    onError: Answer,
-    onFailure: (err: unknown) => void,
-  ) => {
-    // Express's types, Node's objects: `admit` and `sendCached` only use what `http` provides (headers, status, end).
-    const [request, response] = [req as Request, res as Response];
-    options.limiter
-      .admit(principal, response, onError)
-      .then((admitted) => {
-        if (admitted) sendCached(request, response, hit, options.cdnMaxAge);
-      })
-      .catch(onFailure);
-  };
-
-  /** What the middleware a hit skips would have done for it (metrics, request id and language, API headers), then the answer. */
-  const answerEarly = (
-    req: IncomingMessage,
-    res: ServerResponse,
-    principal: ApiKeyPrincipal,
-    hit: CachedResponse,
-    lang: string,
-    shape: 'rest' | 'graphql',
-  ) => {
-    const facts = requestFacts(req, res, lang);
-    observeRequest(req, res);
-    setApiHeaders(res, true);
-    const edge = { ...facts, variablesFrom: shape === 'rest' ? 'query' : 'body' } as const;
-    const send = (response: ServerResponse, err: unknown, graphql: boolean) =>
-      writeError(response, err, { graphql, edge, logger: options.logger });
-    // A refusal (429) in the caller's shape; an unexpected failure as the edge's envelope, as Express's handler sends it.
-    answer(
-      req,
-      res,
-      principal,
-      hit,
-      (response, err) => send(response, err, shape === 'graphql'),
-      (err) => send(res, err, false),
-    );
-  };
-
   /**
    * A GraphQL POST with a known key and a small plain JSON body: the body is read here, so that a hit skips Express
    * entirely, as a REST hit does. Express gets every other outcome with `req.body` already set to what
@@ -158,7 +109,14 @@ export function fastCachedReads(options: FastHitOptions): {
       const key = graphqlKey(pre);
       const hit = key && safeGraphQLBody(pre.body) && cache!.peek(cacheKey(principal.projectId, lang, key));
       if (!hit) return app(req, res);
-      answerEarly(req, res, principal, hit, lang, 'graphql');
+      options.early.answer(
+        req,
+        res,
+        principal,
+        'graphql',
+        (response) => sendCached(pre as Request, response as Response, hit, options.cdnMaxAge),
+        lang,
+      );
     });
   };
 
@@ -178,7 +136,14 @@ export function fastCachedReads(options: FastHitOptions): {
         const lang = requestLanguage(req);
         const hit = cache!.peek(cacheKey(principal.projectId, lang, restKey(url)));
         if (!hit) return app(req, res);
-        answerEarly(req, res, principal, hit, lang, 'rest');
+        options.early.answer(
+          req,
+          res,
+          principal,
+          'rest',
+          (response) => sendCached(req as Request, response as Response, hit, options.cdnMaxAge),
+          lang,
+        );
       };
     },
     /** First on /graphql: a body refused while it was read early reaches Express's error handler as the parser's error. */
@@ -191,7 +156,12 @@ export function fastCachedReads(options: FastHitOptions): {
       const key = principal && graphqlKey(req);
       const hit = key && cache!.peek(cacheKey(principal.projectId, edgeContext().lang, key));
       if (!hit) return next();
-      answer(req, res, principal, hit, options.onGraphQLError, next);
+      options.limiter
+        .admit(principal, res, options.onGraphQLError)
+        .then((admitted) => {
+          if (admitted) sendCached(req, res, hit, options.cdnMaxAge);
+        })
+        .catch(next);
     },
   };
 }

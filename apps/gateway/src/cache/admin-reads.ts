@@ -1,0 +1,174 @@
+// An admin's read of one entry, answered in front of Express with the bytes the full chain made for it, once one query
+// shows the entry's row unchanged since.
+import { clientCredentials, httpCredentials, type Authentication } from '@cp/auth';
+import { authorizeClientRead, type Context, type ProjectDirectory, type UserPrincipal } from '@cp/graphql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { RequestHandler } from 'express';
+import { LRUCache } from 'lru-cache';
+import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { requestLanguage } from '../edge/request-scope';
+import { captureBody } from './client-cache';
+import type { EarlyAnswers } from './early-answer';
+
+/** `GET /app/v1/organizations/{o}/projects/{p}/content/{id}`, no query string, ids as our ids are written. */
+const ENTRY_READ = /^\/app\/v1\/organizations\/([\w-]{1,64})\/projects\/([\w-]{1,64})\/content\/([\w-]{1,64})$/;
+
+/**
+ * Headers that make the full chain answer differently (conditional requests, D17's key, an API key beside the token):
+ * such requests take it, as does a browser asking for HTML (the docs negotiate there).
+ */
+const FULL_CHAIN_HEADERS = [
+  'x-api-key',
+  'idempotency-key',
+  'if-match',
+  'if-none-match',
+  'if-modified-since',
+  'if-unmodified-since',
+  'if-range',
+  'range',
+] as const;
+
+/**
+ * The row's version stamp: `xmin` is the transaction that wrote the row version the database sees now, so any
+ * committed change of the row (through the ORM or any SQL) gives another. The revision beside it keeps two
+ * stamps apart even across transaction-id wraparound, which an entry's TTL makes moot anyway.
+ */
+const STAMP_SQL =
+  'select xmin::text || \'/\' || revision as stamp from "content" where id = ? and organization_id = ? and project_id = ?';
+
+/** An entry lives at most this long, used or not. */
+const TTL_MS = 10 * 60_000;
+/** Fixed per-entry overhead counted on top of key and body. */
+const ENTRY_OVERHEAD = 256;
+
+interface Entry {
+  stamp: string;
+  body: Buffer;
+  etag: string;
+  contentType: string;
+}
+
+/** What the front learned of a request it passed on: the full chain's answer is stored under `key` with `stamp`. */
+interface Fill {
+  key: string;
+  stamp: string;
+  userId: string;
+}
+const FILL = Symbol('admin read fill');
+type Marked = IncomingMessage & { [FILL]?: Fill };
+
+export interface AdminReadOptions {
+  auth: Pick<Authentication, 'cached'>;
+  /** The root EntityManager: the stamp query only borrows a connection. */
+  em: EntityManager;
+  projects: ProjectDirectory;
+  early: EarlyAnswers;
+  maxBytes: number;
+}
+
+export interface AdminReadStats {
+  hits: number;
+  /** Reads passed to the full chain with a stamp: no entry yet, or the row changed since it was stored. */
+  misses: number;
+  entries: number;
+  bytes: number;
+}
+
+/**
+ * Strictly consistent by construction: every answer checks the row in the database (one primary-key lookup, any
+ * replica's commit included), and a stored answer is one the full chain gave after that stamp was read, so it shows
+ * the row as of the stamp or later. Authentication, authorization (the same `authorizeClientRead` the resolver calls,
+ * with the same principal cache and project directory) and the rate limit run on every request. Anything else
+ * (an unknown token, a refusal, no row, a changed row) takes the full chain, which answers it and fills the entry.
+ */
+export function adminReads(options: AdminReadOptions): {
+  listener(next: RequestListener): RequestListener;
+  /** In `/app/v1`'s chain after authentication and the rate limit: stores what the full chain answered. */
+  fill: RequestHandler;
+  stats(): AdminReadStats;
+} {
+  const counters = { hits: 0, misses: 0 };
+  const lru = new LRUCache<string, Entry>({
+    maxSize: options.maxBytes,
+    ttl: TTL_MS,
+    sizeCalculation: (entry, key) => entry.body.length + key.length * 2 + ENTRY_OVERHEAD,
+  });
+
+  const stampOf = async (organizationId: string, projectId: string, id: string): Promise<string | undefined> => {
+    // A named statement: PostgreSQL parses and plans it once per connection, not on every read.
+    const { rows } = await options.em
+      .getKnex()
+      .raw<{ rows: { stamp: string }[] }>(STAMP_SQL, [id, organizationId, projectId])
+      .options({ name: 'cp_admin_read_stamp' });
+    return rows[0]?.stamp;
+  };
+
+  /** Resolves false when the full chain should answer instead. */
+  const answer = async (req: IncomingMessage, res: ServerResponse, principal: UserPrincipal): Promise<boolean> => {
+    const [, organizationId, projectId, id] = ENTRY_READ.exec(req.url!)!;
+    const scope = { organizationId, projectId };
+    try {
+      // Authorization reads the principal and the project directory only, never the request's EntityManager.
+      const context = { principal, projects: options.projects } as Context;
+      await authorizeClientRead(context, scope, 'content');
+    } catch {
+      return false;
+    }
+    const stamp = await stampOf(organizationId, projectId, id);
+    if (stamp === undefined) return false;
+    const key = `${principal.organizationId}\0${principal.userId}\0${requestLanguage(req)}\0${req.headers.accept ?? ''}\0${req.url}`;
+    const entry = lru.get(key);
+    if (entry?.stamp !== stamp) {
+      counters.misses++;
+      (req as Marked)[FILL] = { key, stamp, userId: principal.userId };
+      return false;
+    }
+    counters.hits++;
+    // `/app/v1`'s own header (api-headers.ts), on the answer and on a refusal alike.
+    res.setHeader('Cache-Control', 'no-store');
+    options.early.answer(req, res, principal, 'rest', (response) => {
+      response.setHeader('ETag', entry.etag);
+      response.setHeader('Content-Type', entry.contentType);
+      response.setHeader('Content-Length', entry.body.length);
+      response.end(entry.body);
+    });
+    return true;
+  };
+
+  return {
+    listener(next) {
+      return (req, res) => {
+        if (req.method !== 'GET' || !ENTRY_READ.test(req.url ?? '') || !eligible(req.headers)) return next(req, res);
+        const principal = options.auth.cached(options.em, clientCredentials(httpCredentials(req.headers)));
+        if (principal?.kind !== 'user') return next(req, res);
+        // A failed stamp query (the database down, say) is the full chain's to answer, with its own error.
+        answer(req, res, principal).then(
+          (answered) => answered || next(req, res),
+          () => next(req, res),
+        );
+      };
+    },
+    fill(req, res, next) {
+      const fill = (req as Marked)[FILL];
+      // The full chain authenticated the same credentials; a different principal would be a defect, not a fill.
+      const principal = (res.locals.context as Context | undefined)?.principal;
+      if (fill && principal?.kind === 'user' && principal.userId === fill.userId) {
+        captureBody(req, res, (body) => {
+          const etag = res.getHeader('etag');
+          if (typeof etag === 'string') {
+            const contentType = String(res.getHeader('content-type') ?? 'application/json; charset=utf-8');
+            lru.set(fill.key, { stamp: fill.stamp, body, etag, contentType });
+          }
+          return false;
+        });
+      }
+      next();
+    },
+    stats: () => ({ ...counters, entries: lru.size, bytes: lru.calculatedSize }),
+  };
+}
+
+function eligible(headers: IncomingHttpHeaders): boolean {
+  if (headers.authorization === undefined || headers.accept?.includes('html')) return false;
+  return FULL_CHAIN_HEADERS.every((name) => headers[name] === undefined);
+}
