@@ -158,7 +158,14 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   // An admin's entry reads, answered again while their row is unchanged (cache/admin-reads.ts); a quarter of the
   // read cache's budget.
   const admin = config.cache.enabled
-    ? adminReads({ auth, em: db.orm.em, projects, early, maxBytes: Math.floor(config.cache.maxBytes / 4) })
+    ? adminReads({
+        route: allRoutes()['Query.content'].app!,
+        auth,
+        em: db.orm.em,
+        projects,
+        early,
+        maxBytes: Math.floor(config.cache.maxBytes / 4),
+      })
     : undefined;
   if (admin)
     registerCacheStats('admin-reads', () => {

@@ -1,7 +1,13 @@
 // An admin's read of one entry, answered in front of Express with the bytes the full chain made for it, once one query
 // shows the entry's row unchanged since.
 import { clientCredentials, httpCredentials, type Authentication } from '@cp/auth';
-import { authorizeClientRead, type Context, type ProjectDirectory, type UserPrincipal } from '@cp/graphql';
+import {
+  authorizeClientRead,
+  type Context,
+  type ProjectDirectory,
+  type RestRoute,
+  type UserPrincipal,
+} from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import { LRUCache } from 'lru-cache';
@@ -10,8 +16,21 @@ import { requestLanguage } from '../edge/request-scope';
 import { captureBody } from './client-cache';
 import type { EarlyAnswers } from './early-answer';
 
-/** `GET /app/v1/organizations/{o}/projects/{p}/content/{id}`, no query string, ids as our ids are written. */
-const ENTRY_READ = /^\/app\/v1\/organizations\/([\w-]{1,64})\/projects\/([\w-]{1,64})\/content\/([\w-]{1,64})$/;
+/**
+ * The admin route of one entry (`Query.content`'s, `/organizations/:organizationId/projects/:projectId/content/:id`)
+ * as a pattern of whole URLs: no query string, no trailing slash, ids as ours are written. Anything else takes the
+ * full chain.
+ */
+function entryReadPattern(route: RestRoute): RegExp {
+  const path = route.path.replaceAll(/:(\w+)/g, (_, name: string) => `(?<${name}>[\\w-]{1,64})`);
+  return new RegExp(`^/app/v1${path}$`);
+}
+
+interface EntryRead {
+  organizationId: string;
+  projectId: string;
+  id: string;
+}
 
 /**
  * Headers that make the full chain answer differently (conditional requests, D17's key, an API key beside the token):
@@ -58,6 +77,8 @@ const FILL = Symbol('admin read fill');
 type Marked = IncomingMessage & { [FILL]?: Fill };
 
 export interface AdminReadOptions {
+  /** The admin REST route of `Query.content`. */
+  route: RestRoute;
   auth: Pick<Authentication, 'cached'>;
   /** The root EntityManager: the stamp query only borrows a connection. */
   em: EntityManager;
@@ -87,6 +108,7 @@ export function adminReads(options: AdminReadOptions): {
   fill: RequestHandler;
   stats(): AdminReadStats;
 } {
+  const pattern = entryReadPattern(options.route);
   const counters = { hits: 0, misses: 0 };
   const lru = new LRUCache<string, Entry>({
     maxSize: options.maxBytes,
@@ -105,7 +127,7 @@ export function adminReads(options: AdminReadOptions): {
 
   /** Resolves false when the full chain should answer instead. */
   const answer = async (req: IncomingMessage, res: ServerResponse, principal: UserPrincipal): Promise<boolean> => {
-    const [, organizationId, projectId, id] = ENTRY_READ.exec(req.url!)!;
+    const { organizationId, projectId, id } = pattern.exec(req.url!)!.groups as unknown as EntryRead;
     const scope = { organizationId, projectId };
     try {
       // Authorization reads the principal and the project directory only, never the request's EntityManager.
@@ -138,7 +160,7 @@ export function adminReads(options: AdminReadOptions): {
   return {
     listener(next) {
       return (req, res) => {
-        if (req.method !== 'GET' || !ENTRY_READ.test(req.url ?? '') || !eligible(req.headers)) return next(req, res);
+        if (req.method !== 'GET' || !pattern.test(req.url ?? '') || !eligible(req.headers)) return next(req, res);
         const principal = options.auth.cached(options.em, clientCredentials(httpCredentials(req.headers)));
         if (principal?.kind !== 'user') return next(req, res);
         // A failed stamp query (the database down, say) is the full chain's to answer, with its own error.
