@@ -1,6 +1,7 @@
 // One connection whose server process stops (SIGSTOP on its backend): its client-side read timeout closes it, the
 // transaction's next statement fails at once instead of queueing behind the stuck one, and the pool replaces it; a
-// transaction whose BEGIN fails so fails with that error (503), not with knex's "Transaction query already complete".
+// transaction whose BEGIN (or a nested one's SAVEPOINT) fails so fails with that error (503), not with knex's
+// "Transaction query already complete".
 import { unavailableErrorOf } from '@cp/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from './orm';
@@ -85,5 +86,30 @@ describe.skipIf(process.getuid?.() !== 0)('a client-side statement timeout on a 
     } finally {
       await single.close();
     }
+  });
+
+  it('fails a nested transaction whose SAVEPOINT got no answer with that failure (503), never running its body', async () => {
+    let pid = 0;
+    let ranInner = false;
+    const err = await db.orm.em
+      .fork()
+      .transactional(async (outer) => {
+        pid = (
+          await outer
+            .getConnection()
+            .execute('select pg_backend_pid() as pid', [], 'all', outer.getTransactionContext())
+        )[0].pid;
+        process.kill(pid, 'SIGSTOP');
+        // MikroORM runs a nested transaction as a SAVEPOINT on the outer one's connection.
+        await outer.transactional(async (inner) => {
+          ranInner = true;
+          await inner.getConnection().execute('select 1', [], 'all', inner.getTransactionContext());
+        });
+      })
+      .catch((e: Error) => e)
+      .finally(() => pid && process.kill(pid, 'SIGCONT'));
+    expect(ranInner).toBe(false);
+    expect((err as Error).message).toMatch(/^SAVEPOINT /);
+    expect(unavailableErrorOf(err)).toBeDefined();
   });
 });

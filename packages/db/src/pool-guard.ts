@@ -14,6 +14,7 @@ interface KnexClient {
 /** The parts of knex's transaction `failedBeginsFail` wraps. */
 interface KnexTransaction {
   begin(connection: unknown): Promise<unknown>;
+  savepoint(connection: unknown): Promise<unknown>;
   isCompleted(): boolean;
 }
 /** knex's marker on a pooled connection: its pool validation destroys a connection carrying it instead of reusing it. */
@@ -73,26 +74,35 @@ export class PoolGuard {
 }
 
 /**
- * knex swallows a failed BEGIN (a connection closed or timed out under it): the transaction is marked complete, the
- * failure goes to a promise MikroORM no longer watches, and MikroORM's first statement then fails with "Transaction query
- * already complete" — a 500, not recognised as the outage it is. With this, a transaction whose BEGIN failed does not
- * start, and MikroORM gets BEGIN's own error (503). The override is set before the transaction acquires its connection.
+ * knex swallows a failed BEGIN (a connection closed or timed out under it), and a nested transaction's failed SAVEPOINT
+ * alike: the transaction is marked complete, the failure goes to a promise MikroORM no longer watches, and the
+ * transaction's body runs anyway — MikroORM's first statement then fails with "Transaction query already complete",
+ * a 500, not recognised as the outage it is. With this, a transaction whose BEGIN or SAVEPOINT failed does not start,
+ * and MikroORM gets that statement's own error (503). Set on the client class: knex makes a transaction's own client
+ * (on which nested transactions start) from the class's prototype, not from the instance. Once per class, before any
+ * transaction acquires its connection.
  */
 function failedBeginsFail(client: KnexClient): void {
-  const transaction = client.transaction;
-  client.transaction = function (this: KnexClient, ...args: unknown[]) {
+  const prototype = Object.getPrototypeOf(client) as KnexClient & { [GUARDED]?: true };
+  if (prototype[GUARDED]) return;
+  prototype[GUARDED] = true;
+  const transaction = prototype.transaction;
+  prototype.transaction = function (this: KnexClient, ...args: unknown[]) {
     const trx = transaction.apply(this, args) as KnexTransaction;
-    const begin = trx.begin;
-    trx.begin = function (this: KnexTransaction, connection: unknown) {
-      return begin.call(this, connection).then((result) => {
-        // The transaction has already failed with BEGIN's error: this one only stops its container from running.
-        if (this.isCompleted()) throw new Error('BEGIN failed');
-        return result;
-      });
-    };
+    for (const step of ['begin', 'savepoint'] as const) {
+      const start = trx[step];
+      trx[step] = function (this: KnexTransaction, connection: unknown) {
+        return start.call(this, connection).then((result) => {
+          // The transaction has already failed with the statement's error: this one only stops its body from running.
+          if (this.isCompleted()) throw new Error(`${step} failed`);
+          return result;
+        });
+      };
+    }
     return trx;
   };
 }
+const GUARDED = Symbol('failed transaction starts fail');
 
 /** Tracks an open connection, and closes it when one of its statements times out on the client. */
 function watch(connection: PooledClient, open: Set<PooledClient>): PooledClient {
