@@ -1,7 +1,7 @@
 // Assembles the gateway on the host (@cp/host): subgraphs, Apollo gateway, /graphql, REST, events, the read cache;
 // returns a server tests can start on port 0.
 import { createLogger, loadSubgraphSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
-import { EventFeed, onEventsFlushed, sqlProjectDirectory } from '@cp/db';
+import { EventFeed, sqlProjectDirectory } from '@cp/db';
 import { answerEarlyRefusals, familyOnly, idempotency, LiveStreams, startIdempotencyCleanup } from '@cp/edge';
 import { AppError } from '@cp/errors';
 import { JSON_LIMIT_BYTES, jsonBodyError, type ApiFamily } from '@cp/graphql';
@@ -29,6 +29,7 @@ import { requestScope } from './edge/request-scope';
 import { clientReadCache } from './cache/client-cache';
 import { ReadCache } from './cache/read-cache';
 import { announceWritesBeforeAnswering } from './cache/announce-writes';
+import { followFeed } from './cache/feed-caches';
 import { createRestHandler } from './rest/rest';
 import { sendError, sendGraphQLError } from './edge/send-error';
 import { buildSubscriptionSchema, startSubscriptionServer } from '@cp/subgraph-server';
@@ -97,23 +98,16 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   const feed = await new EventFeed(db.orm, broker, logger).open();
   // This replica's own writes reach its subscribers without the feed reading back what the dispatcher just numbered.
   dispatcher.onNumbered((rows) => feed.handOff(rows));
-  // Project existence is cached under the principal cache's rule: dropped by project and organization events.
+  // Project existence and principals are cached per replica, dropped by the events that change them.
   const projects = sqlProjectDirectory(db.orm);
-  projects.follow(() => feed.position);
-  feed.onAnnounced((position) => projects.announced(position));
-  feed.onEvent((event) => projects.invalidate(event));
+  followFeed(feed, db.orm.em, [projects, auth.cache]);
+  // Access changes (keys, users, roles, projects, organizations) reach every replica through the broker: once the
+  // caches dropped what they affect, end the streams that lost their right (issues 12.4, 11.5). Client feeds never
+  // carry them.
   const access = new AccessWatch({ orm: db.orm, auth, projects }, (err) =>
     logger.warn({ err }, 're-checking a stream caller failed'),
   );
-  // Access changes (keys, users, roles, projects, organizations) reach every replica through the broker: drop the
-  // cached principals, then end the streams that lost their right (issues 12.4, 11.5). Client feeds never carry them.
-  feed.onEvent((event) => {
-    if (auth.cache.invalidate(event)) access.changed(event);
-  });
-  auth.cache.follow(() => feed.position);
-  feed.onAnnounced((position) => auth.cache.announced(position));
-  // This replica's own access writes drop their entries before the response goes out (no broker round trip).
-  onEventsFlushed(db.orm.em, (events) => events.forEach((event) => auth.cache.invalidate(event)));
+  feed.onEvent((event) => access.changed(event));
   // Client reads are cached until an event of their project reaches this replica (docs/architecture/read-cache.md).
   const cache = config.cache.enabled
     ? new ReadCache({ maxBytes: config.cache.maxBytes, appliedPosition: () => feed.position })

@@ -2,7 +2,7 @@
 import { AppError, UnauthorizedError } from '@cp/errors';
 import type { Authenticator, Context, Credentials, Principal, ProjectDirectory } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { AccessChange } from './principal-cache';
+import { ACCESS_RESOURCE_TYPES, type AccessChange } from './principal-cache';
 
 export interface WatchedCaller {
   principal: Principal;
@@ -38,6 +38,7 @@ export class AccessWatch {
 
   /** Called with every new event (after the principal cache, if any, dropped what it affects); others are ignored. */
   changed(change: AccessChange): void {
+    if (!ACCESS_RESOURCE_TYPES.has(change.resourceType)) return;
     for (const caller of this.callers) if (affects(change, caller.principal)) void this.recheck(caller);
   }
 

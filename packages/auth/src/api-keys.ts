@@ -35,9 +35,11 @@ export class ApiKeyLookup {
   async authenticate(em: EntityManager, presented: string): Promise<ApiKeyPrincipal> {
     if (!looksLikeKey(presented)) throw new UnauthorizedError('The API key is invalid or revoked.');
     const hash = hashKey(presented);
-    const cached = this.fromCache(em, hash);
-    if (cached) return cached;
-    const ticket = this.cache.ticket();
+    return this.fromCache(em, hash) ?? this.cache.loadKey(hash, () => this.read(em, presented, hash));
+  }
+
+  /** One round trip on the unique hash index; a refused key throws, so nothing is cached for it. */
+  private async read(em: EntityManager, presented: string, hash: string): Promise<ApiKeyPrincipal> {
     const [key] = await em.getConnection().execute<KeyRow[]>(
       `select "id", "organization_id", "project_id", "status", "scope", "last_used", "key_hash"
          from "api_key" where "key_hash" = ?`,
@@ -47,16 +49,14 @@ export class ApiKeyLookup {
     if (!key || !matchesHash(presented, key.key_hash) || key.status !== 'active') {
       throw new UnauthorizedError('The API key is invalid or revoked.');
     }
-    const principal: ApiKeyPrincipal = {
+    this.lastUsed.record(em, key.id, key.last_used ? new Date(key.last_used) : null);
+    return {
       kind: 'apiKey',
       keyId: key.id,
       organizationId: key.organization_id,
       projectId: key.project_id,
       scope: key.scope,
     };
-    this.cache.setKey(ticket, hash, principal);
-    this.lastUsed.record(em, key.id, key.last_used ? new Date(key.last_used) : null);
-    return principal;
   }
 
   private fromCache(em: EntityManager, hash: string): ApiKeyPrincipal | undefined {

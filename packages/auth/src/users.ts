@@ -14,9 +14,10 @@ export class UserLookup {
   /** A cache hit costs the signature check and a map lookup, no database round trip. */
   async authenticate(em: EntityManager, token: string): Promise<UserPrincipal> {
     const claims = await this.tokens.verify(token);
+    const { organizationId, userId } = claims;
     const user =
-      this.cache.getUser(claims.organizationId, claims.userId) ??
-      (await this.load(em, claims.organizationId, claims.userId));
+      this.cache.getUser(organizationId, userId) ??
+      (await this.cache.loadUser(organizationId, userId, () => this.read(em, organizationId, userId)));
     const principal = principalOf(claims, user);
     if (!principal) throw new UnauthorizedError('The token has been revoked.');
     return principal;
@@ -33,8 +34,7 @@ export class UserLookup {
   }
 
   /** One round trip for the user and its role (the access module's tables), on a miss only; a missing user is not cached. */
-  private async load(em: EntityManager, organizationId: string, userId: string): Promise<CachedUser | undefined> {
-    const ticket = this.cache.ticket();
+  private async read(em: EntityManager, organizationId: string, userId: string): Promise<CachedUser | undefined> {
     const [row] = await em.getConnection().execute<{ tokens_valid_after: Date; permissions: Permissions | null }[]>(
       `select u."tokens_valid_after", r."permissions" from "user" u
        left join "role" r on r."id" = u."role_id" and r."organization_id" = u."organization_id"
@@ -42,12 +42,7 @@ export class UserLookup {
       [userId, organizationId],
     );
     if (!row) return undefined;
-    const user: CachedUser = {
-      tokensValidAfter: new Date(row.tokens_valid_after).getTime(),
-      permissions: row.permissions ?? {},
-    };
-    this.cache.setUser(ticket, organizationId, userId, user);
-    return user;
+    return { tokensValidAfter: new Date(row.tokens_valid_after).getTime(), permissions: row.permissions ?? {} };
   }
 }
 

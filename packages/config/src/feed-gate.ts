@@ -1,9 +1,10 @@
 // Whether a replica's in-process cache may answer: not from a broker announcement until its feed has applied it.
 /**
- * A cache dropped by events (the published-read cache, the principal cache) holds answers that an event committed on
- * another replica may have made stale. The broker's announcement of that event reaches this replica before its feed
- * has read the event, so from `announced(position)` until the applied position reaches it the gate is not `current`:
- * the cache reads the database and stores nothing (docs/architecture/read-cache.md).
+ * A cache dropped by events (the published-read cache; FeedCache, which the principal and project-existence caches
+ * use) holds answers that an event committed on another replica may have made stale. The broker's announcement of
+ * that event reaches this replica before its feed has read the event, so from `announced(position)` until the applied
+ * position reaches it the gate is not `current`: the cache reads the database and stores nothing
+ * (docs/architecture/read-cache.md).
  */
 export class FeedGate {
   private announcedPosition = 0n;

@@ -247,3 +247,4 @@ export * from './logger';
 export * from './secrets';
 export * from './connection-state';
 export * from './feed-gate';
+export * from './feed-cache';

@@ -1,8 +1,7 @@
 // Answers "does this project exist in this organization" for the authorization guards of every subgraph.
-import { FeedGate } from '@cp/config';
+import { FeedCache } from '@cp/config';
 import type { ProjectDirectory } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { onEventsFlushed } from './events/record-event';
 
 /** A safety net for a lost notification only: entries are dropped by the events that change them. */
 const TTL_MS = 10_000;
@@ -17,60 +16,52 @@ export interface ProjectChange {
 
 /**
  * Reads the access subgraph's `project` table. Positive answers are cached only in a process that follows the event
- * feed (`follow`, the gateway), under the principal cache's rule (packages/auth/src/principal-cache.ts): this process's
- * own project and organization changes drop their entries as they are flushed, before their response is sent; another
- * replica's as their events arrive, and from an announcement until the feed has applied it nothing is read from or
+ * feed (`follow`, the gateway), under FeedCache's rule (packages/config/src/feed-cache.ts): project and organization
+ * changes drop their entries (this process's own as they are flushed, before their response is sent; another
+ * replica's as their events arrive), and from an announcement until the feed has applied it nothing is read from or
  * stored in the cache. A deleted project is then refused by the next request anywhere, as a revoked key is. Elsewhere
  * (standalone subgraph services) every check reads the table.
  */
 export class SqlProjectDirectory implements ProjectDirectory {
-  private readonly seen = new Map<string, number>();
-  private generation = 0;
-  private feed?: FeedGate;
+  /** `${organizationId}/${projectId}` → the project exists; only once `follow` turned caching on. */
+  private cache?: FeedCache<true>;
 
-  constructor(private readonly orm: MikroORM) {
-    onEventsFlushed(orm.em, (events) => events.forEach((event) => this.invalidate(event)));
-  }
+  constructor(private readonly orm: MikroORM) {}
 
   /** Turns caching on, tied to the feed that applies this replica's events (EventFeed.position). */
   follow(appliedPosition: () => bigint): void {
-    this.feed = new FeedGate(appliedPosition);
+    this.cache = new FeedCache(TTL_MS, MAX_ENTRIES);
+    this.cache.follow(appliedPosition);
   }
 
   /** The broker announced events up to `position`; until they are applied, the cache stands aside. */
   announced(position: bigint): void {
-    this.feed?.announced(position);
+    this.cache?.announced(position);
   }
 
   async exists(organizationId: string, projectId: string): Promise<boolean> {
     const key = `${organizationId}/${projectId}`;
-    const cached = this.feed?.current ? this.seen.get(key) : undefined;
-    if (cached !== undefined && Date.now() - cached < TTL_MS) return true;
-    // A check that started before an invalidation must not store its (possibly stale) answer after it.
-    const ticket = this.generation;
+    const read = () => this.read(organizationId, projectId);
+    const found = this.cache ? (this.cache.get(key) ?? (await this.cache.load(key, read))) : await read();
+    return found === true;
+  }
+
+  /** Drops what a project or organization change can affect (a deletion, a restore). */
+  invalidate(change: ProjectChange): void {
+    if (change.resourceType === 'projects') this.cache?.drop(`${change.organizationId}/${change.resourceId}`);
+    else if (change.resourceType === 'organizations')
+      this.cache?.dropWhere((key) => key.startsWith(`${change.resourceId}/`));
+  }
+
+  /** `true` when the project exists, nothing otherwise: a missing project is not cached. */
+  private async read(organizationId: string, projectId: string): Promise<true | undefined> {
     const rows = await this.orm.em
       .getConnection()
       .execute('select 1 from "project" where "id" = ? and "organization_id" = ? and "deleted_at" is null', [
         projectId,
         organizationId,
       ]);
-    if (rows.length === 0) return false;
-    if (this.feed?.current && ticket === this.generation) {
-      if (this.seen.size >= MAX_ENTRIES) this.seen.clear();
-      this.seen.set(key, Date.now());
-    }
-    return true;
-  }
-
-  /** Drops what a project or organization change can affect (a deletion, a restore). */
-  invalidate(change: ProjectChange): void {
-    if (change.resourceType === 'projects') {
-      this.generation++;
-      this.seen.delete(`${change.organizationId}/${change.resourceId}`);
-    } else if (change.resourceType === 'organizations') {
-      this.generation++;
-      for (const key of this.seen.keys()) if (key.startsWith(`${change.resourceId}/`)) this.seen.delete(key);
-    }
+    return rows.length > 0 || undefined;
   }
 }
 

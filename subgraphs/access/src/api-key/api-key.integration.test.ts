@@ -71,12 +71,10 @@ describe.each(['postgres', 'pglite'] as const)('API keys on %s', (kind) => {
     await service.revoke(db.orm.em.fork(), scope, created.id, 'user-1');
     // Revoked in the database, but this replica has not heard of it yet: the entry still answers.
     expect(await cached.authenticate(db.orm.em.fork(), created.key)).toMatchObject({ keyId: created.id });
-    expect(
-      cache.invalidate({ resourceType: 'content', resourceId: created.id, organizationId: scope.organizationId }),
-    ).toBe(false);
-    expect(
-      cache.invalidate({ resourceType: 'api-keys', resourceId: created.id, organizationId: scope.organizationId }),
-    ).toBe(true);
+    // Another kind of event drops nothing; the key's own event drops it.
+    cache.invalidate({ resourceType: 'content', resourceId: created.id, organizationId: scope.organizationId });
+    expect(await cached.authenticate(db.orm.em.fork(), created.key)).toMatchObject({ keyId: created.id });
+    cache.invalidate({ resourceType: 'api-keys', resourceId: created.id, organizationId: scope.organizationId });
     await expect(cached.authenticate(db.orm.em.fork(), created.key)).rejects.toMatchObject({ code: 'UNAUTHORIZED' });
   });
 });
