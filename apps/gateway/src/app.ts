@@ -158,7 +158,8 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
         em: db.orm.em,
         projects,
         early,
-        maxBytes: Math.floor(config.cache.maxBytes / 4),
+        // At least a byte: CACHE_MAX_BYTES may be below 4, and the LRU refuses a budget of 0 (nothing fits, as wanted).
+        maxBytes: Math.max(1, Math.floor(config.cache.maxBytes / 4)),
       })
     : undefined;
   if (admin)

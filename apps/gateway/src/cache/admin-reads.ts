@@ -179,7 +179,7 @@ export function adminReads(options: AdminReadOptions): {
           const etag = res.getHeader('etag');
           if (typeof etag === 'string') {
             const contentType = String(res.getHeader('content-type') ?? 'application/json; charset=utf-8');
-            lru.set(fill.key, { stamp: fill.stamp, body, etag, contentType });
+            lru.set(fill.key, { stamp: fill.stamp, body: owned(body), etag, contentType });
           }
           return false;
         });
@@ -188,6 +188,17 @@ export function adminReads(options: AdminReadOptions): {
     },
     stats: () => ({ ...counters, entries: lru.size, bytes: lru.calculatedSize }),
   };
+}
+
+/**
+ * The body as a buffer of its own: Express's small bodies are views into Node's shared 8 KiB pool, and an entry
+ * holding one would keep the whole slab alive while the budget counts only the view's bytes.
+ */
+function owned(body: Buffer): Buffer {
+  if (body.byteOffset === 0 && body.buffer.byteLength === body.length) return body;
+  const copy = Buffer.allocUnsafeSlow(body.length);
+  body.copy(copy);
+  return copy;
 }
 
 function eligible(headers: IncomingHttpHeaders): boolean {

@@ -6,7 +6,7 @@ import type { ApiKeyPrincipal, UserPrincipal } from '@cp/graphql';
 import { observeRequest } from '@cp/metrics';
 import type { Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { setApiHeaders } from '../edge/api-headers';
+import { framed, setApiHeaders } from '../edge/api-headers';
 import { writeError } from '../edge/send-error';
 import { requestFacts, requestLanguage } from '../edge/request-scope';
 
@@ -31,7 +31,7 @@ export class EarlyAnswers {
   ): void {
     const facts = requestFacts(req, res, lang);
     observeRequest(req, res);
-    setApiHeaders(res, true);
+    setApiHeaders(res, framed(req));
     const edge = { ...facts, variablesFrom: shape === 'rest' ? 'query' : 'body' } as const;
     const fail = (response: ServerResponse, err: unknown, graphql: boolean) =>
       writeError(response, err, { graphql, edge, logger: this.logger });
