@@ -159,7 +159,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
         projects,
         early,
         // At least a byte: CACHE_MAX_BYTES may be below 4, and the LRU refuses a budget of 0 (nothing fits, as wanted).
-        maxBytes: Math.max(1, Math.floor(config.cache.maxBytes / 4)),
+        maxBytes: Math.floor(config.cache.maxBytes / 4),
       })
     : undefined;
   if (admin)

@@ -48,6 +48,14 @@ function expressResponse() {
 }
 
 describe('admin entry reads', () => {
+  it('start with any budget: a quarter of the smallest CACHE_MAX_BYTES rounds to 0, which lru-cache alone refuses', () => {
+    const projects = { exists: async () => true } as unknown as ProjectDirectory;
+    const early = {} as EarlyAnswers;
+    expect(() =>
+      adminReads({ route, auth: { cached: () => principal }, em, projects, early, maxBytes: 0 }),
+    ).not.toThrow();
+  });
+
   it('store a body that owns its bytes, not a view into the shared buffer pool', async () => {
     const sent: Buffer[] = [];
     const early = {

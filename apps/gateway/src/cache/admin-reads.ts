@@ -111,7 +111,8 @@ export function adminReads(options: AdminReadOptions): {
   const pattern = entryReadPattern(options.route);
   const counters = { hits: 0, misses: 0 };
   const lru = new LRUCache<string, Entry>({
-    maxSize: options.maxBytes,
+    // CACHE_MAX_BYTES takes any positive integer: a quarter of a tiny one may round to 0, which lru-cache refuses.
+    maxSize: Math.max(1, options.maxBytes),
     ttl: TTL_MS,
     sizeCalculation: (entry, key) => entry.body.length + key.length * 2 + ENTRY_OVERHEAD,
   });
@@ -179,7 +180,7 @@ export function adminReads(options: AdminReadOptions): {
           const etag = res.getHeader('etag');
           if (typeof etag === 'string') {
             const contentType = String(res.getHeader('content-type') ?? 'application/json; charset=utf-8');
-            lru.set(fill.key, { stamp: fill.stamp, body: owned(body), etag, contentType });
+            lru.set(fill.key, { stamp: fill.stamp, body, etag, contentType });
           }
           return false;
         });
@@ -188,17 +189,6 @@ export function adminReads(options: AdminReadOptions): {
     },
     stats: () => ({ ...counters, entries: lru.size, bytes: lru.calculatedSize }),
   };
-}
-
-/**
- * The body as a buffer of its own: Express's small bodies are views into Node's shared 8 KiB pool, and an entry
- * holding one would keep the whole slab alive while the budget counts only the view's bytes.
- */
-function owned(body: Buffer): Buffer {
-  if (body.byteOffset === 0 && body.buffer.byteLength === body.length) return body;
-  const copy = Buffer.allocUnsafeSlow(body.length);
-  body.copy(copy);
-  return copy;
 }
 
 function eligible(headers: IncomingHttpHeaders): boolean {

@@ -126,7 +126,8 @@ function dropPendingETag(res: Response): void {
 
 /**
  * Sees the response body as it is ended (sofa and Apollo both send complete bodies with one `end`), while headers
- * can still change. `onBody` decides: headers set, and true when the client's copy is current (→ 304, no body).
+ * can still change. `onBody` gets a body that owns its bytes (a cache may keep it) and decides: headers set, and true
+ * when the client's copy is current (→ 304, no body).
  * Streamed bodies (`write` before `end`) and anything but 200 are passed through and marked `no-store`.
  */
 export function captureBody(req: Request, res: Response, onBody: (body: Buffer) => boolean): void {
@@ -151,7 +152,7 @@ export function captureBody(req: Request, res: Response, onBody: (body: Buffer) 
             : undefined;
     if (!res.headersSent) {
       dropPendingETag(res);
-      if (res.statusCode === 200 && !streamed && body && req.method !== 'HEAD' && onBody(body)) {
+      if (res.statusCode === 200 && !streamed && body && req.method !== 'HEAD' && onBody(owned(body))) {
         res.statusCode = 304;
         res.removeHeader('Content-Length');
         res.removeHeader('Content-Type');
@@ -162,4 +163,15 @@ export function captureBody(req: Request, res: Response, onBody: (body: Buffer) 
     }
     return originalEnd(...args);
   }) as Response['end'];
+}
+
+/**
+ * The body as a buffer of its own, for a cache to keep: Express's small bodies are views into Node's shared 8 KiB
+ * pool, and an entry holding one would keep the whole slab alive while a byte budget counts only the view's bytes.
+ */
+function owned(body: Buffer): Buffer {
+  if (body.byteOffset === 0 && body.buffer.byteLength === body.length) return body;
+  const copy = Buffer.allocUnsafeSlow(body.length);
+  body.copy(copy);
+  return copy;
 }
