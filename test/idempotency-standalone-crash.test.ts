@@ -16,17 +16,10 @@ import {
   type Process,
   type TestService,
 } from './support/service';
+import { waitFor } from './support/wait';
 
 const app = `/app/v1${PROJECT}`;
 const NAMES = ['access', 'content', 'components', 'assets'] as const;
-
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('idempotent retries across a gateway crash, standalone services (D17)', () => {
   const services: Process[] = [];
@@ -91,8 +84,8 @@ describe('idempotent retries across a gateway crash, standalone services (D17)',
     await pg.query(`create trigger hold_answer before update on "idempotency_key"
       for each row execute function hold_answer()`);
     void create().catch(() => undefined);
-    await until('the service committed', async () => (await stored()) === 1);
-    await until(
+    await waitFor('the service committed', async () => (await stored()) === 1);
+    await waitFor(
       'the answer held',
       async () =>
         (await pg.query(`select 1 from pg_stat_activity where datname = current_database() and wait_event = 'PgSleep'`))
