@@ -1,53 +1,27 @@
 // Black-box: Hive Gateway (a third-party federation gateway) in front of the four standalone subgraph services, on the
 // committed supergraph, forwarding the client's own credentials: same data as our gateway; anonymous and forged
 // refused; subscriptions go to the content service over graphql-ws and carry events written elsewhere.
-import { createPostgresDatabase } from '@cp/db/testing';
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import {
-  freePort,
-  JWT_SECRET,
-  ROOT,
-  spawnNode,
-  startService,
-  type Process,
-  SUBGRAPH_SECRET,
-  type TestService,
-} from './support/service';
+import { startStandaloneStack, type StandaloneStack } from './support/standalone';
 import { waitFor } from './support/wait';
 
-const NAMES = ['access', 'content', 'components', 'assets'] as const;
-const DEFAULT_PORTS = { access: 4101, content: 4102, components: 4103, assets: 4104 };
 const SCOPE = 'organizationId: "default", projectId: "default"';
 
 describe('Hive Gateway in front of the standalone subgraph services', () => {
-  const services: Partial<Record<(typeof NAMES)[number], Process>> = {};
-  let ours: TestService;
+  let stack: StandaloneStack;
   let hive: ReturnType<typeof createGatewayRuntime>;
-  let drop: () => Promise<void>;
   let token: string;
   let apiKey: string;
 
   beforeAll(async () => {
-    const db = await createPostgresDatabase();
-    drop = db.drop;
-    // Our gateway first: it migrates the database and creates the admin.
-    ours = await startService({ databaseUrl: db.url, env: { EMBEDDINGS: 'off' } });
-    let supergraph = readFileSync(join(ROOT, 'schema/supergraph.graphql'), 'utf8');
-    for (const name of NAMES) {
-      const port = await freePort();
-      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(port), EMBEDDINGS: 'off' };
-      const proc = await spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
-      services[name] = proc;
-      supergraph = supergraph.replace(`http://127.0.0.1:${DEFAULT_PORTS[name]}/graphql`, proc.url);
-    }
+    // Our gateway beside the services: it migrates the database, creates the admin and is the reference.
+    stack = await startStandaloneStack({ gateway: 'beside', env: { EMBEDDINGS: 'off' } });
     // Header propagation as an operator would configure it: the client's credentials go to every subgraph. The
     // principal header is propagated too (a careless configuration) so the test shows a forged one is refused.
     hive = createGatewayRuntime({
-      supergraph,
+      supergraph: stack.supergraph(),
       logging: false,
       maskedErrors: false,
       propagateHeaders: {
@@ -79,7 +53,7 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
       },
     });
 
-    const api = new Client(ours.url);
+    const api = new Client(stack.gateway.url);
     token = await api.login();
     const type = await api.call('POST', `/app/v1${PROJECT}/content-types`, {
       token,
@@ -96,9 +70,7 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
 
   afterAll(async () => {
     await hive?.dispose();
-    await Promise.all(Object.values(services).map((s) => s!.stop()));
-    await ours?.destroy();
-    await drop?.();
+    await stack?.stop();
   });
 
   const viaHive = async (query: string, headers: Record<string, string>) => {
@@ -116,7 +88,7 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
     };
   };
   const viaOurs = async (query: string, headers: Record<string, string>) => {
-    const res = await fetch(`${ours.url}/graphql`, {
+    const res = await fetch(`${stack.gateway.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify({ query }),
@@ -154,7 +126,7 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
       expect(theirs.body.data?.contentTypes ?? null).toBeNull();
       expect(JSON.stringify(theirs.body)).not.toContain('Hive');
     }
-    const content = services.content!.url;
+    const content = stack.service('content').url;
     const post = (body: unknown, headers: Record<string, string> = {}) =>
       fetch(content, {
         method: 'POST',
@@ -214,7 +186,7 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
   ])('delivers a publish made through our gateway to a subscription through Hive (%s)', async (name, credentials) => {
     const query = 'subscription { events(projectId: "default", resourceType: "content-types") { id type resourceId } }';
     const sub = await subscribeViaHive(query, credentials());
-    const api = new Client(ours.url);
+    const api = new Client(stack.gateway.url);
     const published = async () => {
       const body = { name: `Live ${Math.random()}`, schema: { type: 'object' } };
       const created = await api.call('POST', `/app/v1${PROJECT}/content-types`, { token, body });
