@@ -6,6 +6,7 @@ import { Client, PROJECT } from './support/client';
 import { startRedis, type FaultServer } from './support/fault-servers';
 import { startService, type TestService } from './support/service';
 import { openSse } from './support/sse';
+import { waitFor } from './support/wait';
 
 const app = `/app/v1${PROJECT}`;
 const api = `/api/v1${PROJECT}`;
@@ -13,22 +14,6 @@ const api = `/api/v1${PROJECT}`;
 const VISIBLE_WITHIN_MS = 2000;
 /** Measuring slack on a shared, loaded machine: the design bound is VISIBLE_WITHIN_MS. */
 const SLACK_MS = 500;
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T>,
-  ok: (value: T) => boolean,
-  timeoutMs: number,
-): Promise<{ value: T; ms: number }> {
-  const started = Date.now();
-  for (;;) {
-    const value = await probe();
-    if (ok(value)) return { value, ms: Date.now() - started };
-    if (Date.now() - started > timeoutMs)
-      throw new Error(`${what}: not within ${timeoutMs} ms; last ${JSON.stringify(value)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 const median = (values: number[]) => [...values].sort((x, y) => x - y)[Math.floor(values.length / 2)];
 
@@ -137,14 +122,17 @@ describe('Redis broker outage (two replicas)', () => {
     expect(publishMs).toBeLessThan(median(before) * 3 + 500);
     // The writing replica serves its own write at once; the other one within the polling bound, no announcement.
     expect((await read(fx.A)).body).toMatchObject({ version: 2, content: { title: 'v2' } });
-    const onB = await until(
+    const waited = Date.now();
+    const onB = await waitFor(
       'B serves version 2',
-      () => read(fx.B),
-      (r) => r.body?.version === 2,
-      10_000,
+      async () => ((r) => (r.body?.version === 2 ? r : undefined))(await read(fx.B)),
+      {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      },
     );
-    expect(onB.value.body).toMatchObject({ version: 2, content: { title: 'v2' } });
-    expect(onB.ms).toBeLessThan(VISIBLE_WITHIN_MS + SLACK_MS);
+    expect(onB.body).toMatchObject({ version: 2, content: { title: 'v2' } });
+    expect(Date.now() - waited).toBeLessThan(VISIBLE_WITHIN_MS + SLACK_MS);
     const streamedDuring = (await create('streamed-during')).id;
     await streamed('content.created', streamedDuring);
     // Degraded, not out of service: correct answers continue, a little later.
@@ -157,20 +145,18 @@ describe('Redis broker outage (two replicas)', () => {
     // Another failed reconnect attempt or two, then Redis returns: both heal without a restart.
     await new Promise((r) => setTimeout(r, 1000));
     await fx.broker.start();
-    await until(
+    await waitFor(
       'A and B report ok',
-      () => Promise.all([health(fx.A), health(fx.B)]),
-      (rs) => rs.every((r) => r.status === 200 && r.body.status === 'ok'),
-      15_000,
+      async () =>
+        (await Promise.all([health(fx.A), health(fx.B)])).every((r) => r.status === 200 && r.body.status === 'ok'),
+      { timeoutMs: 15_000, intervalMs: 100 },
     );
     await write(fx, 'PUT', `/content/${id}`, { content: { title: 'v3' } });
     await write(fx, 'POST', `/content/${id}/publish`);
-    await until(
-      'B serves version 3',
-      () => read(fx.B),
-      (r) => r.body?.version === 3,
-      VISIBLE_WITHIN_MS + SLACK_MS,
-    );
+    await waitFor('B serves version 3', async () => (await read(fx.B)).body?.version === 3, {
+      timeoutMs: VISIBLE_WITHIN_MS + SLACK_MS,
+      intervalMs: 100,
+    });
     const streamedAfter = (await create('streamed-after')).id;
     await streamed('content.created', streamedAfter);
     for (const stream of streams) stream.close();

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { startNats, startRedis, type FaultServer } from './support/fault-servers';
+import { waitFor } from './support/wait';
 
 /** A pino logger whose JSON lines the test reads. */
 function capturedLogger() {
@@ -21,15 +22,6 @@ function capturedLogger() {
     ),
   });
   return { logger: pino({ level: 'info' }, stream), lines };
-}
-
-async function until(what: string, check: () => boolean, timeoutMs: number): Promise<number> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`${what}: not within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return Date.now() - started;
 }
 
 describe('event brokers across broker outages (real redis-server and nats-server)', () => {
@@ -55,7 +47,9 @@ describe('event brokers across broker outages (real redis-server and nats-server
         b.subscribe((p) => heard.push(p));
         await a.publish(String(round + 1));
         // The write's wait is over: the broker has the message, so the started subscriber gets it without polling.
-        await until(`${Object.keys(options)[0]} round ${round}`, () => heard.includes(String(round + 1)), 2000);
+        await waitFor(`${Object.keys(options)[0]} round ${round}`, () => heard.includes(String(round + 1)), {
+          timeoutMs: 2000,
+        });
       }
     }
   });
@@ -69,7 +63,7 @@ describe('event brokers across broker outages (real redis-server and nats-server
     const heard: string[] = [];
     b.subscribe((p) => heard.push(p));
     await a.publish('1');
-    await until('B hears position 1', () => heard.includes('1'), 5000);
+    await waitFor('B hears position 1', () => heard.includes('1'), { timeoutMs: 5000 });
 
     await nats.stop();
     // Longer than the nats client's default reconnect budget: the old client closed for good after it.
@@ -78,7 +72,7 @@ describe('event brokers across broker outages (real redis-server and nats-server
     await nats.start();
     // Published right after the restart, before the clients reconnected: it must still arrive, soon.
     await a.publish('2').catch(() => undefined);
-    await until('B hears position 2 after the outage', () => heard.includes('2'), 15_000);
+    await waitFor('B hears position 2 after the outage', () => heard.includes('2'), { timeoutMs: 15_000 });
     expect(whileDown).toBe(false);
     expect(a.connected && b.connected).toBe(true);
   });
@@ -94,7 +88,7 @@ describe('event brokers across broker outages (real redis-server and nats-server
     const heard: string[] = [];
     b.subscribe((p) => heard.push(p));
     await a.publish('1');
-    await until('B hears position 1', () => heard.includes('1'), 5000);
+    await waitFor('B hears position 1', () => heard.includes('1'), { timeoutMs: 5000 });
 
     await redis.stop();
     await new Promise((r) => setTimeout(r, 500));
@@ -107,7 +101,7 @@ describe('event brokers across broker outages (real redis-server and nats-server
     const whileDown = a.connected;
     await redis.start();
     // Nothing else is published: the failed announcement itself must be retried.
-    await until('B hears position 5 after Redis returned', () => heard.includes('5'), 10_000);
+    await waitFor('B hears position 5 after Redis returned', () => heard.includes('5'), { timeoutMs: 10_000 });
     expect(whileDown).toBe(false);
     expect(a.connected).toBe(true);
 

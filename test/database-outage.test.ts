@@ -5,6 +5,7 @@ import WebSocket from 'ws';
 import { Client, PROJECT } from './support/client';
 import { startPostgres, type FaultServer } from './support/fault-servers';
 import { startService, type TestService } from './support/service';
+import { waitFor } from './support/wait';
 
 const app = `/app/v1${PROJECT}`;
 const api = `/api/v1${PROJECT}`;
@@ -93,9 +94,8 @@ describe('PostgreSQL outage', () => {
   });
 
   /** Polls until `request` answers `status` (the database is back). */
-  async function until(status: number, request: () => Promise<{ status: number }>): Promise<void> {
-    const deadline = Date.now() + 20_000;
-    while ((await request()).status !== status && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  async function untilStatus(status: number, request: () => Promise<{ status: number }>): Promise<void> {
+    await waitFor(`a ${status} answer`, async () => (await request()).status === status, { intervalMs: 200 });
     expect((await request()).status).toBe(status);
   }
 
@@ -161,7 +161,7 @@ describe('PostgreSQL outage', () => {
       thawed = Date.now();
     }
     // Healed without a restart: the stuck connections were dropped and new ones made.
-    await until(201, () =>
+    await untilStatus(201, () =>
       client.call('POST', `${app}/content`, { token, body: { typeId, name: 'Thawed', content: {} } }),
     );
     console.log(`thawed PostgreSQL: writes succeed again after ${Date.now() - thawed} ms`);
@@ -219,6 +219,6 @@ describe('PostgreSQL outage', () => {
     } finally {
       await pg.start();
     }
-    await until(200, () => client.call('GET', `${app}/content?limit=1`, { token }));
+    await untilStatus(200, () => client.call('GET', `${app}/content?limit=1`, { token }));
   });
 });

@@ -12,6 +12,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { ROOT } from './support/service';
+import { waitFor } from './support/wait';
 
 // The server's graphql instance (CommonJS): schemas built by another instance are refused by its `execute`.
 const { buildSchema, createSourceEventStream, parse, subscribe, validate } = createRequire(__filename)(
@@ -95,11 +96,6 @@ async function sockets(count: number, { deflate = false } = {}) {
   while (byPort.size < count) await new Promise((r) => setTimeout(r, 5));
   const server = clients.map((c) => byPort.get(port(c.socket))!);
   return { wss, server, clients, close: () => new Promise((r) => wss.close(r)) };
-}
-
-async function until(done: () => boolean) {
-  const deadline = Date.now() + 20_000;
-  while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
 }
 
 const eventArb = fc.record({
@@ -197,7 +193,9 @@ describe('grouped fan-out', () => {
           }
           await new Promise((r) => setImmediate(r));
           const total = [...expected.values()].reduce((n, f) => n + f.length, 0);
-          await until(() => net.clients.reduce((n, c) => n + c.frames.length, 0) >= total);
+          await waitFor('every frame', () => net.clients.reduce((n, c) => n + c.frames.length, 0) >= total, {
+            intervalMs: 5,
+          });
           await Promise.all(stops.map((stop) => stop()));
           expect(fanOut.subscriptions).toBe(0);
           for (const [socket, client] of net.clients.entries()) {
@@ -267,7 +265,9 @@ describe('grouped fan-out', () => {
         }),
       );
       // Every fast socket gets each event while the slow one is still not reading: nobody waits for it.
-      await until(() => fast.every((c) => c.frames.length === position));
+      await waitFor(`event ${position} at every fast socket`, () => fast.every((c) => c.frames.length === position), {
+        intervalMs: 5,
+      });
     }
     expect(fast.map((c) => c.frames.length)).toEqual([EVENTS, EVENTS, EVENTS]);
     expect(server[0].readyState).toBe(WebSocket.CLOSING);

@@ -1,52 +1,27 @@
 // Black-box: Hive Gateway (a third-party federation gateway) in front of the four standalone subgraph services, on the
 // committed supergraph, forwarding the client's own credentials: same data as our gateway; anonymous and forged
 // refused; subscriptions go to the content service over graphql-ws and carry events written elsewhere.
-import { createPostgresDatabase } from '@cp/db/testing';
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import {
-  freePort,
-  JWT_SECRET,
-  ROOT,
-  spawnNode,
-  startService,
-  type Process,
-  SUBGRAPH_SECRET,
-  type TestService,
-} from './support/service';
+import { startStandaloneStack, type StandaloneStack } from './support/standalone';
+import { waitFor } from './support/wait';
 
-const NAMES = ['access', 'content', 'components', 'assets'] as const;
-const DEFAULT_PORTS = { access: 4101, content: 4102, components: 4103, assets: 4104 };
 const SCOPE = 'organizationId: "default", projectId: "default"';
 
 describe('Hive Gateway in front of the standalone subgraph services', () => {
-  const services: Partial<Record<(typeof NAMES)[number], Process>> = {};
-  let ours: TestService;
+  let stack: StandaloneStack;
   let hive: ReturnType<typeof createGatewayRuntime>;
-  let drop: () => Promise<void>;
   let token: string;
   let apiKey: string;
 
   beforeAll(async () => {
-    const db = await createPostgresDatabase();
-    drop = db.drop;
-    // Our gateway first: it migrates the database and creates the admin.
-    ours = await startService({ databaseUrl: db.url, env: { EMBEDDINGS: 'off' } });
-    let supergraph = readFileSync(join(ROOT, 'schema/supergraph.graphql'), 'utf8');
-    for (const name of NAMES) {
-      const port = await freePort();
-      const env = { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(port), EMBEDDINGS: 'off' };
-      const proc = await spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
-      services[name] = proc;
-      supergraph = supergraph.replace(`http://127.0.0.1:${DEFAULT_PORTS[name]}/graphql`, proc.url);
-    }
+    // Our gateway beside the services: it migrates the database, creates the admin and is the reference.
+    stack = await startStandaloneStack({ gateway: 'beside', env: { EMBEDDINGS: 'off' } });
     // Header propagation as an operator would configure it: the client's credentials go to every subgraph. The
     // principal header is propagated too (a careless configuration) so the test shows a forged one is refused.
     hive = createGatewayRuntime({
-      supergraph,
+      supergraph: stack.supergraph(),
       logging: false,
       maskedErrors: false,
       propagateHeaders: {
@@ -78,7 +53,7 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
       },
     });
 
-    const api = new Client(ours.url);
+    const api = new Client(stack.gateway.url);
     token = await api.login();
     const type = await api.call('POST', `/app/v1${PROJECT}/content-types`, {
       token,
@@ -95,9 +70,7 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
 
   afterAll(async () => {
     await hive?.dispose();
-    await Promise.all(Object.values(services).map((s) => s!.stop()));
-    await ours?.destroy();
-    await drop?.();
+    await stack?.stop();
   });
 
   const viaHive = async (query: string, headers: Record<string, string>) => {
@@ -115,7 +88,7 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
     };
   };
   const viaOurs = async (query: string, headers: Record<string, string>) => {
-    const res = await fetch(`${ours.url}/graphql`, {
+    const res = await fetch(`${stack.gateway.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify({ query }),
@@ -153,7 +126,7 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
       expect(theirs.body.data?.contentTypes ?? null).toBeNull();
       expect(JSON.stringify(theirs.body)).not.toContain('Hive');
     }
-    const content = services.content!.url;
+    const content = stack.service('content').url;
     const post = (body: unknown, headers: Record<string, string> = {}) =>
       fetch(content, {
         method: 'POST',
@@ -213,7 +186,7 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
   ])('delivers a publish made through our gateway to a subscription through Hive (%s)', async (name, credentials) => {
     const query = 'subscription { events(projectId: "default", resourceType: "content-types") { id type resourceId } }';
     const sub = await subscribeViaHive(query, credentials());
-    const api = new Client(ours.url);
+    const api = new Client(stack.gateway.url);
     const published = async () => {
       const body = { name: `Live ${Math.random()}`, schema: { type: 'object' } };
       const created = await api.call('POST', `/app/v1${PROJECT}/content-types`, { token, body });
@@ -229,12 +202,15 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
     const deadline = Date.now() + 20_000;
     do {
       id = await published();
-      await waitFor(() => arrived(id), 2_000);
+      // Not arriving within 2 s is allowed here: the loop publishes again.
+      await waitFor('a publish through Hive', () => arrived(id), { timeoutMs: 2_000, intervalMs: 100 }).catch(
+        () => undefined,
+      );
       expect(sub.messages.flatMap((m) => m.errors ?? [])).toEqual([]);
     } while (!arrived(id) && Date.now() < deadline);
     // Then one more, to see a publish delivered live end to end.
     id = await published();
-    expect(await waitFor(() => arrived(id), 20_000)).toBe(true);
+    await waitFor('a live publish through Hive', () => arrived(id), { intervalMs: 100 });
     // Keys receive published-state events only: never the draft's creation.
     if (name === 'an API key') expect(types()).not.toContain('content-types.created');
     else expect(types()).toContain('content-types.created');
@@ -243,7 +219,7 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
 
   it('refuses an anonymous subscription through Hive', async () => {
     const sub = await subscribeViaHive('subscription { events(projectId: "default") { id } }', {});
-    expect(await waitFor(() => sub.messages.length > 0, 20_000)).toBe(true);
+    await waitFor('an answer through Hive', () => sub.messages.length > 0, { intervalMs: 100 });
     expect(sub.messages.some((m) => m.data?.events)).toBe(false);
     expect(sub.messages[0].errors?.length).toBeGreaterThan(0);
     sub.close();
@@ -287,13 +263,3 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
     expect(res.body.data).toMatchObject({ login: { token: expect.any(String) } });
   });
 });
-
-/** Polls `done` until it holds (true) or `ms` passed (false). */
-async function waitFor(done: () => boolean, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > until) return false;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  return true;
-}

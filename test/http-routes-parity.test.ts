@@ -1,24 +1,12 @@
 // Black-box: the modules' HTTP routes (uploads, CDN, D8) answer alike at the gateway and at a standalone subgraph
 // service (`SUBGRAPH_URLS`): every caller gets the same status and D4 code on both, tenants stay apart, CDN is public.
-import { createPostgresDatabase } from '@cp/db/testing';
 import { allPermissions, signPrincipal, type Principal } from '@cp/graphql';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import {
-  freePort,
-  JWT_SECRET,
-  runCli,
-  spawnNode,
-  startService,
-  SUBGRAPH_SECRET,
-  type Process,
-  type TestService,
-} from './support/service';
+import { JWT_SECRET, runCli, SUBGRAPH_SECRET, type TestService } from './support/service';
+import { startStandaloneStack, type StandaloneStack } from './support/standalone';
 
 const PASSWORD = 'grey-otter-kettle-41';
 const source = `
@@ -30,31 +18,17 @@ export default function render(props: Props) { return '<h1>' + props.title + '</
 type Caller = { token?: string; apiKey?: string };
 
 describe('HTTP routes at the gateway and at standalone subgraph services', () => {
+  let stack: StandaloneStack;
   let gateway: TestService;
-  const services: Record<'assets' | 'components', Process> = {} as never;
-  let dataDir: string;
-  let drop: () => Promise<void>;
   let api: Client;
   let componentId: string;
   const callers: Record<string, Caller> = {};
 
   beforeAll(async () => {
-    const db = await createPostgresDatabase();
-    drop = db.drop;
-    dataDir = mkdtempSync(join(tmpdir(), 'cp-parity-'));
     // The gateway (in-process subgraphs) bootstraps and migrates; the standalone services share its database and DATA_DIR.
-    gateway = await startService({ databaseUrl: db.url, dataDir });
+    stack = await startStandaloneStack({ gateway: 'beside', subgraphs: ['assets', 'components'] });
+    ({ gateway } = stack);
     api = new Client(gateway.url);
-    for (const name of ['assets', 'components'] as const) {
-      const env = {
-        DATABASE_URL: db.url,
-        DATA_DIR: dataDir,
-        JWT_SECRET,
-        SUBGRAPH_SECRET,
-        SUBGRAPH_PORT: String(await freePort()),
-      };
-      services[name] = await spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
-    }
     const token = await api.login();
     callers.admin = { token };
     callers.anonymous = {};
@@ -82,7 +56,7 @@ describe('HTTP routes at the gateway and at standalone subgraph services', () =>
     expect(user.status).toBe(201);
     callers.reader = { token: await api.login(email, PASSWORD) };
     // The owner of another organization (every permission there, none here).
-    const created = await runCli({ DATA_DIR: dataDir, JWT_SECRET, DATABASE_URL: db.url }, [
+    const created = await runCli({ DATA_DIR: stack.dataDir, JWT_SECRET, DATABASE_URL: stack.databaseUrl }, [
       'organizations',
       'create',
       'Other',
@@ -113,14 +87,11 @@ describe('HTTP routes at the gateway and at standalone subgraph services', () =>
   }, 240_000);
 
   afterAll(async () => {
-    await Promise.all(Object.values(services).map((s) => s?.stop()));
-    await gateway?.destroy();
-    await drop?.();
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await stack?.stop();
   });
 
   const base = (name: 'gateway' | 'assets' | 'components') =>
-    name === 'gateway' ? gateway.url : services[name].url.replace(/\/graphql$/, '');
+    name === 'gateway' ? gateway.url : stack.service(name).url.replace(/\/graphql$/, '');
 
   async function upload(
     origin: string,

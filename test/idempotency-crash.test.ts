@@ -3,16 +3,9 @@ import { Client as Pg } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
 import { startService, type TestService } from './support/service';
+import { waitFor } from './support/wait';
 
 const base = `/app/v1${PROJECT}`;
-
-async function until(what: string, probe: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('idempotent retries across a crash (D17)', () => {
   let first: TestService;
@@ -61,7 +54,7 @@ describe('idempotent retries across a crash (D17)', () => {
     await pg.query(`create trigger hold_statement before insert or update on "${table}"
       for each row execute function hold_statement()`);
     void Promise.resolve(send()).catch(() => undefined);
-    await until('the held moment', reached);
+    await waitFor('the held moment', reached);
     await service.stop('SIGKILL');
     await pg.query(`drop trigger hold_statement on "${table}"`);
     await pg.query(

@@ -1,50 +1,18 @@
 // Black-box: the same code deployed as four subgraph services behind a gateway over HTTP, on one real PostgreSQL.
-import { createPostgresDatabase } from '@cp/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
-import {
-  ADMIN,
-  freePort,
-  JWT_SECRET,
-  spawnNode,
-  startService,
-  type Process,
-  SUBGRAPH_SECRET,
-  type TestService,
-} from './support/service';
+import { ADMIN, startService, type TestService } from './support/service';
+import { startStandaloneStack, type StandaloneStack } from './support/standalone';
 
 describe('remote subgraphs (SUBGRAPH_URLS)', () => {
-  const services: Process[] = [];
+  let stack: StandaloneStack;
   let gateway: TestService;
-  let drop: () => Promise<void>;
 
   beforeAll(async () => {
-    const db = await createPostgresDatabase();
-    drop = db.drop;
-    const urls: string[] = [];
-    for (const name of ['access', 'content', 'components', 'assets']) {
-      const port = await freePort();
-      const env = {
-        DATABASE_URL: db.url,
-        JWT_SECRET,
-        SUBGRAPH_SECRET,
-        SUBGRAPH_PORT: String(port),
-        SIGN_IN_FAILURES_PER_ACCOUNT: '3',
-      };
-      const proc = await spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
-      services.push(proc);
-      urls.push(`${name}=${proc.url}`);
-    }
-    gateway = await startService({
-      databaseUrl: db.url,
-      env: { SUBGRAPH_URLS: urls.join(','), SIGN_IN_FAILURES_PER_ACCOUNT: '3' },
-    });
+    stack = await startStandaloneStack({ env: { SIGN_IN_FAILURES_PER_ACCOUNT: '3' } });
+    ({ gateway } = stack);
   });
-  afterAll(async () => {
-    await gateway?.destroy();
-    await Promise.all(services.map((s) => s.stop()));
-    await drop?.();
-  });
+  afterAll(() => stack?.stop());
 
   it('serves REST and GraphQL across subgraphs over HTTP, with codes passed through', async () => {
     const api = new Client(gateway.url);
@@ -87,11 +55,12 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
       return Object.keys(body).sort();
     };
     const gatewayKeys = await shape(gateway.url);
-    for (const service of services) expect(await shape(service.url.replace(/\/graphql$/, ''))).toEqual(gatewayKeys);
+    for (const service of Object.values(stack.services))
+      expect(await shape(service.url.replace(/\/graphql$/, ''))).toEqual(gatewayKeys);
   });
 
   it('refuses a forged principal at a subgraph service', async () => {
-    const res = await fetch(services[1].url, {
+    const res = await fetch(stack.service('content').url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-cp-principal': 'forged' },
       body: JSON.stringify({
@@ -271,7 +240,7 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
     for (let i = 0; i < 2; i++)
       expect((await api.call('POST', '/app/v1/auth/login', { body: wrong })).status).toBe(401);
     const login = (password: string) =>
-      fetch(services[0].url, {
+      fetch(stack.service('access').url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({

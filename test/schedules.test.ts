@@ -4,19 +4,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
 import { startService, type TestService } from './support/service';
 import { useService } from './support/setup';
+import { waitFor } from './support/wait';
 
 const base = `/app/v1${PROJECT}`;
 const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
+/** Workers poll every second for due schedules; a loaded CI machine may still take far longer to run one. */
+const SCHEDULE_WAIT = { timeoutMs: 60_000, intervalMs: 250 };
 
 describe('scheduled publishing (D15)', () => {
   const fx = useService();
@@ -26,7 +20,11 @@ describe('scheduled publishing (D15)', () => {
     fx.api.call(method, path, { token, body });
   const schedule = (id: string) => call('GET', `${base}/schedules/${id}`).then((r) => r.body);
   const settled = (id: string) =>
-    until(`schedule ${id}`, async () => ((s) => (s.status === 'pending' ? undefined : s))(await schedule(id)));
+    waitFor(
+      `schedule ${id}`,
+      async () => ((s) => (s.status === 'pending' ? undefined : s))(await schedule(id)),
+      SCHEDULE_WAIT,
+    );
 
   let typeId = '';
   const entry = async (name: string) => {
@@ -246,7 +244,7 @@ describe('scheduled publishing (D15)', () => {
       );
       expect(claimed).toBe('claimed 1');
       // While the claim is held the schedule stays pending, past its time.
-      await until('its time', async () => (Date.now() > Date.parse(s.body.at) + 3000 ? true : undefined));
+      await waitFor('its time', () => Date.now() > Date.parse(s.body.at) + 3000, SCHEDULE_WAIT);
       expect((await schedule(s.body.id)).status).toBe('pending');
     } finally {
       claimer.kill('SIGKILL');

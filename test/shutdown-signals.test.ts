@@ -19,6 +19,7 @@ import {
   terminate,
   type Process,
 } from './support/service';
+import { waitFor } from './support/wait';
 
 // A hang shows as the timeout's exit 1; the grace window is short so each stop costs little. NODE_ENV=production as
 // deployed: Apollo installs its own signal handlers outside `test`, which is what hung and failed shutdowns.
@@ -230,7 +231,14 @@ describe('SIGTERM to the `npm start` path', () => {
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const gatewayPid = () => Number(/"pid":(\d+)[^\n]*content platform listening/.exec(output)?.[1]);
-    await until(() => gatewayPid() > 0 || child.exitCode !== null, 90_000);
+    await waitFor(
+      () => `${command} to start the gateway:\n${output}`,
+      () => gatewayPid() > 0 || child.exitCode !== null,
+      {
+        timeoutMs: 90_000,
+        intervalMs: 100,
+      },
+    );
     if (!gatewayPid()) throw new Error(`${command} did not start the gateway:\n${output}`);
     const base = `http://127.0.0.1:${port}`;
     expect(await attempt(`${base}/ready`, {})).toEqual({ status: 200 });
@@ -253,7 +261,14 @@ describe('SIGTERM to the `npm start` path', () => {
     try {
       run.child.kill('SIGTERM');
       await run.exited;
-      await until(() => /"msg":"shut down"/.test(run.output()) || !alive(run.gatewayPid), 30_000);
+      await waitFor(
+        'the gateway to shut down',
+        () => /"msg":"shut down"/.test(run.output()) || !alive(run.gatewayPid),
+        {
+          timeoutMs: 30_000,
+          intervalMs: 100,
+        },
+      );
       expect(run.output()).toMatch(/"msg":"shut down"/);
       expect(await attempt(`${run.base}/ready`, {})).toEqual({ error: 'ECONNREFUSED' });
     } finally {
@@ -262,11 +277,6 @@ describe('SIGTERM to the `npm start` path', () => {
     }
   });
 });
-
-async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-}
 
 function alive(pid: number): boolean {
   try {

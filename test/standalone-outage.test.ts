@@ -2,24 +2,12 @@
 // `SUBGRAPH_URLS`): every address answers a fast 503 UNAVAILABLE meanwhile, heals without a restart, loses no
 // acknowledged write.
 import { createGatewayRuntime } from '@graphql-hive/gateway-runtime';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT, type HttpResult } from './support/client';
 import { startNats, startPostgres, startRedis, type FaultServer } from './support/fault-servers';
-import {
-  ADMIN,
-  freePort,
-  JWT_SECRET,
-  ROOT,
-  spawnNode,
-  startService,
-  SUBGRAPH_SECRET,
-  type Process,
-  type TestService,
-} from './support/service';
+import { ADMIN, type TestService } from './support/service';
+import { startStandaloneStack, SUBGRAPHS, type StandaloneStack, type SubgraphName } from './support/standalone';
 
 const app = `/app/v1${PROJECT}`;
 /** Every refusal during the outage answers within this (the design bound is the 5 s connect timeout; slack for CI). */
@@ -32,11 +20,6 @@ const SEED = Number(process.env.FC_SEED ?? 20261125);
 
 const WRITES = ['gatewayRest', 'gatewayGraphql', 'hiveGraphql', 'serviceGraphql', 'serviceUpload'] as const;
 type Write = (typeof WRITES)[number];
-
-type Name = 'access' | 'content' | 'components' | 'assets';
-/** The services' URLs in the committed supergraph, replaced by the test's own. */
-const DEFAULT_PORTS: Record<Name, number> = { access: 4101, content: 4102, components: 4103, assets: 4104 };
-const NAMES: Name[] = ['access', 'content', 'components', 'assets'];
 
 /** A request with its wall time; a reset connection or a hang fails the test here rather than as a status. */
 async function timed(request: () => Promise<HttpResult>): Promise<HttpResult & { ms: number }> {
@@ -81,10 +64,8 @@ describe.each(['redis', 'nats', 'postgres'] as const)(
     let pg: FaultServer;
     /** Redis or NATS, a process of the test's own. */
     let brokerServer: FaultServer | undefined;
-    let dataDir: string;
-    const services = {} as Record<Name, Process>;
-    const envs = {} as Record<Name, Record<string, string>>;
-    const direct = {} as Record<Name, Client>;
+    let stack: StandaloneStack;
+    const direct = {} as Record<SubgraphName, Client>;
     let gateway: TestService;
     /** A third-party federation gateway in front of the same services, forwarding the client's credentials. */
     let hive: ReturnType<typeof createGatewayRuntime>;
@@ -95,35 +76,17 @@ describe.each(['redis', 'nats', 'postgres'] as const)(
     /** Every write some address acknowledged with a 2xx: resource type and id. */
     const acknowledged: { kind: 'content' | 'assets'; id: string }[] = [];
 
-    const startSubgraph = (name: Name) =>
-      spawnNode(`subgraphs/${name}/dist/main.js`, envs[name], new RegExp(`subgraph ${name} listening`));
-
     beforeAll(async () => {
       const startBroker = { redis: startRedis, nats: startNats, postgres: async () => undefined }[broker];
       [pg, brokerServer] = await Promise.all([startPostgres(), startBroker()]);
-      dataDir = mkdtempSync(join(tmpdir(), 'cp-standalone-outage-'));
       const brokerEnv: Record<string, string> =
         broker === 'postgres' ? {} : { [broker === 'redis' ? 'REDIS_URL' : 'NATS_URL']: brokerServer!.url };
-      const common = { DATABASE_URL: pg.url, DATA_DIR: dataDir, JWT_SECRET, SUBGRAPH_SECRET, ...brokerEnv };
-      const urls: string[] = [];
-      // One after another: each migrates its own tables on the shared database.
-      for (const name of NAMES) {
-        envs[name] = { ...common, SUBGRAPH_PORT: String(await freePort()), EMBEDDINGS: 'off' };
-        services[name] = await startSubgraph(name);
-        direct[name] = new Client(services[name].url.replace(/\/graphql$/, ''));
-        urls.push(`${name}=${services[name].url}`);
-      }
-      gateway = await startService({
-        databaseUrl: pg.url,
-        dataDir,
-        env: { ...brokerEnv, SUBGRAPH_URLS: urls.join(','), EMBEDDINGS: 'off' },
-      });
+      stack = await startStandaloneStack({ databaseUrl: pg.url, env: { ...brokerEnv, EMBEDDINGS: 'off' } });
+      for (const name of SUBGRAPHS) direct[name] = new Client(stack.service(name).url.replace(/\/graphql$/, ''));
+      gateway = stack.gateway;
       api = new Client(gateway.url);
-      let supergraph = readFileSync(join(ROOT, 'schema/supergraph.graphql'), 'utf8');
-      for (const name of NAMES)
-        supergraph = supergraph.replace(`http://127.0.0.1:${DEFAULT_PORTS[name]}/graphql`, services[name].url);
       hive = createGatewayRuntime({
-        supergraph,
+        supergraph: stack.supergraph(),
         logging: false,
         maskedErrors: false,
         propagateHeaders: {
@@ -146,11 +109,9 @@ describe.each(['redis', 'nats', 'postgres'] as const)(
         `${broker}: ${sorted.length} refusals, median ${sorted[sorted.length >> 1]} ms, slowest ${sorted.at(-1)} ms`,
       );
       refusalMs.length = 0;
-      await gateway?.stop();
-      await Promise.all(Object.values(services).map((s) => s.stop()));
+      await stack?.stop();
       await pg?.destroy();
       await brokerServer?.destroy();
-      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     });
 
     const createContent = `mutation($t: ID!, $n: String!) {
@@ -208,7 +169,7 @@ describe.each(['redis', 'nats', 'postgres'] as const)(
     /** Every process ready again, broker included (the PostgreSQL broker's LISTEN connection came back too), none restarted. */
     async function expectHealed() {
       const deadline = Date.now() + HEALED_WITHIN_MS;
-      for (const client of [...NAMES.map((n) => direct[n]), api]) {
+      for (const client of [...SUBGRAPHS.map((n) => direct[n]), api]) {
         let ready = await client.call('GET', '/ready');
         while (ready.body?.status !== 'ready' && Date.now() < deadline) {
           await new Promise((r) => setTimeout(r, 250));
@@ -216,8 +177,9 @@ describe.each(['redis', 'nats', 'postgres'] as const)(
         }
         expect([ready.status, ready.body], client.baseUrl).toEqual([200, { status: 'ready' }]);
       }
-      for (const s of [...Object.values(services), gateway]) expect(s.child.exitCode).toBeNull();
-      for (const s of [...Object.values(services), gateway]) {
+      const processes = [...SUBGRAPHS.map((n) => stack.service(n)), gateway];
+      for (const s of processes) expect(s.child.exitCode).toBeNull();
+      for (const s of processes) {
         expect(s.output()).not.toMatch(/"msg":"unexpected error"/);
         // Every line a JSON log line an operator's pipeline can parse (knex's own warnings included).
         expect(s.output()).not.toMatch(/^Connection Error/m);
@@ -282,7 +244,7 @@ describe.each(['redis', 'nats', 'postgres'] as const)(
           await timed(() => api.call('POST', '/app/v1/auth/login', { body: ADMIN })),
           'rest',
         );
-        for (const name of NAMES) {
+        for (const name of SUBGRAPHS) {
           const ready = await timed(() => direct[name].call('GET', '/ready'));
           expect(ready.ms, `${name} /ready`).toBeLessThan(ANSWER_WITHIN_MS);
           expect(ready.status, `${name} /ready`).toBe(503);
@@ -342,7 +304,7 @@ describe.each(['redis', 'nats', 'postgres'] as const)(
           }
           // Redis holds the rate limits too (the in-memory limiters count meanwhile): /ready names it.
           const degraded = { status: 'degraded', broker: 'down', ...(broker === 'redis' && { redis: 'down' }) };
-          for (const client of [...NAMES.map((n) => direct[n]), api]) {
+          for (const client of [...SUBGRAPHS.map((n) => direct[n]), api]) {
             const ready = await client.call('GET', '/ready');
             expect([ready.status, ready.body], client.baseUrl).toEqual([200, degraded]);
           }
@@ -357,14 +319,14 @@ describe.each(['redis', 'nats', 'postgres'] as const)(
     it('a crash of the content service mid-writes: fast answers meanwhile, healed once it is back, nothing acknowledged lost', async () => {
       const inFlight = Array.from({ length: 8 }, (_, i) => timed(() => writes.gatewayRest(`crash-${i}`)));
       await new Promise((r) => setTimeout(r, 20));
-      await services.content.stop('SIGKILL');
+      await stack.service('content').stop('SIGKILL');
       const answers = [...(await Promise.all(inFlight)), await timed(() => writes.gatewayRest('crash-after'))];
       // Each write was either acknowledged (and so kept) or refused as unavailable: never a 500, a reset, a hang.
       for (const res of answers) {
         if (res.status >= 300) expectRefusal('write while the content service died', res, 'rest');
         else record('content', res);
       }
-      services.content = await startSubgraph('content');
+      await stack.restart('content');
       await writeUntilAcknowledged('gatewayRest', 'after-crash');
       await writeUntilAcknowledged('serviceGraphql', 'after-crash');
       await expectHealed();

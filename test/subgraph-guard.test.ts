@@ -1,6 +1,5 @@
 // Black-box: a standalone subgraph service refuses abusive input before execution exactly as the gateway does (D13),
 // and takes `x-cp-principal` only when signed with SUBGRAPH_SECRET for this subgraph and this request.
-import { createPostgresDatabase } from '@cp/db/testing';
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
@@ -13,6 +12,7 @@ import {
   type Process,
   type TestService,
 } from './support/service';
+import { startStandaloneStack, type StandaloneStack } from './support/standalone';
 
 type Refusal = { status: number; code?: string; message?: string };
 
@@ -35,22 +35,17 @@ function post(url: string, body: string, headers: Record<string, string> = {}): 
 }
 
 describe('standalone subgraph service guards (D13)', () => {
+  let stack: StandaloneStack;
   let gateway: TestService;
   let content: Process;
-  let drop: () => Promise<void>;
   let apiKey: string;
   let token: string;
 
   beforeAll(async () => {
-    const db = await createPostgresDatabase();
-    drop = db.drop;
     // Our gateway (in-process subgraphs) migrates the database, creates the admin and is the reference for the limits.
-    gateway = await startService({ databaseUrl: db.url });
-    content = await spawnNode(
-      'subgraphs/content/dist/main.js',
-      { DATABASE_URL: db.url, JWT_SECRET, SUBGRAPH_SECRET, SUBGRAPH_PORT: String(await freePort()) },
-      /subgraph content listening/,
-    );
+    stack = await startStandaloneStack({ gateway: 'beside', subgraphs: ['content'] });
+    ({ gateway } = stack);
+    content = stack.service('content');
     const api = new Client(gateway.url);
     token = await api.login();
     const key = await api.call('POST', `/app/v1${PROJECT}/api-keys`, { token, body: { name: 'guard' } });
@@ -58,9 +53,7 @@ describe('standalone subgraph service guards (D13)', () => {
     apiKey = key.body.key;
   }, 240_000);
   afterAll(async () => {
-    await content?.stop();
-    await gateway?.destroy();
-    await drop?.();
+    await stack?.stop();
   });
 
   const callers = () =>

@@ -1,20 +1,12 @@
 // Black-box: GraphQL mutations sent with `Idempotency-Key` straight to a standalone subgraph service (what a third-party
 // federation gateway does with the client's credentials) answer like our gateway's (D17): replay, 422, 409, no secrets.
-import { createPostgresDatabase } from '@cp/db/testing';
 import { allPermissions, signPrincipal, type Principal } from '@cp/graphql';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from './support/client';
-import {
-  freePort,
-  JWT_SECRET,
-  spawnNode,
-  startService,
-  SUBGRAPH_SECRET,
-  type Process,
-  type TestService,
-} from './support/service';
+import { SUBGRAPH_SECRET, type TestService } from './support/service';
+import { startStandaloneStack, type StandaloneStack } from './support/standalone';
 
 const SCOPE = 'organizationId: "default", projectId: "default"';
 const RUNS = Number(process.env.FC_RUNS ?? 6);
@@ -60,37 +52,27 @@ function shape(answer: Answer) {
 }
 
 describe('Idempotency-Key on GraphQL mutations at standalone subgraph services', () => {
-  const services: Record<'content' | 'access', Process> = {} as never;
+  let stack: StandaloneStack;
   let gateway: TestService;
-  let drop: () => Promise<void>;
   let token: string;
 
   beforeAll(async () => {
-    const db = await createPostgresDatabase();
-    drop = db.drop;
     // Our gateway (in-process subgraphs) migrates and bootstraps; the services share its database.
-    gateway = await startService({ databaseUrl: db.url, env: { EMBEDDINGS: 'off' } });
-    for (const name of ['content', 'access'] as const) {
-      const env = {
-        DATABASE_URL: db.url,
-        JWT_SECRET,
-        SUBGRAPH_SECRET,
-        SUBGRAPH_PORT: String(await freePort()),
-        EMBEDDINGS: 'off',
-      };
-      services[name] = await spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
-    }
+    stack = await startStandaloneStack({
+      gateway: 'beside',
+      subgraphs: ['content', 'access'],
+      env: { EMBEDDINGS: 'off' },
+    });
+    ({ gateway } = stack);
     token = await new Client(gateway.url).login();
   }, 240_000);
 
   afterAll(async () => {
-    await Promise.all(Object.values(services).map((s) => s?.stop()));
-    await gateway?.destroy();
-    await drop?.();
+    await stack?.stop();
   });
 
   const graphqlUrl = (at: 'gateway' | Kind) =>
-    at === 'gateway' ? `${gateway.url}/graphql` : services[KINDS[at].service].url;
+    at === 'gateway' ? `${gateway.url}/graphql` : stack.service(KINDS[at].service).url;
   async function send(url: string, query: string, key?: string): Promise<Answer> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -205,7 +187,7 @@ describe('Idempotency-Key on GraphQL mutations at standalone subgraph services',
         'idempotency-key': key,
       };
       const body = JSON.stringify({ query: KINDS.createTag.query(name) });
-      const res = await fetch(services.content.url, { method: 'POST', headers, body });
+      const res = await fetch(stack.service('content').url, { method: 'POST', headers, body });
       return { status: res.status, replayed: res.headers.get('idempotent-replayed'), body: await res.json() };
     };
     const [first, second] = [await vouched(`vouched-${key}`), await vouched(`vouched-2-${key}`)];

@@ -11,6 +11,7 @@ import WebSocket from 'ws';
 import { Client, PROJECT } from './support/client';
 import { freePort, JWT_SECRET, spawnNode, startService, SUBGRAPH_SECRET } from './support/service';
 import type { Process, TestService } from './support/service';
+import { waitFor } from './support/wait';
 
 const ORG = '/app/v1/organizations/default';
 const TYPES = `/app/v1${PROJECT}/content-types`;
@@ -75,14 +76,6 @@ function subscribe(url: string, auth: Credentials, query = EVENTS) {
 }
 type Subscriber = ReturnType<typeof subscribe>;
 
-async function until(what: string, done: () => boolean) {
-  const started = Date.now();
-  while (!done()) {
-    if (Date.now() - started > DEADLINE_MS) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 describe('subscriptions at the standalone content service (two replicas, one PostgreSQL)', () => {
   let ours: TestService;
   const replicas: Process[] = [];
@@ -109,7 +102,10 @@ describe('subscriptions at the standalone content service (two replicas, one Pos
     const id = await createType();
     expect((await api.call('POST', `${TYPES}/${id}/publish`, asAdmin())).status).toBe(200);
     const published = (await eventLog('app')).findLast((e) => e.type === 'content-types.published')!;
-    await until('the fence event', () => subscribers.every((s) => s.events.some((e) => e.id === published.id)));
+    await waitFor('the fence event', () => subscribers.every((s) => s.events.some((e) => e.id === published.id)), {
+      timeoutMs: DEADLINE_MS,
+      intervalMs: 25,
+    });
     return published.id;
   }
 
@@ -155,7 +151,7 @@ describe('subscriptions at the standalone content service (two replicas, one Pos
     expect(await subscribe(url, { headers: { authorization: 'Bearer nope' } }).closed()).toBe(4403);
     expect(await subscribe(url, { headers: { 'x-cp-principal': 'forged', 'x-request-id': 'r1' } }).closed()).toBe(4403);
     const query = subscribe(url, { params: { authorization: `Bearer ${admin}` } }, '{ __typename }');
-    await until('the refusal', () => query.errors.length > 0);
+    await waitFor('the refusal', () => query.errors.length > 0, { timeoutMs: DEADLINE_MS, intervalMs: 25 });
     expect(JSON.stringify(query.errors)).toContain('Only subscriptions');
     query.dispose();
   });

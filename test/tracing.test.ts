@@ -4,53 +4,30 @@
 // the "memory" is a small OTLP receiver inside this test process (`support/otlp-receiver.ts`): the gateway and both
 // subgraph services are separate processes, so only spans that really left them, with the trace context that
 // really crossed the wire, can pass.
-import { createPostgresDatabase } from '@cp/db/testing';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
 import { SPAN_KIND, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
-import {
-  freePort,
-  JWT_SECRET,
-  ROOT,
-  spawnNode,
-  startService,
-  type Process,
-  SUBGRAPH_SECRET,
-  type TestService,
-} from './support/service';
+import { ROOT, type TestService } from './support/service';
+import { startStandaloneStack, type StandaloneStack } from './support/standalone';
 
 describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
-  const services: Record<string, Process> = {};
+  let stack: StandaloneStack;
   let gateway: TestService;
   let receiver: OtlpReceiver;
-  let drop: () => Promise<void>;
 
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
-    const db = await createPostgresDatabase();
-    drop = db.drop;
-    const tracing = { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url };
-    const urls: string[] = [];
-    for (const name of ['access', 'content']) {
-      const env = {
-        DATABASE_URL: db.url,
-        JWT_SECRET,
-        SUBGRAPH_SECRET,
-        SUBGRAPH_PORT: String(await freePort()),
-        ...tracing,
-      };
-      services[name] = await spawnNode(`subgraphs/${name}/dist/main.js`, env, new RegExp(`subgraph ${name} listening`));
-      urls.push(`${name}=${services[name].url}`);
-    }
     // components and assets stay in-process: the trace below must still name exactly the two remote services.
-    gateway = await startService({ databaseUrl: db.url, env: { SUBGRAPH_URLS: urls.join(','), ...tracing } });
+    stack = await startStandaloneStack({
+      subgraphs: ['access', 'content'],
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    });
+    ({ gateway } = stack);
   });
   afterAll(async () => {
-    await gateway?.destroy();
-    await Promise.all(Object.values(services).map((s) => s.stop()));
-    await drop?.();
+    await stack?.stop();
     await receiver?.close();
   });
 
@@ -74,9 +51,10 @@ describe('tracing (OTEL_EXPORTER_OTLP_ENDPOINT)', () => {
     expect(res.body).toEqual({ data: { contentType: { name: 'Traced', createdBy: { email: 'admin@example.com' } } } });
 
     // A graceful stop flushes what the batch processors still hold (the export on shutdown is part of the contract).
+    const services = Object.values(stack.services);
     await gateway.stop();
-    await Promise.all(Object.values(services).map((s) => s.stop()));
-    expect([gateway, ...Object.values(services)].map((p) => p.child.exitCode)).toEqual([0, 0, 0]);
+    await Promise.all(services.map((s) => s.stop()));
+    expect([gateway, ...services].map((p) => p.child.exitCode)).toEqual([0, 0, 0]);
 
     const spans = receiver.spans.filter((s) => s.traceId === traceId);
     const describeSpans = () => spans.map((s) => `${s.service} ${s.name} ${s.spanId}<-${s.parentSpanId}`).join('\n');

@@ -4,6 +4,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
 import { useService } from './support/setup';
+import { waitFor } from './support/wait';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -20,14 +21,6 @@ function validSignature(secret: string, received: Received): boolean {
       .map((p) => p.split('=')),
   );
   return createHmac('sha256', secret).update(`${parts.t}.${received.body}`).digest('hex') === parts.v1;
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${check}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('webhooks', () => {
@@ -52,11 +45,8 @@ describe('webhooks', () => {
   });
   afterAll(() => receiver?.close());
 
-  const waitFor = async (count: number) => {
-    const deadline = Date.now() + 15_000;
-    while (received.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(received.length).toBeGreaterThanOrEqual(count);
-  };
+  const deliveries = (count: number) =>
+    waitFor(`${count} deliveries`, () => received.length >= count, { timeoutMs: 15_000 });
 
   it('delivers signed events of the chosen types, retries a failure, and logs every delivery', async () => {
     const created = await fx.api.call('POST', `${app}/webhooks`, {
@@ -80,7 +70,7 @@ describe('webhooks', () => {
       token: fx.token,
       body: { description: 'not delivered' },
     });
-    await waitFor(2);
+    await deliveries(2);
     const [first, second] = received;
     expect(first.headers['x-cp-delivery']).toBe(second.headers['x-cp-delivery']);
     expect(validSignature(secret, second)).toBe(true);
@@ -108,7 +98,7 @@ describe('webhooks', () => {
       token: fx.token,
     });
     expect(again.body.status).toBe('pending');
-    await waitFor(3);
+    await deliveries(3);
     expect(received[2].headers['x-cp-delivery']).toBe(log.body.data[0].id);
     expect(received.map((r) => JSON.parse(r.body).event.type)).not.toContain('content-types.updated');
   });
@@ -161,9 +151,9 @@ describe('webhooks', () => {
 
       await fx.api.call('POST', `${app}/tags`, { token: fx.token, body: { name: 'slow-1' } });
       await fx.api.call('POST', `${app}/tags`, { token: fx.token, body: { name: 'slow-2' } });
-      await until(() => hanging.length === 1);
+      await waitFor('the hanging delivery', () => hanging.length === 1);
       await fx.api.call('POST', `${appB}/tags`, { token: fx.token, body: { name: 'quick' } });
-      await until(() => fast.length === 1);
+      await waitFor('the fast delivery', () => fast.length === 1);
       // B arrived while A's first attempt is still open, and A's queue waits behind its own attempt (one in flight per target).
       expect(hanging).toHaveLength(1);
       expect(JSON.parse(fast[0]).event).toMatchObject({ type: 'tags.created', projectId: other.id });
@@ -193,12 +183,12 @@ describe('webhooks', () => {
         })
       ).body;
       await fx.api.call('POST', `${app}/folders`, { token: fx.token, body: { name: `retry-${Date.now()}` } });
-      await until(() => calls >= 2); // failed, then retried (base 200 ms)
+      await waitFor('a retry', () => calls >= 2); // failed, then retried (base 200 ms)
       const off = await fx.api.call('PUT', `${app}/webhooks/${hook.id}`, { token: fx.token, body: { active: false } });
       expect(off.body.active).toBe(false);
       const log = async () =>
         (await fx.api.call('GET', `${app}/webhooks/${hook.id}/deliveries`, { token: fx.token })).body.data[0];
-      await until(async () => (await log()).status === 'cancelled');
+      await waitFor('the cancelled delivery', async () => (await log()).status === 'cancelled');
       const seen = calls;
       // Several retry periods (200, 400, 800 ms…) pass without another attempt.
       await new Promise((r) => setTimeout(r, 2500));
