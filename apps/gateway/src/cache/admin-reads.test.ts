@@ -25,7 +25,9 @@ const principal: UserPrincipal = {
 /** One prepared stamp query's answer, always the same: the row never changes here. */
 const em = {
   getKnex: () => ({
-    raw: () => ({ options: async () => ({ rows: [{ stamp: '100/1' }] }) }),
+    raw: () => ({
+      options: async () => ({ rows: [{ id: 'e1', organization_id: 'o', project_id: 'p', stamp: '100/1' }] }),
+    }),
   }),
 } as unknown as EntityManager;
 

@@ -15,6 +15,7 @@ import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerRespo
 import { requestLanguage } from '../edge/request-scope';
 import { captureBody } from './client-cache';
 import type { EarlyAnswers } from './early-answer';
+import { RowStamps } from './row-stamps';
 
 /**
  * The admin route of one entry (`Query.content`'s, `/organizations/:organizationId/projects/:projectId/content/:id`)
@@ -46,14 +47,6 @@ const FULL_CHAIN_HEADERS = [
   'if-range',
   'range',
 ] as const;
-
-/**
- * The row's version stamp: `xmin` is the transaction that wrote the row version the database sees now, so any
- * committed change of the row (through the ORM or any SQL) gives another. The revision beside it keeps two
- * stamps apart even across transaction-id wraparound, which an entry's TTL makes moot anyway.
- */
-const STAMP_SQL =
-  'select xmin::text || \'/\' || revision as stamp from "content" where id = ? and organization_id = ? and project_id = ?';
 
 /** An entry lives at most this long, used or not. */
 const TTL_MS = 10 * 60_000;
@@ -117,14 +110,7 @@ export function adminReads(options: AdminReadOptions): {
     sizeCalculation: (entry, key) => entry.body.length + key.length * 2 + ENTRY_OVERHEAD,
   });
 
-  const stampOf = async (organizationId: string, projectId: string, id: string): Promise<string | undefined> => {
-    // A named statement: PostgreSQL parses and plans it once per connection, not on every read.
-    const { rows } = await options.em
-      .getKnex()
-      .raw<{ rows: { stamp: string }[] }>(STAMP_SQL, [id, organizationId, projectId])
-      .options({ name: 'cp_admin_read_stamp' });
-    return rows[0]?.stamp;
-  };
+  const stamps = new RowStamps(options.em);
 
   /** Resolves false when the full chain should answer instead. */
   const answer = async (req: IncomingMessage, res: ServerResponse, principal: UserPrincipal): Promise<boolean> => {
@@ -137,7 +123,7 @@ export function adminReads(options: AdminReadOptions): {
     } catch {
       return false;
     }
-    const stamp = await stampOf(organizationId, projectId, id);
+    const stamp = await stamps.of(organizationId, projectId, id);
     if (stamp === undefined) return false;
     const key = `${principal.organizationId}\0${principal.userId}\0${requestLanguage(req)}\0${req.headers.accept ?? ''}\0${req.url}`;
     const entry = lru.get(key);
