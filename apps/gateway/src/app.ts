@@ -158,7 +158,6 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
         em: db.orm.em,
         projects,
         early,
-        // At least a byte: CACHE_MAX_BYTES may be below 4, and the LRU refuses a budget of 0 (nothing fits, as wanted).
         maxBytes: Math.floor(config.cache.maxBytes / 4),
       })
     : undefined;

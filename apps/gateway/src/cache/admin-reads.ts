@@ -85,7 +85,6 @@ export interface AdminReadStats {
   /** Reads passed to the full chain with a stamp: no entry yet, or the row changed since it was stored. */
   misses: number;
   entries: number;
-  bytes: number;
 }
 
 /**
@@ -113,8 +112,12 @@ export function adminReads(options: AdminReadOptions): {
   const stamps = new RowStamps(options.em);
 
   /** Resolves false when the full chain should answer instead. */
-  const answer = async (req: IncomingMessage, res: ServerResponse, principal: UserPrincipal): Promise<boolean> => {
-    const { organizationId, projectId, id } = pattern.exec(req.url!)!.groups as unknown as EntryRead;
+  const answer = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    principal: UserPrincipal,
+    { organizationId, projectId, id }: EntryRead,
+  ): Promise<boolean> => {
     const scope = { organizationId, projectId };
     try {
       // Authorization reads the principal and the project directory only, never the request's EntityManager.
@@ -147,11 +150,12 @@ export function adminReads(options: AdminReadOptions): {
   return {
     listener(next) {
       return (req, res) => {
-        if (req.method !== 'GET' || !pattern.test(req.url ?? '') || !eligible(req.headers)) return next(req, res);
+        const read = req.method === 'GET' ? pattern.exec(req.url ?? '')?.groups : undefined;
+        if (!read || !eligible(req.headers)) return next(req, res);
         const principal = options.auth.cached(options.em, clientCredentials(httpCredentials(req.headers)));
         if (principal?.kind !== 'user') return next(req, res);
         // A failed stamp query (the database down, say) is the full chain's to answer, with its own error.
-        answer(req, res, principal).then(
+        answer(req, res, principal, read as unknown as EntryRead).then(
           (answered) => answered || next(req, res),
           () => next(req, res),
         );
@@ -173,7 +177,7 @@ export function adminReads(options: AdminReadOptions): {
       }
       next();
     },
-    stats: () => ({ ...counters, entries: lru.size, bytes: lru.calculatedSize }),
+    stats: () => ({ ...counters, entries: lru.size }),
   };
 }
 
