@@ -2,7 +2,7 @@
 // returns a server tests can start on port 0.
 import { createLogger, loadSubgraphSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
 import { EventFeed, sqlProjectDirectory } from '@cp/db';
-import { answerEarlyRefusals, familyOnly, idempotency, LiveStreams, startIdempotencyCleanup } from '@cp/edge';
+import { lingerAfterEarlyAnswers, familyOnly, idempotency, LiveStreams, startIdempotencyCleanup } from '@cp/edge';
 import { AppError } from '@cp/errors';
 import { JSON_LIMIT_BYTES, jsonBodyError, type ApiFamily } from '@cp/graphql';
 import { mountHttpRoutes, packageVersion, startHost, type Host, type HostedService, type HostParts } from '@cp/host';
@@ -16,22 +16,22 @@ import { DirectReads } from './graphql/direct-reads';
 import { PersistedQueries } from './graphql/persisted-queries';
 import { EVENT_HTTP_ROUTES } from './events/event-http-routes';
 import { documentSizeLimit, responseSizeLimit } from './graphql/armor';
-import { contextMiddleware } from './edge/context';
+import { contextMiddleware } from './http/context';
 import { createGateway, readSupergraph } from './graphql/gateway';
 import { fastCachedReads } from './cache/fast-hits';
 import { adminReads } from './cache/admin-reads';
 import { EarlyAnswers } from './cache/early-answer';
 import { mountDocs } from './docs/mount';
 import { gatewayHttpRoutes } from './rest/http-routes';
-import { assertJsonDepth, graphqlInputGuard, inputGuard } from './edge/input-guard';
-import { apiHeaders } from './edge/api-headers';
-import { requestScope } from './edge/request-scope';
+import { assertJsonDepth, graphqlInputGuard, inputGuard } from './http/input-guard';
+import { apiHeaders } from './http/api-headers';
+import { requestScope } from './http/request-scope';
 import { clientReadCache } from './cache/client-cache';
 import { ReadCache } from './cache/read-cache';
 import { announceWritesBeforeAnswering } from './cache/announce-writes';
 import { followFeed } from './cache/feed-caches';
 import { createRestHandler } from './rest/rest';
-import { sendError, sendGraphQLError } from './edge/send-error';
+import { sendError, sendGraphQLError } from './http/send-error';
 import { buildSubscriptionSchema, startSubscriptionServer } from '@cp/subgraph-server';
 import { allRoutes, INITIAL_DATA, subgraphModules } from '@cp/supergraph';
 
@@ -166,7 +166,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       const stats = admin.stats();
       return { hits: stats.hits, misses: stats.misses, size: stats.entries };
     });
-  answerEarlyRefusals(server);
+  lingerAfterEarlyAnswers(server);
   const streams = new LiveStreams();
   const persistedQueries = new PersistedQueries();
   const apollo = createApollo(

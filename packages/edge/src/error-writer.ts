@@ -2,7 +2,7 @@
 import type { Logger } from '@cp/config';
 import { RateLimitedError, toErrorEnvelope, type EdgeContext, type ErrorEnvelope } from '@cp/errors';
 import type { ServerResponse } from 'node:http';
-import { awaitingContinue, discardBody, LINGER_LIMITS } from './early-answers';
+import { awaitingContinue, discardBody, LINGER_LIMITS } from './lingering-close';
 import { logAnsweredFailure } from './failure-log';
 
 /** The GraphQL shape of an envelope: clients read `errors[]`, and the HTTP status still follows D4. */
@@ -38,7 +38,7 @@ export function writeError(res: ServerResponse, err: unknown, { graphql = false,
  * An error answered before the request body was read (auth, unknown component, too large from Content-Length)
  * would reach a client that is still writing as a reset connection (ECONNRESET/EPIPE) instead of the envelope. A
  * client waiting for `100 Continue` has sent nothing and gets the answer at once; otherwise the body is read and
- * discarded first, within the lingering limits of early-answers.ts, past which the answer goes out and the
+ * discarded first, within the lingering limits of lingering-close.ts, past which the answer goes out and the
  * connection closes.
  */
 function answerAfterBody(res: ServerResponse, answer: () => void): void {

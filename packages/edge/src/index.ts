@@ -10,7 +10,7 @@ export * from './retry-after';
 export * from './parsed-request';
 export * from './url-guard';
 export * from './idempotency';
-export * from './early-answers';
+export * from './lingering-close';
 export * from './failure-log';
 export * from './error-writer';
 export * from './request-id';

@@ -6,7 +6,7 @@ import { createAuthentication } from '@cp/auth';
 import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadSubgraphSecret, type Config, type Logger } from '@cp/config';
 import { sqlProjectDirectory } from '@cp/db';
 import {
-  answerEarlyRefusals,
+  lingerAfterEarlyAnswers,
   exitGracefullyOnSignals,
   familyOnly,
   idempotency,
@@ -135,7 +135,7 @@ async function serveSubgraph(
   const { logger, auth } = deps;
   // A client still sending a body it was refused gets the answer, with `Expect: 100-continue` or without (as at the
   // gateway), in the shutdown grace window too.
-  answerEarlyRefusals(server);
+  lingerAfterEarlyAnswers(server);
   const projects = sqlProjectDirectory(db.orm);
   const { schema } = await module.build(deps);
   const apollo = new ApolloServer<Context>({

@@ -12,7 +12,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { requestLanguage } from '../edge/request-scope';
+import { requestLanguage } from '../http/request-scope';
 import { captureBody } from './client-cache';
 import type { EarlyAnswers } from './early-answer';
 import { RowStamps } from './row-stamps';

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { graphqlPayload } from '@cp/edge';
-import { edgeContext } from '../edge/request-scope';
+import { edgeContext } from '../http/request-scope';
 import { graphqlRequestKey } from './graphql-key';
 import { applyCachingHeaders, etagOf, notModified, sendCached, surrogateKeys } from './http-caching';
 import type { CachedResponse, FillTicket, ReadCache } from './read-cache';

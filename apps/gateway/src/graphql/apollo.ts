@@ -10,7 +10,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import { graphqlArmor } from './armor';
 import { PersistedQueries } from './persisted-queries';
 import { graphqlSearch, logAnsweredFailure, parsedUrl } from '@cp/edge';
-import { currentScope, edgeContext } from '../edge/request-scope';
+import { currentScope, edgeContext } from '../http/request-scope';
 
 /** When no data came back at all, the HTTP status follows the first error's code (401, 403, 429, …). */
 const statusFromErrors: ApolloServerPlugin<Context> = {

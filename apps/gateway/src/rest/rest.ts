@@ -24,15 +24,15 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { coercible, executeDirect, queryHashOf, type DirectReads } from '../graphql/direct-reads';
-import { assertJsonDepth, assertSafeJsonValue } from '../edge/input-guard';
+import { assertJsonDepth, assertSafeJsonValue } from '../http/input-guard';
 import { logAnsweredFailure, parsedUrl } from '@cp/edge';
 import { bodyTypeErrors } from './body-types';
 import { restShapeOf, toRestShape, type RestShape } from './rest-shape';
 import { assertQueryParameters } from './query-parameters';
 import { operationFor, pathParameters, routeVariables } from './rest-operations';
 import { PUBLIC_FIELDS } from '@cp/supergraph';
-import { currentScope, edgeContext } from '../edge/request-scope';
-import { sendError } from '../edge/send-error';
+import { currentScope, edgeContext } from '../http/request-scope';
+import { sendError } from '../http/send-error';
 
 export const BASE_PATHS: Record<ApiFamily, string> = { app: '/app/v1', api: '/api/v1' };
 
