@@ -91,6 +91,31 @@ export default tseslint.config(
     },
   },
   {
+    // The caller's model and the data layer sit under the GraphQL toolkit that subgraphs build on.
+    files: ['packages/{config,errors,principal,db,auth,metrics,tracing}/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@cp/graphql',
+                '@cp/host',
+                '@cp/edge',
+                '@cp/subgraph-*',
+                '@cp/supergraph',
+                '@cp/gateway',
+                '@cp/cli',
+              ],
+              message: 'A lower layer may not import the GraphQL toolkit, the host, a subgraph or an app.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['subgraphs/**'],
     rules: {
       'no-restricted-imports': [

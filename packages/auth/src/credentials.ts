@@ -1,8 +1,8 @@
 // Reads a request's credentials once, from wherever its transport carries them; `authenticate` takes only this value.
-import { PRINCIPAL_HEADER, type Credentials } from '@cp/graphql';
+import { PRINCIPAL_HEADER, type Credentials } from '@cp/principal';
 import type { IncomingHttpHeaders } from 'node:http';
 
-export type { Credentials } from '@cp/graphql';
+export type { Credentials } from '@cp/principal';
 
 const header = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
 

@@ -1,6 +1,6 @@
 // Sign-in (email and password → admin JWT, throttled per account) and scoped tokens narrower than the caller's (D5).
 import { NotFoundError, UnauthorizedError, ValidationFailedError } from '@cp/errors';
-import type { ProjectDirectory, UserPrincipal } from '@cp/graphql';
+import type { ProjectDirectory, UserPrincipal } from '@cp/principal';
 import { DUMMY_HASH, verifyPassword } from './password';
 import type { SignInThrottle } from './sign-in-throttle';
 import type { TokenService } from './tokens';

@@ -1,5 +1,6 @@
 // The write template of versioned resources: row lock, If-Match, state table, change and event (D3, D9, D16).
-import type { EntityStatus, ProjectScope } from '@cp/graphql';
+import type { ProjectScope } from '@cp/principal';
+import type { EntityStatus } from './entity-status';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EventAction, EventResourceType } from './events/event.entity';
 import { recordEvent } from './events/record-event';

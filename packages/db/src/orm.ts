@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
-import { RevisionCheck } from '@cp/graphql';
+import { RevisionCheck } from './revision';
 import { ColumnLengthCheck } from './column-lengths';
 import { acquireDataLock, type DataLock } from './data-lock';
 import { embeddedIsNew, embeddedLockPath, startEmbeddedPostgres } from './embedded';

@@ -1,6 +1,6 @@
 // Answers "does this project exist in this organization" for the authorization guards of every subgraph.
 import { FeedCache } from '@cp/config';
-import type { ProjectDirectory } from '@cp/graphql';
+import type { ProjectDirectory } from '@cp/principal';
 import type { MikroORM } from '@mikro-orm/postgresql';
 
 /** A safety net for a lost notification only: entries are dropped by the events that change them. */

@@ -2,7 +2,7 @@
 import type { Logger } from '@cp/config';
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
 import { toErrorEnvelope } from '@cp/errors';
-import type { Context } from '@cp/graphql';
+import type { Context } from '@cp/principal';
 import express, { type Request, type Response } from 'express';
 import fc from 'fast-check';
 import { createServer, type Server } from 'node:http';

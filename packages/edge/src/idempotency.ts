@@ -2,7 +2,8 @@
 // /app/v1 POSTs, uploads included, and GraphQL mutations; answers kept in PostgreSQL, shared by all hosts.
 import type { Logger } from '@cp/config';
 import { AppError, BadRequestError, ForbiddenError } from '@cp/errors';
-import { GRAPHQL_LIMITS, type Context } from '@cp/graphql';
+import { GRAPHQL_LIMITS } from '@cp/graphql';
+import type { Context } from '@cp/principal';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import {

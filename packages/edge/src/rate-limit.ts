@@ -2,7 +2,7 @@
 import { connectionState, type Config, type Logger } from '@cp/config';
 import { RateLimitedError } from '@cp/errors';
 import { counter } from '@cp/metrics';
-import type { Context } from '@cp/graphql';
+import type { Context } from '@cp/principal';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import Redis from 'ioredis';

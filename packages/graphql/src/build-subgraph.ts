@@ -4,8 +4,8 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { parse, specifiedDirectives, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
-import type { Context } from './context';
-import { revisionMiddleware } from './revision';
+import { revisionMiddleware } from '@cp/db';
+import type { Context } from '@cp/principal';
 import {
   buildSchema,
   createResolversMap,

@@ -2,10 +2,9 @@
 // delete, restore: spec "States and transitions", D3): the same arguments, permission and service call for each.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Arg, Args, Ctx, Field, ID, InputType, Int, Mutation, Resolver, type ClassType } from 'type-graphql';
-import { authorizeProject, ProjectScopeArgs, type ProjectScope } from './authorize';
-import type { Context } from './context';
-import type { Action } from './principal';
-import { ExpectedRevisionArgs } from './revision';
+import { ExpectedRevisionArgs } from '@cp/db';
+import { authorizeProject, type Action, type Context, type ProjectScope } from '@cp/principal';
+import { ProjectScopeArgs } from './project-scope-args';
 
 @InputType({ description: 'Which published version to take the working copy from.' })
 export class RollbackInput {

@@ -1,6 +1,6 @@
 // Table-driven lifecycle guards (spec "States and transitions", D3): each subgraph declares its table, one function enforces it.
 import { InvalidStatusTransitionError } from '@cp/errors';
-import type { EntityStatus } from './entity-status';
+import type { EntityStatus } from '@cp/db';
 
 export type TransitionTable<A extends string> = Record<A, { from: readonly EntityStatus[]; requested: EntityStatus }>;
 

@@ -1,4 +1,5 @@
 // How a subgraph exposes its root fields as REST routes (sofa `routes`), per route family (D5, D11).
+import type { ApiFamily } from '@cp/principal';
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RestRoute {
@@ -31,9 +32,6 @@ export interface RestShape {
   models?: readonly string[];
   ignore?: readonly string[];
 }
-
-/** The two HTTP API families: `/app/v1` (admin, JWT) and `/api/v1` (client, API key). */
-export type ApiFamily = 'app' | 'api';
 
 /** `Query.field` / `Mutation.field` → its route under `/app/v1` (admin) and/or `/api/v1` (client). */
 export type RestRoutes = Record<string, Partial<Record<ApiFamily, RestRoute>>>;

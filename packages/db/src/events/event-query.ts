@@ -1,13 +1,7 @@
 // Reading events: one filter shape for the event API, SSE replay and live delivery; cursors are opaque positions (D1).
 import { BadRequestError } from '@cp/errors';
-import {
-  decodeCursor,
-  encodeCursor,
-  parseLimit,
-  type CursorPagination,
-  type ListPage,
-  type Visibility,
-} from '@cp/graphql';
+import type { Visibility } from '@cp/principal';
+import { decodeCursor, encodeCursor, parseLimit, type CursorPagination, type ListPage } from '../pagination';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { EventRecord } from './event.entity';
 

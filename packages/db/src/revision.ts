@@ -3,7 +3,7 @@ import { PreconditionFailedError } from '@cp/errors';
 import { ChangeSetType, OptimisticLockError, type EventSubscriber, type FlushEventArgs } from '@mikro-orm/core';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ArgsType, Field, Int, type MiddlewareFn } from 'type-graphql';
-import type { Context } from './context';
+import type { Context } from '@cp/principal';
 
 @ArgsType()
 export class ExpectedRevisionArgs {
