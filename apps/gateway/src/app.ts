@@ -102,7 +102,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   const projects = sqlProjectDirectory(db.orm);
   followFeed(feed, db.orm.em, [projects, auth.cache]);
   // Access changes (keys, users, roles, projects, organizations) reach every replica through the broker: once the
-  // caches dropped what they affect, end the streams that lost their right (issues 12.4, 11.5). Client feeds never
+  // caches dropped what they affect, end the streams that lost their right. Client feeds never
   // carry them.
   const access = new AccessWatch({ orm: db.orm, auth, projects }, (err) =>
     logger.warn({ err }, 're-checking a stream caller failed'),
@@ -185,7 +185,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       logger,
       body,
       graphql: body === 'parsed',
-      // A mutation sent as a persisted query's hash: its text from Apollo's store (D17 needs to read it).
+      // A mutation sent as a persisted query's hash: its text from Apollo's store (Idempotency-Key needs to read it).
       persistedQuery: (hash) => persistedQueries.textOf(hash),
       maxBodyBytes: JSON_LIMIT_BYTES,
       onError,
@@ -221,13 +221,13 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
     responseSizeLimit(sendGraphQLError, config.http.maxResponseBytes, (hash) => persistedQueries.textOf(hash)),
     apolloHandler(apollo),
   );
-  // The modules' HTTP routes (uploads, CDN, D8) for every subgraph, remote ones included: clients only know the
-  // gateway's address, and the handlers work on the shared database and DATA_DIR. Then the event routes (D9).
+  // The modules' HTTP routes (uploads, CDN) for every subgraph, remote ones included: clients only know the
+  // gateway's address, and the handlers work on the shared database and DATA_DIR. Then the event routes.
   const authenticated = (family: ApiFamily) => [
     contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
     limiter.middleware(sendError),
     familyOnly(family, sendError),
-    // D17: multipart uploads take Idempotency-Key too (fingerprinted without their body, see idempotency.ts).
+    // Multipart uploads take Idempotency-Key too (fingerprinted without their body, see idempotency.ts).
     ...(family === 'app' ? [idempotent('none', sendError)] : []),
   ];
   // The OpenAPI documents describe the same declarations (gatewayHttpRoutes); the contract test walks them here.
@@ -247,7 +247,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       routes: allRoutes(),
       maxBodyBytes: JSON_LIMIT_BYTES,
     });
-    // Client reads come from the published-read cache; admin POSTs honour Idempotency-Key (D17).
+    // Client reads come from the published-read cache; admin POSTs honour Idempotency-Key.
     const familyMiddleware =
       family === 'api' ? [clientCache.rest] : [...(admin ? [admin.fill] : []), idempotent('raw', sendError)];
     app.use(

@@ -2,7 +2,7 @@
 import { FeedCache } from '@cp/config';
 import type { ApiKeyPrincipal, Permissions } from '@cp/principal';
 
-/** The parts of an access event (D9 event row) that decide what to drop. */
+/** The parts of an access event (its row in the event table) that decide what to drop. */
 export interface AccessChange {
   resourceType: string;
   resourceId: string;

@@ -1,4 +1,4 @@
-// Sign-in (email and password → admin JWT, throttled per account) and scoped tokens narrower than the caller's (D5).
+// Sign-in (email and password → admin JWT, throttled per account) and scoped tokens narrower than the caller's.
 import { NotFoundError, UnauthorizedError, ValidationFailedError } from '@cp/errors';
 import type { ProjectDirectory, UserPrincipal } from '@cp/principal';
 import { DUMMY_HASH, verifyPassword } from './password';
@@ -50,7 +50,7 @@ export class SignIn {
   }
 
   /**
-   * A narrower token for the caller (D5): the same user (so the same role, read on each request), optionally one
+   * A narrower token for the caller: the same user (so the same role, read on each request), optionally one
    * project, and an expiry no later than the caller's own token.
    */
   async issueToken(

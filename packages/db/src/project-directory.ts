@@ -7,7 +7,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 const TTL_MS = 10_000;
 const MAX_ENTRIES = 10_000;
 
-/** The parts of an event (D9 row) that decide what to drop. */
+/** The parts of an event (its row in the event table) that decide what to drop. */
 export interface ProjectChange {
   resourceType: string;
   resourceId: string;

@@ -1,5 +1,5 @@
 // What API keys read of a versioned record (components, content types): the last published version of each, never a
-// draft or a working copy (D9); preview keys read the working copies instead (D18). One reader serves every kind.
+// draft or a working copy; preview keys read the working copies instead. One reader serves every kind.
 import { NotFoundError } from '@cp/errors';
 import type { KeyVisibility, ProjectScope } from '@cp/principal';
 import { EntityStatus, PREVIEW_STATUSES } from './entity-status';
@@ -40,7 +40,7 @@ export function publishedReader<E extends Published, V extends VersionRecord>(op
     return records.flatMap((record) => {
       const version = versions.get(record.id);
       if (!version) return [];
-      // The working copy's `updatedAt` and `revision` move with every draft edit: the version's own stand in (D9).
+      // The working copy's `updatedAt` and `revision` move with every draft edit: the version's own stand in.
       const stamps = { status: EntityStatus.published, version: version.version };
       const moments = { updatedAt: version.createdAt, revision: version.version };
       return [{ ...record, ...options.fields(version, record), ...stamps, ...moments } as E];

@@ -1,4 +1,4 @@
-// The API family rule in front of every host's credential HTTP routes: `/app/v1` takes users, `/api/v1` API keys (D18).
+// The API family rule in front of every host's credential HTTP routes: `/app/v1` takes users, `/api/v1` API keys.
 import { assertFamilyPrincipal, type ApiFamily, type Context } from '@cp/principal';
 import type { NextFunction, Request, Response } from 'express';
 

@@ -60,8 +60,8 @@ export async function buildFederatedSchema(def: SubgraphDefinition): Promise<Bui
 }
 
 /**
- * D16 on every mutation. Not a type-graphql global middleware: those wrap every field of every type, which turned each
- * scalar of a 20-entry list into an async call and cost list reads most of their throughput.
+ * The `expectedRevision` check on every mutation. Not a type-graphql global middleware: those wrap every field of
+ * every type, which makes each scalar of a 20-entry list an async call and costs list reads most of their throughput.
  */
 function withRevisionChecks(resolvers: GraphQLResolverMap<unknown>): void {
   const mutation = resolvers.Mutation as Record<string, GraphQLFieldResolver<unknown, Context>> | undefined;

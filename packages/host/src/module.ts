@@ -51,7 +51,7 @@ export type HttpRoute<Deps = SubgraphDeps> = {
   /** Express path (`:param`), absolute: under the family's base path, or `/cdn/`. */
   path: string;
   /**
-   * The OpenAPI 3.0 operation (summary, parameters, request body, responses with the D4 error envelope). Path
+   * The OpenAPI 3.0 operation (summary, parameters, request body, responses with the error envelope). Path
    * parameters the operation leaves out are added as required strings; a `$ref` to a schema the family's document
    * lacks becomes a free-form object.
    */
@@ -98,7 +98,7 @@ export interface SubgraphModule<Auth extends Authenticator = Authenticator> {
   workers?(deps: SubgraphDeps): BackgroundWorker[];
   /** Registers the module's own metrics (`@cp/metrics`) where its workers run. */
   metrics?(deps: SubgraphDeps): void;
-  /** First-run setup of an empty database, once migrated (the access module: the first administrator, D5). */
+  /** First-run setup of an empty database, once migrated (the access module: the first administrator). */
   bootstrap?(deps: Pick<SubgraphDeps, 'config' | 'orm'> & { logger?: Logger }): Promise<void>;
   /** The module's part of a project's export and import (`content-platform export` / `import`). */
   transfer?(deps: Pick<BuildDeps, 'config' | 'secret'>): ProjectTransfer;

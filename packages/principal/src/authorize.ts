@@ -56,7 +56,7 @@ export async function authorizeProject<R extends Resource>(
 
 /**
  * Client reads (`/api/v1`, key-holder GraphQL): an API key of exactly this project, or an admin with read rights.
- * Returns what the caller reads: `published` state only (API keys, D9), the working state (preview keys, D18), or
+ * Returns what the caller reads: `published` state only (API keys), the working state (preview keys), or
  * everything (`admin`).
  */
 export async function authorizeClientRead<R extends Resource>(

@@ -34,7 +34,7 @@ interface EntryRead {
 }
 
 /**
- * Headers that make the full chain answer differently (conditional requests, D17's key, an API key beside the token):
+ * Headers that make the full chain answer differently (conditional requests, Idempotency-Key, an API key beside the token):
  * such requests take it, as does a browser asking for HTML (the docs negotiate there).
  */
 const FULL_CHAIN_HEADERS = [

@@ -1,4 +1,4 @@
-// Checks REST query parameters against the GraphQL argument types before sofa coerces them (D1: 400 naming the parameter).
+// Checks REST query parameters against the GraphQL argument types before sofa coerces them (400 naming the parameter).
 import { BadRequestError } from '@cp/errors';
 import { getNamedType, GraphQLBoolean, GraphQLFloat, GraphQLInt, isEnumType, type GraphQLArgument } from 'graphql';
 

@@ -1,4 +1,4 @@
-// Event cursors (D1, D9): positions stay within PostgreSQL's bigint, so a resume never fails after it started.
+// Event cursors: positions stay within PostgreSQL's bigint, so a resume never fails after it started.
 import { encodeCursor } from '../pagination';
 import { describe, expect, it } from 'vitest';
 import { positionOf } from './event-query';
