@@ -3,6 +3,7 @@ import type { Config, Logger, SubgraphName } from '@cp/config';
 import type { BackgroundWorker, DatabaseModule, ProjectTransfer } from '@cp/db';
 import type { ApiFamily, Authenticator, BuiltSubgraph, RestRoutes, RestShape } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { assertDeclaredParameters, parsedUrl } from '@cp/edge';
 import type { Express, RequestHandler } from 'express';
 import type { OpenAPIV3 } from 'openapi-types';
 
@@ -72,7 +73,7 @@ export function mountHttpRoutes<Deps>(
 ): void {
   for (const route of routes) {
     const guard = route.auth === 'credential' ? authenticated(route.family) : [];
-    app[route.method](route.path, ...guard, route.handler(deps));
+    app[route.method](route.path, ...guard, declaredParametersOnly(route.operation), route.handler(deps));
   }
 }
 
@@ -130,5 +131,20 @@ export function startWorkers(modules: SubgraphModule[], deps: SubgraphDeps, hook
     async stop() {
       await Promise.all(workers.map((w) => w.stop()));
     },
+  };
+}
+
+/** The route's handler sees only the query parameters its operation declares; any other is 400 naming it. */
+function declaredParametersOnly(operation: OpenAPIV3.OperationObject): RequestHandler {
+  const declared = new Set(
+    (operation.parameters ?? []).flatMap((p) => ('in' in p && p.in === 'query' ? [p.name] : [])),
+  );
+  return (req, _res, next) => {
+    try {
+      assertDeclaredParameters(declared, parsedUrl(req).query);
+      next();
+    } catch (err) {
+      next(err);
+    }
   };
 }

@@ -384,6 +384,23 @@ describe('the REST handler (in-process, over a small schema)', () => {
     }
   });
 
+  it('refuses a query parameter the route does not take with 400 naming it, whatever else is sent; no operation run', async () => {
+    const taken = new Set(['limit', 'score', 'deleted', 'order', 'lastKey', 'organizationId']);
+    const unknown = fc
+      .string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 12 })
+      .filter((name) => !taken.has(name) && name.trim() === name && !/[&=#+%[\]]/.test(name));
+    await fc.assert(
+      fc.asyncProperty(unknown, fc.constantFrom('', 'limit=2&', 'order=desc&'), async (name, others) => {
+        const before = app.calls.length;
+        const res = await call('GET', `${THINGS}?${others}${encodeURIComponent(name)}=5`);
+        expect(res.status, name).toBe(400);
+        expect(res.body.error).toMatchObject({ code: 'BAD_REQUEST', details: { parameter: name } });
+        expect(app.calls.length).toBe(before);
+      }),
+      { ...runs, numRuns: Math.ceil(runs.numRuns / 4) },
+    );
+  });
+
   it('answers an unknown path 404 and a body that is not an object 422, in the envelope', async () => {
     expect((await call('GET', '/app/v1/organizations/o1/nothing')).body.error.code).toBe('NOT_FOUND');
     const res = await call('POST', THINGS, { body: [1] });
