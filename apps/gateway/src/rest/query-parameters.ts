@@ -33,3 +33,32 @@ export function assertQueryParameters(args: readonly GraphQLArgument[], query: R
     if (problem) throw new BadRequestError(`Query parameter "${arg.name}" ${problem}.`, { parameter: arg.name, value });
   }
 }
+
+/** `content.<path>` or `content.<path>[<op>]`: a filter on a field inside the document. */
+const DOCUMENT_PARAMETER = /^(content\.[^[\]]+)(?:\[([a-z]+)\])?$/;
+
+/**
+ * Takes the document filters out of a list's query (`content.slug=launch` is `eq`, `content.price[gte]=10` names the
+ * operator, `in` takes comma-separated values) as the route's `filter` argument; the values stay text, read as the
+ * property's type by the service, which knows the schema. Routes without a `filter` argument keep them as unknown
+ * parameters.
+ */
+export function liftDocumentFilters(
+  args: readonly GraphQLArgument[],
+  query: Record<string, string>,
+): Record<string, Record<string, string>> | undefined {
+  if (!args.some((a) => a.name === 'filter')) return undefined;
+  let filter: Record<string, Record<string, string>> | undefined;
+  for (const name of Object.keys(query)) {
+    const match = DOCUMENT_PARAMETER.exec(name);
+    if (!match) continue;
+    const [, field, op = 'eq'] = match;
+    ((filter ??= {})[field] ??= {})[op] = query[name];
+    delete query[name];
+  }
+  if (filter && query.filter !== undefined)
+    throw new BadRequestError('Send document filters as `content.<path>` parameters or as `filter`, not both.', {
+      parameter: 'filter',
+    });
+  return filter;
+}

@@ -28,7 +28,7 @@ import { assertJsonDepth, assertSafeJsonValue } from '../http/input-guard';
 import { logAnsweredFailure, parsedUrl } from '@cp/edge';
 import { bodyTypeErrors } from './body-types';
 import { restShapeOf, toRestShape, type RestShape } from './rest-shape';
-import { assertQueryParameters } from './query-parameters';
+import { assertQueryParameters, liftDocumentFilters } from './query-parameters';
 import { operationFor, pathParameters, routeVariables } from './rest-operations';
 import { PUBLIC_FIELDS } from '@cp/supergraph';
 import { currentScope, edgeContext } from '../http/request-scope';
@@ -222,6 +222,7 @@ export function createRestHandler(options: RestOptions) {
       url.pathname = url.pathname.replace(/(.)\/+$/, '$1');
       if (aliased) url.pathname = url.pathname.replace(/\/?$/, route.path.slice(route.alias!.path.length));
       const query: Record<string, string> = Object.assign(Object.create(null), parsedQuery);
+      const filter = liftDocumentFilters(route.args, query);
       assertQueryParameters(route.args, query);
       // `If-Match` is the `expectedRevision` argument of the resource's mutations.
       const ifMatch = req.header('if-match');
@@ -236,7 +237,7 @@ export function createRestHandler(options: RestOptions) {
         throw new ValidationFailedError(wrongTypes);
       }
       // Flat bodies (the spec's) reach both flat arguments and a single `input` argument.
-      const variables = body === undefined ? undefined : { ...body, input: body };
+      const variables = body === undefined ? filter && { filter } : { ...body, input: body };
       const outcome = await run(route, url.pathname, query, variables, context);
       if ('failure' in outcome) {
         const { status } = outcome.failure;

@@ -1,5 +1,4 @@
 // Finding content: list filters (with their aliases), search filters, and full-text conditions shared by both.
-import { escapeLike } from '@cp/db';
 import { BadRequestError } from '@cp/errors';
 import {
   EntityStatus,
@@ -10,6 +9,7 @@ import {
   type Visibility,
 } from '@cp/graphql';
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { documentCondition, DOCUMENT_FIELD, likePattern } from './content-fields';
 import { Content } from './content.entity';
 import { PublishedContent } from './published-content.entity';
 import type { ContentListArgs } from './content.inputs';
@@ -53,6 +53,7 @@ export function listWhere(
   scope: ProjectScope,
   args: ContentListArgs,
   visibility: Visibility = 'admin',
+  schema?: Record<string, unknown>,
 ): FilterQuery<Content>[] {
   const where: FilterQuery<Content>[] = [{ organizationId: scope.organizationId, projectId: scope.projectId }];
   const typeId = args.typeId ?? args.type ?? args.contentType;
@@ -76,7 +77,27 @@ export function listWhere(
   if (tags?.length) where.push({ tags: { $contains: tags } } as FilterQuery<Content>);
   const text = fullText(args.search ?? '');
   if (text) where.push(text);
+  where.push(...searchWhere(args.filter, visibility, schema));
   return where;
+}
+
+/**
+ * The one content type a request selects (`typeId` or an alias, or a search filter's `typeId`/`type` `eq`), whose
+ * schema `content.<path>` filters are checked against; undefined when it selects none or several.
+ */
+export function selectedTypeId(args: Pick<ContentListArgs, 'typeId' | 'type' | 'contentType' | 'filter'>) {
+  const byArgument = args.typeId ?? args.type ?? args.contentType;
+  if (byArgument) return byArgument;
+  const eqOf = (field: string) => {
+    const ops = args.filter?.[field] as { eq?: unknown } | undefined;
+    return typeof ops?.eq === 'string' ? ops.eq : undefined;
+  };
+  return eqOf('typeId') ?? eqOf('type');
+}
+
+/** The first `content.<path>` field of a filter, if any: only then is a type's schema needed. */
+export function documentField(filter: Record<string, unknown> | undefined): string | undefined {
+  return Object.keys(filter ?? {}).find((field) => DOCUMENT_FIELD.test(field));
 }
 
 export function parseSort(sort: string | undefined): 'asc' | 'desc' {
@@ -117,22 +138,40 @@ const NOTHING = { id: { $in: [] } } as FilterQuery<Content>;
 export function searchWhere(
   filter: Record<string, unknown> | undefined,
   visibility: Visibility = 'admin',
+  schema?: Record<string, unknown>,
 ): FilterQuery<Content>[] {
   return Object.entries(filter ?? {}).flatMap(([field, ops]) => {
-    const spec = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
-    if (!spec) throw new BadRequestError(`Unknown filter field "${field}".`, { field, allowed: Object.keys(FIELDS) });
-    if (typeof ops !== 'object' || ops === null || Array.isArray(ops)) {
-      throw new BadRequestError(`Filter "${field}" must be an object of operators.`, {
-        field,
-        allowed: OPERATORS[spec.kind],
-      });
+    const document = DOCUMENT_FIELD.exec(field);
+    if (document) {
+      if (!schema)
+        throw new BadRequestError(`"${field}" needs exactly one content type selected (\`typeId\`).`, { field });
+      const path = document[1].split('.');
+      return Object.entries(operatorsOf(field, ops)).map(([op, value]) =>
+        documentCondition(schema, field, path, op, value),
+      );
     }
-    return Object.entries(ops).flatMap(([op, value]) => {
+    const spec = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
+    if (!spec)
+      throw new BadRequestError(`Unknown filter field "${field}".`, {
+        field,
+        allowed: [...Object.keys(FIELDS), 'content.<path>'],
+      });
+    return Object.entries(operatorsOf(field, ops, OPERATORS[spec.kind])).flatMap(([op, value]) => {
       const where = condition(field, spec.column, spec.kind, op, value);
       if (visibility !== 'published' || spec.kind !== 'status') return [where];
       return matchesPublished(op, value) ? [] : [NOTHING];
     });
   });
+}
+
+/** A filter field's value: an object of operator → value, else 400 naming the field. */
+function operatorsOf(field: string, ops: unknown, allowed?: string[]): Record<string, unknown> {
+  if (typeof ops !== 'object' || ops === null || Array.isArray(ops))
+    throw new BadRequestError(`Filter "${field}" must be an object of operators.`, {
+      field,
+      ...(allowed && { allowed }),
+    });
+  return ops as Record<string, unknown>;
 }
 
 /** Whether a (checked) status condition holds for `published`, the status of everything an API key sees. */
@@ -177,18 +216,8 @@ function condition(field: string, column: string, kind: FieldKind, op: string, v
     }
     case 'all':
       return on({ $contains: many() });
-    case 'like': {
-      // Without `%` the value is a literal substring (its `_` and `\` escaped); with `%` it is the caller's pattern.
-      const text = one(value) as string;
-      if (!text.includes('%')) return on({ $ilike: `%${escapeLike(text)}%` });
-      if (/(?<!\\)(?:\\\\)*\\$/.test(text)) {
-        throw new BadRequestError(
-          "A `like` pattern can't end with a lone backslash: it escapes the character after it.",
-          { field, operator: op },
-        );
-      }
-      return on({ $ilike: text });
-    }
+    case 'like':
+      return on({ $ilike: likePattern(field, one(value) as string) });
     default:
       return on({ [`$${op}`]: one(value) });
   }
@@ -253,7 +282,9 @@ export function sortOrder(sort: unknown): 'asc' | 'desc' {
  * refuse is refused when saving, so executing it later can't fail on its own query.
  */
 export function assertSearchBody(query: Record<string, unknown>): void {
-  searchWhere(query.filter as Record<string, unknown> | undefined);
+  // A saved search's `content.<path>` fields are checked when it runs, against the type's schema of that time.
+  const filter = query.filter as Record<string, unknown> | undefined;
+  searchWhere(filter && Object.fromEntries(Object.entries(filter).filter(([field]) => !DOCUMENT_FIELD.test(field))));
   sortOrder(query.sort);
   for (const parameter of ['search', 'query'] as const) {
     const text = query[parameter];

@@ -64,7 +64,7 @@ export const ADMIN_VIEW: ContentView = { visibility: 'admin', compiled: true };
 export interface ContentRowsOptions {
   /**
    * API keys' view: rows of the published projection (`where` and `orderBy` apply to it, never to the working
-   * copy), each with its version's document and module joined in the same query.
+   * copy), its document included, and the version's module joined in the same query.
    */
   published?: boolean;
   /** Also the content type version the row follows, as `contentType` (the resolved view). */
@@ -106,12 +106,12 @@ export async function readContentRows(
         .orderBy(orderBy)
         .limit(limit)
         .offset(offset)
-        .getKnexQuery()
-        .join('content_version as v', (on) => on.on('v.content_id', '=', 'c.id').andOn('v.version', '=', 'c.version'))
-        .select(
-          em.getKnex().raw(`v.content->'content' as v__document`),
-          ...(compiled ? ['v.compiled as v__compiled'] : []),
-        );
+        .getKnexQuery();
+      // The module stays in the version row, joined only when the caller selected it.
+      if (compiled)
+        query
+          .join('content_version as v', (on) => on.on('v.content_id', '=', 'c.id').andOn('v.version', '=', 'c.version'))
+          .select('v.compiled as v__compiled');
     }
     if (typeVersion) {
       // The row's own type version: the published version's in the projection (a later migration of the working copy
@@ -146,13 +146,12 @@ export async function readContentRows(
       }
       contentType = driver.mapResult(typeRow, typeMeta);
     }
-    const { v__document, v__compiled, ...columns } = row;
+    const { v__compiled, ...columns } = row;
     const entry = driver.mapResult(columns, meta) as Record<string, unknown>;
     if (!published) return (typeMeta ? { ...entry, contentType } : entry) as unknown as Content;
     // Keys never write, so they get no working-copy revision (it moves with every draft edit): the version stands in.
     const view = {
       ...entry,
-      content: v__document,
       ...(compiled ? { compiled: v__compiled } : {}),
       status: EntityStatus.published,
       lastPublishedVersion: entry.version,

@@ -107,13 +107,21 @@ export class ContentListArgs extends CursorArgs {
 
   @Field({ nullable: true, description: '`updatedAt:desc` (default) or `updatedAt:asc`.' })
   sort?: string;
+
+  @Field(() => JSONObjectScalar, {
+    nullable: true,
+    description:
+      'Field → operators, as in `searchContent`; with one `typeId` selected, `content.<path>` names a property of the document, e.g. `{"content.slug": {"eq": "launch"}}`. REST: `content.slug=launch`, `content.price[gte]=10`.',
+  })
+  filter?: Record<string, unknown>;
 }
 
 @InputType({ description: 'Advanced search: a filter map of field → operators, a sort, and offset paging.' })
 export class SearchContentInput {
   @Field(() => JSONObjectScalar, {
     nullable: true,
-    description: 'e.g. `{"status": {"eq": "published"}, "tags": {"all": ["a"]}}`.',
+    description:
+      'e.g. `{"status": {"eq": "published"}, "tags": {"all": ["a"]}}`; with `typeId: {eq}` selecting one type, `content.<path>` fields filter on the document, e.g. `{"content.price": {"gte": 10}}`.',
   })
   filter?: Record<string, unknown>;
 

@@ -11,6 +11,7 @@ import {
   parseLimit,
   parseOffsetArgs,
   type ProjectScope,
+  type Visibility,
   distinctNames,
   requireName,
 } from '@cp/graphql';
@@ -24,7 +25,17 @@ import { compileContent } from './content-compile';
 import { Folder } from '../folder/folder.entity';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
-import { fullText, listWhere, matchingIds, parseSort, searchWhere, searchWords, sortOrder } from './content-query';
+import {
+  documentField,
+  fullText,
+  listWhere,
+  matchingIds,
+  parseSort,
+  searchWhere,
+  searchWords,
+  selectedTypeId,
+  sortOrder,
+} from './content-query';
 import { ADMIN_VIEW, readContentRows, type ContentView } from './content-rows';
 import { PublishedContent } from './published-content.entity';
 import type { SemanticSearch } from '../semantic/semantic-search';
@@ -231,7 +242,8 @@ export class ContentService {
    * embeddings stay put. `compiled: false` (the caller didn't select it) leaves the modules in the database.
    */
   async list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, view: ContentView = ADMIN_VIEW) {
-    const where = listWhere(scope, args, view.visibility);
+    const schema = await this.filterSchema(em, scope, args, args.filter, view.visibility);
+    const where = listWhere(scope, args, view.visibility, schema);
     if (args.query) searchWords(args.query, 'query');
     if (args.query && this.semantic) {
       const limit = parseLimit(args.limit);
@@ -265,9 +277,10 @@ export class ContentService {
    */
   async search(em: EntityManager, scope: ProjectScope, input: SearchContentInput, view: ContentView = ADMIN_VIEW) {
     const { page, limit, offset } = parseOffsetArgs(input);
+    const schema = await this.filterSchema(em, scope, { filter: input.filter }, input.filter, view.visibility);
     const where = [
       ...listWhere(scope, { search: input.search }, view.visibility),
-      ...searchWhere(input.filter, view.visibility),
+      ...searchWhere(input.filter, view.visibility, schema),
     ];
     const order = sortOrder(input.sort);
     const published = view.visibility === 'published';
@@ -341,6 +354,37 @@ export class ContentService {
     const rows = await readContentRows(em, chosen, {}, limit, { published, compiled: view.compiled, offset: 0 });
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /**
+   * The schema `content.<path>` filters are checked against, when the filter has one: the selected type's latest
+   * published version for API keys (what their entries follow), its working schema for staff and preview keys.
+   */
+  private async filterSchema(
+    em: EntityManager,
+    scope: ProjectScope,
+    selection: Parameters<typeof selectedTypeId>[0],
+    filter: Record<string, unknown> | undefined,
+    visibility: Visibility,
+  ): Promise<Record<string, unknown> | undefined> {
+    const field = documentField(filter);
+    if (!field) return undefined;
+    const typeId = selectedTypeId(selection);
+    if (!typeId)
+      throw new BadRequestError(`"${field}" needs exactly one content type selected (\`typeId\`).`, { field });
+    const type = await em.findOne(ContentType, {
+      id: typeId,
+      organizationId: scope.organizationId,
+      projectId: scope.projectId,
+      status: { $ne: EntityStatus.deleted },
+    });
+    if (visibility === 'published') {
+      if (!type?.lastPublishedVersion)
+        throw new BadRequestError(`"${field}": the selected content type has no published version.`, { field, typeId });
+      return (await this.typeVersion(em, type.id, type.lastPublishedVersion)).content.schema;
+    }
+    if (!type) throw new BadRequestError(`"${field}": the selected content type does not exist.`, { field, typeId });
+    return type.schema;
   }
 
   private async latestTypeVersion(em: EntityManager, scope: ProjectScope, typeId: string): Promise<FrozenTypeVersion> {
