@@ -176,6 +176,8 @@ const DOCUMENT_FILTERS = [
   'content.title[exists]=true',
   'content.title[all]=One',
   'content.nope=1',
+  'sort=content.title:desc',
+  'content.title[neq]=One&sort=content.title:asc&limit=1',
 ];
 /** The `Page` type, created before any request is generated. */
 let pageTypeId = '';

@@ -69,7 +69,7 @@ const draftOp = fc.oneof(
 );
 
 const status = fc.constantFrom('published', 'modified', 'draft');
-const sort = fc.constantFrom('updatedAt:asc', 'updatedAt:desc');
+const sort = fc.constantFrom('updatedAt:asc', 'updatedAt:desc', 'content.price:asc', 'content.slug:desc');
 /** A REST list query: any combination of the list filters, sort, full-text search and page size. */
 const listQuery = fc.record(
   {
@@ -131,7 +131,11 @@ const d2Body = fc.record(
     filter: d2Filter,
     search: word,
     query: words(1, 2),
-    sort: fc.constantFrom({ field: 'updatedAt', order: 'asc' }, { field: 'updatedAt', order: 'desc' }),
+    sort: fc.constantFrom(
+      { field: 'updatedAt', order: 'asc' },
+      { field: 'updatedAt', order: 'desc' },
+      { field: 'content.price', order: 'desc' },
+    ),
     limit: fc.integer({ min: 1, max: 5 }),
   },
   { requiredKeys: [] },
@@ -246,8 +250,9 @@ export default function render(props: Props) { return '<h1>' + props.title + '</
       const { type, isTemplate, limit, document, ...rest } = q;
       const s = new URLSearchParams(rest as Record<string, string>);
       const filters = Object.entries(document ?? {});
-      // Document filters need one selected type.
-      if (type !== undefined || filters.length) s.set('type', p.typeIds[type ?? 0]);
+      // Document filters and sorts need one selected type.
+      if (type !== undefined || filters.length || rest.sort?.startsWith('content.'))
+        s.set('type', p.typeIds[type ?? 0]);
       for (const [name, value] of filters) s.set(name, value);
       if (isTemplate !== undefined) s.set('isTemplate', String(isTemplate));
       if (limit !== undefined) s.set('limit', String(limit));
@@ -272,9 +277,9 @@ export default function render(props: Props) { return '<h1>' + props.title + '</
         }
       } else if (r.kind === 'search') {
         const filter = r.body.filter;
-        // Document filters need one selected type.
+        // Document filters and sorts need one selected type.
         const typed =
-          filter && Object.keys(filter).some((f) => f.startsWith('content.'))
+          Object.keys(filter ?? {}).some((f) => f.startsWith('content.')) || r.body.sort?.field.startsWith('content.')
             ? { ...r.body, filter: { ...filter, typeId: { eq: p.typeIds[0] } } }
             : r.body;
         out.push(await raw('POST', `${p.api}/content/search`, p.key, typed));
@@ -286,7 +291,8 @@ export default function render(props: Props) { return '<h1>' + props.title + '</
           const [, field, op = 'eq'] = /^(content\.[a-z]+)(?:\[([a-z]+)\])?$/.exec(name)!;
           (filter[field] ??= {})[op] = value;
         }
-        const typeId = type !== undefined || document ? p.typeIds[type ?? 0] : undefined;
+        const typeId =
+          type !== undefined || document || rest.sort?.startsWith('content.') ? p.typeIds[type ?? 0] : undefined;
         const args = Object.entries({ ...rest, typeId, query })
           .filter(([, v]) => v !== undefined)
           .map(([k, v]) => (k === 'status' ? `${k}: ${v}` : `${k}: ${JSON.stringify(v)}`));

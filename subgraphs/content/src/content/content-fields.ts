@@ -66,7 +66,7 @@ function typesOf(node: SchemaNode): string[] {
 /**
  * One `content.<path>` filter as conditions on the `content` column. `eq`, `neq` and `in` are containment (`@>`), so
  * the published projection's `jsonb_path_ops` index answers them; comparisons hold only between values of the
- * property's own JSON type, strings compared by code point (the same order on every database).
+ * property's own JSON type, in the order a sort on the property uses (PostgreSQL's order of JSON values).
  */
 export function documentCondition(
   schema: SchemaNode,
@@ -123,20 +123,43 @@ export function documentCondition(
       );
     default: {
       const comparison = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[op]!;
-      const bound = typed(kind, field, op, value);
-      if (kind === 'string')
-        return where(
-          (a) =>
-            `(jsonb_typeof(${a}.content #> ?::text[]) = 'string' and (${a}.content #>> ?::text[]) collate "C" ${comparison} ?)`,
-          [pointer, pointer, bound],
-        );
+      const type = kind === 'string' ? 'string' : 'number';
       return where(
         (a) =>
-          `(jsonb_typeof(${a}.content #> ?::text[]) = 'number' and (${a}.content #> ?::text[]) ${comparison} ?::jsonb)`,
-        [pointer, pointer, JSON.stringify(bound)],
+          `jsonb_typeof(${a}.content #> ?::text[]) = '${type}' and (${a}.content #> ?::text[]) ${comparison} ?::jsonb`,
+        [pointer, pointer, JSON.stringify(typed(kind, field, op, value))],
       );
     }
   }
+}
+
+/** How a list sorts on a document property: its SQL over a table alias, and a row's value as a cursor keeps it. */
+export interface DocumentSortKey {
+  sql(alias: string): string;
+  valueOf(row: { content?: Record<string, unknown> }): string;
+}
+
+/**
+ * The sort key of `content.<path>`: the property's JSON value, a missing one as JSON `null`, so every entry has a
+ * place in PostgreSQL's total order of JSON values (null, then strings, numbers, booleans; each type in its own
+ * order) and a cursor compares the pair (value, id). Only scalar properties sort; an object or array is 400.
+ */
+export function documentSortKey(schema: SchemaNode, field: string): DocumentSortKey {
+  const path = DOCUMENT_FIELD.exec(field)![1].split('.');
+  if (propertyKind(schema, field, path) === 'other')
+    throw new BadRequestError(`"${field}" is not a string, number, boolean or reference: it can't be sorted on.`, {
+      field,
+      parameter: 'sort',
+    });
+  // The path is a literal of the SQL text (an ORDER BY takes no bindings here); its quotes doubled.
+  const literal = `'${pgPath(path).replace(/'/g, "''")}'::text[]`;
+  return {
+    sql: (alias) => `coalesce(${alias}.content #> ${literal}, 'null'::jsonb)`,
+    valueOf: (row) =>
+      JSON.stringify(
+        path.reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], row.content) ?? null,
+      ),
+  };
 }
 
 /**

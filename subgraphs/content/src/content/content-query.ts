@@ -95,15 +95,29 @@ export function selectedTypeId(args: Pick<ContentListArgs, 'typeId' | 'type' | '
   return eqOf('typeId') ?? eqOf('type');
 }
 
-/** The first `content.<path>` field of a filter, if any: only then is a type's schema needed. */
-export function documentField(filter: Record<string, unknown> | undefined): string | undefined {
-  return Object.keys(filter ?? {}).find((field) => DOCUMENT_FIELD.test(field));
+/** The first `content.<path>` field a filter or an order names, if any: only then is a type's schema needed. */
+export function documentField(filter: Record<string, unknown> | undefined, order: ListOrder): string | undefined {
+  return [...Object.keys(filter ?? {}), order.field].find((field) => DOCUMENT_FIELD.test(field));
 }
 
-export function parseSort(sort: string | undefined): 'asc' | 'desc' {
-  if (sort === undefined || sort === 'updatedAt:desc') return 'desc';
-  if (sort === 'updatedAt:asc') return 'asc';
-  throw new BadRequestError('sort must be `updatedAt:asc` or `updatedAt:desc`.', { parameter: 'sort', value: sort });
+/** A list's order: `updatedAt`, or a property of the document (`content.<path>`); ties are broken by id. */
+export interface ListOrder {
+  field: 'updatedAt' | `content.${string}`;
+  direction: 'asc' | 'desc';
+}
+
+const NEWEST_FIRST: ListOrder = { field: 'updatedAt', direction: 'desc' };
+
+/** A list's `sort`: `<field>:asc|desc`, the field `updatedAt` (default, newest first) or `content.<path>`. */
+export function parseSort(sort: string | undefined): ListOrder {
+  if (sort === undefined) return NEWEST_FIRST;
+  const match = /^(updatedAt|content\.[^:]+):(asc|desc)$/.exec(sort);
+  if (!match)
+    throw new BadRequestError('sort must be `updatedAt:asc|desc` or `content.<path>:asc|desc`.', {
+      parameter: 'sort',
+      value: sort,
+    });
+  return { field: match[1] as ListOrder['field'], direction: match[2] as ListOrder['direction'] };
 }
 
 /** What a filterable field holds decides its operators and the values they take. */
@@ -264,17 +278,24 @@ export async function matchingIds(
   return new Set(rows.map((r) => r.id));
 }
 
-/** The search's `sort`: one `{field: "updatedAt", order}` entry (or none: newest first). */
-export function sortOrder(sort: unknown): 'asc' | 'desc' {
-  if (sort === undefined || sort === null) return 'desc';
+/** The search's `sort`: one `{field: "updatedAt" | "content.<path>", order}` entry (or none: newest first). */
+export function sortOrder(sort: unknown): ListOrder {
+  if (sort === undefined || sort === null) return NEWEST_FIRST;
   const list = Array.isArray(sort) ? sort : [sort];
   const [first] = list as { field?: unknown; order?: unknown }[];
-  if (list.length !== 1 || first?.field !== 'updatedAt' || (first.order !== 'asc' && first.order !== 'desc')) {
-    throw new BadRequestError('sort supports one entry: {field: "updatedAt", order: "asc" | "desc"}.', {
-      parameter: 'sort',
-    });
+  const field = first?.field;
+  if (
+    list.length !== 1 ||
+    typeof field !== 'string' ||
+    (field !== 'updatedAt' && !DOCUMENT_FIELD.test(field)) ||
+    (first.order !== 'asc' && first.order !== 'desc')
+  ) {
+    throw new BadRequestError(
+      'sort supports one entry: {field: "updatedAt" or "content.<path>", order: "asc" | "desc"}.',
+      { parameter: 'sort' },
+    );
   }
-  return first.order;
+  return { field: field as ListOrder['field'], direction: first.order };
 }
 
 /**

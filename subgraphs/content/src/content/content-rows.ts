@@ -125,10 +125,12 @@ export async function readContentRows(
     return query;
   };
   const key = `${published}|${typeVersion}|${compiled}|${JSON.stringify(orderBy)}|${limit}`;
-  // A later page is built as is: learning a shape per page number would only fill the cache.
-  const { sql, bindings } = offset
-    ? build(where).toSQL()
-    : shapesOf(em, offset === undefined ? 'lists' : 'searches').compile(key, where, build);
+  // A later page is built as is: learning a shape per page number would only fill the cache. So is an order on an SQL
+  // expression (a document property): its key is a new raw fragment's every time.
+  const { sql, bindings } =
+    offset || Object.keys(orderBy).some((column) => !/^\w+$/.test(column))
+      ? build(where).toSQL()
+      : shapesOf(em, offset === undefined ? 'lists' : 'searches').compile(key, where, build);
   const rows: Record<string, unknown>[] = await em
     .getConnection()
     .execute(sql, [...bindings], 'all', em.getTransactionContext());

@@ -16,12 +16,13 @@ import {
   requireName,
 } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
-import { RawQueryFragment, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { raw, RawQueryFragment, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { ContentType } from '../content-type/content-type.entity';
 import { afterEdit, assertTransition, publishedEvent } from '../lifecycle/lifecycle';
 import { deleteChange, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
 import { compileContent } from './content-compile';
+import { documentSortKey } from './content-fields';
 import { Folder } from '../folder/folder.entity';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
@@ -242,7 +243,8 @@ export class ContentService {
    * embeddings stay put. `compiled: false` (the caller didn't select it) leaves the modules in the database.
    */
   async list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, view: ContentView = ADMIN_VIEW) {
-    const schema = await this.filterSchema(em, scope, args, args.filter, view.visibility);
+    const order = parseSort(args.sort);
+    const schema = await this.documentSchema(em, scope, args, documentField(args.filter, order), view.visibility);
     const where = listWhere(scope, args, view.visibility, schema);
     if (args.query) searchWords(args.query, 'query');
     if (args.query && this.semantic) {
@@ -261,10 +263,12 @@ export class ContentService {
     }
     const text = args.query ? fullText(args.query, 'query') : undefined;
     const published = view.visibility === 'published';
-    return keysetPage(em, (published ? PublishedContent : Content) as typeof Content, {
+    const byDocument = order.field === 'updatedAt' ? undefined : documentSortKey(schema!, order.field);
+    return keysetPage<Content>(em, (published ? PublishedContent : Content) as typeof Content, {
       where: { $and: text ? [...where, text] : where } as FilterQuery<Content>,
       sortField: 'updatedAt',
-      direction: parseSort(args.sort),
+      sortBy: byDocument && { ...byDocument, cast: 'jsonb' },
+      direction: order.direction,
       args,
       // Read-only: plain rows in one query (the published document joined in), no entities.
       rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, { published, compiled: view.compiled }),
@@ -277,12 +281,13 @@ export class ContentService {
    */
   async search(em: EntityManager, scope: ProjectScope, input: SearchContentInput, view: ContentView = ADMIN_VIEW) {
     const { page, limit, offset } = parseOffsetArgs(input);
-    const schema = await this.filterSchema(em, scope, { filter: input.filter }, input.filter, view.visibility);
+    const order = sortOrder(input.sort);
+    const field = documentField(input.filter, order);
+    const schema = await this.documentSchema(em, scope, { filter: input.filter }, field, view.visibility);
     const where = [
       ...listWhere(scope, { search: input.search }, view.visibility),
       ...searchWhere(input.filter, view.visibility, schema),
     ];
-    const order = sortOrder(input.sort);
     const published = view.visibility === 'published';
     if (input.query) searchWords(input.query, 'query');
     if (input.query && this.semantic) {
@@ -309,7 +314,9 @@ export class ContentService {
       (published ? PublishedContent : Content) as typeof Content,
       filter,
       input,
-      { updatedAt: order, id: 'asc' },
+      order.field === 'updatedAt'
+        ? { updatedAt: order.direction, id: 'asc' }
+        : { [raw((alias) => documentSortKey(schema!, order.field).sql(alias))]: order.direction, id: 'asc' },
       (page, orderBy, limit, offset) =>
         readContentRows(em, page, orderBy, limit, { published, compiled: view.compiled, offset }),
     );
@@ -357,17 +364,17 @@ export class ContentService {
   }
 
   /**
-   * The schema `content.<path>` filters are checked against, when the filter has one: the selected type's latest
-   * published version for API keys (what their entries follow), its working schema for staff and preview keys.
+   * The schema `content.<path>` filters and sorts are checked against, when the request names one (`field`): the
+   * selected type's latest published version for API keys (what their entries follow), its working schema for staff
+   * and preview keys.
    */
-  private async filterSchema(
+  private async documentSchema(
     em: EntityManager,
     scope: ProjectScope,
     selection: Parameters<typeof selectedTypeId>[0],
-    filter: Record<string, unknown> | undefined,
+    field: string | undefined,
     visibility: Visibility,
   ): Promise<Record<string, unknown> | undefined> {
-    const field = documentField(filter);
     if (!field) return undefined;
     const typeId = selectedTypeId(selection);
     if (!typeId)
