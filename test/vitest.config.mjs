@@ -12,6 +12,7 @@ const TIMED = [
   'database-slow.test.ts',
   'rate-limit.test.ts',
   'schedules-shutdown.test.ts',
+  'slow-headers.test.ts',
   'standalone-outage.test.ts',
   'subgraph-subscriptions.test.ts',
   'webhooks-shutdown.test.ts',

@@ -124,7 +124,7 @@ export async function startHost({
   app.disable('x-powered-by');
   const readiness = new Readiness();
   const drain = new HttpDrain(readiness);
-  const server = expressServer(app);
+  const server = expressServer(app, config.http);
   answerParserRefusals(server);
   drain.attach(server);
   app.use(requestMetrics());
@@ -133,6 +133,11 @@ export async function startHost({
   app.get(
     '/ready',
     readiness.handler(() => db.ping(), {
+      // Out of disk: writes answer 507 while reads work; out of memory or connections: 503s that pass as load drops.
+      database: () => {
+        const out = db.exhausted();
+        return out === undefined ? true : out === 'disk' ? 'full' : 'exhausted';
+      },
       broker: () => broker.connected,
       redis: () => limiter.storeUp(),
     }),
