@@ -8,6 +8,7 @@ import { sharedConfig } from '../vitest.shared.mjs';
 const TIMED = [
   'broker-outages.test.ts',
   'broker-reconnect.test.ts',
+  'broker-stall.test.ts',
   'database-outage.test.ts',
   'database-slow.test.ts',
   'rate-limit.test.ts',

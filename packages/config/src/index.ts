@@ -53,6 +53,9 @@ const envSchema = z
       z.number().int().positive().max(65535).optional(),
     ),
     REDIS_URL: optionalString.pipe(z.url().optional()),
+    BROKER_TIMEOUT_MS: int(1000),
+    BROKER_PUBLISH_WAIT_MS: int(250),
+    BROKER_PROBE_INTERVAL_MS: int(1000),
     NATS_URL: optionalString.pipe(z.url().optional()),
     RATE_LIMIT_PER_MINUTE: int(600),
     RATE_LIMIT_PER_HOUR: int(30_000),
@@ -151,6 +154,13 @@ export interface Config {
   subgraphPort?: number;
   redisUrl?: string;
   natsUrl?: string;
+  /**
+   * Redis and NATS on the request path (circuit.ts). `timeoutMs`: the longest a request waits on a rate-limit or
+   * sign-in counter in Redis, and a probe on any broker; `publishWaitMs`: the longest a write waits for its
+   * announcement. The first call past its time-out opens the broker's circuit: later calls skip it at once (memory
+   * counters, the outbox poll) until a probe, every `probeIntervalMs`, sees it answer.
+   */
+  brokers: { timeoutMs: number; publishWaitMs: number; probeIntervalMs: number };
   /** Per token or key; `anonymousPerMinute` per client IP for requests without a credential (sign-in). */
   rateLimit: {
     perMinute: number;
@@ -233,6 +243,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     subgraphPort: e.SUBGRAPH_PORT,
     redisUrl: e.REDIS_URL,
     natsUrl: e.NATS_URL,
+    brokers: {
+      timeoutMs: e.BROKER_TIMEOUT_MS,
+      publishWaitMs: e.BROKER_PUBLISH_WAIT_MS,
+      probeIntervalMs: e.BROKER_PROBE_INTERVAL_MS,
+    },
     rateLimit: {
       perMinute: e.RATE_LIMIT_PER_MINUTE,
       perHour: e.RATE_LIMIT_PER_HOUR,
@@ -270,5 +285,6 @@ export function loadConfigOrExit(env: Record<string, string | undefined> = proce
 export * from './logger';
 export * from './secrets';
 export * from './connection-state';
+export * from './circuit';
 export * from './feed-gate';
 export * from './feed-cache';

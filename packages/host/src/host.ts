@@ -104,7 +104,13 @@ export async function startHost({
   const db = await openDatabase({ config, modules: modules.map((m) => m.database), logger, initialData });
   // Transactional outbox: positions assigned right after this process's commits, announced to every replica.
   const databaseUrl = db.embedded ? undefined : config.database.url;
-  const broker = await createBroker({ redisUrl: config.redisUrl, natsUrl: config.natsUrl, databaseUrl, logger });
+  const broker = await createBroker({
+    redisUrl: config.redisUrl,
+    natsUrl: config.natsUrl,
+    databaseUrl,
+    logger,
+    brokers: config.brokers,
+  });
   const dispatcher = new EventDispatcher(db.orm, broker, logger).start();
   onEventsCommitted(db.orm.em, () => dispatcher.kick());
   // One limiter for every host (same store, same budgets).
