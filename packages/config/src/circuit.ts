@@ -28,11 +28,16 @@ export interface CircuitOptions {
   probe(): Promise<unknown>;
 }
 
-/** Rejects with BrokerTimeoutError when `promise` has not settled within `ms`; never leaves a timer behind. */
+/**
+ * Rejects with BrokerTimeoutError when `promise` has not settled within `ms`; never leaves a timer behind. An answer
+ * that arrived while this process was busy (a long garbage collection, a burst of CPU work) is not a time-out: after a
+ * blocked event loop Node runs due timers before it reads the sockets, so the verdict waits for one turn of I/O
+ * (setImmediate runs after it) and the answer, if it is there, wins.
+ */
 export function withTimeout<T>(promise: Promise<T>, ms: number, name: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new BrokerTimeoutError(name, ms)), ms);
+    timer = setTimeout(() => setImmediate(() => reject(new BrokerTimeoutError(name, ms))), ms);
   });
   // The abandoned call may still settle (a thawed broker answers): nobody listens then, and that is fine.
   promise.catch(() => undefined);

@@ -89,9 +89,10 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       enableAutoPipelining: true,
-      // The circuit below bounds every call; the client's own time-out frees the command's slot alike. Keepalive finds
+      // The circuit below bounds every call; the client's own, longer time-out only frees an abandoned command (were
+      // it as short, it would fire beside the circuit's and skip its patience with a busy event loop). Keepalive finds
       // a dead peer.
-      commandTimeout: timeoutMs,
+      commandTimeout: 2 * timeoutMs,
       keepAlive: 10_000,
     });
     // While Redis is down the in-memory limiters count; without these listeners ioredis would print every failed

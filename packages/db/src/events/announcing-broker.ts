@@ -14,7 +14,7 @@ const RETRY_MS = 1000;
  * its own writes even while the broker is down), then published. A publish that fails is not lost: the highest
  * position not yet published is retried every second until the broker takes it (positions are cumulative, so one
  * message covers every earlier one). Other replicas also poll the outbox (EventFeed), so nothing depends on it alone.
- * A publish unanswered within `publishWaitMs` opens the broker's circuit: while it is open, writes do not wait for
+ * On Redis and NATS, a publish unanswered within `publishWaitMs` opens the broker's circuit: while it is open, writes do not wait for
  * their announcement at all (the retry and the other replicas' outbox poll carry it), `connected` is false (`/ready`
  * says `degraded`), and a PING every `probeIntervalMs` closes it once the broker answers.
  */
@@ -29,20 +29,22 @@ export class AnnouncingBroker implements EventBroker {
   private publishing: Promise<boolean> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
-  private readonly circuit: Circuit;
+  /** Redis and NATS (SharedBroker); none for PostgreSQL as the broker. */
+  private readonly circuit: Circuit | undefined;
 
   constructor(
-    private readonly inner: SharedBroker,
+    private readonly inner: EventBroker | SharedBroker,
     private readonly options: AnnouncingOptions,
     private readonly logger?: Logger,
   ) {
     inner.subscribe((position) => this.deliver(position));
-    this.circuit = new Circuit(inner.state, {
-      name: `event broker (${inner.kind})`,
-      timeoutMs: options.timeoutMs,
-      probeIntervalMs: options.probeIntervalMs,
-      probe: () => inner.ping(),
-    });
+    if ('ping' in inner)
+      this.circuit = new Circuit(inner.state, {
+        name: `event broker (${inner.kind})`,
+        timeoutMs: options.timeoutMs,
+        probeIntervalMs: options.probeIntervalMs,
+        probe: () => inner.ping(),
+      });
   }
 
   get kind() {
@@ -50,7 +52,7 @@ export class AnnouncingBroker implements EventBroker {
   }
 
   get connected() {
-    return this.inner.connected && this.circuit.up;
+    return this.inner.connected && (this.circuit?.up ?? true);
   }
 
   /**
@@ -62,7 +64,7 @@ export class AnnouncingBroker implements EventBroker {
     this.deliver(position);
     const value = BigInt(position);
     if (this.pending === undefined || value > this.pending) this.pending = value;
-    if (!this.circuit.up) return this.schedule();
+    if (this.circuit && !this.circuit.up) return this.schedule();
     const waited = new Promise<void>((r) => setTimeout(r, this.options.publishWaitMs).unref());
     await Promise.race([this.carry(value), waited]);
   }
@@ -84,7 +86,7 @@ export class AnnouncingBroker implements EventBroker {
   async close() {
     this.closed = true;
     clearTimeout(this.timer);
-    this.circuit.close();
+    this.circuit?.close();
     await this.inner.close();
   }
 
@@ -104,8 +106,8 @@ export class AnnouncingBroker implements EventBroker {
     const position = this.pending;
     if (position === undefined || this.closed) return Promise.resolve(false);
     // Bounded by the write's wait: a broker that takes longer is counted as stalled, and writes stop waiting for it.
-    this.publishing = this.circuit
-      .run(() => this.inner.publish(String(position)), this.options.publishWaitMs)
+    const publish = () => this.inner.publish(String(position));
+    this.publishing = (this.circuit ? this.circuit.run(publish, this.options.publishWaitMs) : publish())
       .then(
         () => {
           if (position > this.carried) this.carried = position;

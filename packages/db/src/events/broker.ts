@@ -15,7 +15,11 @@ export interface EventBroker {
   close(): Promise<void>;
 }
 
-/** A broker shared by replicas over the network: it can stall, so AnnouncingBroker time-boxes it. */
+/**
+ * A broker of its own shared by replicas over the network (Redis, NATS): it can stall while the database serves, so
+ * AnnouncingBroker time-boxes it behind a circuit. PostgreSQL as the broker is the database itself: its liveness probe
+ * already answers a stall (requests 503 at once), and a write cannot commit meanwhile to wait on an announcement.
+ */
 export interface SharedBroker extends EventBroker {
   /** Up or down, logged once per change; the announcing wrapper's circuit marks it too (one outage, one line). */
   readonly state: ConnectionState;
@@ -61,12 +65,12 @@ export class LocalBroker implements EventBroker {
 }
 
 /** LISTEN on a dedicated connection; reconnects with backoff (missed notifications are covered by polling). */
-export class PostgresBroker implements SharedBroker {
+export class PostgresBroker implements EventBroker {
   readonly kind = 'postgres';
   private readonly listeners: ((position: string) => void)[] = [];
   private client: import('pg').Client | undefined;
   private closed = false;
-  readonly state: ConnectionState;
+  private readonly state: ConnectionState;
 
   constructor(
     private readonly url: string,
@@ -113,11 +117,6 @@ export class PostgresBroker implements SharedBroker {
   async publish(position: string) {
     if (!this.client) throw new Error('The PostgreSQL event listener connection is down.');
     await this.client.query('select pg_notify($1, $2)', [CHANNEL, position]);
-  }
-
-  async ping() {
-    if (!this.client) throw new Error('The PostgreSQL event listener connection is down.');
-    await this.client.query('select 1');
   }
 
   subscribe(listener: (position: string) => void) {
@@ -297,7 +296,8 @@ export class NatsBroker implements SharedBroker {
 /**
  * Redis or NATS when configured (never both: the configuration refuses it); otherwise PostgreSQL, or in-process on
  * the embedded database. A shared broker is wrapped so that announcements reach this process at once, are retried,
- * and never hold a write past `publishWaitMs` (circuit.ts: after one time-out, not at all until a probe is answered).
+ * and never hold a write past `publishWaitMs` (circuit.ts for Redis and NATS: after one time-out, not at all until a
+ * probe is answered).
  */
 export async function createBroker(options: {
   redisUrl?: string;
