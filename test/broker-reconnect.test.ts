@@ -70,7 +70,7 @@ describe('event brokers across broker outages (real redis-server and nats-server
     await waitFor('B hears position 1', () => heard.includes('1'), { timeoutMs: 5000 });
 
     await nats.stop();
-    // Longer than the nats client's default reconnect budget: the old client closed for good after it.
+    // Longer than the nats client's default reconnect budget: the client must not give up after it.
     await new Promise((r) => setTimeout(r, 23_000));
     const whileDown = a.connected;
     await nats.start();

@@ -1,4 +1,4 @@
-// Black-box property (D9): an API key's answers depend on the published state only; draft edits never change them.
+// Black-box property: an API key's answers depend on the published state only; draft edits never change them.
 import fc from 'fast-check';
 import { Client as Pg } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +48,7 @@ const draftOp = fc.oneof(
 
 const status = fc.constantFrom('published', 'modified', 'draft');
 const sort = fc.constantFrom('updatedAt:asc', 'updatedAt:desc');
-/** A REST list query: any combination of the D1 filters, sort, full-text search and page size. */
+/** A REST list query: any combination of the list filters, sort, full-text search and page size. */
 const listQuery = fc.record(
   {
     search: word.map((w) => w.slice(0, 4)),
@@ -62,7 +62,7 @@ const listQuery = fc.record(
   },
   { requiredKeys: [] },
 );
-/** A D2 filter over every filterable field. */
+/** A search filter over every filterable field. */
 const d2Filter = fc.record(
   {
     name: fc.oneof(

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadSubgraphSecret } from './index';
 
 describe('loadConfig', () => {
-  it('applies the D14 defaults', () => {
+  it('applies the defaults', () => {
     const c = loadConfig({});
     expect(c.http).toMatchObject({ port: 4000, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:4000' });
     expect(c.http.cdnUrl).toBe('http://127.0.0.1:4000/cdn');

@@ -1,4 +1,4 @@
-// The service's one configuration object: environment variables (D14) parsed and validated once with zod.
+// The service's one configuration object: environment variables parsed and validated once with zod.
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
@@ -171,7 +171,7 @@ export interface Config {
     signInWindowSeconds: number;
   };
   uploads: { maxBytes: number };
-  /** CDN image transformations (D19): how many run at once in a process, and how many may wait for a slot. */
+  /** CDN image transformations: how many run at once in a process, and how many may wait for a slot. */
   images: { concurrency: number; queue: number };
   /** Semantic search: the local MiniLM model, a hosted OpenAI-compatible API (key), or off. */
   /** `idleSeconds`: the local model's thread is stopped after this long without work (0: never), freeing its memory. */

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
-import { RevisionCheck } from '@cp/graphql';
+import { RevisionCheck } from './revision';
 import { ColumnLengthCheck } from './column-lengths';
 import { acquireDataLock, type DataLock } from './data-lock';
 import { embeddedIsNew, embeddedLockPath, startEmbeddedPostgres } from './embedded';
@@ -29,7 +29,7 @@ export interface Database {
   orm: MikroORM;
   embedded: boolean;
   /**
-   * True when the database answers within the timeout (health check, D10). With a liveness probe (PostgreSQL): false at
+   * True when the database answers within the timeout (health check). With a liveness probe (PostgreSQL): false at
    * once while it finds the database not answering, else the probe's own answer (bounded by its timeout, and never
    * waiting for a pooled connection: a saturated pool is not an outage).
    */
@@ -150,7 +150,7 @@ function initialDataFor(dataDir: string, modules: DatabaseModule[], file?: strin
 
 /**
  * Builds the embedded database's initial data at `file` (a build step): a new database with every migration of
- * `modules` applied and nothing else (the bootstrap of D5 runs at the first start), stopped cleanly, then packed.
+ * `modules` applied and nothing else (the first-start bootstrap runs later), stopped cleanly, then packed.
  */
 export async function buildInitialData(modules: DatabaseModule[], file: string): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cp-initial-data-'));
@@ -195,7 +195,7 @@ function connect(modules: DatabaseModule[], target: Target, logger?: Logger): Pr
       : { host: target.host, port: target.port, user: 'postgres', dbName: 'postgres' }),
     entities: [EventRecord, ...modules.flatMap((m) => m.entities)],
     extensions: [Migrator],
-    // D16: `If-Match` / `expectedRevision` compared when the change is flushed, inside its transaction; text checked
+    // `If-Match` / `expectedRevision` compared when the change is flushed, inside its transaction; text checked
     // against its column's length (422 naming the member rather than the database's refusal).
     subscribers: [new RevisionCheck(), new ColumnLengthCheck()],
     migrations: {

@@ -1,4 +1,4 @@
-// A stalled store costs one call its time-out, then the memory counts; a refusal from the store is an answer, not a failure.
+// A stalled store costs one call its time-out, then memory counts; a refusal from the store is an answer, not a failure.
 import { Circuit, connectionState } from '@cp/config';
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { afterEach, describe, expect, it } from 'vitest';

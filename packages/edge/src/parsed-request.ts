@@ -97,6 +97,21 @@ export function parsedUrl(req: IncomingMessage): ParsedUrl {
   return parsed.value;
 }
 
+/**
+ * Refuses a query parameter the route does not take (400 naming it). Every REST route and HTTP route applies it to
+ * its declared parameters, so a misspelt or unsupported one is an error instead of a silently wider answer.
+ */
+export function assertDeclaredParameters(declared: Iterable<string>, query: Readonly<Record<string, string>>): void {
+  const known = declared instanceof Set ? (declared as ReadonlySet<string>) : new Set(declared);
+  for (const name in query) {
+    if (!known.has(name))
+      throw new BadRequestError(`Unknown query parameter "${name}": this route does not take it.`, {
+        parameter: name,
+        accepted: [...known].sort(),
+      });
+  }
+}
+
 /** The four members of a GraphQL request over GET (GraphQL over HTTP); every other parameter is ignored by Apollo. */
 const GRAPHQL_GET_PARAMETERS = ['query', 'operationName', 'variables', 'extensions'] as const;
 

@@ -1,4 +1,4 @@
-// The D4 envelope for requests Node's HTTP parser refuses before any handler sees them, at every HTTP host.
+// The error envelope for requests Node's HTTP parser refuses before any handler sees them, at every HTTP host.
 import { AppError, BadRequestError, toErrorEnvelope } from '@cp/errors';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
@@ -17,7 +17,7 @@ const CAUSES: Record<string, string> = {
 /**
  * Node answers a request it cannot parse (an unknown method, a byte a header may not hold, a malformed chunked body,
  * headers past `maxHeaderSize`) with a bare status line. Here that refusal is 400 `BAD_REQUEST` in the envelope with
- * an `X-Request-ID`, like every other answer (D4), `details.reason` naming the parser's code; then the connection
+ * an `X-Request-ID`, like every other answer, `details.reason` naming the parser's code; then the connection
  * closes, as Node closes it. A request whose headers (or body) did not arrive within the server's deadlines
  * (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`) is 408 `REQUEST_TIMEOUT` in the envelope alike (browsers
  * retry on a 408).

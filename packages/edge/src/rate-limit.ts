@@ -1,8 +1,8 @@
-// Rate limits (D5): one budget per caller (user or API key) shared by REST, GraphQL and every replica; sign-in per IP and per account.
+// Rate limits: one budget per caller (user or API key) shared by REST, GraphQL and every replica; sign-in per IP and per account.
 import { Circuit, connectionState, type Config, type Logger } from '@cp/config';
 import { RateLimitedError } from '@cp/errors';
 import { counter } from '@cp/metrics';
-import type { Context } from '@cp/graphql';
+import type { Context } from '@cp/principal';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import Redis from 'ioredis';
@@ -67,8 +67,8 @@ const TABLE = 'rate_limit';
 
 /**
  * Redis when `REDIS_URL` is set (both windows' commands go out in one pipelined round trip), else the service's
- * PostgreSQL in an UNLOGGED table (a counter upsert writes no WAL and its commit waits for no disk flush: issue
- * 12.5, see bench/RESULTS.md), else (PGlite, one process) memory.
+ * PostgreSQL in an UNLOGGED table (a counter upsert writes no WAL and its commit waits for no disk flush, see
+ * bench/RESULTS.md), else (PGlite, one process) memory.
  */
 export async function createRateLimiter(options: RateLimitOptions): Promise<RateLimiter> {
   const { perMinute, perHour, anonymousPerMinute, signInFailures, signInWindowSeconds } = options.config.rateLimit;
@@ -194,7 +194,7 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
 /**
  * The budget belongs to who authenticated the request, never to a header the client can vary freely:
  * a user's id (every token of the user, including ones minted with `POST /app/v1/auth/tokens` and any spelling of
- * the `Authorization` header, shares it: D5's "per token or key" means per caller identity), a key's id, or —
+ * the `Authorization` header, shares it: "per token or key" means per caller identity), a key's id, or —
  * without a credential — the TCP peer address (`X-Forwarded-For` is ignored: anyone can set it).
  */
 function budgetKey(principal: Context['principal'], peer: string | undefined): string {

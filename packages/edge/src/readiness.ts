@@ -17,7 +17,7 @@ export class Readiness {
   }
 
   /**
-   * `/health` stays liveness (D10); `/ready` tells a load balancer whether to send traffic here. `optional`: other
+   * `/health` stays liveness; `/ready` tells a load balancer whether to send traffic here. `optional`: other
    * backing services' connections by name (`broker`, `redis`), each true while up. While one is down the replica still
    * answers correctly (without the event broker, replicas learn of other replicas' writes by polling, within about 2 s
    * instead of at once; without the rate limits' Redis, per-process memory counters count), so it keeps its traffic and

@@ -1,4 +1,4 @@
-// Every error code the API can answer with, its HTTP status (D4) and its default message, in one place.
+// Every error code the API can answer with, its HTTP status and its default message, in one place.
 export const ERROR_CATALOGUE = {
   BAD_REQUEST: { status: 400, message: 'The request is malformed.' },
   UNAUTHORIZED: { status: 401, message: 'Authentication is missing, invalid, expired or revoked.' },

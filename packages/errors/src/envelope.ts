@@ -1,4 +1,4 @@
-// The one edge mapping from any thrown or GraphQL-reported error to D4's HTTP status and envelope.
+// The one edge mapping from any thrown or GraphQL-reported error to its HTTP status and envelope.
 import { ERROR_CATALOGUE, isErrorCode, type ErrorCode } from './catalogue';
 import { inputErrorOf } from './input-error';
 import { exhaustionErrorOf } from './resource-exhaustion';
@@ -12,7 +12,7 @@ export interface ErrorEnvelope {
 export interface EdgeContext {
   requestId: string;
   lang: string;
-  /** REST GET: variables come from the query string, so a bad one is 400 naming the parameter (D1). */
+  /** REST GET: variables come from the query string, so a bad one is 400 naming the parameter. */
   variablesFrom: 'query' | 'body';
 }
 

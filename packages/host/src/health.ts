@@ -1,11 +1,11 @@
-// GET /health (D10): `ok`, or `degraded` with 503 when the database does not answer (200 when only the broker is down
-// or the database refuses writes for lack of space).
+// GET /health: `ok`, or `degraded` with 503 when the database does not answer (200 when only the broker is down or
+// the database refuses writes for lack of space).
 import type { Database, EventBroker } from '@cp/db';
 import type { Request, Response } from 'express';
 
 /**
- * Exactly D10's members; `/ready` says which dependency is down. A broker outage is `degraded` at 200: answers stay
- * correct (docs/operating/README.md, Faults).
+ * Exactly `{status, version, timestamp}`; `/ready` says which dependency is down. A broker outage is `degraded` at
+ * 200: answers stay correct (docs/operating/README.md, Faults).
  */
 export function healthHandler(
   db: Pick<Database, 'ping' | 'exhausted'>,

@@ -67,7 +67,7 @@ export interface HostOptions {
   auth(parts: Pick<HostParts, 'db' | 'limiter'> & Omit<SubgraphDeps, 'auth'>): Authenticator | Promise<Authenticator>;
   http: {
     port: number;
-    /** What `/health` reports as `version` (D10). */
+    /** What `/health` reports as `version`. */
     version: string;
     /** Mounts what runs before /health and /ready too (request ids, input guards), after request metrics. */
     front?(app: Express): void;

@@ -1,4 +1,4 @@
-// Transformed images (D19): each variant computed once, stored beside its original, under a bounded work queue.
+// Transformed images: each variant computed once, stored beside its original, under a bounded work queue.
 import { AppError, UnavailableError, ValidationFailedError } from '@cp/errors';
 import { counter } from '@cp/metrics';
 import { Readable } from 'node:stream';

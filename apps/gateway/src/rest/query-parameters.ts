@@ -1,4 +1,6 @@
-// Checks REST query parameters against the GraphQL argument types before sofa coerces them (D1: 400 naming the parameter).
+// Checks REST query parameters against the route's GraphQL arguments before they are coerced: a parameter the route
+// doesn't take, or a value of the wrong type, is 400 naming it.
+import { assertDeclaredParameters } from '@cp/edge';
 import { BadRequestError } from '@cp/errors';
 import { getNamedType, GraphQLBoolean, GraphQLFloat, GraphQLInt, isEnumType, type GraphQLArgument } from 'graphql';
 
@@ -6,6 +8,12 @@ const INTEGER = /^-?\d+$/;
 const NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 export function assertQueryParameters(args: readonly GraphQLArgument[], query: Readonly<Record<string, string>>): void {
+  // A misspelt or unsupported filter (`?limt=5`, a field the route doesn't filter on) would otherwise be dropped, and
+  // the answer silently wider than the caller asked for.
+  assertDeclaredParameters(
+    args.map((a) => a.name),
+    query,
+  );
   for (const arg of args) {
     const value = query[arg.name];
     if (value === undefined) continue;

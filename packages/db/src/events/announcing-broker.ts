@@ -14,9 +14,9 @@ const RETRY_MS = 1000;
  * its own writes even while the broker is down), then published. A publish that fails is not lost: the highest
  * position not yet published is retried every second until the broker takes it (positions are cumulative, so one
  * message covers every earlier one). Other replicas also poll the outbox (EventFeed), so nothing depends on it alone.
- * On Redis and NATS, a publish unanswered within `publishWaitMs` opens the broker's circuit: while it is open, writes do not wait for
- * their announcement at all (the retry and the other replicas' outbox poll carry it), `connected` is false (`/ready`
- * says `degraded`), and a PING every `probeIntervalMs` closes it once the broker answers.
+ * On Redis and NATS, a publish unanswered within `publishWaitMs` opens the broker's circuit: while it is open, writes
+ * do not wait for their announcement at all (the retry and the other replicas' outbox poll carry it), `connected` is
+ * false (`/ready` says `degraded`), and a PING every `probeIntervalMs` closes it once the broker answers.
  */
 export class AnnouncingBroker implements EventBroker {
   private readonly listeners: ((position: string) => void)[] = [];

@@ -1,4 +1,4 @@
-// Finding content: list filters (D1 aliases), D2 search filters, and full-text conditions shared by both.
+// Finding content: list filters (with their aliases), search filters, and full-text conditions shared by both.
 import { escapeLike } from '@cp/db';
 import { BadRequestError } from '@cp/errors';
 import {
@@ -45,9 +45,9 @@ export function fullText(terms: string, parameter: 'search' | 'query' = 'search'
 }
 
 /**
- * List filters (D1), for the caller's view. `published` (API keys) reads the published projection, where every entry
+ * List filters, for the caller's view. `published` (API keys) reads the published projection, where every entry
  * is `published`: `status=published` is then a no-op and any other status a 400 naming the parameter. `preview`
- * (preview keys, D18) reads the working rows in `PREVIEW_STATUSES` only, and another status is a 400 the same way.
+ * (preview keys) reads the working rows in `PREVIEW_STATUSES` only, and another status is a 400 the same way.
  */
 export function listWhere(
   scope: ProjectScope,
@@ -110,7 +110,7 @@ const ALL_OPERATORS = [...new Set(Object.values(OPERATORS).flat())];
 const NOTHING = { id: { $in: [] } } as FilterQuery<Content>;
 
 /**
- * D2 filter → MikroORM conditions; unknown fields, operators or ill-typed values are 400 naming them. For the
+ * Search filter → MikroORM conditions; unknown fields, operators or ill-typed values are 400 naming them. For the
  * `published` view (API keys, the published projection) `status` is decided here: every entry there is `published`.
  * Every other view filters the working rows' own status (a preview key's are limited by `listWhere`).
  */
@@ -235,7 +235,7 @@ export async function matchingIds(
   return new Set(rows.map((r) => r.id));
 }
 
-/** D2 `sort`: one `{field: "updatedAt", order}` entry (or none: newest first). */
+/** The search's `sort`: one `{field: "updatedAt", order}` entry (or none: newest first). */
 export function sortOrder(sort: unknown): 'asc' | 'desc' {
   if (sort === undefined || sort === null) return 'desc';
   const list = Array.isArray(sort) ? sort : [sort];
@@ -249,7 +249,7 @@ export function sortOrder(sort: unknown): 'asc' | 'desc' {
 }
 
 /**
- * A whole D2 search body as a saved search stores it (D12): what `SearchContentInput` and the search itself would
+ * A whole search body as a saved search stores it: what `SearchContentInput` and the search itself would
  * refuse is refused when saving, so executing it later can't fail on its own query.
  */
 export function assertSearchBody(query: Record<string, unknown>): void {

@@ -53,7 +53,7 @@ function shapesOf(em: EntityManager, kind: keyof ShapeCaches): QueryShapes<Filte
   return shapes[kind];
 }
 
-/** Who reads (D9, D18), and whether the caller selected `compiled`. */
+/** Who reads, and whether the caller selected `compiled`. */
 export interface ContentView {
   visibility: Visibility;
   compiled: boolean;
@@ -63,7 +63,7 @@ export const ADMIN_VIEW: ContentView = { visibility: 'admin', compiled: true };
 
 export interface ContentRowsOptions {
   /**
-   * API keys' view (D9): rows of the published projection (`where` and `orderBy` apply to it, never to the working
+   * API keys' view: rows of the published projection (`where` and `orderBy` apply to it, never to the working
    * copy), each with its version's document and module joined in the same query.
    */
   published?: boolean;
@@ -71,7 +71,7 @@ export interface ContentRowsOptions {
   typeVersion?: boolean;
   /** False when the caller didn't select `compiled`: the largest column of a list page stays in the database. */
   compiled?: boolean;
-  /** Rows to skip (D2's offset pages). Searches pass it, page 1 included, so their shapes go to their own cache. */
+  /** Rows to skip (offset pages). Searches pass it, page 1 included, so their shapes go to their own cache. */
   offset?: number;
 }
 

@@ -1,4 +1,4 @@
-// Content rules: create against the latest published type version, validate (D6), lifecycle (D3), migrate, find (D1, D2).
+// Content rules: create against the latest published type version, validate, lifecycle, migrate, find.
 import { assertProjectFolder, lifecycleTransition, nextVersion, recordEvent } from '@cp/db';
 import { AppError, BadRequestError, NotFoundError } from '@cp/errors';
 import {
@@ -41,7 +41,7 @@ export class ContentService {
   /** Without semantic search (embeddings off), `query` falls back to full-text matching. */
   constructor(private readonly semantic?: SemanticSearch) {}
 
-  /** Every write after creation: lock, state table, change, event (published-state events flagged, D9). */
+  /** Every write after creation: lock, state table, change, event (published-state events flagged). */
   private readonly transition = lifecycleTransition({
     resourceType: 'content',
     lock: (tx, scope, id) => this.get(tx, scope, id, true),
@@ -128,7 +128,7 @@ export class ContentService {
     });
   }
 
-  /** The next consecutive version under a row lock (concurrent publishes queue; the unique key backs it up, D3). */
+  /** The next consecutive version under a row lock (concurrent publishes queue; the unique key backs it up). */
   publish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
     return this.transition(em, scope, id, 'publish', actorId, async (tx, entry) => {
       const version = nextVersion(entry);
@@ -224,9 +224,9 @@ export class ContentService {
   }
 
   /**
-   * GET …/content: cursor pages sorted by updatedAt (D1). For the `published` view (API keys, D9) every filter, sort
+   * GET …/content: cursor pages sorted by updatedAt. For the `published` view (API keys) every filter, sort
    * and search runs on the published projection (`published_content`), never on the working copy; every other view
-   * reads the working rows (`preview` keys only those in `PREVIEW_STATUSES`, D18). With `query`, the best semantic matches
+   * reads the working rows (`preview` keys only those in `PREVIEW_STATUSES`). With `query`, the best semantic matches
    * instead, most relevant first; their cursor is the last entry's (score, id), so pages never overlap while
    * embeddings stay put. `compiled: false` (the caller didn't select it) leaves the modules in the database.
    */
@@ -260,7 +260,7 @@ export class ContentService {
   }
 
   /**
-   * POST …/content as a search (D2): filter operators, sort, offset pages with the total; `query` ranks by meaning.
+   * POST …/content as a search: filter operators, sort, offset pages with the total; `query` ranks by meaning.
    * `view` as for `list`: an API key's filters apply to the published projection, a preview key's to working rows.
    */
   async search(em: EntityManager, scope: ProjectScope, input: SearchContentInput, view: ContentView = ADMIN_VIEW) {
@@ -359,7 +359,7 @@ export class ContentService {
     return this.typeVersion(em, type.id, type.lastPublishedVersion!);
   }
 
-  /** Type versions are immutable (the database refuses changes, D3): each is read once per database, then kept. */
+  /** Type versions are immutable (the database refuses changes): each is read once per database, then kept. */
   private async typeVersion(em: EntityManager, typeId: string, version: number): Promise<FrozenTypeVersion> {
     let known = typeVersions.get(em.getConnection());
     if (!known) typeVersions.set(em.getConnection(), (known = new Map()));
@@ -396,7 +396,7 @@ function snapshot(entry: Content): ContentSnapshot {
   return { name, description, content, tags, folderId, metadata, typeVersion, packageVersion, isTemplate };
 }
 
-/** A ranked page's cursor carries the last entry's similarity score; anything else in it is a tampered cursor (D1). */
+/** A ranked page's cursor carries the last entry's similarity score; anything else in it is a tampered cursor. */
 function rankCursor(position: { value: string; id: string }, parameter: string): { score: number; id: string } {
   const score = Number(position.value);
   if (position.value === '' || !Number.isFinite(score))
@@ -422,7 +422,7 @@ function clientMetadata(
 
 /**
  * A version brought back (discard, rollback) may name a folder deleted since, which leaves the entry unfiled as the
- * folder's deletion did, and tags deleted since, whose records come back (D12).
+ * folder's deletion did, and tags deleted since, whose records come back.
  */
 async function keepReferences(tx: EntityManager, scope: ProjectScope, entry: Content): Promise<void> {
   if (entry.folderId && (await tx.count(Folder, { ...scope, id: entry.folderId })) === 0) entry.folderId = null;

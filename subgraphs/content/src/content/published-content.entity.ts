@@ -4,7 +4,7 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 /**
  * One row per entry with a live published version, written only by the database (the `content_published_refresh`
  * trigger, in the transaction that publishes, unpublishes, deletes, restores, discards or rolls back). Its members
- * carry `Content`'s names, so the list and D2 filters apply to it unchanged; `content` and `compiled` stay in the
+ * carry `Content`'s names, so the list and search filters apply to it unchanged; `content` and `compiled` stay in the
  * version row, joined for the page only.
  */
 @Entity({ tableName: 'published_content', readonly: true })

@@ -1,4 +1,4 @@
-// What API keys read of content (D9): one row per entry with a live published version, kept by the database itself.
+// What API keys read of content: one row per entry with a live published version, kept by the database itself.
 import { Migration } from '@mikro-orm/migrations';
 
 /**

@@ -1,4 +1,4 @@
-// D1 pagination: cursor lists (limit + opaque lastKey/afterKey) and offset lists (page + limit + total).
+// Pagination: cursor lists (limit + opaque lastKey/afterKey) and offset lists (page + limit + total).
 import { createHash } from 'node:crypto';
 import { BadRequestError } from '@cp/errors';
 import { RawQueryFragment, type EntityManager, type EntityName, type FilterQuery } from '@mikro-orm/postgresql';
@@ -53,7 +53,7 @@ export interface ListPage<T, P> {
   pagination: P;
 }
 
-/** A `{data, pagination}` object type for a cursor list of `item` (D11 list shape). */
+/** A `{data, pagination}` object type for a cursor list of `item` (the list shape). */
 export function CursorList<T extends object>(item: ClassType<T>, name: string) {
   @ObjectType(name, { description: `A page of ${item.name} items.` })
   class List {
@@ -102,7 +102,7 @@ export interface CursorPosition {
   id: string;
 }
 
-// Not a secret: the checksum only makes accidental or casual edits detectable (tampered cursor → 400, D1).
+// Not a secret: the checksum only makes accidental or casual edits detectable (tampered cursor → 400).
 const checksum = (payload: string) => createHash('sha256').update(`cursor:${payload}`).digest('base64url').slice(0, 10);
 
 export function encodeCursor(position: CursorPosition): string {
@@ -176,7 +176,7 @@ export async function keysetPage<T extends { id: string }>(
 }
 
 /**
- * One page of an offset-paginated query, with its exact total (D1 offset lists, D2 searches). A page that isn't full
+ * One page of an offset-paginated query, with its exact total (offset lists, searches). A page that isn't full
  * already tells the total, so only a full page, or one past the end, pays for counting every match.
  */
 export async function offsetPage<T extends object>(
@@ -206,7 +206,7 @@ export async function offsetPage<T extends object>(
   });
 }
 
-/** A `{data}` object type for a version list, newest first (D11: version lists answer `{data}` without pagination). */
+/** A `{data}` object type for a version list, newest first (version lists answer `{data}` without pagination). */
 export function VersionList<T extends object>(item: ClassType<T>, name: string) {
   @ObjectType(name, { description: `Published versions (${item.name}), newest first.` })
   class List {
