@@ -20,6 +20,26 @@ describe('loadConfig', () => {
     });
   });
 
+  it('bounds slow clients and stalled brokers by default, and takes other bounds', () => {
+    const c = loadConfig({});
+    expect(c.http).toMatchObject({ headersTimeoutMs: 5000, requestTimeoutMs: 120_000 });
+    expect(c.brokers).toEqual({ timeoutMs: 1000, publishWaitMs: 250, probeIntervalMs: 1000 });
+    const set = loadConfig({
+      HTTP_HEADERS_TIMEOUT_MS: '2000',
+      HTTP_REQUEST_TIMEOUT_MS: '2000',
+      BROKER_TIMEOUT_MS: '300',
+      BROKER_PUBLISH_WAIT_MS: '100',
+      BROKER_PROBE_INTERVAL_MS: '500',
+    });
+    expect(set.http).toMatchObject({ headersTimeoutMs: 2000, requestTimeoutMs: 2000 });
+    expect(set.brokers).toEqual({ timeoutMs: 300, publishWaitMs: 100, probeIntervalMs: 500 });
+    // Node refuses a request deadline shorter than the headers'.
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '10000', HTTP_REQUEST_TIMEOUT_MS: '5000' })).toThrow(
+      /HTTP_REQUEST_TIMEOUT_MS: must be at least HTTP_HEADERS_TIMEOUT_MS/,
+    );
+    expect(() => loadConfig({ BROKER_TIMEOUT_MS: '0' })).toThrow(/BROKER_TIMEOUT_MS/);
+  });
+
   it('parses SUBGRAPH_URLS and treats empty strings as unset', () => {
     const c = loadConfig({ SUBGRAPH_URLS: 'content=http://127.0.0.1:4101/graphql', DATABASE_URL: '' });
     expect(c.subgraphUrls).toEqual({ content: 'http://127.0.0.1:4101/graphql' });

@@ -20,6 +20,7 @@ export const ERROR_CATALOGUE = {
     message:
       'The request with this Idempotency-Key made its change, but the service stopped before its answer was kept; read the resource instead of retrying.',
   },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time; the connection is closed.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The payload is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The body must be application/json.' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range lies outside the file.' },

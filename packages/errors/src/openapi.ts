@@ -60,7 +60,9 @@ const STATUSES: Record<string, string> = {
   '429': 'Rate limit exceeded; see `Retry-After`.',
   '500': 'Unexpected error; `details.requestId` identifies it in the logs.',
   '503': 'Temporarily unavailable (`UNAVAILABLE`), e.g. the image transformation queue is full; see `Retry-After`.',
-  '507': 'No space left to store the upload (`INSUFFICIENT_STORAGE`); nothing was kept, retry later.',
+  '507':
+    'No space left to store the upload, the change or the image variant (`INSUFFICIENT_STORAGE`); nothing was kept, ' +
+    'retry later.',
 };
 
 export const ERROR_RESPONSES: Record<string, OpenAPIV3.ResponseObject> = Object.fromEntries(
