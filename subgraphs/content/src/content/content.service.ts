@@ -379,18 +379,21 @@ export class ContentService {
     const typeId = selectedTypeId(selection);
     if (!typeId)
       throw new BadRequestError(`"${field}" needs exactly one content type selected (\`typeId\`).`, { field });
-    const type = await em.findOne(ContentType, {
-      id: typeId,
-      organizationId: scope.organizationId,
-      projectId: scope.projectId,
-      status: { $ne: EntityStatus.deleted },
-    });
+    // A plain row, no entity: this runs on every filtered read, and type versions are read once and kept.
+    const type = (await em.getConnection().execute(
+      `select ${visibility === 'published' ? '' : '"schema", '}"last_published_version" as "version" from "content_type"
+          where "id" = ? and "organization_id" = ? and "project_id" = ? and "status" <> 'deleted'`,
+      [typeId, scope.organizationId, scope.projectId],
+      'get',
+      em.getTransactionContext(),
+    )) as { schema?: Record<string, unknown>; version: number | null } | undefined;
     if (visibility === 'published') {
-      if (!type?.lastPublishedVersion)
+      if (!type?.version)
         throw new BadRequestError(`"${field}": the selected content type has no published version.`, { field, typeId });
-      return (await this.typeVersion(em, type.id, type.lastPublishedVersion)).content.schema;
+      return (await this.typeVersion(em, typeId, type.version)).content.schema;
     }
-    if (!type) throw new BadRequestError(`"${field}": the selected content type does not exist.`, { field, typeId });
+    if (!type?.schema)
+      throw new BadRequestError(`"${field}": the selected content type does not exist.`, { field, typeId });
     return type.schema;
   }
 
