@@ -56,6 +56,11 @@ function killGroup(group: number): void {
   }
 }
 
+/** A new test file begins (setup files run again for each file, also when a worker runs several): starts are allowed. */
+export function beginFile(): void {
+  closed = false;
+}
+
 /** Kills every tracked process group, runs the hooks and removes the temp folders; later starts are refused. */
 export function cleanUp(): void {
   closed = true;
