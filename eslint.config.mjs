@@ -73,6 +73,62 @@ export default tseslint.config(
     languageOptions: { globals: { location: 'readonly', localStorage: 'readonly', navigator: 'readonly' } },
   },
   {
+    // Layers: shared libraries (packages/) sit under the subgraphs, and both under the apps. A library that imported a
+    // subgraph or an app would tie every subgraph service to the others' code, so an import upward fails the lint.
+    files: ['packages/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@cp/subgraph-*', '@cp/supergraph', '@cp/gateway', '@cp/cli'],
+              message: 'packages/ may not import a subgraph or an app.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The caller's model and the data layer sit under the GraphQL toolkit that subgraphs build on.
+    files: ['packages/{config,errors,principal,db,auth,metrics,tracing}/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                '@cp/graphql',
+                '@cp/host',
+                '@cp/edge',
+                '@cp/subgraph-*',
+                '@cp/supergraph',
+                '@cp/gateway',
+                '@cp/cli',
+              ],
+              message: 'A lower layer may not import the GraphQL toolkit, the host, a subgraph or an app.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['subgraphs/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@cp/supergraph', '@cp/gateway', '@cp/cli'], message: 'A subgraph may not import an app.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Tests and benchmarks read JSON answers whose shape is the thing under test: `any` there is the honest type.
     files: ['test/**', 'bench/**', '**/*.test.ts', '**/testing.ts', '**/*.fixture.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

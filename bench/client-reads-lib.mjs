@@ -109,7 +109,7 @@ const W3 = JSON.stringify({
   query: `{ contents(organizationId: "default", projectId: "default", limit: 20) { data { id name version content createdAt updatedAt } } }`,
 });
 
-/** The issue's workloads as `[short name, title, autocannon options]`. */
+/** The workloads as `[short name, title, autocannon options]`. */
 export function workloads(url, { key, token, id }) {
   const client = { 'x-api-key': key };
   return [

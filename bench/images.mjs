@@ -1,4 +1,4 @@
-// D19 benchmark: (a) a stored image variant against the original bytes on the same CDN route; (b) the latency of a
+// Image transformations: (a) a stored image variant against the original bytes on the same CDN route; (b) the latency of a
 // first transformation (12-megapixel JPEG → 800-px-wide WebP) against the same sharp work done in this process.
 import sharp from 'sharp';
 import { createDatabase, load, login, report, startGateway } from './lib.mjs';

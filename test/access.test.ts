@@ -20,7 +20,7 @@ describe('access control over HTTP (real PostgreSQL)', () => {
   let sql: Pg;
   /**
    * Ids of a second organization: every one of them must look unknown to the default admin. The operator creates it
-   * with its Owner role and owner (`content-platform organizations create`: no API route creates organizations, D5);
+   * with its Owner role and owner (`content-platform organizations create`: no API route creates organizations);
    * the owner creates the project and the API key over HTTP.
    */
   const foreign = { org: 'other-org', project: '', role: '', user: '', key: '' };
@@ -340,7 +340,7 @@ describe('access control over HTTP (real PostgreSQL)', () => {
       expect((await api.call('GET', '/app/v1/auth/me', { token: fresh })).status).toBe(401);
     });
 
-    it('issues project-scoped tokens never wider than the caller (D5)', async () => {
+    it('issues project-scoped tokens never wider than the caller', async () => {
       const issued = await api.call('POST', '/app/v1/auth/tokens', {
         token,
         body: { projectId: 'default', expiresIn: 120 },
@@ -510,7 +510,7 @@ describe('access control over HTTP (real PostgreSQL)', () => {
     });
   });
 
-  describe('GraphQL abuse limits (D13)', () => {
+  describe('GraphQL abuse limits', () => {
     it('refuses too deep, too many aliases, batched and oversized documents with BAD_REQUEST and 400', async () => {
       const deep = await api.graphql('{ me { a { b { c { d { e { f { g } } } } } } } }', {}, { token });
       expect(deep.status).toBe(400);

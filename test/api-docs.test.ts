@@ -71,7 +71,7 @@ describe('OpenAPI documents', () => {
     expect(docs.api.paths['/cdn/{organizationId}/{projectId}/assets/{assetId}/{filename}'].get.security).toEqual([]);
   });
 
-  it('documents the D4 envelope as error response of every operation, and D1 bounds on list parameters', () => {
+  it('documents the error envelope as error response of every operation, and the bounds of list parameters', () => {
     for (const family of FAMILIES) {
       const envelope = docs[family].components.schemas.ErrorEnvelope;
       expect(envelope.properties.error.required).toEqual(['code', 'message']);
@@ -176,7 +176,7 @@ describe('contract: every documented operation exists on the running service', (
         if (res.status >= 400) {
           const parsed = JSON.parse(text);
           if (typeof parsed?.error?.code !== 'string' || typeof parsed.error.message !== 'string')
-            problems.push(`not the D4 envelope: ${label}`);
+            problems.push(`not the error envelope: ${label}`);
         }
       }
       expect(problems).toEqual([]);

@@ -1,4 +1,4 @@
-// Black-box: asset upload (multipart, sniffed type, checksum, limit) and CDN delivery (ETag, Range, safe headers) — D8.
+// Black-box: asset upload (multipart, sniffed type, checksum, limit) and CDN delivery (ETag, Range, safe headers).
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';

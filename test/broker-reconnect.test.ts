@@ -1,10 +1,14 @@
 // Real brokers killed and restarted under two in-process event brokers (as two replicas hold them): they heal alone.
+import { loadConfig } from '@cp/config';
 import { createBroker, type EventBroker } from '@cp/db';
 import pino from 'pino';
 import { Writable } from 'node:stream';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { startNats, startRedis, type FaultServer } from './support/fault-servers';
 import { waitFor } from './support/wait';
+
+/** The default time-outs (BROKER_* unset). */
+const brokers = loadConfig({}).brokers;
 
 /** A pino logger whose JSON lines the test reads. */
 function capturedLogger() {
@@ -38,10 +42,10 @@ describe('event brokers across broker outages (real redis-server and nats-server
     const redis = await startRedis();
     servers.push(nats, redis);
     for (const options of [{ natsUrl: nats.url }, { redisUrl: redis.url }]) {
-      const a = await createBroker(options);
+      const a = await createBroker({ ...options, brokers });
       opened.push(a);
       for (let round = 0; round < 20; round++) {
-        const b = await createBroker(options);
+        const b = await createBroker({ ...options, brokers });
         opened.push(b);
         const heard: string[] = [];
         b.subscribe((p) => heard.push(p));
@@ -57,8 +61,8 @@ describe('event brokers across broker outages (real redis-server and nats-server
   it('NATS: after an outage longer than the client default retry limit (10 × 2 s), announcements flow again without a restart', async () => {
     const nats = await startNats();
     servers.push(nats);
-    const a = await createBroker({ natsUrl: nats.url });
-    const b = await createBroker({ natsUrl: nats.url });
+    const a = await createBroker({ natsUrl: nats.url, brokers });
+    const b = await createBroker({ natsUrl: nats.url, brokers });
     opened.push(a, b);
     const heard: string[] = [];
     b.subscribe((p) => heard.push(p));
@@ -66,7 +70,7 @@ describe('event brokers across broker outages (real redis-server and nats-server
     await waitFor('B hears position 1', () => heard.includes('1'), { timeoutMs: 5000 });
 
     await nats.stop();
-    // Longer than the nats client's default reconnect budget: the old client closed for good after it.
+    // Longer than the nats client's default reconnect budget: the client must not give up after it.
     await new Promise((r) => setTimeout(r, 23_000));
     const whileDown = a.connected;
     await nats.start();
@@ -82,8 +86,8 @@ describe('event brokers across broker outages (real redis-server and nats-server
     const redis = await startRedis();
     servers.push(redis);
     const { logger, lines } = capturedLogger();
-    const a = await createBroker({ redisUrl: redis.url, logger });
-    const b = await createBroker({ redisUrl: redis.url });
+    const a = await createBroker({ redisUrl: redis.url, logger, brokers });
+    const b = await createBroker({ redisUrl: redis.url, brokers });
     opened.push(a, b);
     const heard: string[] = [];
     b.subscribe((p) => heard.push(p));

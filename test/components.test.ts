@@ -1,4 +1,4 @@
-// Black-box: components, packages and component assets over REST and GraphQL (D3, D6, D7).
+// Black-box: components, packages and component assets over REST and GraphQL.
 import { readdirSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';

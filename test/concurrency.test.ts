@@ -1,4 +1,4 @@
-// Black-box: optimistic concurrency (D16) — `revision`, `ETag`, `If-Match` → 412 PRECONDITION_FAILED, GraphQL `expectedRevision`.
+// Black-box: optimistic concurrency — `revision`, `ETag`, `If-Match` → 412 PRECONDITION_FAILED, GraphQL `expectedRevision`.
 import fc from 'fast-check';
 import { Client as Pg } from 'pg';
 import { describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { useService } from './support/setup';
 
 const base = `/app/v1${PROJECT}`;
 
-describe('optimistic concurrency (D16)', () => {
+describe('optimistic concurrency', () => {
   const fx = useService();
   const call = (method: string, path: string, body?: unknown, ifMatch?: string) =>
     fx.api.call(method, path, { token: fx.token, body, headers: ifMatch ? { 'if-match': ifMatch } : {} });
@@ -111,7 +111,7 @@ describe('optimistic concurrency (D16)', () => {
           const created = await call('POST', `${base}/${kind}`, kinds[kind].create(`Writers ${Math.random()}`));
           expect(created.status).toBe(201);
           const id = created.body.id;
-          // D16: without If-Match, writes behave as before: the row lock queues them, none answers 412.
+          // Without If-Match, writes behave as before: the row lock queues them, none answers 412.
           const edit = (i: number) => call('PUT', `${base}/${kind}/${id}`, kinds[kind].edit(i));
           const writes = await Promise.all([...Array(n).keys()].map(edit));
           expect(writes.map((w) => w.status)).toEqual(writes.map(() => 200));
@@ -147,7 +147,7 @@ const step = fc.constantFrom('update' as const, 'publish' as const, 'publishTwic
 /** Two to five entries, each with its own script. */
 const scriptsOfEntries = fc.array(fc.array(step, { minLength: 1, maxLength: 6 }), { minLength: 2, maxLength: 5 });
 
-describe('concurrent edit and publish cycles (D3, D9; property, real PostgreSQL)', () => {
+describe('concurrent edit and publish cycles (property, real PostgreSQL)', () => {
   const fx = useService({ env: UNLIMITED });
   const RUNS = Number(process.env.FC_RUNS ?? 4);
   const SEED = Number(process.env.FC_SEED ?? 20261125);
@@ -178,7 +178,7 @@ describe('concurrent edit and publish cycles (D3, D9; property, real PostgreSQL)
                 const publish = () => call('POST', `${base}/content/${id}/publish`);
                 const attempts = await Promise.all(action === 'publish' ? [publish()] : [publish(), publish()]);
                 for (const res of attempts) {
-                  // Publishing what is already published is refused (D3) and must leave no trace.
+                  // Publishing what is already published is refused and must leave no trace.
                   if (res.status === 200) published.push(res.body.version);
                   else expect(res.body.error?.code).toBe('INVALID_STATUS_TRANSITION');
                 }

@@ -1,4 +1,4 @@
-// Black-box: content entries — creation rules, validation (D6), lifecycle (D3), migrate, listing (D1), search (D2), client reads.
+// Black-box: content entries — creation rules, validation, lifecycle, migrate, listing, search, client reads.
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -210,7 +210,7 @@ describe('content', () => {
     expect((await call('POST', `${app}/content/${id}/migrate`, {})).status).toBe(422);
   });
 
-  it('lists with D1 filters and aliases, full-text prefix search, and refuses unknown values with 400', async () => {
+  it('lists with filters and aliases, full-text prefix search, and refuses unknown values with 400', async () => {
     await call('POST', `${app}/content`, {
       typeId,
       name: 'Quantum computing primer',
@@ -256,7 +256,7 @@ describe('content', () => {
     }
   });
 
-  it('treats POST …/content without typeId/name/content as a search (D2)', async () => {
+  it('treats POST …/content without typeId/name/content as a search', async () => {
     const all = await call('POST', `${app}/content`, {});
     expect(all.status).toBe(200);
     expect(all.body.pagination).toEqual({ page: 1, limit: 20, total: expect.any(Number) });
@@ -277,7 +277,7 @@ describe('content', () => {
     expect((await call('POST', `${app}/content`, { filter: { color: { eq: 'red' } } })).status).toBe(400);
   });
 
-  it('answers an exact D2 total on every page, past the end too, in REST and GraphQL', async () => {
+  it('answers an exact search total on every page, past the end too, in REST and GraphQL', async () => {
     for (let i = 1; i <= 7; i++)
       await call('POST', `${app}/content`, { typeId, name: `Totals ${i}`, content: { title: 't' } });
     const search = (body: Record<string, unknown>) =>
@@ -329,7 +329,7 @@ describe('content', () => {
       data: [{ name: expect.stringMatching(/^Totals/) }],
       pagination: { page: 3, limit: 3, total: 7 },
     });
-    // API keys search the working copies' fields but get the published view, on later pages (offset) too (D9).
+    // API keys search the working copies' fields but get the published view, on later pages (offset) too.
     const entry = (await search({ filter: { name: { like: 'Totals 3' } } })).body.data[0];
     await call('POST', `${app}/content/${entry.id}/publish`);
     await call('PUT', `${app}/content/${entry.id}`, { content: { title: 'draft change' } });

@@ -1,4 +1,4 @@
-// Black-box: contract gaps — version lists `{data}` (D11), component creation errors as 400 field maps (D4), one schema with subscriptions at /graphql (D13).
+// Black-box: contract gaps — version lists `{data}`, component creation errors as 400 field maps, one schema with subscriptions at /graphql.
 import { createClient } from 'graphql-ws';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -17,7 +17,7 @@ describe('contract', () => {
   const fx = useService();
   const call = (method: string, path: string, body?: unknown) => fx.api.call(method, path, { token: fx.token, body });
 
-  it('answers version lists as {data}, newest first, on every family (D11)', async () => {
+  it('answers version lists as {data}, newest first, on every family', async () => {
     const type = await call('POST', `${base}/content-types`, {
       name: 'Versioned',
       schema: { type: 'object', properties: { title: { type: 'string' } } },
@@ -44,7 +44,7 @@ describe('contract', () => {
     expect(contentVersions.body).toEqual({ data: [expect.objectContaining({ version: 1 })] });
   });
 
-  it('answers component version lists as {data} (D11)', async () => {
+  it('answers component version lists as {data}', async () => {
     // The first schema derivation warms a worker up; on a loaded machine it may pass its deadline, so retry that case only.
     let component = await call('POST', `${base}/components`, { name: 'Card', type: 'view', content: source });
     for (let i = 0; i < 3 && /longer than/.test(component.body.error?.details?.content ?? ''); i++) {
@@ -56,7 +56,7 @@ describe('contract', () => {
     expect(componentVersions.body).toEqual({ data: [expect.objectContaining({ version: 1 })] });
   });
 
-  it('answers GraphQL version lists as {data} (D11)', async () => {
+  it('answers GraphQL version lists as {data}', async () => {
     const type = await call('POST', `${base}/content-types`, { name: 'Versioned2', schema: { type: 'object' } });
     await call('POST', `${base}/content-types/${type.body.id}/publish`);
     await call('PUT', `${base}/content-types/${type.body.id}`, { description: 'second' });
@@ -69,7 +69,7 @@ describe('contract', () => {
     expect(gql.body.data?.contentTypeVersions.data).toEqual([{ version: 2 }, { version: 1 }]);
   });
 
-  it('refuses a component creation body missing members or with wrong types with 400 and a field map (D4)', async () => {
+  it('refuses a component creation body missing members or with wrong types with 400 and a field map', async () => {
     const missing = await call('POST', `${base}/components`, { type: 'view', content: source });
     expect(missing.status).toBe(400);
     expect(missing.body.error).toMatchObject({ code: 'BAD_REQUEST', details: { name: expect.any(String) } });
@@ -97,7 +97,7 @@ describe('contract', () => {
     expect(type.body.error.code).toBe('VALIDATION_FAILED');
   });
 
-  it('shows Subscription.events and Event in HTTP introspection; the same document runs over graphql-ws (D13)', async () => {
+  it('shows Subscription.events and Event in HTTP introspection; the same document runs over graphql-ws', async () => {
     const introspection = await fx.api.graphql(
       `{ __schema { subscriptionType { name fields { name args { name } type { kind ofType { name } } } } }
          event: __type(name: "Event") { fields { name } } }`,

@@ -1,6 +1,6 @@
 // Black-box: a SIGKILL of the gateway amid a stream of acknowledged writes loses none of them; versions stay
 // consecutive, every committed change has exactly one event, and every event gets its position after the restart.
-// On PostgreSQL and on the embedded database (what `npm start` runs, D14).
+// On PostgreSQL and on the embedded database (what `npm start` runs).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -165,10 +165,29 @@ const shapeArb: fc.Arbitrary<Shape> = fc.record(
   { requiredKeys: ['transport', 'padding', 'paddingAt'] },
 );
 
+/** Filters on the `title` of the `Page` type's documents: matches, misses, operators and refusals. */
+const DOCUMENT_FILTERS = [
+  'content.title=One',
+  'content.title=Nobody',
+  'content.title[neq]=Two',
+  'content.title[in]=One,Three',
+  'content.title[like]=T',
+  'content.title[gte]=Three',
+  'content.title[exists]=true',
+  'content.title[all]=One',
+  'content.nope=1',
+  'sort=content.title:desc',
+  'content.title[neq]=One&sort=content.title:asc&limit=1',
+];
+/** The `Page` type, created before any request is generated. */
+let pageTypeId = '';
+
 /** Client REST reads with the same hostile query strings. */
 interface RestRead {
   path: 'content' | 'content-types';
   limit?: number;
+  /** Filters on the fields inside the document, with the one type they need selected (content only). */
+  document?: string;
   padding: number;
   repeatLimit: boolean;
   oddUnicode?: Shape['oddUnicode'];
@@ -180,6 +199,7 @@ const restArb: fc.Arbitrary<RestRead> = fc.record(
     padding: fc.constantFrom(0, 0, 50, 101, 1200),
     repeatLimit: fc.boolean(),
     oddUnicode: fc.constantFrom<Shape['oddUnicode']>('combining', 'astral', 'surrogate', 'nul', 'plus'),
+    document: fc.constantFrom(...DOCUMENT_FILTERS),
   },
   { requiredKeys: ['path', 'padding', 'repeatLimit'] },
 );
@@ -188,6 +208,7 @@ function restRequest(read: RestRead): Sent {
   if (read.limit !== undefined) params.push(`limit=${read.limit}`);
   if (read.repeatLimit) params.push('limit=3');
   if (read.oddUnicode) params.push(`odd=${ODD[read.oddUnicode]}`);
+  if (read.document && read.path === 'content') params.push(`typeId=${pageTypeId}`, read.document);
   return {
     method: 'GET',
     path: `/api/v1${PROJECT}/${read.path}${params.length ? `?${params.join('&')}` : ''}`,
@@ -209,6 +230,8 @@ function probes(): Sent[] {
   }
   for (const path of ['content', 'content-types'] as const)
     for (const limit of [undefined, 1, 2, 20]) out.push(restRequest({ path, limit, padding: 0, repeatLimit: false }));
+  for (const document of DOCUMENT_FILTERS)
+    out.push(restRequest({ path: 'content', document, padding: 0, repeatLimit: false }));
   return out;
 }
 
@@ -266,6 +289,7 @@ describe('every read path answers alike (differential)', () => {
       schema: { type: 'object', properties: { title: { type: 'string' } } },
     });
     await call('POST', `/content-types/${type.body.id}/publish`);
+    pageTypeId = type.body.id;
     for (const name of ['One', 'Two', 'Three']) {
       const entry = await call('POST', '/content', { typeId: type.body.id, name, content: { title: name } });
       expect((await call('POST', `/content/${entry.body.id}/publish`)).status).toBeLessThan(300);

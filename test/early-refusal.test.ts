@@ -1,4 +1,4 @@
-// Black-box: a request refused before its body is read (too large, unauthenticated) still gets the D4 envelope, over fetch and curl, with and without `Expect: 100-continue`.
+// Black-box: a request refused before its body is read (too large, unauthenticated) gets the error envelope, over fetch and curl, with and without `Expect: 100-continue`.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

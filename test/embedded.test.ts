@@ -1,4 +1,4 @@
-// Black-box: `npm start` with no DATABASE_URL serves from embedded PostgreSQL that survives a restart (D14) and belongs to one process.
+// Black-box: `npm start` with no DATABASE_URL serves from embedded PostgreSQL that survives a restart and belongs to one process.
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,7 +51,7 @@ describe('embedded database: first start', () => {
         .split('\n')
         .find((line) => line.includes('using embedded PostgreSQL'));
       expect(JSON.parse(started!).fromInitialData, service.output()).toBe(true);
-      // The bootstrap (D5) still ran on it.
+      // The bootstrap still ran on it.
       expect(await new Client(service.url).login()).toBeTruthy();
     } finally {
       await service.stop();

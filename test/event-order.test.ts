@@ -1,4 +1,4 @@
-// Black-box: event positions follow the commit order of each resource's changes, whatever the replicas' clocks say (D9).
+// Black-box: event positions follow the commit order of each resource's changes, whatever the replicas' clocks say.
 import fc from 'fast-check';
 import { join } from 'node:path';
 import { Client as Pg } from 'pg';
@@ -12,7 +12,7 @@ const RUNS = Number(process.env.FC_RUNS ?? 6);
 const SEED = Number(process.env.FC_SEED ?? 20261126);
 /** The dispatchers' advisory lock (packages/db/src/events/dispatcher.ts): holding it keeps every event unnumbered. */
 const DISPATCH_LOCK = 7_240_114;
-/** Replica B's clock runs this far behind A's: far more than a write takes, so the old ordering by clock inverts. */
+/** Replica B's clock runs this far behind A's: far more than a write takes, so ordering by clock would invert. */
 const SKEW_MS = -5_000;
 
 describe('event order across replicas with skewed clocks (PostgreSQL)', () => {

@@ -1,4 +1,4 @@
-// Black-box: the event API, SSE with resume, graphql-ws subscriptions, fan-out across replicas, and no loss on kill -9 (D9, D13).
+// Black-box: the event API, SSE with resume, graphql-ws subscriptions, fan-out across replicas, and no loss on kill -9.
 import { createPostgresDatabase } from '@cp/db/testing';
 import { createClient, type Client as WsClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

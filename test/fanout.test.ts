@@ -1,5 +1,5 @@
 // Grouped graphql-ws delivery (one execution and serialisation per group of identical subscriptions) against the
-// per-subscriber path it replaced: the same frames, byte for byte, in the same order, for random mixes of documents,
+// per-subscriber path: the same frames, byte for byte, in the same order, for random mixes of documents,
 // variables, visibilities and filters; and a socket that stops reading is closed (4008) without delaying the others.
 import { EventFeed, EventRecord, type EventFilter } from '@cp/db';
 import { EventFanOut, EventStream, SLOW_CONSUMER_CLOSE_CODE, textFrame, type FanOutSocket } from '@cp/subgraph-server';

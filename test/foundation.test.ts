@@ -8,7 +8,7 @@ const schema = { type: 'object', properties: { title: { type: 'string' } }, requ
 describe('foundation over HTTP (real PostgreSQL)', () => {
   const fx = useService();
 
-  it('GET /health answers D10’s shape', async () => {
+  it('GET /health answers exactly {status, version, timestamp}', async () => {
     const res = await fx.api.call('GET', '/health');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: 'ok', version: expect.any(String), timestamp: expect.any(String) });
@@ -129,7 +129,7 @@ describe('foundation over HTTP (real PostgreSQL)', () => {
     );
   });
 
-  it('paginates per D1: limit, lastKey/afterKey, lastKey only when more, tampered cursor 400', async () => {
+  it('paginates: limit, lastKey/afterKey, lastKey only when more, tampered cursor 400', async () => {
     for (const name of ['P1', 'P2', 'P3'])
       await fx.api.call('POST', `/app/v1${PROJECT}/content-types`, { token: fx.token, body: { name, schema } });
     const first = await fx.api.call('GET', `/app/v1${PROJECT}/content-types?limit=2`, { token: fx.token });

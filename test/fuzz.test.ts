@@ -264,7 +264,7 @@ const FILTER_VALUES = [
   '50%\\',
 ];
 
-/** D2 search bodies: the real filter fields and operators with any JSON as values (generic bodies rarely reach them). */
+/** Search bodies: the real filter fields and operators with any JSON as values (generic bodies rarely reach them). */
 function searchBody(r: Rng): Record<string, unknown> {
   const filter: Record<string, unknown> = {};
   for (let i = 1 + r.int(3); i > 0; i--) {

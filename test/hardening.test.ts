@@ -164,7 +164,7 @@ describe('hardening', () => {
       expect(res.body.error.details.errors).toContainEqual({ path: at, message: expect.stringMatching(/at most \d+/) });
     }
     expect((await call('GET', `${app}/tags?search=colored`)).body.data).toEqual([]);
-    // Component refusals are 400 with a map of member to message (D4's exception for components).
+    // Component refusals are 400 with a map of member to message (the one exception to 422).
     const hero = { name: 'Long', type: 'view', content: component('export default () => "";'), collectionId: long };
     const refusedComponent = await createComponent(hero);
     expect(refusedComponent.status).toBe(400);

@@ -1,4 +1,4 @@
-// Black-box: /health turns `degraded` with 503 when the database goes away (D10).
+// Black-box: /health turns `degraded` with 503 when the database goes away.
 import { createPostgresDatabase } from '@cp/db/testing';
 import { describe, expect, it } from 'vitest';
 import { Client } from './support/client';

@@ -29,7 +29,7 @@ describe('Hive Gateway in front of the standalone subgraph services', () => {
           authorization: request.headers.get('authorization'),
           'x-api-key': request.headers.get('x-api-key'),
           'x-cp-principal': request.headers.get('x-cp-principal'),
-          // D17: the client's key reaches each subgraph service, which keeps each part's answer.
+          // The client's key reaches each subgraph service, which keeps each part's answer.
           'idempotency-key': request.headers.get('idempotency-key'),
         }),
       },

@@ -1,5 +1,5 @@
-// Black-box: the modules' HTTP routes (uploads, CDN, D8) answer alike at the gateway and at a standalone subgraph
-// service (`SUBGRAPH_URLS`): every caller gets the same status and D4 code on both, tenants stay apart, CDN is public.
+// Black-box: the modules' HTTP routes (uploads, CDN) answer alike at the gateway and at a standalone subgraph
+// service (`SUBGRAPH_URLS`): every caller gets the same status and code on both, tenants stay apart, CDN is public.
 import { allPermissions, signPrincipal, type Principal } from '@cp/graphql';
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:http';
@@ -133,7 +133,7 @@ describe('HTTP routes at the gateway and at standalone subgraph services', () =>
     });
   }
 
-  // What each caller must get from an upload route (D4), wherever it is served.
+  // What each caller must get from an upload route, wherever it is served.
   const EXPECTED: Record<string, { status: number; code?: string }> = {
     anonymous: { status: 401, code: 'UNAUTHORIZED' },
     badToken: { status: 401, code: 'UNAUTHORIZED' },
@@ -144,7 +144,7 @@ describe('HTTP routes at the gateway and at standalone subgraph services', () =>
     admin: { status: 201 },
   };
 
-  it('answers every caller of both upload routes with the same D4 status and code at the gateway and the service', async () => {
+  it('answers every caller of both upload routes with the same status and code at the gateway and the service', async () => {
     const routes = [
       { service: 'assets' as const, path: `/app/v1${PROJECT}/assets` },
       { service: 'components' as const, path: `/app/v1${PROJECT}/components/${componentId}/assets` },
@@ -242,7 +242,7 @@ describe('HTTP routes at the gateway and at standalone subgraph services', () =>
     expect(seen).toEqual(seen.map((s) => ({ ...(s as object), status: 400, code: 'BAD_REQUEST' })));
   });
 
-  it('answers a retried upload alike at the gateway and the service: one answer per caller and key, replayed (D17)', async () => {
+  it('answers a retried upload alike at the gateway and the service: one answer per caller and key, replayed', async () => {
     const routes = [
       { service: 'assets' as const, path: `/app/v1${PROJECT}/assets` },
       { service: 'components' as const, path: `/app/v1${PROJECT}/components/${componentId}/assets` },

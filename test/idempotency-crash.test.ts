@@ -1,4 +1,4 @@
-// Black-box: an idempotent retry (D17) after the gateway was killed (SIGKILL) mid-request runs the change at most once.
+// Black-box: an idempotent retry after the gateway was killed (SIGKILL) mid-request runs the change at most once.
 import { Client as Pg } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
@@ -7,7 +7,7 @@ import { waitFor } from './support/wait';
 
 const base = `/app/v1${PROJECT}`;
 
-describe('idempotent retries across a crash (D17)', () => {
+describe('idempotent retries across a crash', () => {
   let first: TestService;
   let service: TestService;
   let pg: Pg;

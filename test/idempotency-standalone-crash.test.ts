@@ -1,4 +1,4 @@
-// Black-box: in the standalone deployment (subgraph services behind our gateway), an idempotent retry (D17) after the
+// Black-box: in the standalone deployment (subgraph services behind our gateway), an idempotent retry after the
 // gateway was killed (SIGKILL) between the content service's commit and the gateway's storing of the answer runs nothing.
 import { Client as Pg } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,7 @@ import { waitFor } from './support/wait';
 
 const app = `/app/v1${PROJECT}`;
 
-describe('idempotent retries across a gateway crash, standalone services (D17)', () => {
+describe('idempotent retries across a gateway crash, standalone services', () => {
   let stack: StandaloneStack;
   /** The gateway answering now: the one started after the crash, once there is one. */
   let gateway: TestService;

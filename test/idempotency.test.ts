@@ -1,4 +1,4 @@
-// Black-box: idempotent retries (D17) — `Idempotency-Key` on /app/v1 POSTs and GraphQL mutations, shared by replicas.
+// Black-box: idempotent retries — `Idempotency-Key` on /app/v1 POSTs and GraphQL mutations, shared by replicas.
 import { createHash, randomUUID } from 'node:crypto';
 import { Client as Pg } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -14,7 +14,7 @@ export function metadata() { return { title: 'Slow', description: 'Compiled on r
 export default function render(props: Props) { return '<p>' + String((props as any).title) + '</p>'; }
 `;
 
-describe('idempotent retries (D17)', () => {
+describe('idempotent retries', () => {
   // Webhooks here point at this machine (their URLs are checked when created; no delivery is awaited).
   const fx = useService({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1' } });
   let replica: TestService | undefined;

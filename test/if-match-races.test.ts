@@ -1,4 +1,4 @@
-// Black-box: If-Match is atomic on every update and delete (D16): two requests holding the same revision never both succeed.
+// Black-box: If-Match is atomic on every update and delete: two requests holding the same revision never both succeed.
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
@@ -18,7 +18,7 @@ interface Kind {
   change?: (path: string, etag: string) => Promise<{ status: number; body: any }>;
 }
 
-describe('If-Match races (D16)', () => {
+describe('If-Match races', () => {
   const fx = useService({ env: { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PER_HOUR: '10000000' } });
   const call = (method: string, path: string, body?: unknown, ifMatch?: string) =>
     fx.api.call(method, path, { token: fx.token, body, headers: ifMatch ? { 'if-match': ifMatch } : {} });

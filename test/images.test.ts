@@ -1,4 +1,4 @@
-// Black-box: image transformations on the CDN (D19) — parameters, headers, stored variants, one computation, limits.
+// Black-box: image transformations on the CDN — parameters, headers, stored variants, one computation, limits.
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
@@ -93,7 +93,7 @@ const variesOnAccept = (vary: string | null) =>
 
 const withQuery = (url: string, params: [string, string][]) => `${url}?${new URLSearchParams(params)}`;
 
-describe('image transformations on the CDN (D19)', () => {
+describe('image transformations on the CDN', () => {
   let service: TestService;
   let api: Client;
   let token: string;

@@ -1,4 +1,4 @@
-// Black-box: tags, folders and saved searches (D12).
+// Black-box: tags, folders and saved searches.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
 import { useService } from './support/setup';

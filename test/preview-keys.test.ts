@@ -1,4 +1,4 @@
-// Black-box: preview API keys (D18) read the working state, read-only, privately, never through the shared read cache.
+// Black-box: preview API keys read the working state, read-only, privately, never through the shared read cache.
 import fc from 'fast-check';
 import { createClient } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ const scope = 'organizationId: "default", projectId: "default"';
 const schema = { type: 'object', properties: { title: { type: 'string' } } };
 const CONTENTS = `{ contents(${scope}) { data { id name status version content } } }`;
 
-describe('preview API keys (D18)', () => {
+describe('preview API keys', () => {
   const fx = useService({ env: UNLIMITED });
   /** A second gateway on the same database with the read cache off: what every answer must equal. */
   let reference: TestService;

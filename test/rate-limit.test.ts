@@ -1,4 +1,4 @@
-// Black-box: rate limits (D5) per caller, shared by REST and GraphQL and by two service processes, on PostgreSQL and on Redis.
+// Black-box: rate limits per caller, shared by REST and GraphQL and by two service processes, on PostgreSQL and on Redis.
 import { createPostgresDatabase } from '@cp/db/testing';
 import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';

@@ -41,7 +41,7 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
     expect(missing.body.error.code).toBe('NOT_FOUND');
   });
 
-  it('answers /health on every subgraph service with exactly the D10 members, as the gateway does', async () => {
+  it('answers /health on every subgraph service with exactly {status, version, timestamp}, as the gateway does', async () => {
     const shape = async (base: string) => {
       const res = await fetch(`${base}/health`);
       const body = await res.json();
@@ -147,7 +147,7 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
             });
           }
         }
-        // The POST reads (D2 searches, saved-search execution) take their variables from the body.
+        // The POST reads (searches, saved-search execution) take their variables from the body.
         const searches = [
           '/content/search',
           `/saved-searches/${saved.body.id}/execute`,

@@ -1,4 +1,4 @@
-// Black-box: access changes take effect on every replica at once although principals are cached (issues 12.4, 11.5).
+// Black-box: access changes take effect on every replica at once although principals are cached.
 import { createPostgresDatabase } from '@cp/db/testing';
 import { createClient } from 'graphql-ws';
 import { randomUUID } from 'node:crypto';

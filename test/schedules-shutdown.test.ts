@@ -1,4 +1,4 @@
-// Black-box: SIGTERM with a backlog of due schedules (D15) stops after the schedules in hand, within the shutdown
+// Black-box: SIGTERM with a backlog of due schedules stops after the schedules in hand, within the shutdown
 // timeout; the rest stay pending, and the restarted process takes them up.
 import { Client as Pg } from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -30,7 +30,7 @@ describe('schedules at SIGTERM', () => {
     expect(type.status).toBe(201);
     pg = new Pg({ connectionString: first.databaseUrl });
     await pg.connect();
-    // Unpublishing a draft is refused (D3): each schedule fails quickly, in its own transaction, with no event.
+    // Unpublishing a draft is refused: each schedule fails quickly, in its own transaction, with no event.
     await pg.query(
       `insert into "schedule" ("id", "organization_id", "project_id", "resource_type", "resource_id", "action", "at",
                                "created_by_id", "created_at", "updated_at")

@@ -1,4 +1,4 @@
-// Black-box: scheduled publishing (D15) — REST and GraphQL, exactly once across replicas, creator's rights, cancellation, crash recovery.
+// Black-box: scheduled publishing — REST and GraphQL, exactly once across replicas, creator's rights, cancellation, crash recovery.
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
@@ -12,7 +12,7 @@ const inSeconds = (s: number) => new Date(Date.now() + s * 1000).toISOString();
 /** Workers poll every second for due schedules; a loaded CI machine may still take far longer to run one. */
 const SCHEDULE_WAIT = { timeoutMs: 60_000, intervalMs: 250 };
 
-describe('scheduled publishing (D15)', () => {
+describe('scheduled publishing', () => {
   const fx = useService();
   let replica: TestService | undefined;
   afterAll(() => replica?.destroy());

@@ -1,5 +1,5 @@
 // Black-box: a standalone subgraph service refuses a request before reading its large body (no credential, a bad one,
-// too large) with the D4 envelope and the gateway's status, over fetch without `Expect: 100-continue`, never a reset.
+// too large) with the envelope and the gateway's status, over fetch without `Expect: 100-continue`, never a reset.
 import { createPostgresDatabase } from '@cp/db/testing';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

@@ -32,7 +32,7 @@ async function timed(request: () => Promise<HttpResult>): Promise<HttpResult & {
 /** Every 503's wall time, reported at the end (what the bound above leaves as slack). */
 const refusalMs: number[] = [];
 
-/** The D4 code of a REST envelope or of a GraphQL answer's first error. */
+/** The error code of a REST envelope or of a GraphQL answer's first error. */
 const codeOf = (res: HttpResult) => res.body?.error?.code ?? res.body?.errors?.[0]?.extensions?.code;
 
 /**

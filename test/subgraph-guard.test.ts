@@ -1,4 +1,4 @@
-// Black-box: a standalone subgraph service refuses abusive input before execution exactly as the gateway does (D13),
+// Black-box: a standalone subgraph service refuses abusive input before execution exactly as the gateway does,
 // and takes `x-cp-principal` only when signed with SUBGRAPH_SECRET for this subgraph and this request.
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,7 +34,7 @@ function post(url: string, body: string, headers: Record<string, string> = {}): 
   return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
 }
 
-describe('standalone subgraph service guards (D13)', () => {
+describe('standalone subgraph service guards', () => {
   let stack: StandaloneStack;
   let gateway: TestService;
   let content: Process;
@@ -138,7 +138,7 @@ describe('standalone subgraph service guards (D13)', () => {
     it('refuses with 401 a principal signed with JWT_SECRET, a user token, another audience, or another request id', async () => {
       const cases: [string, string, string | undefined][] = [
         ['JWT_SECRET, bound right', await sign(JWT_SECRET, { aud: 'cp-subgraph:content', rid: 'req-2' }), 'req-2'],
-        ['JWT_SECRET, the old unbound audience', await sign(JWT_SECRET, { aud: 'cp-subgraph' }), undefined],
+        ['JWT_SECRET, an audience bound to no subgraph', await sign(JWT_SECRET, { aud: 'cp-subgraph' }), undefined],
         ['a user token', token, undefined],
         ['for another subgraph', await sign(SUBGRAPH_SECRET, { aud: 'cp-subgraph:access', rid: 'req-3' }), 'req-3'],
         [

@@ -1,5 +1,5 @@
 // Black-box: GraphQL mutations sent with `Idempotency-Key` straight to a standalone subgraph service (what a third-party
-// federation gateway does with the client's credentials) answer like our gateway's (D17): replay, 422, 409, no secrets.
+// federation gateway does with the client's credentials) answer like our gateway's: replay, 422, 409, no secrets.
 import { allPermissions, signPrincipal, type Principal } from '@cp/graphql';
 import fc from 'fast-check';
 import { randomUUID } from 'node:crypto';
@@ -111,7 +111,7 @@ describe('Idempotency-Key on GraphQL mutations at standalone subgraph services',
             const first = await send(url, body, key);
             const retry = await send(url, body, key);
             const other = await send(url, KINDS[kind].query(`${name}-${where}-${run}x`), key);
-            // The retry is the first answer again, without the secrets shown once (D17), and flagged as a replay.
+            // The retry is the first answer again, without the secrets shown once, and flagged as a replay.
             expect(first.status, JSON.stringify(first.body)).toBe(200);
             expect(first.body.errors).toBeUndefined();
             const [field, created] = Object.entries(first.body.data!)[0];

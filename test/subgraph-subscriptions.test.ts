@@ -23,7 +23,7 @@ const FENCE_RETRY_MS = 2_000;
 const RUNS = Number(process.env.FC_RUNS ?? 4);
 const SEED = Number(process.env.FC_SEED ?? 20261125);
 const LIMITS = { RATE_LIMIT_PER_MINUTE: '100000', RATE_LIMIT_PER_HOUR: '1000000', EMBEDDINGS: 'off' };
-/** Event types API keys may see of content types (D9): publish, unpublish, and delete (of a published one only). */
+/** Event types API keys may see of content types: publish, unpublish, and delete (of a published one only). */
 const PUBLISHED_STATE = new Set(['content-types.published', 'content-types.unpublished', 'content-types.deleted']);
 
 interface Received {

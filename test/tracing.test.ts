@@ -1,6 +1,6 @@
 // Black-box: one query across two remote subgraph services is one OpenTelemetry trace (gateway → subgraphs → database).
 //
-// The issue asks for an in-memory exporter. Here the exporter is the real one (OTLP/HTTP, what operators run) and
+// No in-memory exporter: the exporter is the real one (OTLP/HTTP, what operators run) and
 // the "memory" is a small OTLP receiver inside this test process (`support/otlp-receiver.ts`): the gateway and both
 // subgraph services are separate processes, so only spans that really left them, with the trace context that
 // really crossed the wire, can pass.

@@ -8,10 +8,12 @@ import { sharedConfig } from '../vitest.shared.mjs';
 const TIMED = [
   'broker-outages.test.ts',
   'broker-reconnect.test.ts',
+  'broker-stall.test.ts',
   'database-outage.test.ts',
   'database-slow.test.ts',
   'rate-limit.test.ts',
   'schedules-shutdown.test.ts',
+  'slow-headers.test.ts',
   'standalone-outage.test.ts',
   'subgraph-subscriptions.test.ts',
   'webhooks-shutdown.test.ts',

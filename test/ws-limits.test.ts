@@ -1,4 +1,4 @@
-// Black-box differential: a subscription document sent over graphql-ws meets the same GraphQL limits (D13: characters,
+// Black-box differential: a subscription document sent over graphql-ws meets the same GraphQL limits (characters,
 // tokens, aliases, directives, depth, cost) as the same text sent over HTTP: refused with the same code and message,
 // or accepted and delivering events. Reproduce with WS_LIMITS_SEED=<seed>; WS_LIMITS_RUNS raises the runs (default 4).
 import fc from 'fast-check';

@@ -2,7 +2,7 @@
 // returns a server tests can start on port 0.
 import { createLogger, loadSubgraphSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
 import { EventFeed, sqlProjectDirectory } from '@cp/db';
-import { answerEarlyRefusals, familyOnly, idempotency, LiveStreams, startIdempotencyCleanup } from '@cp/edge';
+import { lingerAfterEarlyAnswers, familyOnly, idempotency, LiveStreams, startIdempotencyCleanup } from '@cp/edge';
 import { AppError } from '@cp/errors';
 import { JSON_LIMIT_BYTES, jsonBodyError, type ApiFamily } from '@cp/graphql';
 import { mountHttpRoutes, packageVersion, startHost, type Host, type HostedService, type HostParts } from '@cp/host';
@@ -16,22 +16,22 @@ import { DirectReads } from './graphql/direct-reads';
 import { PersistedQueries } from './graphql/persisted-queries';
 import { EVENT_HTTP_ROUTES } from './events/event-http-routes';
 import { documentSizeLimit, responseSizeLimit } from './graphql/armor';
-import { contextMiddleware } from './edge/context';
+import { contextMiddleware } from './http/context';
 import { createGateway, readSupergraph } from './graphql/gateway';
 import { fastCachedReads } from './cache/fast-hits';
 import { adminReads } from './cache/admin-reads';
 import { EarlyAnswers } from './cache/early-answer';
 import { mountDocs } from './docs/mount';
 import { gatewayHttpRoutes } from './rest/http-routes';
-import { assertJsonDepth, graphqlInputGuard, inputGuard } from './edge/input-guard';
-import { apiHeaders } from './edge/api-headers';
-import { requestScope } from './edge/request-scope';
+import { assertJsonDepth, graphqlInputGuard, inputGuard } from './http/input-guard';
+import { apiHeaders } from './http/api-headers';
+import { requestScope } from './http/request-scope';
 import { clientReadCache } from './cache/client-cache';
 import { ReadCache } from './cache/read-cache';
 import { announceWritesBeforeAnswering } from './cache/announce-writes';
 import { followFeed } from './cache/feed-caches';
 import { createRestHandler } from './rest/rest';
-import { sendError, sendGraphQLError } from './edge/send-error';
+import { sendError, sendGraphQLError } from './http/send-error';
 import { buildSubscriptionSchema, startSubscriptionServer } from '@cp/subgraph-server';
 import { allRoutes, INITIAL_DATA, subgraphModules } from '@cp/supergraph';
 
@@ -102,7 +102,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   const projects = sqlProjectDirectory(db.orm);
   followFeed(feed, db.orm.em, [projects, auth.cache]);
   // Access changes (keys, users, roles, projects, organizations) reach every replica through the broker: once the
-  // caches dropped what they affect, end the streams that lost their right (issues 12.4, 11.5). Client feeds never
+  // caches dropped what they affect, end the streams that lost their right. Client feeds never
   // carry them.
   const access = new AccessWatch({ orm: db.orm, auth, projects }, (err) =>
     logger.warn({ err }, 're-checking a stream caller failed'),
@@ -166,7 +166,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       const stats = admin.stats();
       return { hits: stats.hits, misses: stats.misses, size: stats.entries };
     });
-  answerEarlyRefusals(server);
+  lingerAfterEarlyAnswers(server);
   const streams = new LiveStreams();
   const persistedQueries = new PersistedQueries();
   const apollo = createApollo(
@@ -185,7 +185,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       logger,
       body,
       graphql: body === 'parsed',
-      // A mutation sent as a persisted query's hash: its text from Apollo's store (D17 needs to read it).
+      // A mutation sent as a persisted query's hash: its text from Apollo's store (Idempotency-Key needs to read it).
       persistedQuery: (hash) => persistedQueries.textOf(hash),
       maxBodyBytes: JSON_LIMIT_BYTES,
       onError,
@@ -221,13 +221,13 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
     responseSizeLimit(sendGraphQLError, config.http.maxResponseBytes, (hash) => persistedQueries.textOf(hash)),
     apolloHandler(apollo),
   );
-  // The modules' HTTP routes (uploads, CDN, D8) for every subgraph, remote ones included: clients only know the
-  // gateway's address, and the handlers work on the shared database and DATA_DIR. Then the event routes (D9).
+  // The modules' HTTP routes (uploads, CDN) for every subgraph, remote ones included: clients only know the
+  // gateway's address, and the handlers work on the shared database and DATA_DIR. Then the event routes.
   const authenticated = (family: ApiFamily) => [
     contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
     limiter.middleware(sendError),
     familyOnly(family, sendError),
-    // D17: multipart uploads take Idempotency-Key too (fingerprinted without their body, see idempotency.ts).
+    // Multipart uploads take Idempotency-Key too (fingerprinted without their body, see idempotency.ts).
     ...(family === 'app' ? [idempotent('none', sendError)] : []),
   ];
   // The OpenAPI documents describe the same declarations (gatewayHttpRoutes); the contract test walks them here.
@@ -247,7 +247,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       routes: allRoutes(),
       maxBodyBytes: JSON_LIMIT_BYTES,
     });
-    // Client reads come from the published-read cache; admin POSTs honour Idempotency-Key (D17).
+    // Client reads come from the published-read cache; admin POSTs honour Idempotency-Key.
     const familyMiddleware =
       family === 'api' ? [clientCache.rest] : [...(admin ? [admin.fill] : []), idempotent('raw', sendError)];
     app.use(

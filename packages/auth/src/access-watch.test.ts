@@ -1,6 +1,6 @@
 // The access watch: a live stream whose caller lost its right ends; others, and other changes, leave it open.
 import { ForbiddenError } from '@cp/errors';
-import type { Principal } from '@cp/graphql';
+import type { Principal } from '@cp/principal';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { describe, expect, it } from 'vitest';
 import { AccessWatch, type WatchedCaller } from './access-watch';

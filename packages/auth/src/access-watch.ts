@@ -1,6 +1,6 @@
 // Long-lived streams (SSE, graphql-ws) re-check their caller when an access change reaches this replica.
 import { AppError, UnauthorizedError } from '@cp/errors';
-import type { Authenticator, Context, Credentials, Principal, ProjectDirectory } from '@cp/graphql';
+import type { Authenticator, Context, Credentials, Principal, ProjectDirectory } from '@cp/principal';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ACCESS_RESOURCE_TYPES, type AccessChange } from './principal-cache';
 

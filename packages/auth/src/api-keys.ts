@@ -1,6 +1,6 @@
 // API-key authentication: the principal of a presented key, by its SHA-256 hash, from the principal cache or the database.
 import { UnauthorizedError } from '@cp/errors';
-import type { ApiKeyPrincipal, ApiKeyScope } from '@cp/graphql';
+import type { ApiKeyPrincipal, ApiKeyScope } from '@cp/principal';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashKey, looksLikeKey, matchesHash } from './api-key-secret';
 import { LastUsedRecorder } from './last-used';

@@ -1,8 +1,8 @@
 // The one authentication entry point: credentials (read once by credentials.ts) → principal, for every host and transport.
 import type { Config } from '@cp/config';
 import { UnauthorizedError } from '@cp/errors';
-import { ANONYMOUS, verifyVouched, type ApiKeyPrincipal, type Authenticated, type Authenticator } from '@cp/graphql';
-import type { Credentials, Principal, UserPrincipal } from '@cp/graphql';
+import { ANONYMOUS, verifyVouched, type ApiKeyPrincipal, type Authenticated, type Authenticator } from '@cp/principal';
+import type { Credentials, Principal, UserPrincipal } from '@cp/principal';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ApiKeyLookup } from './api-keys';

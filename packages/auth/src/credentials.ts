@@ -1,8 +1,8 @@
 // Reads a request's credentials once, from wherever its transport carries them; `authenticate` takes only this value.
-import { PRINCIPAL_HEADER, type Credentials } from '@cp/graphql';
+import { PRINCIPAL_HEADER, type Credentials } from '@cp/principal';
 import type { IncomingHttpHeaders } from 'node:http';
 
-export type { Credentials } from '@cp/graphql';
+export type { Credentials } from '@cp/principal';
 
 const header = (value: string | string[] | undefined) => (typeof value === 'string' ? value : undefined);
 
@@ -20,7 +20,7 @@ export function httpCredentials(headers: IncomingHttpHeaders): Credentials {
 }
 
 /**
- * A graphql-ws connection: `connectionParams` when they carry any credential (D9), else the upgrade request's headers
+ * A graphql-ws connection: `connectionParams` when they carry any credential, else the upgrade request's headers
  * (gateways that propagate the client's headers to a subgraph's socket). Names are case-insensitive; empty values
  * count as absent (a gateway's header template with nothing to fill in sends ""). Apollo Router wraps its payload in
  * `{ connectionParams: … }`: those nested names count too, the outer ones winning.

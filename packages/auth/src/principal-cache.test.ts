@@ -1,6 +1,6 @@
 // The principal cache: what an access event drops, and no stale answer stored after one (fast-check); FeedCache's own
 // rule is tested in packages/config/src/feed-cache.test.ts.
-import type { ApiKeyPrincipal } from '@cp/graphql';
+import type { ApiKeyPrincipal } from '@cp/principal';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ACCESS_RESOURCE_TYPES, PrincipalCache, type AccessChange } from './principal-cache';

@@ -1,8 +1,8 @@
 // In-process cache of what authentication reads from the database (API keys; users with their role), dropped by access events.
 import { FeedCache } from '@cp/config';
-import type { ApiKeyPrincipal, Permissions } from '@cp/graphql';
+import type { ApiKeyPrincipal, Permissions } from '@cp/principal';
 
-/** The parts of an access event (D9 event row) that decide what to drop. */
+/** The parts of an access event (its row in the event table) that decide what to drop. */
 export interface AccessChange {
   resourceType: string;
   resourceId: string;

@@ -25,7 +25,7 @@ describe('SignIn', () => {
     await expect(signIn.login('ADMIN@example.com', 'pw-123456', find)).rejects.toMatchObject({ code: 'RATE_LIMITED' });
   });
 
-  it('issues scoped tokens no wider and no longer-lived than the caller (D5)', async () => {
+  it('issues scoped tokens no wider and no longer-lived than the caller', async () => {
     const signIn = new SignIn(tokens, 60, memorySignInThrottle(10, 60));
     const projects = { exists: async (_org: string, id: string) => id === 'p1' };
     const caller = {

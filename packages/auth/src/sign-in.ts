@@ -1,6 +1,6 @@
-// Sign-in (email and password → admin JWT, throttled per account) and scoped tokens narrower than the caller's (D5).
+// Sign-in (email and password → admin JWT, throttled per account) and scoped tokens narrower than the caller's.
 import { NotFoundError, UnauthorizedError, ValidationFailedError } from '@cp/errors';
-import type { ProjectDirectory, UserPrincipal } from '@cp/graphql';
+import type { ProjectDirectory, UserPrincipal } from '@cp/principal';
 import { DUMMY_HASH, verifyPassword } from './password';
 import type { SignInThrottle } from './sign-in-throttle';
 import type { TokenService } from './tokens';
@@ -50,7 +50,7 @@ export class SignIn {
   }
 
   /**
-   * A narrower token for the caller (D5): the same user (so the same role, read on each request), optionally one
+   * A narrower token for the caller: the same user (so the same role, read on each request), optionally one
    * project, and an expiry no later than the caller's own token.
    */
   async issueToken(

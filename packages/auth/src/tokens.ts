@@ -8,7 +8,7 @@ const AUDIENCE = 'content-platform-admin';
 export interface TokenClaims {
   userId: string;
   organizationId: string;
-  /** Set on project-scoped tokens (D5). */
+  /** Set on project-scoped tokens. */
   projectId?: string;
   issuedAt: Date;
   expiresAt: Date;
@@ -20,7 +20,7 @@ const MAX_VERIFIED = 10_000;
 export class TokenService {
   /**
    * Token string → its claims, once its signature and claims have verified: an admin sends the same token on every
-   * request, and HMAC verification with jose's claim checks was the largest part of authenticating one. Only `exp`
+   * request, and HMAC verification with jose's claim checks is the largest part of authenticating one. Only `exp`
    * can turn a verified token invalid later (the secret is this instance's), so a hit checks it as jose would.
    * Revocation (a password change, a removed user) is checked per request after this, by the caller.
    */

@@ -1,5 +1,5 @@
 // The entry point's answer depends on the credentials, never on the transport that carried them (differential, fast-check).
-import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@cp/graphql';
+import { PRINCIPAL_HEADER, signPrincipal, type Principal } from '@cp/principal';
 import fc from 'fast-check';
 import { SignJWT } from 'jose';
 import type { IncomingHttpHeaders } from 'node:http';

@@ -1,6 +1,6 @@
 // Admin-token authentication: a verified JWT's user and role, from the principal cache or one database round trip.
 import { UnauthorizedError } from '@cp/errors';
-import type { Permissions, UserPrincipal } from '@cp/graphql';
+import type { Permissions, UserPrincipal } from '@cp/principal';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { CachedUser, PrincipalCache } from './principal-cache';
 import type { TokenClaims, TokenService } from './tokens';

@@ -20,7 +20,7 @@ function load(code: string, tree?: unknown) {
   return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
 }
 
-describe('content module (D6)', () => {
+describe('content module', () => {
   it('bundles data, layout and components, and renders the component tree', async () => {
     const hero = await compile(`export interface Props { title: string }
       export function metadata() { return { title: 'Hero', description: 'd' }; }

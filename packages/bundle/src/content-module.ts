@@ -1,4 +1,4 @@
-// Builds a content entry's `compiled` ES module (D6): its data bundled with the layout and components of its pinned package.
+// Builds a content entry's `compiled` ES module: its data bundled with the layout and components of its pinned package.
 import type { Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
 
@@ -9,7 +9,7 @@ export interface CompiledComponent {
 }
 
 export interface ContentModuleInput {
-  /** The entry's `content` document; `content.components` holds the component tree (D6). */
+  /** The entry's `content` document; `content.components` holds the component tree. */
   content: Record<string, unknown>;
   /** Identity of the entry: id, name, typeId, typeVersion, packageVersion, version… */
   meta: Record<string, unknown>;

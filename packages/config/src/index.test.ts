@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, loadSubgraphSecret } from './index';
 
 describe('loadConfig', () => {
-  it('applies the D14 defaults', () => {
+  it('applies the defaults', () => {
     const c = loadConfig({});
     expect(c.http).toMatchObject({ port: 4000, host: '127.0.0.1', publicUrl: 'http://127.0.0.1:4000' });
     expect(c.http.cdnUrl).toBe('http://127.0.0.1:4000/cdn');
@@ -18,6 +18,26 @@ describe('loadConfig', () => {
       signInFailures: 10,
       signInWindowSeconds: 900,
     });
+  });
+
+  it('bounds slow clients and stalled brokers by default, and takes other bounds', () => {
+    const c = loadConfig({});
+    expect(c.http).toMatchObject({ headersTimeoutMs: 5000, requestTimeoutMs: 120_000 });
+    expect(c.brokers).toEqual({ timeoutMs: 1000, publishWaitMs: 250, probeIntervalMs: 1000 });
+    const set = loadConfig({
+      HTTP_HEADERS_TIMEOUT_MS: '2000',
+      HTTP_REQUEST_TIMEOUT_MS: '2000',
+      BROKER_TIMEOUT_MS: '300',
+      BROKER_PUBLISH_WAIT_MS: '100',
+      BROKER_PROBE_INTERVAL_MS: '500',
+    });
+    expect(set.http).toMatchObject({ headersTimeoutMs: 2000, requestTimeoutMs: 2000 });
+    expect(set.brokers).toEqual({ timeoutMs: 300, publishWaitMs: 100, probeIntervalMs: 500 });
+    // Node refuses a request deadline shorter than the headers'.
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT_MS: '10000', HTTP_REQUEST_TIMEOUT_MS: '5000' })).toThrow(
+      /HTTP_REQUEST_TIMEOUT_MS: must be at least HTTP_HEADERS_TIMEOUT_MS/,
+    );
+    expect(() => loadConfig({ BROKER_TIMEOUT_MS: '0' })).toThrow(/BROKER_TIMEOUT_MS/);
   });
 
   it('parses SUBGRAPH_URLS and treats empty strings as unset', () => {

@@ -1,4 +1,4 @@
-// The service's one configuration object: environment variables (D14) parsed and validated once with zod.
+// The service's one configuration object: environment variables parsed and validated once with zod.
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
@@ -32,6 +32,8 @@ const envSchema = z
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     PORT: int(4000).pipe(z.number().max(65535)).or(z.literal(0)),
     HOST: z.string().default('127.0.0.1'),
+    HTTP_HEADERS_TIMEOUT_MS: int(5000),
+    HTTP_REQUEST_TIMEOUT_MS: int(120_000),
     DATABASE_URL: optionalString.pipe(z.url().optional()),
     DATABASE_POOL_MAX: int(10),
     DATABASE_QUERY_TIMEOUT_MS: int(15_000),
@@ -51,6 +53,9 @@ const envSchema = z
       z.number().int().positive().max(65535).optional(),
     ),
     REDIS_URL: optionalString.pipe(z.url().optional()),
+    BROKER_TIMEOUT_MS: int(1000),
+    BROKER_PUBLISH_WAIT_MS: int(250),
+    BROKER_PROBE_INTERVAL_MS: int(1000),
     NATS_URL: optionalString.pipe(z.url().optional()),
     RATE_LIMIT_PER_MINUTE: int(600),
     RATE_LIMIT_PER_HOUR: int(30_000),
@@ -98,6 +103,14 @@ const envSchema = z
           'set REDIS_URL or NATS_URL, not both: each is a complete event broker (Redis also holds the rate limits)',
       });
     }
+    // Node refuses a request deadline shorter than the headers' (the headers are part of the request).
+    if (e.HTTP_REQUEST_TIMEOUT_MS < e.HTTP_HEADERS_TIMEOUT_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['HTTP_REQUEST_TIMEOUT_MS'],
+        message: 'must be at least HTTP_HEADERS_TIMEOUT_MS',
+      });
+    }
     // A user token must never pass as a gateway-vouched principal: the two keys differ.
     if (e.SUBGRAPH_SECRET && e.SUBGRAPH_SECRET === e.JWT_SECRET) {
       ctx.addIssue({ code: 'custom', path: ['SUBGRAPH_SECRET'], message: 'must differ from JWT_SECRET' });
@@ -106,8 +119,20 @@ const envSchema = z
 
 export interface Config {
   env: 'development' | 'production' | 'test';
-  /** `maxResponseBytes`: a GraphQL or REST answer above it is refused with BAD_REQUEST. */
-  http: { port: number; host: string; publicUrl: string; cdnUrl: string; maxResponseBytes: number };
+  /**
+   * `maxResponseBytes`: a GraphQL or REST answer above it is refused with BAD_REQUEST. `headersTimeoutMs`: a request
+   * whose headers have not all arrived by then is answered 408 and its connection closed (a client trickling header
+   * bytes holds a socket and memory for nothing); `requestTimeoutMs`: the same for the whole request, body included.
+   */
+  http: {
+    port: number;
+    host: string;
+    publicUrl: string;
+    cdnUrl: string;
+    maxResponseBytes: number;
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+  };
   /**
    * `queryTimeoutMs` (PostgreSQL only): a query without an answer by then fails, 503 at the edge, so a database that
    * stalls without closing its connections (a stopped process, a silent network) cannot hold requests; undefined: none.
@@ -130,6 +155,13 @@ export interface Config {
   subgraphPort?: number;
   redisUrl?: string;
   natsUrl?: string;
+  /**
+   * Redis and NATS on the request path (circuit.ts). `timeoutMs`: the longest a request waits on a rate-limit or
+   * sign-in counter in Redis, and a probe on any broker; `publishWaitMs`: the longest a write waits for its
+   * announcement. The first call past its time-out opens the broker's circuit: later calls skip it at once (memory
+   * counters, the outbox poll) until a probe, every `probeIntervalMs`, sees it answer.
+   */
+  brokers: { timeoutMs: number; publishWaitMs: number; probeIntervalMs: number };
   /** Per token or key; `anonymousPerMinute` per client IP for requests without a credential (sign-in). */
   rateLimit: {
     perMinute: number;
@@ -140,7 +172,7 @@ export interface Config {
     signInWindowSeconds: number;
   };
   uploads: { maxBytes: number };
-  /** CDN image transformations (D19): how many run at once in a process, and how many may wait for a slot. */
+  /** CDN image transformations: how many run at once in a process, and how many may wait for a slot. */
   images: { concurrency: number; queue: number };
   /** Semantic search: the local MiniLM model, a hosted OpenAI-compatible API (key), or off. */
   /** `idleSeconds`: the local model's thread is stopped after this long without work (0: never), freeing its memory. */
@@ -194,6 +226,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       publicUrl,
       cdnUrl: (e.CDN_URL ?? `${publicUrl}/cdn`).replace(/\/$/, ''),
       maxResponseBytes: e.MAX_RESPONSE_BYTES,
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
     },
     database: {
       url: e.DATABASE_URL,
@@ -213,6 +247,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     subgraphPort: e.SUBGRAPH_PORT,
     redisUrl: e.REDIS_URL,
     natsUrl: e.NATS_URL,
+    brokers: {
+      timeoutMs: e.BROKER_TIMEOUT_MS,
+      publishWaitMs: e.BROKER_PUBLISH_WAIT_MS,
+      probeIntervalMs: e.BROKER_PROBE_INTERVAL_MS,
+    },
     rateLimit: {
       perMinute: e.RATE_LIMIT_PER_MINUTE,
       perHour: e.RATE_LIMIT_PER_HOUR,
@@ -254,5 +293,6 @@ export function loadConfigOrExit(env: Record<string, string | undefined> = proce
 export * from './logger';
 export * from './secrets';
 export * from './connection-state';
+export * from './circuit';
 export * from './feed-gate';
 export * from './feed-cache';

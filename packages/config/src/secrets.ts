@@ -1,4 +1,4 @@
-// The signing secrets: JWT_SECRET (users' tokens; generated under DATA_DIR when unset, D14) and SUBGRAPH_SECRET.
+// The signing secrets: JWT_SECRET (users' tokens; generated under DATA_DIR when unset) and SUBGRAPH_SECRET.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -12,7 +12,7 @@ function maxLength(property: EntityProperty): number | undefined {
 /**
  * PostgreSQL refuses text longer than a `varchar(N)` column (SQLSTATE 22001), which reached the client as a bare 400
  * without a path. Every entity's text columns are checked here instead, for every create and update, so such a value
- * is 422 `VALIDATION_FAILED` with `/<member>` (D4) whichever route wrote it; the services' own rules (names, tags)
+ * is 422 `VALIDATION_FAILED` with `/<member>` whichever route wrote it; the services' own rules (names, tags)
  * come first with their own messages. Lengths are counted in characters, as PostgreSQL counts them.
  */
 export class ColumnLengthCheck implements EventSubscriber {

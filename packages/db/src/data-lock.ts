@@ -1,7 +1,7 @@
 // One process at a time opens the embedded database: an O_EXCL lock file holding the owner's pid, kept while it runs.
 import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 
-/** A second process opened pgdata while its owner ran: both wrote, and writes the owner had confirmed were lost. */
+/** Another process owns pgdata: two processes writing it at once lose writes the owner confirmed. */
 export class DataDirInUseError extends Error {
   constructor(
     readonly dataDir: string,

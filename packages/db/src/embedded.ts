@@ -65,7 +65,7 @@ export async function startEmbeddedPostgres(
   const { PGLiteSocketServer } = await import('@electric-sql/pglite-socket');
   // PostgreSQL's defaults (shared_buffers 128 MB) live inside PGlite's WebAssembly heap, which never shrinks: the
   // embedded database is one process's small store, so it gets small buffers (idle RSS).
-  // pg_trgm backs the trigram index of the D2 `like` search (content subgraph migration); PostgreSQL ships it in contrib.
+  // pg_trgm backs the trigram index of the `like` filter (content subgraph migration); PostgreSQL ships it in contrib.
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
   const db = await PGlite.create(join(dir), {
     startParams: [...PGlite.defaultStartParams, ...EMBEDDED_SETTINGS.flatMap((setting) => ['-c', setting])],

@@ -1,4 +1,4 @@
-// SQL for tables whose rows are written once (published versions, D3): the database itself refuses UPDATE and DELETE.
+// SQL for tables whose rows are written once (published versions): the database itself refuses UPDATE and DELETE.
 
 /** Statements for a migration's `up()`: a shared trigger function and a trigger on `table`. */
 export function immutableRowsSql(table: string): string[] {

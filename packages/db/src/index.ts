@@ -24,3 +24,6 @@ export * from './project-references';
 export * from './query-shapes';
 export * from './like-pattern';
 export * from './published-reader';
+export * from './entity-status';
+export * from './pagination';
+export * from './revision';

@@ -1,4 +1,4 @@
-// The last published version row of each of several records, in one query (published-only views, D9).
+// The last published version row of each of several records, in one query (published-only views).
 import type { EntityClass, EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import type { VersionRecord } from './version-record.entity';
 

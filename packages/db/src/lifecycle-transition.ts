@@ -1,11 +1,12 @@
-// The write template of versioned resources: row lock, If-Match, state table, change and event (D3, D9, D16).
-import type { EntityStatus, ProjectScope } from '@cp/graphql';
+// The write template of versioned resources: row lock, If-Match, state table, change and event.
+import type { ProjectScope } from '@cp/principal';
+import type { EntityStatus } from './entity-status';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EventAction, EventResourceType } from './events/event.entity';
 import { recordEvent } from './events/record-event';
 import { transactionalNamed } from './unique-violation';
 
-/** Every lifecycle action with the event it records (D9). */
+/** Every lifecycle action with the event it records. */
 export const LIFECYCLE_EVENTS = {
   update: 'updated',
   publish: 'published',
@@ -32,9 +33,9 @@ export interface Lifecycle<E extends LifecycleRecord, A extends LifecycleAction>
   namedAs?: string;
   /** The record under a row lock (`SELECT … FOR UPDATE`), or 404. */
   lock(tx: EntityManager, scope: ProjectScope, id: string): Promise<E>;
-  /** The state table: 409 INVALID_STATUS_TRANSITION with `currentStatus` / `requestedStatus` (D3). */
+  /** The state table: 409 INVALID_STATUS_TRANSITION with `currentStatus` / `requestedStatus`. */
   guard(current: EntityStatus, action: A): void;
-  /** Whether API keys may see the event (D9); `wasPublished`: a version had been published before the change. */
+  /** Whether API keys may see the event; `wasPublished`: a version had been published before the change. */
   published?(action: A, wasPublished: boolean): boolean;
 }
 
@@ -43,7 +44,7 @@ export type LifecycleChange<E> = (tx: EntityManager, record: E) => Promise<numbe
 
 /**
  * The transition function of `lifecycle`. Everything runs in one transaction: the row lock makes concurrent writes
- * queue, so `If-Match` / `expectedRevision` (compared at flush, D16) sees the revision being changed and a new
+ * queue, so `If-Match` / `expectedRevision` (compared at flush) sees the revision being changed and a new
  * version row gets the next consecutive number; the event commits with the change or not at all. The name for
  * NAME_TAKEN is read after the change: discard and rollback bring back an earlier name, which may be taken since.
  */
@@ -72,7 +73,7 @@ export function lifecycleTransition<E extends LifecycleRecord, A extends Lifecyc
   };
 }
 
-/** The number of the next version a publish creates: consecutive from 1 (the unique key backs the row lock up, D3). */
+/** The number of the next version a publish creates: consecutive from 1 (the unique key backs the row lock up). */
 export function nextVersion(record: LifecycleRecord): number {
   return (record.lastPublishedVersion ?? 0) + 1;
 }

@@ -1,17 +1,19 @@
 // Opens the database (real PostgreSQL or embedded), runs the committed migrations, and exposes the ORM.
 import type { Config, Logger } from '@cp/config';
+import type { Exhaustion } from '@cp/errors';
 import type { EntityClass, MigrationObject } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { MikroORM, PostgreSqlDriver } from '@mikro-orm/postgresql';
-import { RevisionCheck } from '@cp/graphql';
+import { RevisionCheck } from './revision';
 import { ColumnLengthCheck } from './column-lengths';
 import { acquireDataLock, type DataLock } from './data-lock';
 import { embeddedIsNew, embeddedLockPath, startEmbeddedPostgres } from './embedded';
 import { EventRecord } from './events/event.entity';
 import { checkInitialData, packInitialData } from './initial-data';
+import { ExhaustionWatch } from './exhaustion-watch';
 import { DatabaseLiveness } from './liveness';
 import { coreMigrations } from './migrations';
 import { PoolGuard } from './pool-guard';
@@ -27,11 +29,16 @@ export interface Database {
   orm: MikroORM;
   embedded: boolean;
   /**
-   * True when the database answers within the timeout (health check, D10). With a liveness probe (PostgreSQL): false at
+   * True when the database answers within the timeout (health check). With a liveness probe (PostgreSQL): false at
    * once while it finds the database not answering, else the probe's own answer (bounded by its timeout, and never
    * waiting for a pooled connection: a saturated pool is not an outage).
    */
   ping(timeoutMs?: number): Promise<boolean>;
+  /**
+   * What the database ran out of (`disk`, or `resources`: memory, connections) while it refuses statements for it
+   * (exhaustion-watch.ts); undefined otherwise. Reads still work then: `/ready` says `degraded` rather than 503.
+   */
+  exhausted(): Exhaustion | undefined;
   close(): Promise<void>;
 }
 
@@ -86,9 +93,12 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
   const probe = url && config.database.probe;
   const liveness = probe ? new DatabaseLiveness({ url, ...probe, logger }) : undefined;
   const guard = url ? new PoolGuard(liveness) : undefined;
+  const exhaustion = new ExhaustionWatch(logger);
   let orm = await connect(
     modules,
-    embedded ? { host: embedded.host, port: embedded.port } : { url: url!, poolMax, queryTimeoutMs, guard },
+    embedded
+      ? { host: embedded.host, port: embedded.port, exhaustion }
+      : { url: url!, poolMax, queryTimeoutMs, guard, exhaustion },
     logger,
   );
   guard?.attach(orm.em.getConnection().getKnex().client);
@@ -101,7 +111,7 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
     await orm.close(true);
     await embedded.stop();
     embedded = await startEmbeddedPostgres(dataDir, 8);
-    orm = await connect(modules, { host: embedded.host, port: embedded.port });
+    orm = await connect(modules, { host: embedded.host, port: embedded.port, exhaustion });
   }
   return {
     orm,
@@ -116,6 +126,7 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
         .catch(() => false);
       return Promise.race([query, timeout]);
     },
+    exhausted: () => exhaustion.state,
     async close() {
       try {
         await liveness?.stop();
@@ -139,7 +150,7 @@ function initialDataFor(dataDir: string, modules: DatabaseModule[], file?: strin
 
 /**
  * Builds the embedded database's initial data at `file` (a build step): a new database with every migration of
- * `modules` applied and nothing else (the bootstrap of D5 runs at the first start), stopped cleanly, then packed.
+ * `modules` applied and nothing else (the first-start bootstrap runs later), stopped cleanly, then packed.
  */
 export async function buildInitialData(modules: DatabaseModule[], file: string): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'cp-initial-data-'));
@@ -157,8 +168,24 @@ export async function buildInitialData(modules: DatabaseModule[], file: string):
 
 const allMigrations = (modules: DatabaseModule[]) => [...coreMigrations, ...modules.flatMap((m) => m.migrations)];
 
-type Target =
-  { url: string; poolMax: number; queryTimeoutMs?: number; guard?: PoolGuard } | { host: string; port: number };
+type Target = (
+  { url: string; poolMax: number; queryTimeoutMs?: number; guard?: PoolGuard } | { host: string; port: number }
+) & { exhaustion?: ExhaustionWatch };
+
+/** knex's pool hook: the pool guard's, then the exhaustion watch's, on every new connection. */
+function afterCreate(target: Target) {
+  const guard = 'url' in target ? target.guard : undefined;
+  const exhaustion = target.exhaustion;
+  if (!guard && !exhaustion) return {};
+  type Connection = Parameters<PoolGuard['afterCreate']>[0];
+  type Done = (err: Error | null, connection: Connection) => void;
+  const watched = (err: Error | null, connection: Connection, done: Done) =>
+    err || !exhaustion ? done(err, connection) : exhaustion.afterCreate(connection, done);
+  return {
+    afterCreate: (connection: Connection, done: Done) =>
+      guard ? guard.afterCreate(connection, (err, c) => watched(err, c, done)) : watched(null, connection, done),
+  };
+}
 
 function connect(modules: DatabaseModule[], target: Target, logger?: Logger): Promise<MikroORM> {
   return MikroORM.init({
@@ -168,7 +195,7 @@ function connect(modules: DatabaseModule[], target: Target, logger?: Logger): Pr
       : { host: target.host, port: target.port, user: 'postgres', dbName: 'postgres' }),
     entities: [EventRecord, ...modules.flatMap((m) => m.entities)],
     extensions: [Migrator],
-    // D16: `If-Match` / `expectedRevision` compared when the change is flushed, inside its transaction; text checked
+    // `If-Match` / `expectedRevision` compared when the change is flushed, inside its transaction; text checked
     // against its column's length (422 naming the member rather than the database's refusal).
     subscribers: [new RevisionCheck(), new ColumnLengthCheck()],
     migrations: {
@@ -184,7 +211,7 @@ function connect(modules: DatabaseModule[], target: Target, logger?: Logger): Pr
       min: 0,
       max: 'url' in target ? target.poolMax : 6,
       acquireTimeoutMillis: 10_000,
-      ...('url' in target && target.guard && { afterCreate: target.guard.afterCreate }),
+      ...afterCreate(target),
     },
     driverOptions: {
       connection: {

@@ -1,13 +1,13 @@
 // Answers "does this project exist in this organization" for the authorization guards of every subgraph.
 import { FeedCache } from '@cp/config';
-import type { ProjectDirectory } from '@cp/graphql';
+import type { ProjectDirectory } from '@cp/principal';
 import type { MikroORM } from '@mikro-orm/postgresql';
 
 /** A safety net for a lost notification only: entries are dropped by the events that change them. */
 const TTL_MS = 10_000;
 const MAX_ENTRIES = 10_000;
 
-/** The parts of an event (D9 row) that decide what to drop. */
+/** The parts of an event (its row in the event table) that decide what to drop. */
 export interface ProjectChange {
   resourceType: string;
   resourceId: string;

@@ -1,14 +1,9 @@
 // What API keys read of a versioned record (components, content types): the last published version of each, never a
-// draft or a working copy (D9); preview keys read the working copies instead (D18). One reader serves every kind.
+// draft or a working copy; preview keys read the working copies instead. One reader serves every kind.
 import { NotFoundError } from '@cp/errors';
-import {
-  EntityStatus,
-  keysetPage,
-  PREVIEW_STATUSES,
-  type CursorArgs,
-  type KeyVisibility,
-  type ProjectScope,
-} from '@cp/graphql';
+import type { KeyVisibility, ProjectScope } from '@cp/principal';
+import { EntityStatus, PREVIEW_STATUSES } from './entity-status';
+import { keysetPage, type CursorArgs } from './pagination';
 import type { EntityClass, EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { lastPublishedVersions } from './latest-versions';
 import type { VersionRecord } from './version-record.entity';
@@ -45,7 +40,7 @@ export function publishedReader<E extends Published, V extends VersionRecord>(op
     return records.flatMap((record) => {
       const version = versions.get(record.id);
       if (!version) return [];
-      // The working copy's `updatedAt` and `revision` move with every draft edit: the version's own stand in (D9).
+      // The working copy's `updatedAt` and `revision` move with every draft edit: the version's own stand in.
       const stamps = { status: EntityStatus.published, version: version.version };
       const moments = { updatedAt: version.createdAt, revision: version.version };
       return [{ ...record, ...options.fields(version, record), ...stamps, ...moments } as E];

@@ -1,11 +1,11 @@
-// `revision` (D16) written once: the bases of the nine resources that take `If-Match` / `expectedRevision`.
+// `revision` written once: the bases of the nine resources that take `If-Match` / `expectedRevision`.
 import { Property, type Opt } from '@mikro-orm/core';
 import { Field, Int, ObjectType } from 'type-graphql';
 import { ProjectScopedEntity } from './project-scoped.entity';
 
 /** MikroORM's versioned UPDATE grows the column by one per change; GraphQL shows it as `revision: Int!`. */
 function Revision() {
-  const description = 'Grows by one with every change (D16); send it back as `If-Match` or `expectedRevision`.';
+  const description = 'Grows by one with every change; send it back as `If-Match` or `expectedRevision`.';
   return (target: object, key: string) => {
     Field(() => Int, { description })(target, key);
     Property({ version: true, default: 1 })(target, key);

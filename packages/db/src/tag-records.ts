@@ -1,4 +1,4 @@
-// D12: tag names carried by content and assets create tag records; one raw insert shared by both subgraphs.
+// Tag names carried by content and assets create tag records; one raw insert shared by both subgraphs.
 import { ValidationFailedError } from '@cp/errors';
 import type { EntityManager } from '@mikro-orm/postgresql';
 

@@ -1,4 +1,4 @@
-// What every immutable version row has (D3): its project, its number, who published it and when.
+// What every immutable version row has: its project, its number, who published it and when.
 import { PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Field, Int, ObjectType } from 'type-graphql';

@@ -1,17 +1,17 @@
-// Writes the D4 error envelope outside GraphQL execution (auth, routing, body parsing): every HTTP host's one writer.
+// Writes the error envelope outside GraphQL execution (auth, routing, body parsing): every HTTP host's one writer.
 import type { Logger } from '@cp/config';
 import { RateLimitedError, toErrorEnvelope, type EdgeContext, type ErrorEnvelope } from '@cp/errors';
 import type { ServerResponse } from 'node:http';
-import { awaitingContinue, discardBody, LINGER_LIMITS } from './early-answers';
+import { awaitingContinue, discardBody, LINGER_LIMITS } from './lingering-close';
 import { logAnsweredFailure } from './failure-log';
 
-/** The GraphQL shape of an envelope: clients read `errors[]`, and the HTTP status still follows D4. */
+/** The GraphQL shape of an envelope: clients read `errors[]`, and the HTTP status still follows the code. */
 export function graphqlErrorBody({ error: { code, message, details } }: ErrorEnvelope) {
   return { errors: [{ message, extensions: details ? { code, details } : { code } }] };
 }
 
 export interface ErrorWriting {
-  /** GraphQL clients read `errors[]` (`graphqlErrorBody`); the status still follows D4. */
+  /** GraphQL clients read `errors[]` (`graphqlErrorBody`); the status still follows the code. */
   graphql?: boolean;
   /** The request's facts (id, language) the envelope carries; each host knows them its own way. */
   edge: EdgeContext;
@@ -22,7 +22,7 @@ export interface ErrorWriting {
 /** Every error answer of a host: REST, GraphQL, and early answers in front of Express (Node's response). */
 export function writeError(res: ServerResponse, err: unknown, { graphql = false, edge, logger }: ErrorWriting): void {
   const { status, body } = toErrorEnvelope(err, edge);
-  // Every unexpected error is logged with its request id (the client sees only that id, D4); outages as one-liners.
+  // Every unexpected error is logged with its request id (the client sees only that id); outages as one-liners.
   logAnsweredFailure(logger, body.error.code, err, edge.requestId);
   if (err instanceof RateLimitedError) res.setHeader('Retry-After', String(err.retryAfterSeconds));
   const text = JSON.stringify(graphql ? graphqlErrorBody(body) : body);
@@ -38,7 +38,7 @@ export function writeError(res: ServerResponse, err: unknown, { graphql = false,
  * An error answered before the request body was read (auth, unknown component, too large from Content-Length)
  * would reach a client that is still writing as a reset connection (ECONNRESET/EPIPE) instead of the envelope. A
  * client waiting for `100 Continue` has sent nothing and gets the answer at once; otherwise the body is read and
- * discarded first, within the lingering limits of early-answers.ts, past which the answer goes out and the
+ * discarded first, within the lingering limits of lingering-close.ts, past which the answer goes out and the
  * connection closes.
  */
 function answerAfterBody(res: ServerResponse, answer: () => void): void {

@@ -1,5 +1,5 @@
 import { UnauthorizedError } from '@cp/errors';
-import type { Context } from '@cp/graphql';
+import type { Context } from '@cp/principal';
 import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
 import { familyOnly } from './family-guard';

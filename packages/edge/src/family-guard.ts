@@ -1,5 +1,5 @@
-// The API family rule in front of every host's credential HTTP routes: `/app/v1` takes users, `/api/v1` API keys (D18).
-import { assertFamilyPrincipal, type ApiFamily, type Context } from '@cp/graphql';
+// The API family rule in front of every host's credential HTTP routes: `/app/v1` takes users, `/api/v1` API keys.
+import { assertFamilyPrincipal, type ApiFamily, type Context } from '@cp/principal';
 import type { NextFunction, Request, Response } from 'express';
 
 /** After the context middleware: a principal of the other family's kind is answered 401 through `onError`. */

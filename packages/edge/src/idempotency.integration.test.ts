@@ -1,8 +1,8 @@
-// D17 on a real database (PostgreSQL and PGlite): the key's decisions, replays, expiry and abandoned claims.
+// Idempotency-Key on a real database (PostgreSQL and PGlite): the key's decisions, replays, expiry and abandoned claims.
 import type { Logger } from '@cp/config';
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
 import { toErrorEnvelope } from '@cp/errors';
-import type { Context } from '@cp/graphql';
+import type { Context } from '@cp/principal';
 import express, { type Request, type Response } from 'express';
 import fc from 'fast-check';
 import { createServer, type Server } from 'node:http';
@@ -11,7 +11,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotency } from './idempotency';
 
-/** The D4 envelope, as each host's own error writer answers it. */
+/** The error envelope, as each host's own error writer answers it. */
 const sendError = (res: Response, err: unknown) => {
   const { status, body } = toErrorEnvelope(err, { requestId: 'test', lang: 'en', variablesFrom: 'body' });
   res.status(status).json(body);

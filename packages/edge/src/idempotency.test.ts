@@ -1,4 +1,4 @@
-// D17: what a request's fingerprint covers, and what a stored answer leaves out.
+// What a request's fingerprint covers, and what a stored answer leaves out.
 import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';

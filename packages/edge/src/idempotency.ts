@@ -1,8 +1,9 @@
-// D17 idempotent retries at the edge of every host (gateway, standalone subgraph services): `Idempotency-Key` on
+// Idempotent retries at the edge of every host (gateway, standalone subgraph services): `Idempotency-Key` on
 // /app/v1 POSTs, uploads included, and GraphQL mutations; answers kept in PostgreSQL, shared by all hosts.
 import type { Logger } from '@cp/config';
 import { AppError, BadRequestError, ForbiddenError } from '@cp/errors';
-import { GRAPHQL_LIMITS, type Context } from '@cp/graphql';
+import { GRAPHQL_LIMITS } from '@cp/graphql';
+import type { Context } from '@cp/principal';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import {
@@ -201,7 +202,7 @@ export function idempotency(options: IdempotencyOptions) {
       record(
         res,
         async (status, headers, body) => {
-          // 5xx answers are not kept: a retry runs the request again (D17), unless a change of it committed already.
+          // 5xx answers are not kept: a retry runs the request again, unless a change of it committed already.
           if (status >= 500) {
             await sql(`delete from "idempotency_key" where "caller" = ? and "key" = ? and "state" = 'running'`, [
               caller,
@@ -299,7 +300,7 @@ export async function fingerprintOf(
 
 /**
  * Fields whose value is a secret shown once: an API key's `key`, an issued token's `token`, a webhook's signing
- * `secret`. Every output field of these names in the schema is one; their values are never stored (D17).
+ * `secret`. Every output field of these names in the schema is one; their values are never stored.
  */
 const SECRET_FIELDS = ['key', 'token', 'secret'];
 
@@ -373,7 +374,7 @@ export function withoutSecrets(body: string, paths: readonly (readonly string[])
   return JSON.stringify(parsed);
 }
 
-/** A replay is answered only while the caller still holds every permission the first request was authorized by (D17). */
+/** A replay is answered only while the caller still holds every permission the first request was authorized by. */
 function assertStillGranted(context: Context, stored: StoredKey): void {
   const needed = (
     typeof stored.permissions === 'string' ? JSON.parse(stored.permissions) : (stored.permissions ?? [])

@@ -1,5 +1,5 @@
 // What every HTTP process of the platform shares at its edge: readiness, graceful shutdown, open streams, metrics,
-// URL checks, the API family rule (D18), Idempotency-Key (D17) and the error writer (D4 envelopes, early refusals, the failure log).
+// URL checks, the API family rule, Idempotency-Key and the error writer (error envelopes, early refusals, the failure log).
 export * from './readiness';
 export * from './http-drain';
 export * from './live-streams';
@@ -10,7 +10,7 @@ export * from './retry-after';
 export * from './parsed-request';
 export * from './url-guard';
 export * from './idempotency';
-export * from './early-answers';
+export * from './lingering-close';
 export * from './failure-log';
 export * from './error-writer';
 export * from './request-id';

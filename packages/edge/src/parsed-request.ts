@@ -30,8 +30,14 @@ function decode(raw: string, what: Record<string, unknown>): string {
 }
 
 /**
+ * The one bracket form admitted: an operator on a document field, `content.<path>[<op>]` (`content.price[gte]=10`).
+ * Only REST reads it, from this parsed query, as a name of its own; qs would make an object of it.
+ */
+export const FIELD_OPERATOR = /^content\.[^[\]]+\[[a-z]+\]$/;
+
+/**
  * The URL as every layer sees it, or BAD_REQUEST. One plain value per parameter: `a[]=1`, `a[b]=1` and repeated
- * names are refused (qs would make arrays or objects of them, URLSearchParams would keep the first or the last,
+ * names are refused (but `FIELD_OPERATOR`'s form) (qs would make arrays or objects of them, URLSearchParams would keep the first or the last,
  * Apollo refuses some of them: each reader would see another request), and so are more than
  * `MAX_QUERY_PARAMETERS` (qs silently drops everything after its 1,000th).
  */
@@ -63,7 +69,7 @@ export function parseUrl(url: string): ParsedUrl {
     const rawName = eq === -1 ? pair : pair.slice(0, eq);
     const name = decode(rawName.replace(/\+/g, ' '), { parameter: rawName.slice(0, 100) });
     const value = eq === -1 ? '' : decode(pair.slice(eq + 1).replace(/\+/g, ' '), { parameter: name.slice(0, 100) });
-    if (/[[\]]/.test(name))
+    if (/[[\]]/.test(name) && !FIELD_OPERATOR.test(name))
       throw new BadRequestError(`Query parameter "${name}" uses unsupported bracket syntax.`, { parameter: name });
     if (name in query)
       throw new BadRequestError(`Query parameter "${name}" is given more than once.`, { parameter: name });
@@ -95,6 +101,21 @@ export function parsedUrl(req: IncomingMessage): ParsedUrl {
   }
   if ('error' in parsed) throw parsed.error;
   return parsed.value;
+}
+
+/**
+ * Refuses a query parameter the route does not take (400 naming it). Every REST route and HTTP route applies it to
+ * its declared parameters, so a misspelt or unsupported one is an error instead of a silently wider answer.
+ */
+export function assertDeclaredParameters(declared: Iterable<string>, query: Readonly<Record<string, string>>): void {
+  const known = declared instanceof Set ? (declared as ReadonlySet<string>) : new Set(declared);
+  for (const name in query) {
+    if (!known.has(name))
+      throw new BadRequestError(`Unknown query parameter "${name}": this route does not take it.`, {
+        parameter: name,
+        accepted: [...known].sort(),
+      });
+  }
 }
 
 /** The four members of a GraphQL request over GET (GraphQL over HTTP); every other parameter is ignored by Apollo. */

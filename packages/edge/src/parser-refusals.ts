@@ -1,5 +1,5 @@
-// The D4 envelope for requests Node's HTTP parser refuses before any handler sees them, at every HTTP host.
-import { toErrorEnvelope, BadRequestError } from '@cp/errors';
+// The error envelope for requests Node's HTTP parser refuses before any handler sees them, at every HTTP host.
+import { AppError, BadRequestError, toErrorEnvelope } from '@cp/errors';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -17,15 +17,14 @@ const CAUSES: Record<string, string> = {
 /**
  * Node answers a request it cannot parse (an unknown method, a byte a header may not hold, a malformed chunked body,
  * headers past `maxHeaderSize`) with a bare status line. Here that refusal is 400 `BAD_REQUEST` in the envelope with
- * an `X-Request-ID`, like every other answer (D4), `details.reason` naming the parser's code; then the connection
- * closes, as Node closes it. A request whose headers did not arrive in time keeps Node's own 408: the client has
- * stopped sending, and browsers retry on it.
+ * an `X-Request-ID`, like every other answer, `details.reason` naming the parser's code; then the connection
+ * closes, as Node closes it. A request whose headers (or body) did not arrive within the server's deadlines
+ * (`HTTP_HEADERS_TIMEOUT_MS`, `HTTP_REQUEST_TIMEOUT_MS`) is 408 `REQUEST_TIMEOUT` in the envelope alike (browsers
+ * retry on a 408).
  */
 export function answerParserRefusals(server: Server): void {
   server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
-    if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT' && writable(socket))
-      socket.write('HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n');
-    else if (err.code !== 'ECONNRESET' && writable(socket)) socket.write(refusal(err.code ?? 'UNKNOWN'));
+    if (err.code !== 'ECONNRESET' && writable(socket)) socket.write(refusal(err.code ?? 'UNKNOWN'));
     socket.destroy();
   });
 }
@@ -41,11 +40,14 @@ function writable(socket: Duplex): boolean {
 
 function refusal(reason: string): string {
   const requestId = randomUUID();
-  const error = new BadRequestError(CAUSES[reason] ?? 'The request is not valid HTTP.', { reason });
+  const error =
+    reason === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? new AppError('REQUEST_TIMEOUT')
+      : new BadRequestError(CAUSES[reason] ?? 'The request is not valid HTTP.', { reason });
   const { status, body } = toErrorEnvelope(error, { requestId, lang: 'en', variablesFrom: 'body' });
   const text = JSON.stringify(body);
   return [
-    `HTTP/1.1 ${status} Bad Request`,
+    `HTTP/1.1 ${status} ${status === 408 ? 'Request Timeout' : 'Bad Request'}`,
     'Content-Type: application/json; charset=utf-8',
     `Content-Length: ${Buffer.byteLength(text)}`,
     `X-Request-ID: ${requestId}`,

@@ -1,13 +1,13 @@
-// Rate limits (D5): one budget per caller (user or API key) shared by REST, GraphQL and every replica; sign-in per IP and per account.
-import { connectionState, type Config, type Logger } from '@cp/config';
+// Rate limits: one budget per caller (user or API key) shared by REST, GraphQL and every replica; sign-in per IP and per account.
+import { Circuit, connectionState, type Config, type Logger } from '@cp/config';
 import { RateLimitedError } from '@cp/errors';
 import { counter } from '@cp/metrics';
-import type { Context } from '@cp/graphql';
+import type { Context } from '@cp/principal';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import Redis from 'ioredis';
 import { directBudget, leasedBudget, type Budget } from './rate-lease';
-import { probeRedis } from './redis-probe';
+import { CircuitLimiter } from './circuit-limiter';
 import {
   RateLimiterMemory,
   RateLimiterPostgres,
@@ -18,7 +18,7 @@ import {
 } from 'rate-limiter-flexible';
 
 export interface RateLimitOptions {
-  config: Pick<Config, 'rateLimit' | 'redisUrl'>;
+  config: Pick<Config, 'rateLimit' | 'redisUrl' | 'brokers'>;
   orm: MikroORM;
   /** PGlite: one process owns the database, so an in-memory store is already shared by every request. */
   embedded: boolean;
@@ -54,9 +54,9 @@ export interface RateLimiter {
   /** Which store holds the counters: `postgres`, `redis` or `memory`. */
   store: 'postgres' | 'redis' | 'memory';
   /**
-   * False while Redis (the `redis` store) is down or stalls (its PING unanswered for a second): the in-memory limiters
-   * count meanwhile, so `/ready` says `degraded` at 200 rather than taking the replica out. Always true for the others
-   * (PostgreSQL's own outage is the database's, `/ready` 503).
+   * False while Redis (the `redis` store) is down or stalls (a command or PING unanswered within BROKER_TIMEOUT_MS):
+   * the in-memory limiters count meanwhile, so `/ready` says `degraded` at 200 rather than taking the replica out.
+   * Always true for the others (PostgreSQL's own outage is the database's, `/ready` 503).
    */
   storeUp(): boolean;
   close(): Promise<void>;
@@ -67,8 +67,8 @@ const TABLE = 'rate_limit';
 
 /**
  * Redis when `REDIS_URL` is set (both windows' commands go out in one pipelined round trip), else the service's
- * PostgreSQL in an UNLOGGED table (a counter upsert writes no WAL and its commit waits for no disk flush: issue
- * 12.5, see bench/RESULTS.md), else (PGlite, one process) memory.
+ * PostgreSQL in an UNLOGGED table (a counter upsert writes no WAL and its commit waits for no disk flush, see
+ * bench/RESULTS.md), else (PGlite, one process) memory.
  */
 export async function createRateLimiter(options: RateLimitOptions): Promise<RateLimiter> {
   const { perMinute, perHour, anonymousPerMinute, signInFailures, signInWindowSeconds } = options.config.rateLimit;
@@ -79,30 +79,38 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
   const anonymousWindow: IRateLimiterOptions = { keyPrefix: 'rl_anon', points: anonymousPerMinute, duration: 60 };
 
   let redis: Redis | undefined;
-  let redisState: ReturnType<typeof connectionState> | undefined;
-  let stopProbe = () => {};
+  let circuit: Circuit | undefined;
   let store: RateLimiter['store'];
   let make: (o: IRateLimiterOptions) => Promise<RateLimiterAbstract>;
   if (options.config.redisUrl) {
     store = 'redis';
+    const { timeoutMs, probeIntervalMs } = options.config.brokers;
     redis = new Redis(options.config.redisUrl, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       enableAutoPipelining: true,
-      // A Redis that stops answering without closing the connection (a stopped process, a silent network) would hold
-      // every request that spends a budget: its commands fail after a second instead, and the in-memory insurance
-      // limiters count meanwhile, as they do while Redis is down. Keepalive finds a dead peer.
-      commandTimeout: 1000,
+      // The circuit below bounds every call; the client's own, longer time-out only frees an abandoned command (were
+      // it as short, it would fire beside the circuit's and skip its patience with a busy event loop). Keepalive finds
+      // a dead peer.
+      commandTimeout: 2 * timeoutMs,
       keepAlive: 10_000,
     });
-    // While Redis is down the in-memory insurance limiters count; without these listeners ioredis would print every
-    // failed reconnect's stack to stderr ("Unhandled error event").
-    const state = (redisState = connectionState(options.logger, 'rate-limit store (Redis)'));
+    // While Redis is down the in-memory limiters count; without these listeners ioredis would print every failed
+    // reconnect's stack to stderr ("Unhandled error event").
+    const state = connectionState(options.logger, 'rate-limit store (Redis)');
     redis.on('error', (err: Error) => state.markDown(err));
     redis.on('ready', () => state.markUp());
-    stopProbe = probeRedis(redis, state);
     const client = redis;
-    make = async (o) => new RateLimiterRedis({ ...o, storeClient: client, insuranceLimiter: new RateLimiterMemory(o) });
+    // A Redis that stops answering without closing its connection (a stopped process, a silent network, a stuck
+    // failover) reports no error: its commands only go unanswered. The first that times out opens the circuit, and
+    // every budget and sign-in counter is then this process's memory at once, until a PING is answered.
+    const breaker = (circuit = new Circuit(state, {
+      name: 'rate-limit store (Redis)',
+      timeoutMs,
+      probeIntervalMs,
+      probe: () => client.ping(),
+    }));
+    make = async (o) => new CircuitLimiter(new RateLimiterRedis({ ...o, storeClient: client }), breaker);
   } else if (!options.embedded) {
     store = 'postgres';
     // MikroORM's knex instance: the limiter borrows connections from the service's own pool.
@@ -155,7 +163,7 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
 
   return {
     store,
-    storeUp: () => redisState?.up ?? true,
+    storeUp: () => circuit?.up ?? true,
     signInLimiter: signIn,
     admit,
     middleware(onError) {
@@ -177,7 +185,7 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
       };
     },
     async close() {
-      stopProbe();
+      circuit?.close();
       redis?.disconnect();
     },
   };
@@ -186,7 +194,7 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
 /**
  * The budget belongs to who authenticated the request, never to a header the client can vary freely:
  * a user's id (every token of the user, including ones minted with `POST /app/v1/auth/tokens` and any spelling of
- * the `Authorization` header, shares it: D5's "per token or key" means per caller identity), a key's id, or —
+ * the `Authorization` header, shares it: "per token or key" means per caller identity), a key's id, or —
  * without a credential — the TCP peer address (`X-Forwarded-For` is ignored: anyone can set it).
  */
 function budgetKey(principal: Context['principal'], peer: string | undefined): string {

@@ -17,14 +17,15 @@ export class Readiness {
   }
 
   /**
-   * `/health` stays liveness (D10); `/ready` tells a load balancer whether to send traffic here. `optional`: other
+   * `/health` stays liveness; `/ready` tells a load balancer whether to send traffic here. `optional`: other
    * backing services' connections by name (`broker`, `redis`), each true while up. While one is down the replica still
    * answers correctly (without the event broker, replicas learn of other replicas' writes by polling, within about 2 s
    * instead of at once; without the rate limits' Redis, per-process memory counters count), so it keeps its traffic and
    * says `degraded` with `<name>: "down"` at 200 — taking every replica out for such an outage would turn a slower
-   * cache or looser limits into a full outage.
+   * cache or looser limits into a full outage. An entry may name its own state instead of `down` (a string): the
+   * database that answers but refuses writes for lack of space is `database: "full"`, reads still served.
    */
-  handler(ping: () => Promise<boolean>, optional: Record<string, () => boolean> = {}) {
+  handler(ping: () => Promise<boolean>, optional: Record<string, () => boolean | string> = {}) {
     return async (_req: Request, res: Response) => {
       res.setHeader('Cache-Control', 'no-store');
       if (this.state !== 'ready') {
@@ -33,9 +34,10 @@ export class Readiness {
       }
       const ok = await ping();
       if (!ok) return void res.status(503).json({ status: 'degraded' });
-      const down = Object.keys(optional).filter((name) => !optional[name]!());
+      const states = Object.entries(optional).map(([name, state]) => [name, state()] as const);
+      const down = states.filter(([, state]) => state !== true).map(([name, state]) => [name, state || 'down']);
       if (down.length === 0) return void res.status(200).json({ status: 'ready' });
-      res.status(200).json({ status: 'degraded', ...Object.fromEntries(down.map((name) => [name, 'down'])) });
+      res.status(200).json({ status: 'degraded', ...Object.fromEntries(down) });
     };
   }
 }

@@ -1,4 +1,4 @@
-// The client's `X-Request-ID`, taken only when sane (D4: answers and logs carry it), at every HTTP host.
+// The client's `X-Request-ID`, taken only when sane (answers and logs carry it), at every HTTP host.
 import type { IncomingMessage } from 'node:http';
 
 const VALID_REQUEST_ID = /^[\w.:-]{1,128}$/;

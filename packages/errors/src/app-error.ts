@@ -50,7 +50,7 @@ export interface FieldError {
   message: string;
 }
 
-/** 422 with `details.errors[]` of `{path, message}`, paths as JSON Pointers (D4, D6). */
+/** 422 with `details.errors[]` of `{path, message}`, paths as JSON Pointers. */
 export class ValidationFailedError extends AppError {
   constructor(errors: FieldError[], message = 'The request body failed validation.', extra?: ErrorDetails) {
     super('VALIDATION_FAILED', message, { errors, ...extra });
@@ -72,7 +72,7 @@ export class RateLimitedError extends AppError {
   }
 }
 
-/** 412 (D16): `If-Match` / `expectedRevision` named another revision; nothing changed. */
+/** 412: `If-Match` / `expectedRevision` named another revision; nothing changed. */
 export class PreconditionFailedError extends AppError {
   constructor(currentRevision: number, expectedRevision?: number) {
     super(

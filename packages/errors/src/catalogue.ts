@@ -1,4 +1,4 @@
-// Every error code the API can answer with, its HTTP status (D4) and its default message, in one place.
+// Every error code the API can answer with, its HTTP status and its default message, in one place.
 export const ERROR_CATALOGUE = {
   BAD_REQUEST: { status: 400, message: 'The request is malformed.' },
   UNAUTHORIZED: { status: 401, message: 'Authentication is missing, invalid, expired or revoked.' },
@@ -20,6 +20,7 @@ export const ERROR_CATALOGUE = {
     message:
       'The request with this Idempotency-Key made its change, but the service stopped before its answer was kept; read the resource instead of retrying.',
   },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request did not arrive in time; the connection is closed.' },
   PAYLOAD_TOO_LARGE: { status: 413, message: 'The payload is too large.' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, message: 'The body must be application/json.' },
   RANGE_NOT_SATISFIABLE: { status: 416, message: 'The requested range lies outside the file.' },

@@ -11,7 +11,7 @@ import {
 const edge = { requestId: 'req-1', lang: 'en', variablesFrom: 'body' as const };
 
 describe('toErrorEnvelope', () => {
-  it('maps typed errors to the D4 status with their details', () => {
+  it('maps typed errors to their status with their details', () => {
     expect(toErrorEnvelope(new NotFoundError('Role', 'r1'), edge)).toEqual({
       status: 404,
       body: { error: { code: 'NOT_FOUND', message: 'Role not found.', details: { resource: 'Role', id: 'r1' } } },
@@ -83,7 +83,7 @@ describe('toErrorEnvelope', () => {
     });
   });
 
-  it('turns bad query parameters into 400 naming the parameter (D1)', () => {
+  it('turns bad query parameters into 400 naming the parameter', () => {
     const err = new GraphQLError(
       'Variable "$limit" got invalid value "abc"; Int cannot represent non-integer value: "abc"',
     );
@@ -92,7 +92,7 @@ describe('toErrorEnvelope', () => {
     expect(body.error.details).toMatchObject({ parameter: 'limit' });
   });
 
-  it('translates default messages by Accept-Language (D10)', () => {
+  it('translates default messages by Accept-Language', () => {
     expect(negotiateLanguage('fr-CH, fr;q=0.9, en;q=0.8')).toBe('fr');
     expect(negotiateLanguage('xx, de;q=0.5')).toBe('de');
     expect(negotiateLanguage(undefined)).toBe('en');

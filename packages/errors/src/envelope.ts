@@ -1,6 +1,7 @@
-// The one edge mapping from any thrown or GraphQL-reported error to D4's HTTP status and envelope.
+// The one edge mapping from any thrown or GraphQL-reported error to its HTTP status and envelope.
 import { ERROR_CATALOGUE, isErrorCode, type ErrorCode } from './catalogue';
 import { inputErrorOf } from './input-error';
+import { exhaustionErrorOf } from './resource-exhaustion';
 import { unavailableErrorOf } from './unavailable-error';
 import { translatedMessage } from './translations';
 
@@ -11,7 +12,7 @@ export interface ErrorEnvelope {
 export interface EdgeContext {
   requestId: string;
   lang: string;
-  /** REST GET: variables come from the query string, so a bad one is 400 naming the parameter (D1). */
+  /** REST GET: variables come from the query string, so a bad one is 400 naming the parameter. */
   variablesFrom: 'query' | 'body';
 }
 
@@ -60,10 +61,11 @@ function isApolloRequestError(ext: Record<string, unknown>): boolean {
 
 /**
  * The typed error a database failure stands for, wherever it sits in the chain of causes: a refused client value
- * (400) or an unreachable database (503); undefined for anything else.
+ * (400), a database out of disk (507) or of memory or connections (503), or an unreachable database (503); undefined
+ * for anything else.
  */
 export function knownErrorOf(err: unknown) {
-  return inputErrorOf(err) ?? unavailableErrorOf(err);
+  return inputErrorOf(err) ?? exhaustionErrorOf(err) ?? unavailableErrorOf(err);
 }
 
 /** Maps one error to `{status, envelope}`; unknown errors become INTERNAL with no stack, no SQL. */

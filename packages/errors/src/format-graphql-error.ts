@@ -1,4 +1,4 @@
-// GraphQL-side twin of the REST envelope: every error leaves with a D4 `extensions.code`, no stack, no SQL.
+// GraphQL-side twin of the REST envelope: every error leaves with a catalogue `extensions.code`, no stack, no SQL.
 import type { GraphQLFormattedError } from 'graphql';
 import { isErrorCode, statusOf } from './catalogue';
 import { toErrorEnvelope, type EdgeContext } from './envelope';

@@ -6,4 +6,5 @@ export * from './translations';
 export * from './format-graphql-error';
 export * from './input-error';
 export * from './unavailable-error';
+export * from './resource-exhaustion';
 export * from './openapi';

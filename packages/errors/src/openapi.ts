@@ -1,4 +1,4 @@
-// The D4 error envelope as OpenAPI: its schema, the error responses and headers every documented operation (sofa-derived
+// The error envelope as OpenAPI: its schema, the error responses and headers every documented operation (sofa-derived
 // REST or a module's HTTP route) answers with.
 import { ERROR_CATALOGUE } from './catalogue';
 import type { OpenAPIV3 } from 'openapi-types';
@@ -9,7 +9,7 @@ export const ERROR_SCHEMAS: Record<string, OpenAPIV3.SchemaObject> = {
   ErrorEnvelope: {
     type: 'object',
     description:
-      'Every error (D4): a stable `code`, a message (translated by `Accept-Language` where possible) and `details`.',
+      'Every error: a stable `code`, a message (translated by `Accept-Language` where possible) and `details`.',
     required: ['error'],
     properties: {
       error: {
@@ -45,14 +45,14 @@ export const COMMON_HEADERS: Record<string, OpenAPIV3.HeaderObject> = {
 
 const ref = (name: string) => ({ $ref: `#/components/headers/${name}` });
 
-/** One reusable response per status of the catalogue (D4), each with the envelope as body. */
+/** One reusable response per status of the catalogue, each with the envelope as body. */
 const STATUSES: Record<string, string> = {
   '400': 'Bad request: malformed body or query parameter (`details.parameter`), or a rejected GraphQL document.',
   '401': 'Missing, invalid, expired or revoked credential.',
   '403': 'The credential lacks the permission (`details.resource`, `details.action`).',
   '404': 'Unknown resource or route.',
   '409': 'Conflicts with the current state (status transition, name taken, in use, …).',
-  '412': 'If-Match names another revision (`details.currentRevision`, D16).',
+  '412': 'If-Match names another revision (`details.currentRevision`).',
   '413': 'The body exceeds the size limit.',
   '422':
     'A well-formed body failed validation (`details.errors[]` of `{path, message}`), or an image is over the pixel ' +
@@ -60,7 +60,9 @@ const STATUSES: Record<string, string> = {
   '429': 'Rate limit exceeded; see `Retry-After`.',
   '500': 'Unexpected error; `details.requestId` identifies it in the logs.',
   '503': 'Temporarily unavailable (`UNAVAILABLE`), e.g. the image transformation queue is full; see `Retry-After`.',
-  '507': 'No space left to store the upload (`INSUFFICIENT_STORAGE`); nothing was kept, retry later.',
+  '507':
+    'No space left to store the upload, the change or the image variant (`INSUFFICIENT_STORAGE`); nothing was kept, ' +
+    'retry later.',
 };
 
 export const ERROR_RESPONSES: Record<string, OpenAPIV3.ResponseObject> = Object.fromEntries(
@@ -79,7 +81,7 @@ export const ERROR_RESPONSES: Record<string, OpenAPIV3.ResponseObject> = Object.
 
 /**
  * Error statuses an operation documents: every one a request can produce on that kind of route. `image`: the asset
- * CDN route's transformations (D19) add 422 (pixel limit) and 503 (queue full).
+ * CDN route's transformations add 422 (pixel limit) and 503 (queue full).
  */
 export function errorResponses(options: {
   authenticated: boolean;

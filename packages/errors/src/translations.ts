@@ -1,4 +1,4 @@
-// Error messages in other languages, chosen by Accept-Language (D10); English is the default and the fallback.
+// Error messages in other languages, chosen by Accept-Language; English is the default and the fallback.
 import type { ErrorCode } from './catalogue';
 
 type Catalogue = Partial<Record<ErrorCode, string>>;

@@ -13,7 +13,7 @@ const outages = fc.oneof(
     .constantFrom('ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH')
     .map((code) => withCode(`connect ${code} 127.0.0.1:5432`, code)),
   fc
-    .constantFrom('57P01', '57P02', '57P03', '57014', '08000', '08003', '08006', '08001', '08004', '53300')
+    .constantFrom('57P01', '57P02', '57P03', '57014', '08000', '08003', '08006', '08001', '08004')
     .map((code) => withCode('terminating connection due to administrator command', code)),
   fc
     .constantFrom(

@@ -43,9 +43,10 @@ const SOCKET_CODES = new Set([
 /**
  * SQLSTATE class 08 (connection exception; 08P01 is the client's own NUL byte, see input-error.ts), 57P01-57P03
  * (the server is shutting down, crashed, or cannot accept connections yet), 57014 (a statement cancelled by the
- * statement timeout: the database is too slow to answer in time) and 53300 (too many connections).
+ * statement timeout: the database is too slow to answer in time). Class 53 (out of disk, memory or connections) is
+ * resource-exhaustion.ts's.
  */
-const UNAVAILABLE_SQLSTATE = /^(08(?!P01)[0-9A-Z]{3}|57P0[123]|57014|53300)$/;
+const UNAVAILABLE_SQLSTATE = /^(08(?!P01)[0-9A-Z]{3}|57P0[123]|57014)$/;
 /**
  * pg's and knex's own messages for a connection that broke, could not be made or had from the pool in time, or a
  * query the database did not answer within the query timeout. knex puts the statement first (`<sql> - <message>`),
@@ -53,7 +54,8 @@ const UNAVAILABLE_SQLSTATE = /^(08(?!P01)[0-9A-Z]{3}|57P0[123]|57014|53300)$/;
  */
 const UNAVAILABLE_MESSAGE =
   /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect|Knex: Timeout acquiring a connection|Connection ended unexpectedly|Query read timeout|timeout expired$)/i;
-function driverMessage(message: string): string {
+/** The driver's own part of a message knex prefixed with the statement (`<sql> - <message>`). */
+export function driverMessage(message: string): string {
   const at = message.lastIndexOf(' - ');
   return at === -1 ? message : message.slice(at + 3);
 }

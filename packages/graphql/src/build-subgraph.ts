@@ -4,8 +4,8 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLResolverMap } from '@apollo/subgraph/dist/schema-helper';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
 import { parse, specifiedDirectives, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
-import type { Context } from './context';
-import { revisionMiddleware } from './revision';
+import { revisionMiddleware } from '@cp/db';
+import type { Context } from '@cp/principal';
 import {
   buildSchema,
   createResolversMap,
@@ -60,8 +60,8 @@ export async function buildFederatedSchema(def: SubgraphDefinition): Promise<Bui
 }
 
 /**
- * D16 on every mutation. Not a type-graphql global middleware: those wrap every field of every type, which turned each
- * scalar of a 20-entry list into an async call and cost list reads most of their throughput.
+ * The `expectedRevision` check on every mutation. Not a type-graphql global middleware: those wrap every field of
+ * every type, which makes each scalar of a 20-entry list an async call and costs list reads most of their throughput.
  */
 function withRevisionChecks(resolvers: GraphQLResolverMap<unknown>): void {
   const mutation = resolvers.Mutation as Record<string, GraphQLFieldResolver<unknown, Context>> | undefined;

@@ -1,9 +1,9 @@
-// The `since` filter of the event log (D9), read alike by the REST event routes and the GraphQL `events` query.
+// The `since` filter of the event log, read alike by the REST event routes and the GraphQL `events` query.
 import { BadRequestError } from '@cp/errors';
 
 /**
  * An ISO 8601 instant the database can compare with, or undefined: years beyond 0001–9999 are valid JavaScript dates
- * but out of range for PostgreSQL (such a value failed there instead of at the edge). Also D2's date filters.
+ * but out of range for PostgreSQL (such a value would fail there instead of at the edge). Also search date filters.
  */
 export function storableInstant(value: unknown): Date | undefined {
   if (typeof value !== 'string') return undefined;

@@ -4,16 +4,15 @@ import type { GraphQLField, GraphQLSchema } from 'graphql';
 import { createRequire } from 'node:module';
 import { Arg, Args, buildSchema, Ctx, Field, ID, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import { describe, expect, it } from 'vitest';
-import { authorizeProject, ProjectScopeArgs } from './authorize';
-import type { Context } from './context';
+import { ExpectedRevisionArgs } from '@cp/db';
+import { authorizeProject, RESOURCES, type Context, type Permissions } from '@cp/principal';
+import { ProjectScopeArgs } from './project-scope-args';
 import {
   LifecycleMutations,
   RollbackInput,
   type LifecycleMutation,
   type LifecycleService,
 } from './lifecycle-mutations';
-import { RESOURCES, type Permissions } from './principal';
-import { ExpectedRevisionArgs } from './revision';
 import { fixedProjects } from './testing';
 
 // type-graphql builds with the CommonJS graphql; executing with vitest's ESM copy would refuse the schema.

@@ -1,11 +1,10 @@
 // One resolver factory for the lifecycle mutations of versioned resources (publish, unpublish, discard, rollback,
-// delete, restore: spec "States and transitions", D3): the same arguments, permission and service call for each.
+// delete, restore: spec "States and transitions"): the same arguments, permission and service call for each.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Arg, Args, Ctx, Field, ID, InputType, Int, Mutation, Resolver, type ClassType } from 'type-graphql';
-import { authorizeProject, ProjectScopeArgs, type ProjectScope } from './authorize';
-import type { Context } from './context';
-import type { Action } from './principal';
-import { ExpectedRevisionArgs } from './revision';
+import { ExpectedRevisionArgs } from '@cp/db';
+import { authorizeProject, type Action, type Context, type ProjectScope } from '@cp/principal';
+import { ProjectScopeArgs } from './project-scope-args';
 
 @InputType({ description: 'Which published version to take the working copy from.' })
 export class RollbackInput {
@@ -58,7 +57,7 @@ const BODY = { description: 'The request body (REST: the JSON body).' };
  * Adds the lifecycle mutations to `Base` (a `@Resolver` class with a `service`), after Base's own mutations in the
  * schema: type-graphql lists fields in the order they are declared, and the schema (REST routes, clients) keeps it.
  * The class is built rather than written out because resources offer different sets (components are published
- * through packages, D7); see type-graphql's "Resolvers inheritance".
+ * through packages); see type-graphql's "Resolvers inheritance".
  */
 export function LifecycleMutations<E extends object, B extends WithService<E>>(
   Base: B,

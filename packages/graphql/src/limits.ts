@@ -1,4 +1,4 @@
-// Abuse limits every GraphQL entry point applies before execution (D13): the gateway and standalone subgraph services.
+// Abuse limits every GraphQL entry point applies before execution: the gateway and standalone subgraph services.
 import { AppError, BadRequestError } from '@cp/errors';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
 import {
@@ -41,7 +41,7 @@ export const GRAPHQL_LIMITS = {
   maxListCost: 5_000,
 } as const;
 
-/** Armor's rejections become our BAD_REQUEST (D13) instead of its BAD_USER_INPUT. */
+/** Armor's rejections become our BAD_REQUEST instead of its BAD_USER_INPUT. */
 const report = {
   propagateOnRejection: false,
   onReject: [
@@ -95,7 +95,7 @@ export function assertListCost(
 }
 
 /**
- * express.json() (body-parser) failures in D4's terms: malformed JSON 400, an oversized body 413, a charset or
+ * express.json() (body-parser) failures as our error codes: malformed JSON 400, an oversized body 413, a charset or
  * content encoding it cannot read 415, a body cut short or longer than its `Content-Length` 400. Anything else (our
  * own `verify` refusals, which keep their code) stays as it is.
  */
@@ -133,7 +133,7 @@ export function assertJsonDepth(text: string, max = MAX_JSON_DEPTH): void {
 }
 
 /**
- * A document as Apollo reads it at the gateway (D13): oversized or over-long (tokens) text is refused as BAD_REQUEST,
+ * A document as Apollo reads it at the gateway: oversized or over-long (tokens) text is refused as BAD_REQUEST,
  * then graphql-js's rules run with armor's (depth, cost, aliases, directives), whose refusals are BadRequestErrors
  * among `errors`. For servers that parse documents themselves (the graphql-ws server). Other parse errors are thrown as
  * graphql-js raised them.

@@ -22,7 +22,7 @@ function cost(text: string, variables?: Record<string, unknown>): number {
 }
 
 describe('listAwareCost', () => {
-  it('counts a D2 search’s `input.limit` (literal, variable member or whole variable) as a list’s `limit`', () => {
+  it('counts a search’s `input.limit` (literal, variable member or whole variable) as a list’s `limit`', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 100 }), (limit) => {
         const selection = '{ data { id name status } }';
@@ -38,7 +38,7 @@ describe('listAwareCost', () => {
       }),
       runs,
     );
-    // Without a size, D1's 20, as for a list without `limit`.
+    // Without a size, the default 20, as for a list without `limit`.
     expect(cost(`{ searchContent(${SCOPE}) { data { id } } }`)).toBe(cost(`{ contents(${SCOPE}) { data { id } } }`));
   });
 });

@@ -15,7 +15,7 @@ import {
   type ValueNode,
 } from 'graphql';
 
-/** D1: lists answer 20 items when no `limit` is given. */
+/** Lists answer 20 items when no `limit` is given. */
 const DEFAULT_PAGE = 20;
 const LIST_ARGUMENTS = ['limit', 'first'];
 
@@ -80,8 +80,8 @@ function fieldOf(parent: GraphQLCompositeType, name: string): GraphQLField<unkno
 }
 
 /**
- * The page size a field asks for: its `limit`/`first` argument, or that member of its `input` argument (D2 searches
- * take `{filter, limit, …}`), literal or variable; else its default, or D1's 20.
+ * The page size a field asks for: its `limit`/`first` argument, or that member of its `input` argument  (searches
+ * take `{filter, limit, …}`), literal or variable; else its default, or 20.
  */
 function sizeOf(
   field: GraphQLField<unknown, unknown>,

@@ -1,6 +1,6 @@
 // Per-request batching of entity lookups by id (federation `_entities` calls resolve references one by one).
 import DataLoader from 'dataloader';
-import type { Context } from './context';
+import type { Context } from '@cp/principal';
 
 const loaders = new WeakMap<object, Map<string, DataLoader<string, unknown>>>();
 

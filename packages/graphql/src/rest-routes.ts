@@ -1,17 +1,19 @@
-// How a subgraph exposes its root fields as REST routes (sofa `routes`), per route family (D5, D11).
+// How a subgraph exposes its root fields as REST routes (sofa `routes`), per route family.
+import type { ApiFamily } from '@cp/principal';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 export interface RestRoute {
   method: HttpMethod;
   /** Relative to the family's base path; `:name` segments map to the field's arguments by name. */
   path: string;
-  /** 201 for creations (D11); 200 otherwise. */
+  /** 201 for creations; 200 otherwise. */
   responseStatus?: number;
-  /** A second public path shared with another route, taken when `when(body)` holds (D2: POST …/content as a search). */
+  /** A second public path shared with another route, taken when `when(body)` holds (POST …/content as a search). */
   alias?: { path: string; when(body: Record<string, unknown> | undefined): boolean };
   /**
    * `fieldMap`: a body that fails validation is 400 `BAD_REQUEST` with `details` mapping each member to a message
-   * instead of 422 with `details.errors[]` (D4's one exception: component creation).
+   * instead of 422 with `details.errors[]` (the one exception: component creation).
    */
   bodyErrors?: 'fieldMap';
   /**
@@ -31,9 +33,6 @@ export interface RestShape {
   models?: readonly string[];
   ignore?: readonly string[];
 }
-
-/** The two HTTP API families: `/app/v1` (admin, JWT) and `/api/v1` (client, API key). */
-export type ApiFamily = 'app' | 'api';
 
 /** `Query.field` / `Mutation.field` → its route under `/app/v1` (admin) and/or `/api/v1` (client). */
 export type RestRoutes = Record<string, Partial<Record<ApiFamily, RestRoute>>>;

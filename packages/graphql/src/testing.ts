@@ -1,8 +1,7 @@
 // Test support: run an operation against one subgraph schema with a given principal, as the gateway would.
 import { graphql, type GraphQLSchema } from 'graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Context, ProjectDirectory } from './context';
-import { allPermissions, type Principal } from './principal';
+import { allPermissions, type Context, type Principal, type ProjectDirectory } from '@cp/principal';
 
 export function adminPrincipal(organizationId: string, userId = 'user-1'): Principal {
   return { kind: 'user', userId, organizationId, permissions: allPermissions() };

@@ -10,7 +10,7 @@ afterEach(() => Promise.all(servers.splice(0).map((s) => new Promise((r) => s.cl
 describe('expressServer', () => {
   it('creates requests and responses with the app’s prototypes before Express sees them', async () => {
     const app = express();
-    const server = expressServer(app);
+    const server = expressServer(app, { headersTimeoutMs: 5000, requestTimeoutMs: 120_000 });
     servers.push(server);
     const seen: boolean[] = [];
     // First listener: what Node made, before Express's own handling runs.
@@ -31,7 +31,7 @@ describe('expressServer', () => {
 
   it('keeps an idle keep-alive socket usable past Node’s default 5 s (and its 1 s grace), so a client reusing it is not reset', async () => {
     const app = express();
-    const server = expressServer(app);
+    const server = expressServer(app, { headersTimeoutMs: 5000, requestTimeoutMs: 120_000 });
     servers.push(server);
     server.on('request', app);
     app.get('/', (_req, res) => void res.send('ok'));

@@ -1,4 +1,5 @@
 // An HTTP server whose requests and responses are born with an Express app's prototypes.
+import type { Config } from '@cp/config';
 import type { Express } from 'express';
 import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -7,10 +8,15 @@ import type { Socket } from 'node:net';
  * How long an idle keep-alive socket stays open. Node's 5 s is shorter than the idle timeouts of load balancers and
  * HTTP clients (60 s is common): a client that reuses a socket the server is closing at that moment gets a reset
  * connection, never an answer. A server that keeps idle sockets longer than its callers do is the one that never
- * closes under them; headers must still arrive within `HEADERS_TIMEOUT_MS` (above it, as Node requires).
+ * closes under them. An idle socket is not a request: the headers and request deadlines count from a request's first
+ * byte, so they can be far shorter.
  */
 export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
-const HEADERS_TIMEOUT_MS = 66_000;
+/**
+ * How often Node looks for requests past their deadlines (its default is 30 s, which would let a slow-header
+ * connection live up to 30 s past a 5 s deadline).
+ */
+const DEADLINE_CHECK_MS = 1000;
 
 /**
  * Express gives every request and response its own prototype (`Object.setPrototypeOf(req, app.request)`) as it enters
@@ -19,7 +25,10 @@ const HEADERS_TIMEOUT_MS = 66_000;
  * (bench/RESULTS.md, "The HTTP objects' prototype"). Created by these constructors, they already have the prototype
  * Express sets, and setting the same prototype again changes nothing.
  */
-export function expressServer(app: Express): Server {
+export function expressServer(
+  app: Express,
+  timeouts: Pick<Config['http'], 'headersTimeoutMs' | 'requestTimeoutMs'>,
+): Server {
   function AppRequest(this: IncomingMessage, socket: Socket) {
     IncomingMessage.call(this, socket);
   }
@@ -31,8 +40,12 @@ export function expressServer(app: Express): Server {
   const server = createServer({
     IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
     ServerResponse: AppResponse as unknown as typeof ServerResponse,
+    // A client that trickles its headers (or body) holds a socket and its buffers: past these it is answered 408 in
+    // the envelope (parser-refusals.ts) and the connection closes.
+    headersTimeout: timeouts.headersTimeoutMs,
+    requestTimeout: timeouts.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(DEADLINE_CHECK_MS, timeouts.headersTimeoutMs),
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
   return server;
 }

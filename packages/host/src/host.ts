@@ -67,7 +67,7 @@ export interface HostOptions {
   auth(parts: Pick<HostParts, 'db' | 'limiter'> & Omit<SubgraphDeps, 'auth'>): Authenticator | Promise<Authenticator>;
   http: {
     port: number;
-    /** What `/health` reports as `version` (D10). */
+    /** What `/health` reports as `version`. */
     version: string;
     /** Mounts what runs before /health and /ready too (request ids, input guards), after request metrics. */
     front?(app: Express): void;
@@ -104,7 +104,13 @@ export async function startHost({
   const db = await openDatabase({ config, modules: modules.map((m) => m.database), logger, initialData });
   // Transactional outbox: positions assigned right after this process's commits, announced to every replica.
   const databaseUrl = db.embedded ? undefined : config.database.url;
-  const broker = await createBroker({ redisUrl: config.redisUrl, natsUrl: config.natsUrl, databaseUrl, logger });
+  const broker = await createBroker({
+    redisUrl: config.redisUrl,
+    natsUrl: config.natsUrl,
+    databaseUrl,
+    logger,
+    brokers: config.brokers,
+  });
   const dispatcher = new EventDispatcher(db.orm, broker, logger).start();
   onEventsCommitted(db.orm.em, () => dispatcher.kick());
   // One limiter for every host (same store, same budgets).
@@ -124,7 +130,7 @@ export async function startHost({
   app.disable('x-powered-by');
   const readiness = new Readiness();
   const drain = new HttpDrain(readiness);
-  const server = expressServer(app);
+  const server = expressServer(app, config.http);
   answerParserRefusals(server);
   drain.attach(server);
   app.use(requestMetrics());
@@ -133,6 +139,11 @@ export async function startHost({
   app.get(
     '/ready',
     readiness.handler(() => db.ping(), {
+      // Out of disk: writes answer 507 while reads work; out of memory or connections: 503s that pass as load drops.
+      database: () => {
+        const out = db.exhausted();
+        return out === undefined ? true : out === 'disk' ? 'full' : 'exhausted';
+      },
       broker: () => broker.connected,
       redis: () => limiter.storeUp(),
     }),

@@ -3,6 +3,7 @@ import type { Config, Logger, SubgraphName } from '@cp/config';
 import type { BackgroundWorker, DatabaseModule, ProjectTransfer } from '@cp/db';
 import type { ApiFamily, Authenticator, BuiltSubgraph, RestRoutes, RestShape } from '@cp/graphql';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { assertDeclaredParameters, parsedUrl } from '@cp/edge';
 import type { Express, RequestHandler } from 'express';
 import type { OpenAPIV3 } from 'openapi-types';
 
@@ -51,7 +52,7 @@ export type HttpRoute<Deps = SubgraphDeps> = {
   /** Express path (`:param`), absolute: under the family's base path, or `/cdn/`. */
   path: string;
   /**
-   * The OpenAPI 3.0 operation (summary, parameters, request body, responses with the D4 error envelope). Path
+   * The OpenAPI 3.0 operation (summary, parameters, request body, responses with the error envelope). Path
    * parameters the operation leaves out are added as required strings; a `$ref` to a schema the family's document
    * lacks becomes a free-form object.
    */
@@ -72,7 +73,7 @@ export function mountHttpRoutes<Deps>(
 ): void {
   for (const route of routes) {
     const guard = route.auth === 'credential' ? authenticated(route.family) : [];
-    app[route.method](route.path, ...guard, route.handler(deps));
+    app[route.method](route.path, ...guard, declaredParametersOnly(route.operation), route.handler(deps));
   }
 }
 
@@ -98,7 +99,7 @@ export interface SubgraphModule<Auth extends Authenticator = Authenticator> {
   workers?(deps: SubgraphDeps): BackgroundWorker[];
   /** Registers the module's own metrics (`@cp/metrics`) where its workers run. */
   metrics?(deps: SubgraphDeps): void;
-  /** First-run setup of an empty database, once migrated (the access module: the first administrator, D5). */
+  /** First-run setup of an empty database, once migrated (the access module: the first administrator). */
   bootstrap?(deps: Pick<SubgraphDeps, 'config' | 'orm'> & { logger?: Logger }): Promise<void>;
   /** The module's part of a project's export and import (`content-platform export` / `import`). */
   transfer?(deps: Pick<BuildDeps, 'config' | 'secret'>): ProjectTransfer;
@@ -130,5 +131,20 @@ export function startWorkers(modules: SubgraphModule[], deps: SubgraphDeps, hook
     async stop() {
       await Promise.all(workers.map((w) => w.stop()));
     },
+  };
+}
+
+/** The route's handler sees only the query parameters its operation declares; any other is 400 naming it. */
+function declaredParametersOnly(operation: OpenAPIV3.OperationObject): RequestHandler {
+  const declared = new Set(
+    (operation.parameters ?? []).flatMap((p) => ('in' in p && p.in === 'query' ? [p.name] : [])),
+  );
+  return (req, _res, next) => {
+    try {
+      assertDeclaredParameters(declared, parsedUrl(req).query);
+      next();
+    } catch (err) {
+      next(err);
+    }
   };
 }

@@ -1,4 +1,4 @@
-// Serves stored bytes the way a CDN origin should (D8): strong ETag, 304, Range, a year of caching, no sniffing.
+// Serves stored bytes the way a CDN origin should: strong ETag, 304, Range, a year of caching, no sniffing.
 import { AppError } from '@cp/errors';
 import type { Request, Response } from 'express';
 import { ACTIVE_TYPES } from './sniff';

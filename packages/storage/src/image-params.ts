@@ -1,4 +1,4 @@
-// The CDN's image query parameters (D19): strict parsing, the normalised form that names a variant, format choice.
+// The CDN's image query parameters: strict parsing, the normalised form that names a variant, format choice.
 import { BadRequestError } from '@cp/errors';
 import { createHash } from 'node:crypto';
 
@@ -8,7 +8,7 @@ export type ImageFit = (typeof IMAGE_FITS)[number];
 /** What a variant is written as: the requestable formats plus GIF, which a GIF source keeps by default. */
 export type OutputFormat = Exclude<(typeof IMAGE_FORMATS)[number], 'auto'> | 'gif';
 
-/** Sources that can be transformed; SVG is excluded (D19): rasterising untrusted SVG is not worth the risk. */
+/** Sources that can be transformed; SVG is excluded: rasterising untrusted SVG is not worth the risk. */
 export const TRANSFORMABLE_TYPES: ReadonlyMap<string, OutputFormat> = new Map([
   ['image/png', 'png'],
   ['image/jpeg', 'jpeg'],
@@ -99,7 +99,7 @@ function accepts(accept: string, type: string): boolean {
   });
 }
 
-/** Applies the defaults of D19 against the source's type; 400 when the source is not a transformable image. */
+/** Applies the transformation defaults against the source's type; 400 when the source is not a transformable image. */
 export function resolveTransform(params: ImageParams, sourceType: string, accept: string | undefined): ImageTransform {
   const source = TRANSFORMABLE_TYPES.get(sourceType);
   if (!source) {

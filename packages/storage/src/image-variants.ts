@@ -1,11 +1,11 @@
-// Transformed images (D19): each variant computed once, stored beside its original, under a bounded work queue.
-import { UnavailableError, ValidationFailedError } from '@cp/errors';
+// Transformed images: each variant computed once, stored beside its original, under a bounded work queue.
+import { AppError, UnavailableError, ValidationFailedError } from '@cp/errors';
 import { counter } from '@cp/metrics';
 import { Readable } from 'node:stream';
 import type Sharp from 'sharp';
 import type { Deliverable } from './deliver';
 import { FORMAT_TYPES, variantId, type ImageTransform } from './image-params';
-import type { AssetStorage } from './storage';
+import { StorageFullError, type AssetStorage } from './storage';
 
 /** Sources above this are refused from their header, before any pixel is decoded; results above it are refused too. */
 export const MAX_IMAGE_PIXELS = 50_000_000;
@@ -90,7 +90,12 @@ export class ImageVariants {
     const bytes = await this.queue.run(() => render(input, transform));
     // put() writes a temporary file and renames it: another replica computing the same variant at the same moment
     // replaces identical bytes, and a reader never sees a partial file.
-    await this.storage.put(key, Readable.from([bytes]), Number.MAX_SAFE_INTEGER);
+    // A full disk answers 507 as an upload does (retrying later helps once space is freed), not an opaque 500.
+    // Serving the bytes unstored instead would compute the variant again for every request while the disk is full,
+    // at full CPU cost, with nothing telling the client or the operator why.
+    await this.storage.put(key, Readable.from([bytes]), Number.MAX_SAFE_INTEGER).catch((err) => {
+      throw err instanceof StorageFullError ? new AppError('INSUFFICIENT_STORAGE') : err;
+    });
     transformations.inc({ format: transform.format });
     return true;
   }

@@ -1,5 +1,5 @@
 // OpenAPI pieces of the storage routes modules declare: the multipart upload body (upload.ts), CDN delivery's
-// conditional and range requests and answers (deliver.ts), and the D19 image parameters (image-params.ts).
+// conditional and range requests and answers (deliver.ts), and the image transformation parameters (image-params.ts).
 import type { OpenAPIV3 } from 'openapi-types';
 
 /** The multipart body `receiveUpload` reads: `file`, plus the form fields a module takes (`extra`). */
@@ -29,7 +29,7 @@ export function uploadRequestBody(extra: Record<string, OpenAPIV3.SchemaObject>)
 const queryParameter = (name: string, schema: OpenAPIV3.SchemaObject, description: string) =>
   ({ in: 'query', name, required: false, schema, description }) satisfies OpenAPIV3.ParameterObject;
 
-/** D19: the image transformation parameters `parseImageParams` reads. */
+/** The image transformation parameters `parseImageParams` reads. */
 export const IMAGE_PARAMETERS: OpenAPIV3.ParameterObject[] = [
   queryParameter('w', { type: 'integer', minimum: 1, maximum: 4000 }, 'Width in pixels.'),
   queryParameter('h', { type: 'integer', minimum: 1, maximum: 4000 }, 'Height in pixels.'),

@@ -1,4 +1,4 @@
-// Media type from the bytes, never from the client (D8); text formats file-type can't see are recognised by their start.
+// Media type from the bytes, never from the client; text formats file-type can't see are recognised by their start.
 export const ACTIVE_TYPES = new Set([
   'text/html',
   'image/svg+xml',

@@ -38,6 +38,12 @@ export class StorageFullError extends Error {
   }
 }
 
+/** A write's failure as the caller should see it: StorageFullError when the disk or the quota is full. */
+function storageError(err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  return code === 'ENOSPC' || code === 'EDQUOT' ? new StorageFullError(err as Error) : err;
+}
+
 const HEAD_BYTES = 4100;
 
 export class LocalFileStorage implements AssetStorage {
@@ -56,7 +62,8 @@ export class LocalFileStorage implements AssetStorage {
 
   async put(key: string, body: Readable, maxBytes: number): Promise<StoredObject> {
     const target = this.path(key);
-    await mkdir(dirname(target), { recursive: true });
+    // A full disk can refuse the folder as much as the file (a variant's folder is made with its first variant).
+    await mkdir(dirname(target), { recursive: true }).catch((err) => Promise.reject(storageError(err)));
     const temp = join(dirname(target), `.upload-${randomUUID()}`);
     const hash = createHash('sha256');
     let size = 0;
@@ -79,8 +86,7 @@ export class LocalFileStorage implements AssetStorage {
       await rename(temp, target);
     } catch (err) {
       await rm(temp, { force: true });
-      const code = (err as NodeJS.ErrnoException).code;
-      throw code === 'ENOSPC' || code === 'EDQUOT' ? new StorageFullError(err as Error) : err;
+      throw storageError(err);
     }
     return { size, checksum: hash.digest('hex'), head: Buffer.concat(heads) };
   }

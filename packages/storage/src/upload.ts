@@ -1,4 +1,4 @@
-// Streams a multipart upload (D8: `file`, optional `tags`, `folderId`, `metadata`) into storage, never buffering it whole.
+// Streams a multipart upload (`file`, optional `tags`, `folderId`, `metadata`) into storage, never buffering it whole.
 import { AppError, BadRequestError, ValidationFailedError } from '@cp/errors';
 import busboy from 'busboy';
 import type { IncomingMessage } from 'node:http';

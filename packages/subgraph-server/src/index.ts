@@ -6,7 +6,7 @@ import { createAuthentication } from '@cp/auth';
 import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadSubgraphSecret, type Config, type Logger } from '@cp/config';
 import { sqlProjectDirectory } from '@cp/db';
 import {
-  answerEarlyRefusals,
+  lingerAfterEarlyAnswers,
   exitGracefullyOnSignals,
   familyOnly,
   idempotency,
@@ -135,7 +135,7 @@ async function serveSubgraph(
   const { logger, auth } = deps;
   // A client still sending a body it was refused gets the answer, with `Expect: 100-continue` or without (as at the
   // gateway), in the shutdown grace window too.
-  answerEarlyRefusals(server);
+  lingerAfterEarlyAnswers(server);
   const projects = sqlProjectDirectory(db.orm);
   const { schema } = await module.build(deps);
   const apollo = new ApolloServer<Context>({
@@ -165,7 +165,7 @@ async function serveSubgraph(
 
   // Our gateway's principal header is checked before the body is read: only its requests, whose client operation
   // already passed the gateway's limits, get 50 MB (entity batches can be large) and skip the GraphQL limits. Anyone
-  // else (a third-party gateway forwarding credentials, a direct caller) gets the gateway's own limits (D13), before
+  // else (a third-party gateway forwarding credentials, a direct caller) gets the gateway's own limits, before
   // authentication so that an anonymous document is bounded before `anonymousAllowed` parses it.
   const onAuthFailure = limiter.onAuthFailure(sendGraphQLError);
   const vouched = async (req: Request, res: Response, next: NextFunction) => {
@@ -200,7 +200,7 @@ async function serveSubgraph(
     (res.locals.context = contextOf(req, res)),
     next()
   );
-  // D17: Idempotency-Key on HTTP routes and GraphQL mutations as at the gateway: the same middleware (`@cp/edge`), keys
+  // Idempotency-Key on HTTP routes and GraphQL mutations as at the gateway: the same middleware (`@cp/edge`), keys
   // per caller (`user:<id>`) in the same `idempotency_key` table. A call our gateway vouched for (`x-cp-principal`)
   // skips it: the gateway's own middleware ran in front of it and answers the retry, and recording it here too would
   // find the gateway's running claim on the same caller and key (409). Its writes still mark the gateway's claim
@@ -235,7 +235,7 @@ async function serveSubgraph(
     callers(true, sendGraphQLError),
     withContext,
     idempotentMutations,
-    // The context the idempotency middleware saw: the grants resolvers record in it are stored with the answer (D17).
+    // The context the idempotency middleware saw: the grants resolvers record in it are stored with the answer.
     expressMiddleware(apollo, { context: async ({ res }) => res.locals.context as Context }),
   );
   // Admin uploads: keys in the caller's own key space, as at the gateway, so a retry answers alike at every address.
@@ -245,14 +245,14 @@ async function serveSubgraph(
   // Every service records GraphQL mutations, so every service sweeps expired keys (the delete is idempotent).
   const idempotencyCleanup = startIdempotencyCleanup(db.orm, logger);
   // The module's HTTP routes (uploads, CDN), credential ones authenticated like GraphQL and held to their API family's
-  // principal kind as at the gateway (an API key on `/app/v1` is 401, D18); the handlers check the caller's rights.
+  // principal kind as at the gateway (an API key on `/app/v1` is 401); the handlers check the caller's rights.
   mountHttpRoutes(app, module.httpRoutes ?? [], deps, (family) => [
     callers(false, sendError),
     withContext,
     familyOnly(family, sendError),
     ...(family === 'app' ? [idempotentUnlessVouched] : []),
   ]);
-  // Any other path: the D4 envelope, as at the gateway (not Express's HTML page).
+  // Any other path: the error envelope, as at the gateway (not Express's HTML page).
   app.use((req: Request, res: Response) =>
     sendError(res, new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`)),
   );

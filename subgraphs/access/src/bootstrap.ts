@@ -1,4 +1,4 @@
-// First start-up on an empty database (D5): organization and project `default`, role `Owner`, the admin user.
+// First start-up on an empty database: organization and project `default`, role `Owner`, the admin user.
 import type { Logger } from '@cp/config';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { randomBytes } from 'node:crypto';

@@ -1,4 +1,4 @@
-// REST routes of the access subgraph (D5): sign-in, organizations, projects, users, roles, API keys.
+// REST routes of the access subgraph: sign-in, organizations, projects, users, roles, API keys.
 import { ORG_PATH, PROJECT_PATH, type RestRoutes } from '@cp/graphql';
 
 const keys = `${PROJECT_PATH}/api-keys`;

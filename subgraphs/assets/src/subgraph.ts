@@ -27,7 +27,7 @@ export function buildAssetsSubgraph(config: Pick<Config, 'http' | 'database' | '
   });
 }
 
-/** The assets subgraph as its hosts run it: multipart upload and CDN delivery are HTTP routes (D8). */
+/** The assets subgraph as its hosts run it: multipart upload and CDN delivery are HTTP routes. */
 export const assetsModule: SubgraphModule = {
   name: 'assets',
   database: assetsDatabase,

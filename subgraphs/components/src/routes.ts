@@ -1,4 +1,4 @@
-// REST routes of the components subgraph (D3 lifecycle routes, D7 packages).
+// REST routes of the components subgraph (lifecycle routes, packages).
 import { PROJECT_PATH, type RestRoutes } from '@cp/graphql';
 
 const components = `${PROJECT_PATH}/components`;

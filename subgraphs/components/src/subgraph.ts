@@ -38,7 +38,7 @@ export function buildComponentsSubgraph(config: Pick<Config, 'http' | 'database'
   });
 }
 
-/** The components subgraph as its hosts run it: component asset upload and delivery are HTTP routes (D8). */
+/** The components subgraph as its hosts run it: component asset upload and delivery are HTTP routes. */
 export const componentsModule: SubgraphModule = {
   name: 'components',
   database: componentsDatabase,

@@ -6,7 +6,7 @@ const webhooks = `${PROJECT_PATH}/webhooks`;
 const content = `${PROJECT_PATH}/content`;
 const schedules = `${PROJECT_PATH}/schedules`;
 
-/** List, get, create, update and delete routes of a named resource (D12); `client` adds list and get under /api/v1. */
+/** List, get, create, update and delete routes of a named resource; `client` adds list and get under /api/v1. */
 function crud(segment: string, singular: string, plural: string, client: boolean): RestRoutes {
   const base = `${PROJECT_PATH}/${segment}`;
   const field = singular[0].toLowerCase() + singular.slice(1);
@@ -26,9 +26,9 @@ function crud(segment: string, singular: string, plural: string, client: boolean
   };
 }
 
-/** D2: a POST to …/content without typeId, name or content is a search. */
+/** A POST to …/content without typeId, name or content is a search. */
 /**
- * D2: a body with none of `typeId`, `name`, `content` and at least one search member (or `{}`) is a search. We count
+ * A body with none of `typeId`, `name`, `content` and at least one search member (or `{}`) is a search. We count
  * `search` and `query` (full-text and semantic, as saved searches hold them) as search members too; any other body is
  * a creation, so `{"foo": 1}` is refused as one (422) instead of running as a search.
  */

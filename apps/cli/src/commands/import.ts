@@ -77,7 +77,7 @@ export async function importProject(
   }
 }
 
-/** Database errors name the constraint (e.g. a name already used by another record of the project, D11). */
+/** Database errors name the constraint (e.g. a name already used by another record of the project). */
 function describe(err: unknown): string {
   const e = err as { message?: string; constraint?: string; detail?: string };
   if (e.constraint) return `constraint ${e.constraint} refused a row${e.detail ? ` (${e.detail})` : ''}`;

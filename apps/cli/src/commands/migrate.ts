@@ -1,4 +1,4 @@
-// `content-platform migrate`: brings the database schema up to date (what the service does at start-up) and bootstraps an empty one (D5).
+// `content-platform migrate`: brings the database schema up to date (what the service does at start-up) and bootstraps an empty one.
 import { SUBGRAPHS } from '@cp/supergraph';
 import { cliConfig, withDatabase } from '../runtime';
 

@@ -12,7 +12,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { requestLanguage } from '../edge/request-scope';
+import { requestLanguage } from '../http/request-scope';
 import { captureBody } from './client-cache';
 import type { EarlyAnswers } from './early-answer';
 import { RowStamps } from './row-stamps';
@@ -34,7 +34,7 @@ interface EntryRead {
 }
 
 /**
- * Headers that make the full chain answer differently (conditional requests, D17's key, an API key beside the token):
+ * Headers that make the full chain answer differently (conditional requests, Idempotency-Key, an API key beside the token):
  * such requests take it, as does a browser asking for HTML (the docs negotiate there).
  */
 const FULL_CHAIN_HEADERS = [

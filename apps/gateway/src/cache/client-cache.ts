@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';
 import { graphqlPayload } from '@cp/edge';
-import { edgeContext } from '../edge/request-scope';
+import { edgeContext } from '../http/request-scope';
 import { graphqlRequestKey } from './graphql-key';
 import { applyCachingHeaders, etagOf, notModified, sendCached, surrogateKeys } from './http-caching';
 import type { CachedResponse, FillTicket, ReadCache } from './read-cache';
@@ -20,7 +20,7 @@ type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 /**
  * Runs after authentication and rate limiting (they stay per request, so a revoked key or an exhausted budget is
  * refused even when the answer is cached) and before sofa/Apollo. Only published API keys are served: JWT callers
- * and preview keys (D18) see drafts (and staff per-user data), so their answers are never cached.
+ * and preview keys see drafts (and staff per-user data), so their answers are never cached.
  */
 export function clientReadCache(options: ClientCacheOptions): { rest: Middleware; graphql: Middleware } {
   const serve = (
@@ -92,7 +92,7 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
   };
 }
 
-/** Everything that can change an answer: the key's project, the negotiated language, and the request (D10). */
+/** Everything that can change an answer: the key's project, the negotiated language, and the request. */
 export const cacheKey = (projectId: string, lang: string, request: string) => `${projectId}\0${lang}\0${request}`;
 /** A REST read is identified by its whole URL, query string included. */
 export const restKey = (originalUrl: string) => `rest\0${originalUrl}`;

@@ -6,9 +6,9 @@ import type { ApiKeyPrincipal, UserPrincipal } from '@cp/graphql';
 import { observeRequest } from '@cp/metrics';
 import type { Response } from 'express';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { framed, setApiHeaders } from '../edge/api-headers';
-import { writeError } from '../edge/send-error';
-import { requestFacts, requestLanguage } from '../edge/request-scope';
+import { framed, setApiHeaders } from '../http/api-headers';
+import { writeError } from '../http/send-error';
+import { requestFacts, requestLanguage } from '../http/request-scope';
 
 export class EarlyAnswers {
   constructor(

@@ -5,8 +5,8 @@ import { sharedCacheable, type ApiKeyPrincipal } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request, RequestHandler, Response } from 'express';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { assertJsonDepth, assertSafeGraphQLPayload } from '../edge/input-guard';
-import { edgeContext, requestLanguage } from '../edge/request-scope';
+import { assertJsonDepth, assertSafeGraphQLPayload } from '../http/input-guard';
+import { edgeContext, requestLanguage } from '../http/request-scope';
 import { cacheKey, graphqlKey, restKey } from './client-cache';
 import type { EarlyAnswers } from './early-answer';
 import { sendCached } from './http-caching';
@@ -61,7 +61,7 @@ function safeGraphQLBody(body: unknown): boolean {
  * minus what a hit doesn't need. Anything else (no key, a key not in the principal cache, a miss) goes down the full
  * chain, which counts the miss and fills the cache.
  * - `listener` wraps the whole Express app: a REST GET hit, or a GraphQL POST hit (`graphqlPost`), never enters
- *   Express (its router walk over every route and its request/response setup were a quarter of a hit's JavaScript).
+ *   Express (its router walk over every route and its request/response setup would be a quarter of a hit's JavaScript).
  *   It does what the skipped middleware would have done for it: request metrics, request id and language, API
  *   headers; the input guard had passed this very URL when its answer was cached. A browser asking for HTML goes
  *   through Express (the docs pages negotiate there).
@@ -78,7 +78,7 @@ export function fastCachedReads(options: FastHitOptions): {
     if (!cache) return undefined;
     // The credentials the full chain reads (context.ts), answered only when the principal cache already holds them.
     const principal = options.auth.cached(options.em, clientCredentials(httpCredentials(req.headers)));
-    // A preview key (D18) never reads the shared cache: it takes the full chain, which answers it privately.
+    // A preview key never reads the shared cache: it takes the full chain, which answers it privately.
     return sharedCacheable(principal) ? principal : undefined;
   };
   /**

@@ -50,7 +50,7 @@ export interface ReadCacheOptions {
 const ENTRY_OVERHEAD = 256;
 
 /**
- * Correctness (D9): an entry may only be served while no event of its project is known to this replica
+ * Correctness: an entry may only be served while no event of its project is known to this replica
  * that is newer than the data it holds. Three rules give that:
  * 1. A fill takes a ticket (the project's generation) *before* it reads the database; `invalidateProject` bumps the
  *    generation and deletes the project's entries; `store` refuses a ticket whose generation moved. So an answer

@@ -1,4 +1,4 @@
-// The gateway's own HTTP routes: the three event routes (D9) of each API family, JSON pages or SSE on the same path,
+// The gateway's own HTTP routes: the three event routes of each API family, JSON pages or SSE on the same path,
 // declared like a module's (`HttpRoute`) with their OpenAPI operation.
 import { EVENT_ROUTE_RESOURCE_TYPES, type EventFeed } from '@cp/db';
 import type { LiveStreams } from '@cp/edge';
@@ -36,7 +36,7 @@ function operation(family: ApiFamily, scope: number): OpenAPIV3.OperationObject 
     tags: ['events'],
     summary: SCOPES[scope].summary,
     description:
-      'JSON pages (cursor pagination, D1), or with `Accept: text/event-stream` a Server-Sent Events stream: `id:` is the cursor, ' +
+      'JSON pages (cursor pagination), or with `Accept: text/event-stream` a Server-Sent Events stream: `id:` is the cursor, ' +
       '`event:` the type, `data:` the JSON event, `: ping` every 15 s; `Last-Event-ID` (or `lastKey`) resumes with no gap.' +
       (family === 'api' ? ' API keys see published-state events only.' : ''),
     parameters: [

@@ -1,4 +1,4 @@
-// The REST/SSE shape of an event (D9's fields), identical to the GraphQL `Event` type.
+// The REST/SSE shape of an event, identical to the GraphQL `Event` type.
 import type { EventRecord } from '@cp/db';
 
 export function eventJson(event: EventRecord) {

@@ -1,4 +1,4 @@
-// The event routes (D9): `…/events`, `…/{resourceType}/events`, `…/{resourceType}/{resourceId}/events` — JSON pages or SSE.
+// The event routes: `…/events`, `…/{resourceType}/events`, `…/{resourceType}/{resourceId}/events` — JSON pages or SSE.
 import {
   currentPosition,
   EVENT_ROUTE_RESOURCE_TYPES,

@@ -1,4 +1,4 @@
-// Apollo Server at /graphql: error formatting (D4 codes, no internals) and HTTP status for request-level failures.
+// Apollo Server at /graphql: error formatting (error codes, no internals) and HTTP status for request-level failures.
 import { ApolloServer, HeaderMap, type ApolloServerPlugin, type HTTPGraphQLRequest } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
@@ -10,7 +10,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import { graphqlArmor } from './armor';
 import { PersistedQueries } from './persisted-queries';
 import { graphqlSearch, logAnsweredFailure, parsedUrl } from '@cp/edge';
-import { currentScope, edgeContext } from '../edge/request-scope';
+import { currentScope, edgeContext } from '../http/request-scope';
 
 /** When no data came back at all, the HTTP status follows the first error's code (401, 403, 429, …). */
 const statusFromErrors: ApolloServerPlugin<Context> = {
@@ -95,7 +95,7 @@ export class OperationCounter {
   }
 }
 
-/** Every error of an answer leaves with its D4 code and no internals; unexpected ones are logged here, once. */
+/** Every error of an answer leaves with its error code and no internals; unexpected ones are logged here, once. */
 export function formatOperationError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   // Automatic persisted queries: clients (Apollo Link, CDNs' APQ support) react to these two codes by name.
   const code = formatted.extensions?.code;

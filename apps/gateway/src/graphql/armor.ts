@@ -1,4 +1,4 @@
-// The gateway's GraphQL abuse limits (D13, defined in @cp/graphql's limits.ts) as Apollo plugins and Express middleware.
+// The gateway's GraphQL abuse limits (defined in @cp/graphql's limits.ts) as Apollo plugins and Express middleware.
 import type { ApolloServerPlugin } from '@apollo/server';
 import { BadRequestError } from '@cp/errors';
 import { armorProtection, assertDocumentSize, assertListCost, GRAPHQL_LIMITS, type Context } from '@cp/graphql';

@@ -57,7 +57,7 @@ function spanOf(document: DocumentNode, operationName?: string | null) {
 /**
  * `execute` from graphql-js, answered alike (compiled-execution.test.ts compares the two on every route's operation
  * and on generated selections): graphql-jit turns the operation into one JavaScript function per document, so a read
- * no longer walks the document and re-coerces its arguments on every request (bench/RESULTS.md).
+ * does not walk the document and re-coerce its arguments on every request (bench/RESULTS.md).
  */
 export async function executeCompiled(args: ExecutionArgs): Promise<ExecutionResult> {
   const { schema, document, operationName, contextValue, rootValue, variableValues } = args;

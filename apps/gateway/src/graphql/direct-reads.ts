@@ -118,7 +118,7 @@ const introspects = (document: DocumentNode) => namesAny(document, 'Field', ['__
 
 /**
  * A REST read without Apollo's request pipeline: what that pipeline adds to a plain execution here is the list-cost
- * limit (checked against the gateway's `apiSchema`, as for GraphQL), D4 error formatting and the operation counter.
+ * limit (checked against the gateway's `apiSchema`, as for GraphQL), error formatting and the operation counter.
  * Depth and alias limits can't bind: the documents are the service's own.
  */
 export async function executeDirect(

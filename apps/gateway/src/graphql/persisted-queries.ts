@@ -1,4 +1,4 @@
-// Automatic persisted queries' texts, kept where Idempotency-Key can read them too (D17 for mutations sent by hash).
+// Automatic persisted queries' texts, kept where Idempotency-Key can read them too (for mutations sent by hash).
 import type { PersistedQueryOptions } from '@apollo/server';
 import { LRUCache } from 'lru-cache';
 

@@ -1,4 +1,4 @@
-// REST bodies are JSON: a member of the wrong JSON type is 422 naming it (D4), before GraphQL's input coercion.
+// REST bodies are JSON: a member of the wrong JSON type is 422 naming it, before GraphQL's input coercion.
 import type { FieldError } from '@cp/errors';
 import {
   getNamedType,

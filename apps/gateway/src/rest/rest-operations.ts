@@ -66,7 +66,7 @@ export function getVariables(
  * A route's variables as sofa's router made them. A mutation's body reached sofa as JSON text it parsed: the same
  * round trip here (a number beyond a double's range becomes null, -0 becomes 0), one small body's stringify and
  * parse. sofa made an uncoercible variable of a mutation a GraphQL error of status 400, its code and details left
- * behind; a read's stays our BadRequestError (reads ran without sofa's router before mutations did).
+ * behind; a read's stays our BadRequestError.
  */
 export function routeVariables(
   document: DocumentNode,

@@ -14,7 +14,7 @@ import {
 /**
  * How a value of the result becomes REST: a scalar or enum as it is (a JSON document is one value, whatever members it
  * holds); a reference (an object field selecting only `id`, as sofa selects models) as its id; an object member by
- * member, `pagination` without its absent (null) members (D1: `lastKey` only when another page exists).
+ * member, `pagination` without its absent (null) members (`lastKey` only when another page exists).
  */
 export type RestShape =
   | { kind: 'leaf' }

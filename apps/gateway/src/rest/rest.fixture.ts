@@ -7,8 +7,8 @@ import { buildSchema } from 'graphql';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { inputGuard } from '../edge/input-guard';
-import { requestScope } from '../edge/request-scope';
+import { inputGuard } from '../http/input-guard';
+import { requestScope } from '../http/request-scope';
 import { createRestHandler } from './rest';
 
 /** Shaped like the subgraphs' types: a list with `pagination`, a `User` reference, a revision, create and update. */

@@ -59,7 +59,7 @@ describe('the route table (every subgraph’s routes over the committed API sche
         // A value spelling one of the table's literal segments would be another route's path: ids never do.
         const filled = values.map((v) => `~${v}`);
         const path = route.path.replace(/:[A-Za-z]+/g, () => encodeURIComponent(filled[i++]));
-        // Without a body, an alias route declared on this very path may take the request (D2's bodiless search,
+        // Without a body, an alias route declared on this very path may take the request (the bodiless search,
         // the next test); otherwise the path reaches its own route.
         const chosen = routeFor(byMethod[family], route.method, path, undefined);
         if (chosen?.aliased) expect(chosen.route.alias!.path).toBe(route.path);
@@ -75,7 +75,7 @@ describe('the route table (every subgraph’s routes over the committed API sche
     );
   });
 
-  it('takes POST …/content as a search when the body has none of typeId, name, content and a search member or none at all; else a creation (D2)', () => {
+  it('takes POST …/content as a search when the body has none of typeId, name, content and a search member or none at all; else a creation', () => {
     const path = '/organizations/o/projects/p/content';
     const choose = (body: Record<string, unknown> | undefined) =>
       routeFor(byMethod.app, 'POST', path, body)?.route.field;
@@ -160,7 +160,7 @@ describe('the route table (every subgraph’s routes over the committed API sche
         const variables = body === undefined ? undefined : { ...body, input: body };
         const query: Record<string, string> = Object.create(null);
         if (rev !== undefined && route.args.some((a) => a.name === 'expectedRevision')) query.expectedRevision = rev;
-        // The old handler: sofa's router over a Request with the query string and the body as JSON text.
+        // The reference: sofa's router over a Request with the query string and the body as JSON text.
         delete captured.variables;
         delete captured.refused;
         const url = new URL(`${BASE_PATHS[family]}${path}`, 'http://rest.local');
@@ -342,7 +342,7 @@ describe('the REST handler (in-process, over a small schema)', () => {
     expect(lastCall()).toMatchObject({ field: 'createThing', args: { organizationId: 'o1', input } });
   });
 
-  it('passes If-Match as `expectedRevision` and answers the new revision as a strong ETag (D16)', async () => {
+  it('passes If-Match as `expectedRevision` and answers the new revision as a strong ETag', async () => {
     const res = await call('PUT', `${THINGS}/a%2Fb`, { body: { name: 'x' }, headers: { 'if-match': 'W/"3"' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('etag')).toBe('"4"');
@@ -382,6 +382,23 @@ describe('the REST handler (in-process, over a small schema)', () => {
       expect(res.body.error).toMatchObject({ code: 'BAD_REQUEST', details: { parameter: name, value } });
       expect(app.calls.length).toBe(before);
     }
+  });
+
+  it('refuses a query parameter the route does not take with 400 naming it, whatever else is sent; no operation run', async () => {
+    const taken = new Set(['limit', 'score', 'deleted', 'order', 'lastKey', 'organizationId']);
+    const unknown = fc
+      .string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 12 })
+      .filter((name) => !taken.has(name) && name.trim() === name && !/[&=#+%[\]]/.test(name));
+    await fc.assert(
+      fc.asyncProperty(unknown, fc.constantFrom('', 'limit=2&', 'order=desc&'), async (name, others) => {
+        const before = app.calls.length;
+        const res = await call('GET', `${THINGS}?${others}${encodeURIComponent(name)}=5`);
+        expect(res.status, name).toBe(400);
+        expect(res.body.error).toMatchObject({ code: 'BAD_REQUEST', details: { parameter: name } });
+        expect(app.calls.length).toBe(before);
+      }),
+      { ...runs, numRuns: Math.ceil(runs.numRuns / 4) },
+    );
   });
 
   it('answers an unknown path 404 and a body that is not an object 422, in the envelope', async () => {

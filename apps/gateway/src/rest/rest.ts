@@ -24,15 +24,15 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { coercible, executeDirect, queryHashOf, type DirectReads } from '../graphql/direct-reads';
-import { assertJsonDepth, assertSafeJsonValue } from '../edge/input-guard';
+import { assertJsonDepth, assertSafeJsonValue } from '../http/input-guard';
 import { logAnsweredFailure, parsedUrl } from '@cp/edge';
 import { bodyTypeErrors } from './body-types';
 import { restShapeOf, toRestShape, type RestShape } from './rest-shape';
-import { assertQueryParameters } from './query-parameters';
+import { assertQueryParameters, liftDocumentFilters } from './query-parameters';
 import { operationFor, pathParameters, routeVariables } from './rest-operations';
 import { PUBLIC_FIELDS } from '@cp/supergraph';
-import { currentScope, edgeContext } from '../edge/request-scope';
-import { sendError } from '../edge/send-error';
+import { currentScope, edgeContext } from '../http/request-scope';
+import { sendError } from '../http/send-error';
 
 export const BASE_PATHS: Record<ApiFamily, string> = { app: '/app/v1', api: '/api/v1' };
 
@@ -126,7 +126,7 @@ export function createRestHandler(options: RestOptions) {
   const byMethod = routesByMethod(routes);
   const schema = restSchema(options.schema, routes);
   const omitted = new Map(routes.flatMap((r) => (r.omit ? [[r.field, r.omit] as const] : [])));
-  /** sofa's error answer for an operation's errors (also for a request that fails before it runs, as sofa did). */
+  /** sofa's error answer for an operation's errors (also for a request that fails before it runs, as sofa does). */
   const failure = (errors: readonly unknown[]): Response => {
     const edge = edgeContext();
     const primary = primaryError(errors as never, edge);
@@ -218,12 +218,13 @@ export function createRestHandler(options: RestOptions) {
       if (!PUBLIC_FIELDS.has(route.field)) assertFamilyPrincipal(options.family, context);
       const { path, query: parsedQuery } = parsedUrl(req);
       const url = new URL(path, 'http://rest.local');
-      // Our patterns accept a trailing slash, sofa's did not: the canonical path.
+      // Our patterns accept a trailing slash, sofa's do not: the canonical path.
       url.pathname = url.pathname.replace(/(.)\/+$/, '$1');
       if (aliased) url.pathname = url.pathname.replace(/\/?$/, route.path.slice(route.alias!.path.length));
       const query: Record<string, string> = Object.assign(Object.create(null), parsedQuery);
+      const filter = liftDocumentFilters(route.args, query);
       assertQueryParameters(route.args, query);
-      // D16: `If-Match` is the `expectedRevision` argument of the resource's mutations.
+      // `If-Match` is the `expectedRevision` argument of the resource's mutations.
       const ifMatch = req.header('if-match');
       if (ifMatch !== undefined && route.args.some((a) => a.name === 'expectedRevision')) {
         const revision = revisionFromIfMatch(ifMatch);
@@ -231,12 +232,12 @@ export function createRestHandler(options: RestOptions) {
       }
       const wrongTypes = body === undefined ? [] : bodyTypeErrors(route.args, body);
       if (wrongTypes.length) {
-        // Component routes answer their field-map 400 (D4's exception), every other route the 422.
+        // Component routes answer their field-map 400 (the one exception to 422), every other route the 422.
         if (route.bodyErrors === 'fieldMap') return sendError(res, fieldMapError(wrongTypes));
         throw new ValidationFailedError(wrongTypes);
       }
       // Flat bodies (the spec's) reach both flat arguments and a single `input` argument.
-      const variables = body === undefined ? undefined : { ...body, input: body };
+      const variables = body === undefined ? filter && { filter } : { ...body, input: body };
       const outcome = await run(route, url.pathname, query, variables, context);
       if ('failure' in outcome) {
         const { status } = outcome.failure;
@@ -247,7 +248,7 @@ export function createRestHandler(options: RestOptions) {
       const value = outcome.data[route.field.slice(route.field.indexOf('.') + 1)];
       res.status(route.responseStatus ?? 200).type('application/json');
       const shaped = toRestShape(value, operations.get(route)!.shape) as { revision?: unknown } | null;
-      // D16: one resource with a revision carries it as a strong ETag (admin responses).
+      // One resource with a revision carries it as a strong ETag (admin responses).
       if (options.family === 'app' && typeof shaped?.revision === 'number')
         res.setHeader('ETag', `"${shaped.revision}"`);
       res.send(JSON.stringify(shaped));
@@ -265,7 +266,7 @@ export function routesByMethod(routes: readonly CompiledRoute[]): ReadonlyMap<st
 }
 
 /**
- * The route a request takes (`path` under the family's base path): two operations on one method and path (D2), the
+ * The route a request takes (`path` under the family's base path): two operations on one method and path, the
  * alias route wins when its body test holds; else the first route of the method whose pattern matches. HEAD never
  * arrives here: the gateway's front turns it into GET (cache/fast-hits.ts), so every layer answers it as GET.
  */
@@ -293,7 +294,7 @@ export function revisionFromIfMatch(header: string): number | undefined {
   return match ? Number(match[1]) : 0;
 }
 
-/** D4's exception for component creation: 422 `details.errors[{path, message}]` → 400 `details` `{member: message}`. */
+/** The exception for component creation: 422 `details.errors[{path, message}]` → 400 `details` `{member: message}`. */
 function sendFieldMapError(res: ExpressResponse, text: string): void {
   const parsed = JSON.parse(text) as {
     error: { code: string; message: string; details?: { errors?: FieldError[] } };
@@ -305,7 +306,7 @@ function sendFieldMapError(res: ExpressResponse, text: string): void {
   sendError(res, fieldMapError(parsed.error.details?.errors ?? [], parsed.error.message));
 }
 
-/** D4's component refusal: 400 with the first message for each top-level member. */
+/** The component refusal: 400 with the first message for each top-level member. */
 function fieldMapError(errors: readonly FieldError[], message: string = ERROR_CATALOGUE.VALIDATION_FAILED.message) {
   const fields: Record<string, string> = {};
   for (const { path, message: text } of errors) fields[path.split('/')[1] || 'body'] ??= text;
@@ -337,7 +338,7 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoutes, family:
 async function readJsonBody(req: ExpressRequest, maxBytes: number): Promise<Record<string, unknown> | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
-  // The idempotency middleware (D17) may have read the body already to fingerprint it.
+  // The idempotency middleware may have read the body already to fingerprint it.
   const read = (req as { rawBody?: Buffer }).rawBody;
   for await (const chunk of read ? [read] : req) {
     size += (chunk as Buffer).length;

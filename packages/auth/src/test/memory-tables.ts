@@ -1,5 +1,5 @@
 // Test support: the few rows authentication reads (api_key, user + role), answered in memory, and a query counter.
-import type { Permissions } from '@cp/graphql';
+import type { Permissions } from '@cp/principal';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashKey } from '../api-key-secret';
 

@@ -1,9 +1,12 @@
 // Wraps a shared broker: this process hears its own announcements at once, and a failed announcement is retried.
-import type { Logger } from '@cp/config';
-import type { EventBroker } from './broker';
+import { Circuit, type Config, type Logger } from '@cp/config';
+import type { EventBroker, SharedBroker } from './broker';
 
-/** How long a write's answer may wait for its announcement to leave; a slow or hung broker is not the write's problem. */
-const PUBLISH_WAIT_MS = 250;
+/**
+ * `publishWaitMs`: how long a write's answer may wait for its announcement to leave (a slow or hung broker is not the
+ * write's problem); `timeoutMs` and `probeIntervalMs`: the probe's (circuit.ts).
+ */
+export type AnnouncingOptions = Config['brokers'];
 const RETRY_MS = 1000;
 
 /**
@@ -11,6 +14,9 @@ const RETRY_MS = 1000;
  * its own writes even while the broker is down), then published. A publish that fails is not lost: the highest
  * position not yet published is retried every second until the broker takes it (positions are cumulative, so one
  * message covers every earlier one). Other replicas also poll the outbox (EventFeed), so nothing depends on it alone.
+ * On Redis and NATS, a publish unanswered within `publishWaitMs` opens the broker's circuit: while it is open, writes
+ * do not wait for their announcement at all (the retry and the other replicas' outbox poll carry it), `connected` is
+ * false (`/ready` says `degraded`), and a PING every `probeIntervalMs` closes it once the broker answers.
  */
 export class AnnouncingBroker implements EventBroker {
   private readonly listeners: ((position: string) => void)[] = [];
@@ -23,12 +29,22 @@ export class AnnouncingBroker implements EventBroker {
   private publishing: Promise<boolean> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** Redis and NATS (SharedBroker); none for PostgreSQL as the broker. */
+  private readonly circuit: Circuit | undefined;
 
   constructor(
-    private readonly inner: EventBroker,
+    private readonly inner: EventBroker | SharedBroker,
+    private readonly options: AnnouncingOptions,
     private readonly logger?: Logger,
   ) {
     inner.subscribe((position) => this.deliver(position));
+    if ('ping' in inner)
+      this.circuit = new Circuit(inner.state, {
+        name: `event broker (${inner.kind})`,
+        timeoutMs: options.timeoutMs,
+        probeIntervalMs: options.probeIntervalMs,
+        probe: () => inner.ping(),
+      });
   }
 
   get kind() {
@@ -36,18 +52,21 @@ export class AnnouncingBroker implements EventBroker {
   }
 
   get connected() {
-    return this.inner.connected;
+    return this.inner.connected && (this.circuit?.up ?? true);
   }
 
   /**
    * Resolves once the shared broker has taken this position (or a later one), once an attempt failed (it is retried
-   * in the background), or after PUBLISH_WAIT_MS: the caller is a write waiting to answer. Never rejects.
+   * in the background), or after `publishWaitMs`: the caller is a write waiting to answer. At once while the circuit
+   * is open. Never rejects.
    */
   async publish(position: string): Promise<void> {
     this.deliver(position);
     const value = BigInt(position);
     if (this.pending === undefined || value > this.pending) this.pending = value;
-    await Promise.race([this.carry(value), new Promise<void>((r) => setTimeout(r, PUBLISH_WAIT_MS).unref())]);
+    if (this.circuit && !this.circuit.up) return this.schedule();
+    const waited = new Promise<void>((r) => setTimeout(r, this.options.publishWaitMs).unref());
+    await Promise.race([this.carry(value), waited]);
   }
 
   subscribe(listener: (position: string) => void) {
@@ -67,6 +86,7 @@ export class AnnouncingBroker implements EventBroker {
   async close() {
     this.closed = true;
     clearTimeout(this.timer);
+    this.circuit?.close();
     await this.inner.close();
   }
 
@@ -85,8 +105,9 @@ export class AnnouncingBroker implements EventBroker {
     if (this.publishing) return this.publishing;
     const position = this.pending;
     if (position === undefined || this.closed) return Promise.resolve(false);
-    this.publishing = this.inner
-      .publish(String(position))
+    // Bounded by the write's wait: a broker that takes longer is counted as stalled, and writes stop waiting for it.
+    const publish = () => this.inner.publish(String(position));
+    this.publishing = (this.circuit ? this.circuit.run(publish, this.options.publishWaitMs) : publish())
       .then(
         () => {
           if (position > this.carried) this.carried = position;

@@ -1,7 +1,7 @@
 // Tells every replica "events up to position N are committed": PostgreSQL LISTEN/NOTIFY, Redis or NATS, or in-process.
 import { EventEmitter } from 'node:events';
 import { connectionState, type ConnectionState, type Logger } from '@cp/config';
-import { AnnouncingBroker } from './announcing-broker';
+import { AnnouncingBroker, type AnnouncingOptions } from './announcing-broker';
 
 export type BrokerKind = 'local' | 'postgres' | 'redis' | 'nats';
 
@@ -13,6 +13,18 @@ export interface EventBroker {
   publish(position: string): Promise<void>;
   subscribe(listener: (position: string) => void): void;
   close(): Promise<void>;
+}
+
+/**
+ * A broker of its own shared by replicas over the network (Redis, NATS): it can stall while the database serves, so
+ * AnnouncingBroker time-boxes it behind a circuit. PostgreSQL as the broker is the database itself: its liveness probe
+ * already answers a stall (requests 503 at once), and a write cannot commit meanwhile to wait on an announcement.
+ */
+export interface SharedBroker extends EventBroker {
+  /** Up or down, logged once per change; the announcing wrapper's circuit marks it too (one outage, one line). */
+  readonly state: ConnectionState;
+  /** One round trip to the server (PING, `select 1`); rejects at once while disconnected. */
+  ping(): Promise<void>;
 }
 
 export const CHANNEL = 'cp_events';
@@ -117,12 +129,12 @@ export class PostgresBroker implements EventBroker {
   }
 }
 
-export class RedisBroker implements EventBroker {
+export class RedisBroker implements SharedBroker {
   readonly kind = 'redis';
   private pub!: import('ioredis').Redis;
   private sub!: import('ioredis').Redis;
   private readonly listeners: ((position: string) => void)[] = [];
-  private readonly state: ConnectionState;
+  readonly state: ConnectionState;
   private closed = false;
 
   constructor(
@@ -165,6 +177,10 @@ export class RedisBroker implements EventBroker {
     await this.pub.publish(CHANNEL, position);
   }
 
+  async ping() {
+    await this.pub.ping();
+  }
+
   subscribe(listener: (position: string) => void) {
     this.listeners.push(listener);
   }
@@ -176,13 +192,13 @@ export class RedisBroker implements EventBroker {
   }
 }
 
-export class NatsBroker implements EventBroker {
+export class NatsBroker implements SharedBroker {
   readonly kind = 'nats';
   private connection: import('nats').NatsConnection | undefined;
   private up = false;
   private closing = false;
   private readonly listeners: ((position: string) => void)[] = [];
-  private readonly state: ConnectionState;
+  readonly state: ConnectionState;
   private readonly codec = import('nats').then((nats) => nats.StringCodec());
 
   constructor(
@@ -261,6 +277,12 @@ export class NatsBroker implements EventBroker {
     await Promise.race([this.connection.flush(), silent]).finally(() => clearTimeout(timer));
   }
 
+  /** PING/PONG: the server answered. While reconnecting the client would hold it: refused at once instead. */
+  async ping() {
+    if (!this.up || !this.connection) throw new Error('NATS is disconnected.');
+    await this.connection.flush();
+  }
+
   subscribe(listener: (position: string) => void) {
     this.listeners.push(listener);
   }
@@ -273,19 +295,23 @@ export class NatsBroker implements EventBroker {
 
 /**
  * Redis or NATS when configured (never both: the configuration refuses it); otherwise PostgreSQL, or in-process on
- * the embedded database. A shared broker is wrapped so that announcements reach this process at once and are retried.
+ * the embedded database. A shared broker is wrapped so that announcements reach this process at once, are retried,
+ * and never hold a write past `publishWaitMs` (circuit.ts for Redis and NATS: after one time-out, not at all until a
+ * probe is answered).
  */
 export async function createBroker(options: {
   redisUrl?: string;
   natsUrl?: string;
   databaseUrl?: string;
   logger?: Logger;
+  brokers: AnnouncingOptions;
 }): Promise<EventBroker> {
+  const { logger, brokers } = options;
   if (options.redisUrl)
-    return new AnnouncingBroker(await new RedisBroker(options.redisUrl, options.logger).start(), options.logger);
+    return new AnnouncingBroker(await new RedisBroker(options.redisUrl, logger).start(), brokers, logger);
   if (options.natsUrl)
-    return new AnnouncingBroker(await new NatsBroker(options.natsUrl, options.logger).start(), options.logger);
+    return new AnnouncingBroker(await new NatsBroker(options.natsUrl, logger).start(), brokers, logger);
   if (options.databaseUrl)
-    return new AnnouncingBroker(await new PostgresBroker(options.databaseUrl, options.logger).start(), options.logger);
+    return new AnnouncingBroker(await new PostgresBroker(options.databaseUrl, logger).start(), brokers, logger);
   return new LocalBroker();
 }

@@ -79,8 +79,7 @@ export class EventDispatcher extends PollingWorker {
    * Unnumbered events are taken in the order of `record_seq`, which the database draws when the event row is inserted,
    * after the writing transaction took the changed resource's row lock (recordEvent): the next change of a resource
    * always draws a larger number, so each resource's events get positions in the order its changes committed. A clock
-   * could not order them: `occurred_at` was once the writing replica's, and replicas' clocks differ; even one clock
-   * has ties and steps back.
+   * cannot order them: replicas' clocks differ, and even one clock has ties and steps back.
    */
   private async number(): Promise<{ rows: NumberedRow[]; max: string | undefined }> {
     const results = await this.orm.em

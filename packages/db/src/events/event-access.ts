@@ -1,7 +1,7 @@
-// Who may read which events: API keys their project's published-state events only (D9), preview keys also those of
-// the working state (D18), admins everything in their projects.
+// Who may read which events: API keys their project's published-state events only, preview keys also those of
+// the working state, admins everything in their projects.
 import { NotFoundError, UnauthorizedError } from '@cp/errors';
-import { authorizeProject, visibilityOf, type Context } from '@cp/graphql';
+import { authorizeProject, visibilityOf, type Context } from '@cp/principal';
 import type { EventFilter } from './event-query';
 
 export type EventScope = Omit<EventFilter, 'visibility' | 'organizationId'> & { organizationId?: string };

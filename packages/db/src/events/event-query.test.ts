@@ -1,5 +1,5 @@
-// Event cursors (D1, D9): positions stay within PostgreSQL's bigint, so a resume never fails after it started.
-import { encodeCursor } from '@cp/graphql';
+// Event cursors: positions stay within PostgreSQL's bigint, so a resume never fails after it started.
+import { encodeCursor } from '../pagination';
 import { describe, expect, it } from 'vitest';
 import { positionOf } from './event-query';
 

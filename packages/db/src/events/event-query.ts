@@ -1,13 +1,7 @@
-// Reading events: one filter shape for the event API, SSE replay and live delivery; cursors are opaque positions (D1).
+// Reading events: one filter shape for the event API, SSE replay and live delivery; cursors are opaque positions.
 import { BadRequestError } from '@cp/errors';
-import {
-  decodeCursor,
-  encodeCursor,
-  parseLimit,
-  type CursorPagination,
-  type ListPage,
-  type Visibility,
-} from '@cp/graphql';
+import type { Visibility } from '@cp/principal';
+import { decodeCursor, encodeCursor, parseLimit, type CursorPagination, type ListPage } from '../pagination';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
 import { EventRecord } from './event.entity';
 
@@ -20,13 +14,13 @@ export interface EventFilter {
   type?: string;
   since?: Date;
   /**
-   * Whose events: API keys see published-state events only (D9); preview keys also every event of content, content
-   * types and components (what an admin of the project sees of them, D18); admins everything.
+   * Whose events: API keys see published-state events only; preview keys also every event of content, content
+   * types and components (what an admin of the project sees of them); admins everything.
    */
   visibility: Visibility;
 }
 
-/** The resources whose working state a preview key reads, so all of whose events it receives (D18). */
+/** The resources whose working state a preview key reads, so all of whose events it receives. */
 export const PREVIEW_EVENT_RESOURCES: readonly EventRecord['resourceType'][] = [
   'content',
   'content-types',
@@ -91,7 +85,7 @@ export function readEvents(
   return em.find(EventRecord, where(filter, after), { orderBy: { position: 'asc' }, limit });
 }
 
-/** The event API's page: oldest first, cursor pagination (D1). */
+/** The event API's page: oldest first, cursor pagination. */
 export async function listEvents(
   em: EntityManager,
   filter: EventFilter,

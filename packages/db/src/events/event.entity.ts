@@ -1,4 +1,4 @@
-// The event table (D9): one row per change, written in the same transaction as the change itself.
+// The event table: one row per change, written in the same transaction as the change itself.
 import { Entity, Index, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { Field, ID, Int, ObjectType } from 'type-graphql';
 import { randomUUID } from 'node:crypto';
@@ -15,7 +15,7 @@ export const EVENT_ACTIONS = [
   'deleted',
 ] as const;
 export type EventAction = (typeof EVENT_ACTIONS)[number];
-/** D9's `resourceType` values that have event routes (`…/{resourceType}/events`): the project's resources. */
+/** The `resourceType` values that have event routes (`…/{resourceType}/events`): the project's resources. */
 export const EVENT_ROUTE_RESOURCE_TYPES = [
   'content',
   'content-types',
@@ -26,7 +26,7 @@ export const EVENT_ROUTE_RESOURCE_TYPES = [
   'saved-searches',
   'folders',
 ] as const;
-/** D9's `resourceType` values: the routed ones, then those of the organization and access (no event routes). */
+/** Every `resourceType` value: the routed ones, then those of the organization and access (no event routes). */
 export const EVENT_RESOURCE_TYPES = [
   ...EVENT_ROUTE_RESOURCE_TYPES,
   'api-keys',
@@ -37,7 +37,7 @@ export const EVENT_RESOURCE_TYPES = [
 ] as const;
 export type EventResourceType = (typeof EVENT_RESOURCE_TYPES)[number];
 
-@ObjectType('Event', { description: 'A change, recorded in the same transaction as the change itself (D9).' })
+@ObjectType('Event', { description: 'A change, recorded in the same transaction as the change itself.' })
 @Entity({ tableName: 'event' })
 @Index({ properties: ['projectId', 'occurredAt'] })
 export class EventRecord {
@@ -72,7 +72,7 @@ export class EventRecord {
   @Property({ nullable: true })
   version?: number | null;
 
-  /** True when the change concerns published state, the only events API keys may see (D9). */
+  /** True when the change concerns published state, the only events API keys may see. */
   @Property({ default: false })
   published: boolean & Opt = false;
 

@@ -1,4 +1,4 @@
-// The one helper every write uses to add its event to the unit of work it is committing (D9).
+// The one helper every write uses to add its event to the unit of work it is committing.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { EventRecord, type EventAction, type EventResourceType } from './event.entity';
 

@@ -2,7 +2,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * The columns are rate-limiter-flexible's (`RateLimiterPostgres`), which the gateway used to create itself, logged.
+ * The columns are rate-limiter-flexible's (`RateLimiterPostgres`), whose own table is logged.
  * Counters lost in a crash only reset budgets early, which is acceptable; the rows are short-lived anyway.
  */
 export class Migration20261124110000_rate_limit_unlogged extends Migration {

@@ -1,4 +1,4 @@
-// D17: stored answers of requests sent with `Idempotency-Key`, per caller, kept 24 hours; shared by every replica.
+// Stored answers of requests sent with `Idempotency-Key`, per caller, kept 24 hours; shared by every replica.
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261124130004_idempotency_key extends Migration {

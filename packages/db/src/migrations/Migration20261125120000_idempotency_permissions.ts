@@ -1,4 +1,4 @@
-// D17: a stored answer remembers the permissions its first request was granted, so a replay re-checks them.
+// A stored answer remembers the permissions its first request was granted, so a replay re-checks them.
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261125120000_idempotency_permissions extends Migration {

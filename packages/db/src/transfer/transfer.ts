@@ -122,7 +122,7 @@ export async function exportRows<T extends object>(
 
 export interface SyncOptions {
   scope: TransferScope;
-  /** Version rows: never updated; a row with the same id but other data is a conflict (D3). */
+  /** Version rows: never updated; a row with the same id but other data is a conflict. */
   immutable?: boolean;
   /** Columns not imported and not compared (e.g. a secret the target generates itself). */
   omit?: readonly string[];
@@ -251,7 +251,7 @@ const visibleVersion = (r: TransferRecord) =>
     : null;
 
 /**
- * The events the API would have written for what an import changed (D9): `created` for a new record, `updated`
+ * The events the API would have written for what an import changed: `created` for a new record, `updated`
  * for a changed one, and `published` (visible to API keys) when the published version it shows is new.
  */
 export function recordImportEvents(

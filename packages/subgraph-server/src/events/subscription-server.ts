@@ -1,5 +1,5 @@
 // GraphQL subscriptions over graphql-ws (graphql-transport-ws) at /graphql: `events(projectId, …)` from the event feed.
-// Our gateway serves them to clients (it can't proxy them, D13); a standalone content service serves them to any
+// Our gateway serves them to clients (it can't proxy them); a standalone content service serves them to any
 // federation gateway that opens subscriptions to subgraphs over WebSocket (Hive Gateway, Apollo Router, Cosmo).
 import type { ApolloServer } from '@apollo/server';
 import { eventFilterFor, EventRecord, type EventFeed, type EventScope } from '@cp/db';
@@ -49,7 +49,7 @@ export const CONNECTION_INIT_TIMEOUT_MS = 3_000;
 /** Parsed and validated documents kept by query text: a thousand subscribers of one query share one document. */
 const CACHED_DOCUMENTS = 500;
 
-/** An answer's errors with a D4 code each: those without one are formatted as the HTTP edge formats them. */
+/** An answer's errors with an error code each: those without one are formatted as the HTTP edge formats them. */
 function withCodes(result: ExecutionResult): FormattedExecutionResult {
   const edge = { requestId: randomUUID(), lang: 'en', variablesFrom: 'body' as const };
   const errors = result.errors!.map((error) =>
@@ -68,7 +68,7 @@ function asBadRequest(error: GraphQLError): GraphQLError {
 }
 
 /**
- * `schema` (our gateway's API schema, D13, or the content subgraph's own) with `Subscription.events` wired to the
+ * `schema` (our gateway's API schema, or the content subgraph's own) with `Subscription.events` wired to the
  * event feed: clients use one schema, and the types graphql-ws executes against are that schema's own.
  */
 export function buildSubscriptionSchema(schema: GraphQLSchema, feed: EventFeed): GraphQLSchema {
@@ -112,7 +112,7 @@ interface SocketCaller extends Pick<WatchedCaller, 'principal' | 'credentials'> 
 }
 
 /**
- * Credentials travel in `connectionParams` (`x-api-key`, or `authorization: Bearer …`, D9), or, when those carry
+ * Credentials travel in `connectionParams` (`x-api-key`, or `authorization: Bearer …`), or, when those carry
  * none, in the upgrade request's headers (as gateways propagate them). None closes with 4401, bad or revoked ones
  * with 4403, an exhausted budget with 4429 (or a RATE_LIMITED error for one more subscription).
  */
@@ -140,13 +140,13 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
     const errors = result.errors.map((e) => new GraphQLError(e.message, { path: e.path, extensions: e.extensions }));
     return { ...result, errors } as ExecutionResult;
   };
-  // Frames are capped before authentication can even start: 8 sockets of 100 MiB frames no longer fill memory.
+  // Frames are capped before authentication can even start: 8 sockets of 100 MiB frames cannot fill memory.
   const wss = new WebSocketServer({ server, path: '/graphql', maxPayload: MAX_FRAME_BYTES });
   const callers = new WeakMap<object, SocketCaller>();
   const fanOut = new EventFanOut();
   const documents = new Map<string, { document: DocumentNode; errors: readonly GraphQLError[] }>();
   const rules = [...specifiedRules, ...armorProtection().validationRules];
-  // The limits Apollo applies over HTTP (D13: characters, tokens, depth, cost, aliases, directives), so that a socket is
+  // The limits Apollo applies over HTTP (characters, tokens, depth, cost, aliases, directives), so that a socket is
   // no way around them.
   const parsed = (query: string) => {
     let entry = documents.get(query);
@@ -209,7 +209,7 @@ export function startSubscriptionServer(deps: SubscriptionServerDeps) {
         return true;
       },
       // Errors a subscription's start raises (its `subscribe` resolver: authorization, the database) leave with their
-      // D4 code and no internals, as over HTTP; answers that already carry a code (the gateway's) are left as they are.
+      // code and no internals, as over HTTP; answers that already carry a code (the gateway's) are left as they are.
       onNext: (_ctx, _id, _payload, _args, result) => (result.errors ? withCodes(result) : undefined),
       async onSubscribe(ctx, _id, payload) {
         const caller = callers.get(ctx.extra);

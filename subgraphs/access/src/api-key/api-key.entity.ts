@@ -1,4 +1,4 @@
-// A project API key (spec "API Key"): read-only client access to one project's published (or, D18, working) state.
+// A project API key (spec "API Key"): read-only client access to one project's published (or, for a preview key, working) state.
 import { RevisionedEntity } from '@cp/db';
 import { Entity, Enum, Index, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
@@ -18,7 +18,7 @@ registerEnumType(ApiKeyStatus, {
   },
 });
 
-/** Values of the `ApiKeyScope` enum: the principal's `scope` (D18). */
+/** Values of the `ApiKeyScope` enum: the principal's `scope`. */
 export enum ApiKeyScope {
   published = 'published',
   preview = 'preview',
@@ -26,7 +26,7 @@ export enum ApiKeyScope {
 
 registerEnumType(ApiKeyScope, {
   name: 'ApiKeyScope',
-  description: 'What a key reads, fixed when it is created (D18).',
+  description: 'What a key reads, fixed when it is created.',
   valuesConfig: {
     published: { description: 'The published state only; answers may be cached and shared (the default).' },
     preview: { description: 'The working state (drafts, working copies), read-only; answers are `private, no-store`.' },
@@ -57,7 +57,7 @@ export class ApiKey extends RevisionedEntity {
   @Property({ nullable: true, type: 'text' })
   description?: string | null;
 
-  @Field(() => ApiKeyScope, { description: '`published` or `preview` (D18); fixed at creation.' })
+  @Field(() => ApiKeyScope, { description: '`published` or `preview`; fixed at creation.' })
   @Enum({ items: () => ApiKeyScope, length: 16 })
   scope: ApiKeyScope & Opt = ApiKeyScope.published;
 

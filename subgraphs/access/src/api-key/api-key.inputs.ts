@@ -12,7 +12,7 @@ export class CreateApiKeyInput {
 
   @Field(() => ApiKeyScope, {
     nullable: true,
-    description: '`published` (default) or `preview`: reads drafts and working copies (D18).',
+    description: '`published` (default) or `preview`: reads drafts and working copies.',
   })
   scope?: ApiKeyScope;
 }

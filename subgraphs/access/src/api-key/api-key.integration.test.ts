@@ -30,7 +30,7 @@ describe.each(['postgres', 'pglite'] as const)('API keys on %s', (kind) => {
     ).rejects.toMatchObject({ code: 'NOT_FOUND' });
   });
 
-  it("carries a preview key's scope (D18) into its principal", async () => {
+  it("carries a preview key's scope into its principal", async () => {
     const created = await service.create(
       db.orm.em.fork(),
       scope,

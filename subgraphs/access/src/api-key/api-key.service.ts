@@ -13,7 +13,7 @@ export class ApiKeyService {
     return offsetPage(em, ApiKey, { organizationId: scope.organizationId, projectId: scope.projectId }, page);
   }
 
-  /** `lock` (inside a transaction): the row stays ours until it ends, so If-Match is compared with what we change (D16). */
+  /** `lock` (inside a transaction): the row stays ours until it ends, so If-Match is compared with what we change. */
   async get(em: EntityManager, scope: ProjectScope, id: string, lock = false): Promise<ApiKey> {
     const where = { id, organizationId: scope.organizationId, projectId: scope.projectId };
     const key = await em.findOne(ApiKey, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});

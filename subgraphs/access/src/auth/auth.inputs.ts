@@ -24,7 +24,7 @@ export class LoginResult {
 }
 
 @InputType({
-  description: 'A token for automation (D5): limited to one project and an expiry, never wider than the caller.',
+  description: 'A token for automation: limited to one project and an expiry, never wider than the caller.',
 })
 export class IssueTokenInput {
   @Field(() => ID, {

@@ -22,7 +22,7 @@ describe.each(['postgres', 'pglite'] as const)('sign-in on %s', (kind) => {
   });
   afterAll(() => db?.destroy());
 
-  it('bootstraps once (D5): default organization and project, Owner role, admin user', async () => {
+  it('bootstraps once: default organization and project, Owner role, admin user', async () => {
     await bootstrap(db.orm.em.fork(), { email: 'other@example.com', password: 'x' });
     const rows = await db.orm.em
       .getConnection()

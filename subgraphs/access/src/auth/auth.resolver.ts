@@ -21,7 +21,7 @@ export class AuthResolver {
   }
 
   @Mutation(() => IssuedToken, {
-    description: 'Issues a token limited to one project and/or a shorter expiry, never wider than the caller (D5).',
+    description: 'Issues a token limited to one project and/or a shorter expiry, never wider than the caller.',
   })
   issueToken(
     @Arg('input', () => IssueTokenInput, { nullable: true, description: 'The request body (REST: the JSON body).' })

@@ -6,7 +6,7 @@ import type { IssueTokenInput } from './auth.inputs';
 import { User } from '../user/user.entity';
 
 export class AuthService {
-  /** The host's sign-in (`Authentication.signIn`): failed attempts counted in its shared store (D5). */
+  /** The host's sign-in (`Authentication.signIn`): failed attempts counted in its shared store. */
   constructor(private readonly signIn: SignIn) {}
 
   /** The same answer for an unknown email and a wrong password, at the same cost. */
@@ -17,7 +17,7 @@ export class AuthService {
     return { token, expiresAt, user: account };
   }
 
-  /** A narrower token for the caller (D5). */
+  /** A narrower token for the caller. */
   issueToken(caller: UserPrincipal, input: IssueTokenInput, projects: ProjectDirectory) {
     return this.signIn.issueToken(caller, input, projects);
   }

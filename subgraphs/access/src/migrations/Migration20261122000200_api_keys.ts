@@ -1,4 +1,4 @@
-// API keys (D5): one project each, stored only as a SHA-256 hash of the key.
+// API keys: one project each, stored only as a SHA-256 hash of the key.
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261122000200_api_keys extends Migration {

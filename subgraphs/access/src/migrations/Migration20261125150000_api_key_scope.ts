@@ -1,4 +1,4 @@
-// D18: a key's `scope`, fixed at creation — `published` (every existing key) or `preview` (reads the working state).
+// A key's `scope`, fixed at creation — `published` (every existing key) or `preview` (reads the working state).
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261125150000_api_key_scope extends Migration {

@@ -1,6 +1,6 @@
 // Creating a tenant: the organization, its Owner role and its first owner, in one transaction. Operators do it with
 // `content-platform organizations create` (docs/operating/cli.md); no API route creates organizations, since the
-// spec's role flags for organizations are read, update and delete, and a user belongs to one organization (D5).
+// spec's role flags for organizations are read, update and delete, and a user belongs to one organization.
 import { AppError, ValidationFailedError } from '@cp/errors';
 import { isUniqueViolation } from '@cp/db';
 import { allPermissions, requireName } from '@cp/graphql';

@@ -6,7 +6,7 @@ import { Entity, Index, PrimaryKey, Property, Unique, type Opt } from '@mikro-or
 import { randomUUID } from 'node:crypto';
 import { Directive, Field, ID, ObjectType } from 'type-graphql';
 
-/** The bootstrap role (D5): every flag; it always keeps at least one user so the organization stays administrable. */
+/** The bootstrap role: every flag; it always keeps at least one user so the organization stays administrable. */
 export const OWNER_ROLE = 'Owner';
 
 @ObjectType({ description: 'A named set of permissions that users of the organization are given.' })

@@ -15,7 +15,7 @@ export class RoleService {
     return offsetPage(em, Role, { organizationId }, page);
   }
 
-  /** `lock` (inside a transaction): the row stays ours until it ends, so If-Match is compared with what we change (D16). */
+  /** `lock` (inside a transaction): the row stays ours until it ends, so If-Match is compared with what we change. */
   async get(em: EntityManager, organizationId: string, id: string, lock = false): Promise<Role> {
     const role = await em.findOne(Role, { id, organizationId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!role) throw new NotFoundError('Role', id);

@@ -11,8 +11,8 @@ import {
 import { firstExceedingFlag } from '../role/permissions';
 
 /**
- * Organization-level administration needs a token without a project scope: a project-scoped token (D5's
- * automation user) is limited to one project, so it cannot manage users, roles or other projects.
+ * Organization-level administration needs a token without a project scope: a project-scoped token (for
+ * automation) is limited to one project, so it cannot manage users, roles or other projects.
  */
 export function authorizeOrganizationAdmin<R extends Resource>(
   ctx: Context,

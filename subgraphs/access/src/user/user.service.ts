@@ -18,7 +18,7 @@ export class UserService {
     return offsetPage(em, User, { organizationId }, page);
   }
 
-  /** `lock` (inside a transaction): the row stays ours until it ends, so If-Match is compared with what we change (D16). */
+  /** `lock` (inside a transaction): the row stays ours until it ends, so If-Match is compared with what we change. */
   async get(em: EntityManager, organizationId: string, id: string, lock = false): Promise<User> {
     const user = await em.findOne(User, { id, organizationId }, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
     if (!user) throw new NotFoundError('User', id);

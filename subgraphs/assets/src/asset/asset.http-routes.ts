@@ -1,4 +1,4 @@
-// The assets module's HTTP routes (D8): multipart upload and CDN delivery with image variants (D19), each with its
+// The assets module's HTTP routes: multipart upload and CDN delivery with image variants, each with its
 // OpenAPI operation; the gateway mounts and documents them as declared.
 import { errorResponses, successHeaders } from '@cp/errors';
 import { PROJECT_PATH } from '@cp/graphql';
@@ -24,7 +24,7 @@ const upload: HttpRoute = {
     tags: ['assets'],
     summary: 'Upload an asset (multipart/form-data).',
     description:
-      'Streams `file` to storage, computing size and sha256; over `MAX_UPLOAD_BYTES` is 413 with nothing kept (D8).',
+      'Streams `file` to storage, computing size and sha256; over `MAX_UPLOAD_BYTES` is 413 with nothing kept.',
     requestBody: uploadRequestBody({
       tags: { type: 'string', description: 'Tag names: a JSON array or a comma-separated list.' },
       folderId: { type: 'string', description: 'Folder to file the asset in.' },
@@ -53,7 +53,7 @@ const cdn: HttpRoute = {
     summary: 'The bytes of an active asset (public).',
     description:
       DELIVERY_DESCRIPTION +
-      ' Image parameters (D19) answer a stored variant with its own `ETag` (`Vary: Accept` with `fm=auto`); ' +
+      ' Image parameters answer a stored variant with its own `ETag` (`Vary: Accept` with `fm=auto`); ' +
       'without parameters the original bytes.',
     parameters: [...IMAGE_PARAMETERS, ...DELIVERY_PARAMETERS],
     responses: {

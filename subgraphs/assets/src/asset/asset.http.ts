@@ -1,4 +1,4 @@
-// Handlers of the two HTTP routes (declared in asset.http-routes.ts): multipart upload (D8) and CDN delivery (D8, D19).
+// Handlers of the two HTTP routes (declared in asset.http-routes.ts): multipart upload and CDN delivery.
 import { sqlProjectDirectory } from '@cp/db';
 import { AppError } from '@cp/errors';
 import { authorizeProject, type Context } from '@cp/graphql';
@@ -60,7 +60,7 @@ export function uploadHandler(service: AssetService, cdnUrl: string) {
 
 /**
  * Immutable bytes: a strong ETag (the sha256), a year of caching, ranges; active types download instead of running.
- * With image parameters (D19) the same, for the stored variant: its own ETag, `Vary: Accept` when `fm=auto`.
+ * With image parameters the same, for the stored variant: its own ETag, `Vary: Accept` when `fm=auto`.
  */
 export function cdnHandler(orm: MikroORM, service: AssetService, images: ImageVariants) {
   const projects = sqlProjectDirectory(orm);

@@ -13,7 +13,7 @@ const prev = (components: { name: string; schema: Record<string, unknown> }[], v
   components,
 });
 
-describe('package versions (D7)', () => {
+describe('package versions', () => {
   it('starts at 1.0.0', () => {
     expect(nextPackageVersion(null, [{ name: 'Hero', schema: obj({ title: str }) }])).toBe('1.0.0');
   });

@@ -1,4 +1,4 @@
-// The next package version (D7): major on incompatible props changes, minor on additions, patch otherwise.
+// The next package version: major on incompatible props changes, minor on additions, patch otherwise.
 import semver from 'semver';
 
 export interface ComponentSchema {

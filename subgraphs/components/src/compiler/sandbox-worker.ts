@@ -42,7 +42,7 @@ async function run({ id, script, timeoutMs, memoryBytes }: SandboxRequest): Prom
   if (typeof __component !== 'object' || __component === null || typeof __component.metadata !== 'function') {
     throw new Error('The source must export a function metadata().');
   }
-  // view and layout components are both rendered through their default export (D6, the content module): without one
+  // view and layout components are both rendered through their default export (the content module): without one
   // every entry of the project would fail to bundle, so the component itself is refused.
   if (typeof __component.default !== 'function') {
     throw new Error('The source must \`export default\` its render function: (props, children) => string.');

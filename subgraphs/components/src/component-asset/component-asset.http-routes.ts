@@ -1,4 +1,4 @@
-// The components module's HTTP routes (D8): multipart upload of a component's assets and their CDN delivery, each
+// The components module's HTTP routes: multipart upload of a component's assets and their CDN delivery, each
 // with its OpenAPI operation; the gateway mounts and documents them as declared.
 import { errorResponses, successHeaders } from '@cp/errors';
 import { PROJECT_PATH } from '@cp/graphql';

@@ -1,5 +1,5 @@
 // Handlers of the component asset HTTP routes (declared in component-asset.http-routes.ts): multipart upload and CDN
-// delivery (D8), outside GraphQL because the gateway forwards JSON only.
+// delivery, outside GraphQL because the gateway forwards JSON only.
 import { sqlProjectDirectory } from '@cp/db';
 import { AppError } from '@cp/errors';
 import { authorizeProject, type Context } from '@cp/graphql';

@@ -1,4 +1,4 @@
-// Component transitions allowed by the spec's state table (no publish/unpublish: packages publish components, D3/D7).
+// Component transitions allowed by the spec's state table (no publish/unpublish: packages publish components).
 import { EntityStatus, transitionGuard } from '@cp/graphql';
 
 const { draft, modified, published, deleted } = EntityStatus;

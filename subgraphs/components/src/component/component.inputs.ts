@@ -1,10 +1,10 @@
-// Inputs of component operations (D11: PUT changes only the members given).
+// Inputs of component operations (PUT changes only the members given).
 import { JSONObjectScalar } from '@cp/graphql';
 import { Field, ID, InputType } from 'type-graphql';
 
 @InputType({ description: 'A new component.' })
 export class CreateComponentInput {
-  // Required members are nullable in the schema so that the service answers a missing one with D4's 400 field map.
+  // Required members are nullable in the schema so that the service answers a missing one with its 400 field map.
   @Field(() => String, { nullable: true, description: 'Name, unique in the project (required).' })
   name?: string | null;
 

@@ -37,7 +37,7 @@ describe.each(['postgres', 'pglite'] as const)('components and packages on %s', 
   });
   afterAll(() => db?.destroy());
 
-  it('creates a draft with compiled code, and answers 400 with a field map for bad input (D4)', async () => {
+  it('creates a draft with compiled code, and answers 400 with a field map for bad input', async () => {
     const hero = await create('Hero');
     expect(hero).toMatchObject({
       name: 'Hero',

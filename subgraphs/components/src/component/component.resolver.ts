@@ -49,7 +49,7 @@ class ComponentReadsAndEdits {
   }
 
   @Query(() => ComponentVersionList, {
-    description: 'Published versions of a component, newest first (D11: `{data}`).',
+    description: 'Published versions of a component, newest first, not paginated.',
   })
   async componentVersions(
     @Args() scope: ProjectScopeArgs,

@@ -12,7 +12,7 @@ import { Component } from './component.entity';
 import type { CreateComponentInput, UpdateComponentInput } from './component.inputs';
 
 const TYPES = ['view', 'layout'] as const;
-/** A collection id fits its column (64 characters); component refusals are 400 with a field map (D4). */
+/** A collection id fits its column (64 characters); component refusals are 400 with a field map. */
 const COLLECTION_TOO_LONG = 'must be at most 64 characters';
 const tooLongCollection = (id: string | null | undefined) => (id?.length ?? 0) > 64;
 
@@ -37,7 +37,7 @@ export class ComponentService {
     return component;
   }
 
-  /** Creation failures are 400 with a map of field → message (D4, spec "Create component"). */
+  /** Creation failures are 400 with a map of field → message (spec "Create component"). */
   async create(
     em: EntityManager,
     scope: ProjectScope,
@@ -93,7 +93,7 @@ export class ComponentService {
     });
   }
 
-  /** Components a package references can't be deleted (D3); others are soft-deleted. */
+  /** Components a package references can't be deleted; others are soft-deleted. */
   delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
     return this.transition(em, scope, id, 'delete', actorId, async (tx, component) => {
       const packages = await tx.find(
@@ -134,7 +134,7 @@ export class ComponentService {
     });
   }
 
-  /** Back from `deleted`: `modified` when a published version exists, otherwise `draft` (D3). */
+  /** Back from `deleted`: `modified` when a published version exists, otherwise `draft`. */
   restore(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
     return this.transition(em, scope, id, 'restore', actorId, async (_tx, component) => {
       component.status = component.lastPublishedVersion ? EntityStatus.modified : EntityStatus.draft;

@@ -1,4 +1,4 @@
-// Component version rows can never change or disappear, whatever the application does (D3).
+// Component version rows can never change or disappear, whatever the application does.
 import { immutableRowsSql } from '@cp/db';
 import { Migration } from '@mikro-orm/migrations';
 

@@ -1,4 +1,4 @@
-// A component version keeps the metadata and collection it was published with: API keys read them from it (D9).
+// A component version keeps the metadata and collection it was published with: API keys read them from it.
 import { Migration } from '@mikro-orm/migrations';
 
 /**

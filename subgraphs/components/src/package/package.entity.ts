@@ -1,4 +1,4 @@
-// A package: the project's component library at one moment, with a semantic version (D7).
+// A package: the project's component library at one moment, with a semantic version.
 import { Entity, Index, PrimaryKey, Property, Unique, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
@@ -15,7 +15,7 @@ export class PackageComponent {
   version!: number;
 }
 
-@ObjectType({ description: 'A published set of components; content types pin one by its semantic version (D7).' })
+@ObjectType({ description: 'A published set of components; content types pin one by its semantic version.' })
 @Directive('@key(fields: "id")')
 @Entity({ tableName: 'package' })
 @Unique({ properties: ['projectId', 'version'] })
@@ -34,7 +34,7 @@ export class Package {
   projectId!: string;
 
   @Field({
-    description: 'Semantic version: `1.0.0` first, then major/minor/patch by how component schemas changed (D7).',
+    description: 'Semantic version: `1.0.0` first, then major/minor/patch by how component schemas changed.',
   })
   @Property({ length: 32 })
   version!: string;

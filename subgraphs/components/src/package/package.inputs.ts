@@ -3,7 +3,7 @@ import { Field, InputType, ObjectType } from 'type-graphql';
 import { JSONObjectScalar } from '@cp/graphql';
 import { Package, PackageComponent } from './package.entity';
 
-@InputType({ description: 'Publishes every draft and modified component as a new package (D7).' })
+@InputType({ description: 'Publishes every draft and modified component as a new package.' })
 export class CreatePackageInput {
   @Field({ nullable: true, description: 'What changed.' })
   description?: string;
@@ -27,7 +27,7 @@ export class ResolvedComponent extends PackageComponent {
   schema!: Record<string, unknown>;
 }
 
-@ObjectType({ description: 'A package with every component’s compiled code and schema (D7).' })
+@ObjectType({ description: 'A package with every component’s compiled code and schema.' })
 export class ResolvedPackage extends Package {
   @Field(() => [ResolvedComponent], { description: 'The pinned components, with code and schema.' })
   override components!: ResolvedComponent[];

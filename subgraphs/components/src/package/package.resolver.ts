@@ -33,7 +33,7 @@ export class PackageResolver {
     return this.service.get(ctx.em, scope, version);
   }
 
-  @Query(() => ResolvedPackage, { description: 'A package with each component’s compiled code and schema (D7).' })
+  @Query(() => ResolvedPackage, { description: 'A package with each component’s compiled code and schema.' })
   async resolvedPackage(
     @Args() scope: ProjectScopeArgs,
     @Arg('version', versionArg) version: string,

@@ -1,4 +1,4 @@
-// Package rules (D7): one transaction publishes every draft/modified component and records the library snapshot.
+// Package rules: one transaction publishes every draft/modified component and records the library snapshot.
 import { nextVersion, recordEvent } from '@cp/db';
 import { AppError, NotFoundError } from '@cp/errors';
 import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope } from '@cp/graphql';

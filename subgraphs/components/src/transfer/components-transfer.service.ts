@@ -73,7 +73,7 @@ export class ComponentsTransferService implements ProjectTransfer {
     );
     recordImportEvents(em, 'components', components, scope, actorId);
     summary.components = summarize(components);
-    // A package is a published, immutable record (D7): inserted when missing, never changed.
+    // A package is a published, immutable record: inserted when missing, never changed.
     const packages = await syncRows(em, Package, data.packages, { scope, immutable: true, label: 'package' });
     for (const pkg of packages.inserted) {
       recordEvent(em, {

@@ -81,7 +81,7 @@ describe.each(['postgres', 'pglite'] as const)('content type lifecycle on %s', (
     expect((await exec(op('discardContentType'), { id })).error?.code).toBe('INVALID_STATUS_TRANSITION');
   });
 
-  it('gives concurrent publishes consecutive versions, never two equal ones (D3)', async () => {
+  it('gives concurrent publishes consecutive versions, never two equal ones', async () => {
     const edit = `mutation($id: ID!, $n: String!) { updateContentType(organizationId: "o", projectId: "p", id: $id, input: { description: $n }) { id } }`;
     await exec(edit, { id, n: 'a' });
     const results = await Promise.all(Array.from({ length: 4 }, () => exec(op('publishContentType'), { id })));
@@ -126,7 +126,7 @@ describe.each(['postgres', 'pglite'] as const)('content type lifecycle on %s', (
     expect(events.map((e: any) => e.type)).toContain('content-types.rolledBack');
   });
 
-  it('lets the database itself refuse to change or delete a published version (D3)', async () => {
+  it('lets the database itself refuse to change or delete a published version', async () => {
     const conn = db.orm.em.getConnection();
     await expect(
       conn.execute(`update content_type_version set package_version = '9.9.9' where content_type_id = ?`, [id]),

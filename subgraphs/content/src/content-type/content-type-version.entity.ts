@@ -30,7 +30,7 @@ export class ContentTypeVersion extends VersionRecord {
   @Property({ type: 'json' })
   content!: ContentTypeSnapshot;
 
-  @Field(() => String, { description: 'Package version pinned at publication (D7).' })
+  @Field(() => String, { description: 'Package version pinned at publication.' })
   @Property({ length: 32 })
   packageVersion!: string;
 }

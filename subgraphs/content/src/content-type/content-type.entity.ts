@@ -23,7 +23,7 @@ export class ContentType extends RevisionedProjectEntity {
   @Enum({ items: () => EntityStatus })
   status: EntityStatus & Opt = EntityStatus.draft;
 
-  @Field(() => Int, { nullable: true, description: 'The published version; null on `draft` and `modified` (D3).' })
+  @Field(() => Int, { nullable: true, description: 'The published version; null on `draft` and `modified`.' })
   @Property({ nullable: true })
   version?: number | null;
 
@@ -42,7 +42,7 @@ export class ContentType extends RevisionedProjectEntity {
   componentIdsAllowList: unknown[] & Opt = [];
 
   @Field(() => String, {
-    description: 'Package version pinned when the type was last published (`0.0.0` before any package, D7).',
+    description: 'Package version pinned when the type was last published (`0.0.0` before any package).',
   })
   @Property({ length: 32 })
   packageVersion: string & Opt = '0.0.0';

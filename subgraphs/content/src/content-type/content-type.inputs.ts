@@ -1,4 +1,4 @@
-// Inputs of content type operations (D11: creation body; PUT changes only the members given).
+// Inputs of content type operations (creation body; PUT changes only the members given).
 import { CursorArgs, JSONObjectScalar, JSONScalar } from '@cp/graphql';
 import { ArgsType, Field, ID, InputType } from 'type-graphql';
 

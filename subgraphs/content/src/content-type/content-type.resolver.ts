@@ -50,7 +50,7 @@ class ContentTypeReadsAndEdits {
   }
 
   @Query(() => ContentTypeVersionList, {
-    description: 'Published versions of a content type, newest first (D11: `{data}`).',
+    description: 'Published versions of a content type, newest first, not paginated.',
   })
   async contentTypeVersions(
     @Args() scope: ProjectScopeArgs,
@@ -92,7 +92,7 @@ const ContentTypeLifecycle = LifecycleMutations(ContentTypeReadsAndEdits, {
   resource: 'contentTypes',
   idDescription: idArg.description,
   mutations: {
-    publish: 'Publishes the next consecutive version and pins the latest package (D7).',
+    publish: 'Publishes the next consecutive version and pins the latest package.',
     unpublish: 'Withdraws a published type; its version is kept.',
     discard: 'Cancels the working copy of a `modified` type.',
     rollback: 'Makes a working copy from an earlier version of a `published` type.',

@@ -1,4 +1,4 @@
-// Content type rules: tenancy-scoped reads, creation, partial update and the lifecycle (D3), each write with its event.
+// Content type rules: tenancy-scoped reads, creation, partial update and the lifecycle, each write with its event.
 import { assertProjectReferences, lifecycleTransition, nextVersion, recordEvent, transactionalNamed } from '@cp/db';
 import { AppError, NotFoundError } from '@cp/errors';
 import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope, requireName } from '@cp/graphql';
@@ -83,7 +83,7 @@ export class ContentTypeService {
     });
   }
 
-  /** The next consecutive version: the row lock makes concurrent publishes queue, the unique key backs it up (D3). */
+  /** The next consecutive version: the row lock makes concurrent publishes queue, the unique key backs it up. */
   publish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
     return this.transition(em, scope, id, 'publish', actorId, async (tx, type) => {
       const version = nextVersion(type);

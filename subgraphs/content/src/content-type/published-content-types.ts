@@ -1,5 +1,5 @@
-// What API keys see of content types: the last published version of each, never a draft or a working copy (D9);
-// preview keys see the working copies instead (D18).
+// What API keys see of content types: the last published version of each, never a draft or a working copy;
+// preview keys see the working copies instead.
 import { publishedReader } from '@cp/db';
 import { EntityStatus } from '@cp/graphql';
 import { ContentTypeVersion } from './content-type-version.entity';

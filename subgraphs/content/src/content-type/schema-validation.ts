@@ -1,4 +1,4 @@
-// Checks that a content type's `schema` is valid JSON Schema 2020-12 (D11: otherwise 422 VALIDATION_FAILED).
+// Checks that a content type's `schema` is valid JSON Schema 2020-12 (otherwise 422 VALIDATION_FAILED).
 import { ValidationFailedError } from '@cp/errors';
 import { jsonSchema as ajv } from '../shared/json-schema';
 

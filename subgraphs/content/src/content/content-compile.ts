@@ -1,4 +1,4 @@
-// The entry's `compiled` module (D6): its data with the layout and components of the package its type version pins.
+// The entry's `compiled` module: its data with the layout and components of the package its type version pins.
 import { buildContentModule } from '@cp/bundle';
 import type { ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';

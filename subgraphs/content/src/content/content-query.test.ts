@@ -1,4 +1,4 @@
-// D2 filters: every value reaching the ORM is a scalar or a Date, and anything else is a 400 naming field and operator.
+// Search filters: each value reaching the ORM is a scalar or a Date, and anything else is a 400 naming field and operator.
 import { AppError } from '@cp/errors';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -40,7 +40,7 @@ const FIELDS = [
 const OPS = ['eq', 'neq', 'in', 'all', 'any', 'gte', 'lte', 'gt', 'lt', 'like', '$ne', '$or', 'constructor'];
 const SAFE_OPERATORS = new Set(['$contains', '$not', '$ne', '$in', '$or', '$ilike', '$gte', '$lte', '$gt', '$lt']);
 
-describe('searchWhere (D2)', () => {
+describe('searchWhere', () => {
   it('builds the specification operators', () => {
     expect(
       searchWhere({ name: { like: 'Quant' }, tags: { any: ['a', 'b'], all: ['c'] }, status: { eq: 'published' } }),

@@ -1,5 +1,4 @@
-// Finding content: list filters (D1 aliases), D2 search filters, and full-text conditions shared by both.
-import { escapeLike } from '@cp/db';
+// Finding content: list filters (with their aliases), search filters, and full-text conditions shared by both.
 import { BadRequestError } from '@cp/errors';
 import {
   EntityStatus,
@@ -10,6 +9,7 @@ import {
   type Visibility,
 } from '@cp/graphql';
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { documentCondition, DOCUMENT_FIELD, likePattern } from './content-fields';
 import { Content } from './content.entity';
 import { PublishedContent } from './published-content.entity';
 import type { ContentListArgs } from './content.inputs';
@@ -45,14 +45,15 @@ export function fullText(terms: string, parameter: 'search' | 'query' = 'search'
 }
 
 /**
- * List filters (D1), for the caller's view. `published` (API keys) reads the published projection, where every entry
+ * List filters, for the caller's view. `published` (API keys) reads the published projection, where every entry
  * is `published`: `status=published` is then a no-op and any other status a 400 naming the parameter. `preview`
- * (preview keys, D18) reads the working rows in `PREVIEW_STATUSES` only, and another status is a 400 the same way.
+ * (preview keys) reads the working rows in `PREVIEW_STATUSES` only, and another status is a 400 the same way.
  */
 export function listWhere(
   scope: ProjectScope,
   args: ContentListArgs,
   visibility: Visibility = 'admin',
+  schema?: Record<string, unknown>,
 ): FilterQuery<Content>[] {
   const where: FilterQuery<Content>[] = [{ organizationId: scope.organizationId, projectId: scope.projectId }];
   const typeId = args.typeId ?? args.type ?? args.contentType;
@@ -76,13 +77,47 @@ export function listWhere(
   if (tags?.length) where.push({ tags: { $contains: tags } } as FilterQuery<Content>);
   const text = fullText(args.search ?? '');
   if (text) where.push(text);
+  where.push(...searchWhere(args.filter, visibility, schema));
   return where;
 }
 
-export function parseSort(sort: string | undefined): 'asc' | 'desc' {
-  if (sort === undefined || sort === 'updatedAt:desc') return 'desc';
-  if (sort === 'updatedAt:asc') return 'asc';
-  throw new BadRequestError('sort must be `updatedAt:asc` or `updatedAt:desc`.', { parameter: 'sort', value: sort });
+/**
+ * The one content type a request selects (`typeId` or an alias, or a search filter's `typeId`/`type` `eq`), whose
+ * schema `content.<path>` filters are checked against; undefined when it selects none or several.
+ */
+export function selectedTypeId(args: Pick<ContentListArgs, 'typeId' | 'type' | 'contentType' | 'filter'>) {
+  const byArgument = args.typeId ?? args.type ?? args.contentType;
+  if (byArgument) return byArgument;
+  const eqOf = (field: string) => {
+    const ops = args.filter?.[field] as { eq?: unknown } | undefined;
+    return typeof ops?.eq === 'string' ? ops.eq : undefined;
+  };
+  return eqOf('typeId') ?? eqOf('type');
+}
+
+/** The first `content.<path>` field a filter or an order names, if any: only then is a type's schema needed. */
+export function documentField(filter: Record<string, unknown> | undefined, order: ListOrder): string | undefined {
+  return [...Object.keys(filter ?? {}), order.field].find((field) => DOCUMENT_FIELD.test(field));
+}
+
+/** A list's order: `updatedAt`, or a property of the document (`content.<path>`); ties are broken by id. */
+export interface ListOrder {
+  field: 'updatedAt' | `content.${string}`;
+  direction: 'asc' | 'desc';
+}
+
+const NEWEST_FIRST: ListOrder = { field: 'updatedAt', direction: 'desc' };
+
+/** A list's `sort`: `<field>:asc|desc`, the field `updatedAt` (default, newest first) or `content.<path>`. */
+export function parseSort(sort: string | undefined): ListOrder {
+  if (sort === undefined) return NEWEST_FIRST;
+  const match = /^(updatedAt|content\.[^:]+):(asc|desc)$/.exec(sort);
+  if (!match)
+    throw new BadRequestError('sort must be `updatedAt:asc|desc` or `content.<path>:asc|desc`.', {
+      parameter: 'sort',
+      value: sort,
+    });
+  return { field: match[1] as ListOrder['field'], direction: match[2] as ListOrder['direction'] };
 }
 
 /** What a filterable field holds decides its operators and the values they take. */
@@ -110,29 +145,47 @@ const ALL_OPERATORS = [...new Set(Object.values(OPERATORS).flat())];
 const NOTHING = { id: { $in: [] } } as FilterQuery<Content>;
 
 /**
- * D2 filter → MikroORM conditions; unknown fields, operators or ill-typed values are 400 naming them. For the
+ * Search filter → MikroORM conditions; unknown fields, operators or ill-typed values are 400 naming them. For the
  * `published` view (API keys, the published projection) `status` is decided here: every entry there is `published`.
  * Every other view filters the working rows' own status (a preview key's are limited by `listWhere`).
  */
 export function searchWhere(
   filter: Record<string, unknown> | undefined,
   visibility: Visibility = 'admin',
+  schema?: Record<string, unknown>,
 ): FilterQuery<Content>[] {
   return Object.entries(filter ?? {}).flatMap(([field, ops]) => {
-    const spec = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
-    if (!spec) throw new BadRequestError(`Unknown filter field "${field}".`, { field, allowed: Object.keys(FIELDS) });
-    if (typeof ops !== 'object' || ops === null || Array.isArray(ops)) {
-      throw new BadRequestError(`Filter "${field}" must be an object of operators.`, {
-        field,
-        allowed: OPERATORS[spec.kind],
-      });
+    const document = DOCUMENT_FIELD.exec(field);
+    if (document) {
+      if (!schema)
+        throw new BadRequestError(`"${field}" needs exactly one content type selected (\`typeId\`).`, { field });
+      const path = document[1].split('.');
+      return Object.entries(operatorsOf(field, ops)).map(([op, value]) =>
+        documentCondition(schema, field, path, op, value),
+      );
     }
-    return Object.entries(ops).flatMap(([op, value]) => {
+    const spec = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;
+    if (!spec)
+      throw new BadRequestError(`Unknown filter field "${field}".`, {
+        field,
+        allowed: [...Object.keys(FIELDS), 'content.<path>'],
+      });
+    return Object.entries(operatorsOf(field, ops, OPERATORS[spec.kind])).flatMap(([op, value]) => {
       const where = condition(field, spec.column, spec.kind, op, value);
       if (visibility !== 'published' || spec.kind !== 'status') return [where];
       return matchesPublished(op, value) ? [] : [NOTHING];
     });
   });
+}
+
+/** A filter field's value: an object of operator → value, else 400 naming the field. */
+function operatorsOf(field: string, ops: unknown, allowed?: string[]): Record<string, unknown> {
+  if (typeof ops !== 'object' || ops === null || Array.isArray(ops))
+    throw new BadRequestError(`Filter "${field}" must be an object of operators.`, {
+      field,
+      ...(allowed && { allowed }),
+    });
+  return ops as Record<string, unknown>;
 }
 
 /** Whether a (checked) status condition holds for `published`, the status of everything an API key sees. */
@@ -177,18 +230,8 @@ function condition(field: string, column: string, kind: FieldKind, op: string, v
     }
     case 'all':
       return on({ $contains: many() });
-    case 'like': {
-      // Without `%` the value is a literal substring (its `_` and `\` escaped); with `%` it is the caller's pattern.
-      const text = one(value) as string;
-      if (!text.includes('%')) return on({ $ilike: `%${escapeLike(text)}%` });
-      if (/(?<!\\)(?:\\\\)*\\$/.test(text)) {
-        throw new BadRequestError(
-          "A `like` pattern can't end with a lone backslash: it escapes the character after it.",
-          { field, operator: op },
-        );
-      }
-      return on({ $ilike: text });
-    }
+    case 'like':
+      return on({ $ilike: likePattern(field, one(value) as string) });
     default:
       return on({ [`$${op}`]: one(value) });
   }
@@ -235,25 +278,34 @@ export async function matchingIds(
   return new Set(rows.map((r) => r.id));
 }
 
-/** D2 `sort`: one `{field: "updatedAt", order}` entry (or none: newest first). */
-export function sortOrder(sort: unknown): 'asc' | 'desc' {
-  if (sort === undefined || sort === null) return 'desc';
+/** The search's `sort`: one `{field: "updatedAt" | "content.<path>", order}` entry (or none: newest first). */
+export function sortOrder(sort: unknown): ListOrder {
+  if (sort === undefined || sort === null) return NEWEST_FIRST;
   const list = Array.isArray(sort) ? sort : [sort];
   const [first] = list as { field?: unknown; order?: unknown }[];
-  if (list.length !== 1 || first?.field !== 'updatedAt' || (first.order !== 'asc' && first.order !== 'desc')) {
-    throw new BadRequestError('sort supports one entry: {field: "updatedAt", order: "asc" | "desc"}.', {
-      parameter: 'sort',
-    });
+  const field = first?.field;
+  if (
+    list.length !== 1 ||
+    typeof field !== 'string' ||
+    (field !== 'updatedAt' && !DOCUMENT_FIELD.test(field)) ||
+    (first.order !== 'asc' && first.order !== 'desc')
+  ) {
+    throw new BadRequestError(
+      'sort supports one entry: {field: "updatedAt" or "content.<path>", order: "asc" | "desc"}.',
+      { parameter: 'sort' },
+    );
   }
-  return first.order;
+  return { field: field as ListOrder['field'], direction: first.order };
 }
 
 /**
- * A whole D2 search body as a saved search stores it (D12): what `SearchContentInput` and the search itself would
+ * A whole search body as a saved search stores it: what `SearchContentInput` and the search itself would
  * refuse is refused when saving, so executing it later can't fail on its own query.
  */
 export function assertSearchBody(query: Record<string, unknown>): void {
-  searchWhere(query.filter as Record<string, unknown> | undefined);
+  // A saved search's `content.<path>` fields are checked when it runs, against the type's schema of that time.
+  const filter = query.filter as Record<string, unknown> | undefined;
+  searchWhere(filter && Object.fromEntries(Object.entries(filter).filter(([field]) => !DOCUMENT_FIELD.test(field))));
   sortOrder(query.sort);
   for (const parameter of ['search', 'query'] as const) {
     const text = query[parameter];

@@ -72,7 +72,7 @@ describe('QueryShapes on content filters', () => {
     expect(builds).toBe(cases.length); // learned: only the `fresh` references build
   });
 
-  it("keeps the working rows' views apart: a preview key's status limit is part of its shape (D18)", () => {
+  it("keeps the working rows' views apart: a preview key's status limit is part of its shape", () => {
     const working = (where: FilterQuery<Content>) =>
       db.orm.em
         .fork()

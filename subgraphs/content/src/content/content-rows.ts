@@ -53,7 +53,7 @@ function shapesOf(em: EntityManager, kind: keyof ShapeCaches): QueryShapes<Filte
   return shapes[kind];
 }
 
-/** Who reads (D9, D18), and whether the caller selected `compiled`. */
+/** Who reads, and whether the caller selected `compiled`. */
 export interface ContentView {
   visibility: Visibility;
   compiled: boolean;
@@ -63,15 +63,15 @@ export const ADMIN_VIEW: ContentView = { visibility: 'admin', compiled: true };
 
 export interface ContentRowsOptions {
   /**
-   * API keys' view (D9): rows of the published projection (`where` and `orderBy` apply to it, never to the working
-   * copy), each with its version's document and module joined in the same query.
+   * API keys' view: rows of the published projection (`where` and `orderBy` apply to it, never to the working
+   * copy), its document included, and the version's module joined in the same query.
    */
   published?: boolean;
   /** Also the content type version the row follows, as `contentType` (the resolved view). */
   typeVersion?: boolean;
   /** False when the caller didn't select `compiled`: the largest column of a list page stays in the database. */
   compiled?: boolean;
-  /** Rows to skip (D2's offset pages). Searches pass it, page 1 included, so their shapes go to their own cache. */
+  /** Rows to skip (offset pages). Searches pass it, page 1 included, so their shapes go to their own cache. */
   offset?: number;
 }
 
@@ -106,12 +106,12 @@ export async function readContentRows(
         .orderBy(orderBy)
         .limit(limit)
         .offset(offset)
-        .getKnexQuery()
-        .join('content_version as v', (on) => on.on('v.content_id', '=', 'c.id').andOn('v.version', '=', 'c.version'))
-        .select(
-          em.getKnex().raw(`v.content->'content' as v__document`),
-          ...(compiled ? ['v.compiled as v__compiled'] : []),
-        );
+        .getKnexQuery();
+      // The module stays in the version row, joined only when the caller selected it.
+      if (compiled)
+        query
+          .join('content_version as v', (on) => on.on('v.content_id', '=', 'c.id').andOn('v.version', '=', 'c.version'))
+          .select('v.compiled as v__compiled');
     }
     if (typeVersion) {
       // The row's own type version: the published version's in the projection (a later migration of the working copy
@@ -125,10 +125,12 @@ export async function readContentRows(
     return query;
   };
   const key = `${published}|${typeVersion}|${compiled}|${JSON.stringify(orderBy)}|${limit}`;
-  // A later page is built as is: learning a shape per page number would only fill the cache.
-  const { sql, bindings } = offset
-    ? build(where).toSQL()
-    : shapesOf(em, offset === undefined ? 'lists' : 'searches').compile(key, where, build);
+  // A later page is built as is: learning a shape per page number would only fill the cache. So is an order on an SQL
+  // expression (a document property): its key is a new raw fragment's every time.
+  const { sql, bindings } =
+    offset || Object.keys(orderBy).some((column) => !/^\w+$/.test(column))
+      ? build(where).toSQL()
+      : shapesOf(em, offset === undefined ? 'lists' : 'searches').compile(key, where, build);
   const rows: Record<string, unknown>[] = await em
     .getConnection()
     .execute(sql, [...bindings], 'all', em.getTransactionContext());
@@ -146,13 +148,12 @@ export async function readContentRows(
       }
       contentType = driver.mapResult(typeRow, typeMeta);
     }
-    const { v__document, v__compiled, ...columns } = row;
+    const { v__compiled, ...columns } = row;
     const entry = driver.mapResult(columns, meta) as Record<string, unknown>;
     if (!published) return (typeMeta ? { ...entry, contentType } : entry) as unknown as Content;
     // Keys never write, so they get no working-copy revision (it moves with every draft edit): the version stands in.
     const view = {
       ...entry,
-      content: v__document,
       ...(compiled ? { compiled: v__compiled } : {}),
       status: EntityStatus.published,
       lastPublishedVersion: entry.version,

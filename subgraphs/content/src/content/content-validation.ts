@@ -1,4 +1,4 @@
-// Validates a document (D6): the type's JSON Schema for everything but `content.components`, then each component instance.
+// Validates a document: the type's JSON Schema for everything but `content.components`, then each component instance.
 import { AppError, ValidationFailedError, type FieldError } from '@cp/errors';
 import type { ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -1,4 +1,4 @@
-// A content entry: a document of a content type, with its lifecycle, versions and compiled module (D6).
+// A content entry: a document of a content type, with its lifecycle, versions and compiled module.
 import { EntityStatus, JSONObjectScalar } from '@cp/graphql';
 import { Entity, Enum, Property, type Opt } from '@mikro-orm/core';
 import { RevisionedProjectEntity, VersionRecord } from '@cp/db';
@@ -16,11 +16,11 @@ export class Content extends RevisionedProjectEntity {
   @Property()
   typeVersion!: number;
 
-  @Field(() => String, { description: 'Package version derived from the type version (D7).' })
+  @Field(() => String, { description: 'Package version derived from the type version.' })
   @Property({ length: 32 })
   packageVersion!: string;
 
-  @Field(() => Int, { nullable: true, description: 'The published version; null on `draft` and `modified` (D3).' })
+  @Field(() => Int, { nullable: true, description: 'The published version; null on `draft` and `modified`.' })
   @Property({ nullable: true })
   version?: number | null;
 
@@ -44,7 +44,7 @@ export class Content extends RevisionedProjectEntity {
   @Property()
   isTemplate: boolean & Opt = false;
 
-  @Field(() => JSONObjectScalar, { description: 'The document; `components` holds the component tree (D6).' })
+  @Field(() => JSONObjectScalar, { description: 'The document; `components` holds the component tree.' })
   @Property({ type: 'json' })
   content!: Record<string, unknown>;
 

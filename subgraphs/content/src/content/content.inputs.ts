@@ -1,4 +1,4 @@
-// Inputs of content operations (spec "Create content", D2 search, D11 partial update).
+// Inputs of content operations (spec "Create content", search, partial update).
 import { CursorArgs, EntityStatus, JSONObjectScalar, JSONScalar } from '@cp/graphql';
 import { ArgsType, Field, ID, InputType, Int } from 'type-graphql';
 
@@ -68,7 +68,7 @@ export class MigrateInput {
 export class ContentListArgs extends CursorArgs {
   @Field(() => ID, {
     nullable: true,
-    description: 'Only entries of this content type (aliases `type`, `contentType`, D1).',
+    description: 'Only entries of this content type (aliases `type`, `contentType`).',
   })
   typeId?: string;
 
@@ -107,13 +107,21 @@ export class ContentListArgs extends CursorArgs {
 
   @Field({ nullable: true, description: '`updatedAt:desc` (default) or `updatedAt:asc`.' })
   sort?: string;
+
+  @Field(() => JSONObjectScalar, {
+    nullable: true,
+    description:
+      'Field → operators, as in `searchContent`; with one `typeId` selected, `content.<path>` names a property of the document, e.g. `{"content.slug": {"eq": "launch"}}`. REST: `content.slug=launch`, `content.price[gte]=10`.',
+  })
+  filter?: Record<string, unknown>;
 }
 
-@InputType({ description: 'Advanced search (D2): a filter map of field → operators, a sort, and offset paging.' })
+@InputType({ description: 'Advanced search: a filter map of field → operators, a sort, and offset paging.' })
 export class SearchContentInput {
   @Field(() => JSONObjectScalar, {
     nullable: true,
-    description: 'e.g. `{"status": {"eq": "published"}, "tags": {"all": ["a"]}}`.',
+    description:
+      'e.g. `{"status": {"eq": "published"}, "tags": {"all": ["a"]}}`; with `typeId: {eq}` selecting one type, `content.<path>` fields filter on the document, e.g. `{"content.price": {"gte": 10}}`.',
   })
   filter?: Record<string, unknown>;
 

@@ -65,7 +65,7 @@ class ContentReadsAndEdits {
 
   @Query(() => ContentList, {
     description:
-      'Entries of a project by `updatedAt` (cursor pagination, D1); API keys see published versions only, preview keys working copies (D18).',
+      'Entries of a project by `updatedAt` (cursor pagination); API keys see published versions only, preview keys working copies.',
   })
   async contents(
     @Args() scope: ProjectScopeArgs,
@@ -78,7 +78,7 @@ class ContentReadsAndEdits {
   }
 
   @Query(() => ContentSearchResult, {
-    description: 'Advanced search (D2): filter operators, sort, offset pages with the total.',
+    description: 'Advanced search: filter operators, sort, offset pages with the total.',
   })
   async searchContent(
     @Args() scope: ProjectScopeArgs,
@@ -108,7 +108,7 @@ class ContentReadsAndEdits {
     return getResolvedContent(ctx.em, scope, id, visibility === 'preview' ? 'preview' : 'published');
   }
 
-  @Query(() => ContentVersionList, { description: 'Published versions of an entry, newest first (D11: `{data}`).' })
+  @Query(() => ContentVersionList, { description: 'Published versions of an entry, newest first, not paginated.' })
   async contentVersions(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
     await authorizeProject(ctx, scope, 'content', 'read');
     return { data: await this.service.versions(ctx.em, scope, id) };
@@ -223,7 +223,7 @@ export class ContentVersionSnapshotResolver {
     return v.content.typeVersion;
   }
 
-  @FieldResolver(() => String, { description: 'Package version of this version (D7).' })
+  @FieldResolver(() => String, { description: 'Package version of this version.' })
   packageVersion(@Root() v: ContentVersion) {
     return v.content.packageVersion;
   }

@@ -1,4 +1,4 @@
-// Content rules: create against the latest published type version, validate (D6), lifecycle (D3), migrate, find (D1, D2).
+// Content rules: create against the latest published type version, validate, lifecycle, migrate, find.
 import { assertProjectFolder, lifecycleTransition, nextVersion, recordEvent } from '@cp/db';
 import { AppError, BadRequestError, NotFoundError } from '@cp/errors';
 import {
@@ -11,20 +11,32 @@ import {
   parseLimit,
   parseOffsetArgs,
   type ProjectScope,
+  type Visibility,
   distinctNames,
   requireName,
 } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
-import { RawQueryFragment, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
+import { raw, RawQueryFragment, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { ContentType } from '../content-type/content-type.entity';
 import { afterEdit, assertTransition, publishedEvent } from '../lifecycle/lifecycle';
 import { deleteChange, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
 import { compileContent } from './content-compile';
+import { documentSortKey } from './content-fields';
 import { Folder } from '../folder/folder.entity';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
-import { fullText, listWhere, matchingIds, parseSort, searchWhere, searchWords, sortOrder } from './content-query';
+import {
+  documentField,
+  fullText,
+  listWhere,
+  matchingIds,
+  parseSort,
+  searchWhere,
+  searchWords,
+  selectedTypeId,
+  sortOrder,
+} from './content-query';
 import { ADMIN_VIEW, readContentRows, type ContentView } from './content-rows';
 import { PublishedContent } from './published-content.entity';
 import type { SemanticSearch } from '../semantic/semantic-search';
@@ -41,7 +53,7 @@ export class ContentService {
   /** Without semantic search (embeddings off), `query` falls back to full-text matching. */
   constructor(private readonly semantic?: SemanticSearch) {}
 
-  /** Every write after creation: lock, state table, change, event (published-state events flagged, D9). */
+  /** Every write after creation: lock, state table, change, event (published-state events flagged). */
   private readonly transition = lifecycleTransition({
     resourceType: 'content',
     lock: (tx, scope, id) => this.get(tx, scope, id, true),
@@ -128,7 +140,7 @@ export class ContentService {
     });
   }
 
-  /** The next consecutive version under a row lock (concurrent publishes queue; the unique key backs it up, D3). */
+  /** The next consecutive version under a row lock (concurrent publishes queue; the unique key backs it up). */
   publish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
     return this.transition(em, scope, id, 'publish', actorId, async (tx, entry) => {
       const version = nextVersion(entry);
@@ -224,14 +236,16 @@ export class ContentService {
   }
 
   /**
-   * GET …/content: cursor pages sorted by updatedAt (D1). For the `published` view (API keys, D9) every filter, sort
+   * GET …/content: cursor pages sorted by updatedAt. For the `published` view (API keys) every filter, sort
    * and search runs on the published projection (`published_content`), never on the working copy; every other view
-   * reads the working rows (`preview` keys only those in `PREVIEW_STATUSES`, D18). With `query`, the best semantic matches
+   * reads the working rows (`preview` keys only those in `PREVIEW_STATUSES`). With `query`, the best semantic matches
    * instead, most relevant first; their cursor is the last entry's (score, id), so pages never overlap while
    * embeddings stay put. `compiled: false` (the caller didn't select it) leaves the modules in the database.
    */
   async list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, view: ContentView = ADMIN_VIEW) {
-    const where = listWhere(scope, args, view.visibility);
+    const order = parseSort(args.sort);
+    const schema = await this.documentSchema(em, scope, args, documentField(args.filter, order), view.visibility);
+    const where = listWhere(scope, args, view.visibility, schema);
     if (args.query) searchWords(args.query, 'query');
     if (args.query && this.semantic) {
       const limit = parseLimit(args.limit);
@@ -249,10 +263,12 @@ export class ContentService {
     }
     const text = args.query ? fullText(args.query, 'query') : undefined;
     const published = view.visibility === 'published';
-    return keysetPage(em, (published ? PublishedContent : Content) as typeof Content, {
+    const byDocument = order.field === 'updatedAt' ? undefined : documentSortKey(schema!, order.field);
+    return keysetPage<Content>(em, (published ? PublishedContent : Content) as typeof Content, {
       where: { $and: text ? [...where, text] : where } as FilterQuery<Content>,
       sortField: 'updatedAt',
-      direction: parseSort(args.sort),
+      sortBy: byDocument && { ...byDocument, cast: 'jsonb' },
+      direction: order.direction,
       args,
       // Read-only: plain rows in one query (the published document joined in), no entities.
       rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, { published, compiled: view.compiled }),
@@ -260,16 +276,18 @@ export class ContentService {
   }
 
   /**
-   * POST …/content as a search (D2): filter operators, sort, offset pages with the total; `query` ranks by meaning.
+   * POST …/content as a search: filter operators, sort, offset pages with the total; `query` ranks by meaning.
    * `view` as for `list`: an API key's filters apply to the published projection, a preview key's to working rows.
    */
   async search(em: EntityManager, scope: ProjectScope, input: SearchContentInput, view: ContentView = ADMIN_VIEW) {
     const { page, limit, offset } = parseOffsetArgs(input);
+    const order = sortOrder(input.sort);
+    const field = documentField(input.filter, order);
+    const schema = await this.documentSchema(em, scope, { filter: input.filter }, field, view.visibility);
     const where = [
       ...listWhere(scope, { search: input.search }, view.visibility),
-      ...searchWhere(input.filter, view.visibility),
+      ...searchWhere(input.filter, view.visibility, schema),
     ];
-    const order = sortOrder(input.sort);
     const published = view.visibility === 'published';
     if (input.query) searchWords(input.query, 'query');
     if (input.query && this.semantic) {
@@ -296,7 +314,9 @@ export class ContentService {
       (published ? PublishedContent : Content) as typeof Content,
       filter,
       input,
-      { updatedAt: order, id: 'asc' },
+      order.field === 'updatedAt'
+        ? { updatedAt: order.direction, id: 'asc' }
+        : { [raw((alias) => documentSortKey(schema!, order.field).sql(alias))]: order.direction, id: 'asc' },
       (page, orderBy, limit, offset) =>
         readContentRows(em, page, orderBy, limit, { published, compiled: view.compiled, offset }),
     );
@@ -343,6 +363,37 @@ export class ContentService {
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
 
+  /**
+   * The schema `content.<path>` filters and sorts are checked against, when the request names one (`field`): the
+   * selected type's latest published version for API keys (what their entries follow), its working schema for staff
+   * and preview keys.
+   */
+  private async documentSchema(
+    em: EntityManager,
+    scope: ProjectScope,
+    selection: Parameters<typeof selectedTypeId>[0],
+    field: string | undefined,
+    visibility: Visibility,
+  ): Promise<Record<string, unknown> | undefined> {
+    if (!field) return undefined;
+    const typeId = selectedTypeId(selection);
+    if (!typeId)
+      throw new BadRequestError(`"${field}" needs exactly one content type selected (\`typeId\`).`, { field });
+    const type = await em.findOne(ContentType, {
+      id: typeId,
+      organizationId: scope.organizationId,
+      projectId: scope.projectId,
+      status: { $ne: EntityStatus.deleted },
+    });
+    if (visibility === 'published') {
+      if (!type?.lastPublishedVersion)
+        throw new BadRequestError(`"${field}": the selected content type has no published version.`, { field, typeId });
+      return (await this.typeVersion(em, type.id, type.lastPublishedVersion)).content.schema;
+    }
+    if (!type) throw new BadRequestError(`"${field}": the selected content type does not exist.`, { field, typeId });
+    return type.schema;
+  }
+
   private async latestTypeVersion(em: EntityManager, scope: ProjectScope, typeId: string): Promise<FrozenTypeVersion> {
     const type = await em.findOne(ContentType, {
       id: typeId,
@@ -359,7 +410,7 @@ export class ContentService {
     return this.typeVersion(em, type.id, type.lastPublishedVersion!);
   }
 
-  /** Type versions are immutable (the database refuses changes, D3): each is read once per database, then kept. */
+  /** Type versions are immutable (the database refuses changes): each is read once per database, then kept. */
   private async typeVersion(em: EntityManager, typeId: string, version: number): Promise<FrozenTypeVersion> {
     let known = typeVersions.get(em.getConnection());
     if (!known) typeVersions.set(em.getConnection(), (known = new Map()));
@@ -396,7 +447,7 @@ function snapshot(entry: Content): ContentSnapshot {
   return { name, description, content, tags, folderId, metadata, typeVersion, packageVersion, isTemplate };
 }
 
-/** A ranked page's cursor carries the last entry's similarity score; anything else in it is a tampered cursor (D1). */
+/** A ranked page's cursor carries the last entry's similarity score; anything else in it is a tampered cursor. */
 function rankCursor(position: { value: string; id: string }, parameter: string): { score: number; id: string } {
   const score = Number(position.value);
   if (position.value === '' || !Number.isFinite(score))
@@ -422,7 +473,7 @@ function clientMetadata(
 
 /**
  * A version brought back (discard, rollback) may name a folder deleted since, which leaves the entry unfiled as the
- * folder's deletion did, and tags deleted since, whose records come back (D12).
+ * folder's deletion did, and tags deleted since, whose records come back.
  */
 async function keepReferences(tx: EntityManager, scope: ProjectScope, entry: Content): Promise<void> {
   if (entry.folderId && (await tx.count(Folder, { ...scope, id: entry.folderId })) === 0) entry.folderId = null;

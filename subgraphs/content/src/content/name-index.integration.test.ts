@@ -1,4 +1,4 @@
-// The D2 `like` filter's trigram index on both databases: present, free of a pending list, and chosen for `ilike`.
+// The `like` filter's trigram index on both databases: present, free of a pending list, and chosen for `ilike`.
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentDatabase } from '../index';

@@ -4,8 +4,8 @@ import { Entity, PrimaryKey, Property } from '@mikro-orm/core';
 /**
  * One row per entry with a live published version, written only by the database (the `content_published_refresh`
  * trigger, in the transaction that publishes, unpublishes, deletes, restores, discards or rolls back). Its members
- * carry `Content`'s names, so the list and D2 filters apply to it unchanged; `content` and `compiled` stay in the
- * version row, joined for the page only.
+ * carry `Content`'s names, so the list and search filters apply to it unchanged, those on the fields inside the document
+ * included; `compiled` stays in the version row, joined for the page only.
  */
 @Entity({ tableName: 'published_content', readonly: true })
 export class PublishedContent {
@@ -47,6 +47,10 @@ export class PublishedContent {
 
   @Property({ type: 'json' })
   metadata!: Record<string, unknown>;
+
+  /** The published version's document. */
+  @Property({ type: 'json' })
+  content!: Record<string, unknown>;
 
   @Property({ length: 64 })
   createdById!: string;

@@ -1,4 +1,4 @@
-// What API keys see of one entry: the published projection (D9), or for preview keys the working copy (D18).
+// What API keys see of one entry: the published projection, or for preview keys the working copy.
 import { NotFoundError } from '@cp/errors';
 import { PREVIEW_STATUSES, type ProjectScope, type KeyVisibility } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';

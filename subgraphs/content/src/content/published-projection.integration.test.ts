@@ -30,7 +30,7 @@ describe.each(['postgres', 'pglite'] as const)('published projection (%s)', (kin
         .getConnection()
         .execute(`select "created_at" from "content_version" where "content_id" = ? and "version" = ?`, [id, version])
     )[0].created_at as Date;
-  /** What the key finds by each name and word, and by the tag, in the list, a D2 search and by id. */
+  /** What the key finds by each name and word, and by the tag, in the list, a search and by id. */
   const keySees = async () => {
     const data = await exec(
       key,

@@ -1,4 +1,4 @@
-// GraphQL surface of the event log (D9, D13): the same filters and visibility as the event routes.
+// GraphQL surface of the event log: the same filters and visibility as the event routes.
 import { eventFilterFor, EventRecord, listEvents } from '@cp/db';
 import { BadRequestError } from '@cp/errors';
 import { CursorArgs, CursorList, eventSince, ProjectScopeArgs, type Context } from '@cp/graphql';
@@ -43,13 +43,13 @@ export class EventResolver {
 
   /**
    * Served over graphql-ws only (packages/subgraph-server/src/events/subscription-server.ts): by our gateway against
-   * its API schema (D13), and by the standalone content service against this schema, for gateways that open
+   * its API schema, and by the standalone content service against this schema, for gateways that open
    * subscriptions to subgraphs. Over HTTP it is refused.
    */
   @Subscription(() => EventRecord, {
     name: 'events',
     description:
-      'Changes in a project as they commit, over graphql-ws at /graphql; API keys receive published-state events only (D9).',
+      'Changes in a project as they commit, over graphql-ws at /graphql; API keys receive published-state events only.',
     subscribe: () => {
       throw new BadRequestError('Subscriptions are served over graphql-ws (WebSocket) at /graphql.');
     },

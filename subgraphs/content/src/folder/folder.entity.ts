@@ -1,4 +1,4 @@
-// A folder (D12): places content in a tree; `path` is the names from the root.
+// A folder: places content in a tree; `path` is the names from the root.
 import { RevisionedProjectEntity } from '@cp/db';
 import { Entity, Property, Unique } from '@mikro-orm/core';
 import { Field, ID, ObjectType } from 'type-graphql';
@@ -7,7 +7,7 @@ import { Field, ID, ObjectType } from 'type-graphql';
 @Entity({ tableName: 'folder' })
 @Unique({ properties: ['projectId', 'name'] })
 export class Folder extends RevisionedProjectEntity {
-  @Field(() => String, { description: 'Name, unique in the project (D11).' })
+  @Field(() => String, { description: 'Name, unique in the project.' })
   @Property()
   name!: string;
 

@@ -1,4 +1,4 @@
-// GraphQL surface of folders (D12): a tree by `parentId`; deleting a non-empty folder needs `recursive`.
+// GraphQL surface of folders: a tree by `parentId`; deleting a non-empty folder needs `recursive`.
 import { AppError, ValidationFailedError } from '@cp/errors';
 import {
   authorizeProject,
@@ -142,7 +142,7 @@ export class FolderResolver {
           folders: below.length - 1,
         });
       }
-      // Unfiling changes the entries: their revision grows (D16); nativeUpdate bypasses MikroORM's versioning.
+      // Unfiling changes the entries: their revision grows; nativeUpdate bypasses MikroORM's versioning.
       await tx.nativeUpdate(
         Content,
         { ...scope, folderId: { $in: ids } },

@@ -1,4 +1,4 @@
-// The state table shared by content types and content entries (spec "States and transitions", D3).
+// The state table shared by content types and content entries (spec "States and transitions").
 import type { LifecycleAction } from '@cp/db';
 import { EntityStatus, transitionGuard } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -18,7 +18,7 @@ export const assertTransition = transitionGuard<LifecycleAction>({
   migrate: { from: [draft, modified, published, unpublished], requested: modified },
 });
 
-/** An edit keeps a draft a draft; anything once published becomes a working copy with `version` null (D3). */
+/** An edit keeps a draft a draft; anything once published becomes a working copy with `version` null. */
 export function afterEdit(entity: { status: EntityStatus; version?: number | null }): void {
   if (entity.status !== draft) {
     entity.status = modified;
@@ -40,7 +40,7 @@ export async function unpublishChange(_tx: EntityManager, record: Versioned): Pr
   return record.version;
 }
 
-/** Delete cancels the record's pending schedules in the same transaction (D15). */
+/** Delete cancels the record's pending schedules in the same transaction. */
 export function deleteChange(resourceType: ScheduleResourceType) {
   return async (tx: EntityManager, record: Versioned): Promise<number | null | undefined> => {
     record.status = deleted;
@@ -49,14 +49,14 @@ export function deleteChange(resourceType: ScheduleResourceType) {
   };
 }
 
-/** Restore gives `modified` when a published version exists, otherwise `draft` (D3). */
+/** Restore gives `modified` when a published version exists, otherwise `draft`. */
 export async function restoreChange(_tx: EntityManager, record: Versioned): Promise<null> {
   record.status = record.lastPublishedVersion ? modified : draft;
   record.version = null;
   return null;
 }
 
-/** Published-state events that API keys may see: publish, unpublish and deleting what was published (D9). */
+/** Published-state events that API keys may see: publish, unpublish and deleting what was published. */
 export function publishedEvent(action: LifecycleAction, wasPublished: boolean): boolean {
   return action === 'publish' || action === 'unpublish' || (action === 'delete' && wasPublished);
 }

@@ -1,4 +1,4 @@
-// Tags, folders and saved searches (D12).
+// Tags, folders and saved searches.
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261122001000_tags_folders_searches extends Migration {

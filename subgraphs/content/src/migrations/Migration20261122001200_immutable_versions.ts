@@ -1,4 +1,4 @@
-// Version rows of content types and content can never change or disappear, whatever the application does (D3).
+// Version rows of content types and content can never change or disappear, whatever the application does.
 import { immutableRowsSql } from '@cp/db';
 import { Migration } from '@mikro-orm/migrations';
 

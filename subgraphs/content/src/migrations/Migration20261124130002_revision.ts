@@ -1,4 +1,4 @@
-// D16: a `revision` on every resource that takes `If-Match`; MikroORM's versioned UPDATE grows it by one per change.
+// A `revision` on every resource that takes `If-Match`; MikroORM's versioned UPDATE grows it by one per change.
 import { Migration } from '@mikro-orm/migrations';
 
 const TABLES = ['content_type', 'content', 'tag', 'folder', 'saved_search'];

@@ -1,4 +1,4 @@
-// D15: scheduled publish and unpublish of content entries and content types.
+// Scheduled publish and unpublish of content entries and content types.
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261124130005_schedule extends Migration {

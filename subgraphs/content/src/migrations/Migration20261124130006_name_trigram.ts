@@ -1,4 +1,4 @@
-// A trigram index for the D2 `like` filter on content names (`ilike '%…%'` cannot use a b-tree).
+// A trigram index for the search's `like` filter on content names (`ilike '%…%'` cannot use a b-tree).
 import { Migration } from '@mikro-orm/migrations';
 
 export class Migration20261124130006_name_trigram extends Migration {

@@ -1,4 +1,4 @@
-// What API keys read of content (D9): one row per entry with a live published version, kept by the database itself.
+// What API keys read of content: one row per entry with a live published version, kept by the database itself.
 import { Migration } from '@mikro-orm/migrations';
 
 /**
@@ -7,7 +7,7 @@ import { Migration } from '@mikro-orm/migrations';
  * filters, sorts and searches never read the working copy. API keys see no revision of their own (they
  * never write): the read path answers the version number as `revision`.
  */
-const REFRESH = `create or replace function "refresh_published_content"(entry varchar) returns void language plpgsql as $$
+export const REFRESH = `create or replace function "refresh_published_content"(entry varchar) returns void language plpgsql as $$
   begin
     if not exists (select 1 from "content" c where c."id" = entry and c."last_published_version" is not null and c."status" in ('published', 'modified')) then
       delete from "published_content" where "id" = entry;

@@ -11,6 +11,7 @@ import { Migration20261122001000_tags_folders_searches } from './Migration202611
 import { Migration20261122001100_content_embedding } from './Migration20261122001100_content_embedding';
 import { Migration20261122001200_immutable_versions } from './Migration20261122001200_immutable_versions';
 import { Migration20261125120000_published_content } from './Migration20261125120000_published_content';
+import { Migration20261128120000_published_document } from './Migration20261128120000_published_document';
 
 export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261122000200_content_type', class: Migration20261122000200_content_type },
@@ -24,4 +25,5 @@ export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261124130006_name_trigram', class: Migration20261124130006_name_trigram },
   { name: 'Migration20261124190000_name_trigram_no_pending', class: Migration20261124190000_name_trigram_no_pending },
   { name: 'Migration20261125120000_published_content', class: Migration20261125120000_published_content },
+  { name: 'Migration20261128120000_published_document', class: Migration20261128120000_published_document },
 ];

@@ -1,4 +1,4 @@
-// A saved search (D12): a named D2 search body (plus `search`/`query` strings) that can be executed again.
+// A saved search: a named `searchContent` body (plus `search`/`query` strings) that can be executed again.
 import { JSONObjectScalar } from '@cp/graphql';
 import { RevisionedProjectEntity } from '@cp/db';
 import { Entity, Property, Unique } from '@mikro-orm/core';
@@ -17,7 +17,7 @@ export class SavedSearch extends RevisionedProjectEntity {
   description?: string | null;
 
   @Field(() => JSONObjectScalar, {
-    description: 'A D2 search body (`filter`, `sort`, `limit`) plus optional `search` and `query` strings.',
+    description: 'A `searchContent` body (`filter`, `sort`, `limit`) plus optional `search` and `query` strings.',
   })
   @Property({ type: 'json' })
   query!: Record<string, unknown>;

@@ -1,4 +1,4 @@
-// GraphQL surface of saved searches (D12): CRUD for admins; list, get and execute for API keys (published content only).
+// GraphQL surface of saved searches: CRUD for admins; list, get and execute for API keys (published content only).
 import {
   authorizeClientRead,
   authorizeProject,
@@ -49,7 +49,7 @@ class SavedSearchInput {
 
   @Field(() => JSONObjectScalar, {
     nullable: true,
-    description: 'A D2 search body plus optional `search` and `query` strings (required on create).',
+    description: 'A `searchContent` body plus optional `search` and `query` strings (required on create).',
   })
   query?: Record<string, unknown>;
 }

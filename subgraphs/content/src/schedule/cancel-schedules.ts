@@ -1,4 +1,4 @@
-// Deleting a resource cancels its pending schedules (D15), inside the delete's transaction.
+// Deleting a resource cancels its pending schedules, inside the delete's transaction.
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Schedule, ScheduleStatus, type ScheduleResourceType } from './schedule.entity';
 

@@ -1,4 +1,4 @@
-// Runs due schedules (D15): any number of replicas poll; a row is claimed with FOR UPDATE SKIP LOCKED inside the
+// Runs due schedules: any number of replicas poll; a row is claimed with FOR UPDATE SKIP LOCKED inside the
 // transaction that runs its action, so each runs exactly once, and a replica that dies mid-way (kill -9) releases it.
 import type { Logger } from '@cp/config';
 import { PollingWorker } from '@cp/db';
@@ -9,7 +9,7 @@ import { ScheduleService } from './schedule.service';
 export interface ScheduleWorkerOptions {
   orm: MikroORM;
   logger?: Logger;
-  /** Polling interval; D15 promises the action within 5 s of `at`. */
+  /** Polling interval; a schedule must run within 5 s of `at`. */
   pollMs?: number;
   /** Claim loops per replica: each holds one schedule (and one connection) at a time. */
   concurrency?: number;
@@ -19,7 +19,7 @@ export class ScheduleWorker extends PollingWorker {
   private readonly service = new ScheduleService();
 
   constructor(private readonly options: ScheduleWorkerOptions) {
-    // Due schedules are found by polling every second (D15: within 5 s); any replica may claim one.
+    // Due schedules are found by polling every second (each runs within 5 s of `at`); any replica may claim one.
     super({ name: 'schedules', what: 'schedule round', pollMs: options.pollMs ?? 1000, logger: options.logger });
   }
 

@@ -1,4 +1,4 @@
-// A scheduled publish or unpublish of a content entry or content type (D15), run once by whichever replica claims it.
+// A scheduled publish or unpublish of a content entry or content type, run once by whichever replica claims it.
 import { ProjectScopedEntity } from '@cp/db';
 import { Entity, Enum, Index, Property, type Opt } from '@mikro-orm/core';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
@@ -12,7 +12,7 @@ export enum ScheduleStatus {
 
 registerEnumType(ScheduleStatus, {
   name: 'ScheduleStatus',
-  description: 'Where a schedule stands (D15).',
+  description: 'Where a schedule stands.',
   valuesConfig: {
     pending: { description: 'Waiting for its time.' },
     done: { description: 'The action ran.' },
@@ -28,7 +28,7 @@ export type ScheduleAction = (typeof SCHEDULE_ACTIONS)[number];
 
 @ObjectType({ description: 'Why a schedule failed: the error the action met, as the API would have answered it.' })
 export class ScheduleError {
-  @Field({ description: 'Error code (D4), e.g. `FORBIDDEN` or `INVALID_STATUS_TRANSITION`.' })
+  @Field({ description: 'Error code, e.g. `FORBIDDEN` or `INVALID_STATUS_TRANSITION`.' })
   code!: string;
 
   @Field({ description: 'Human-readable message.' })
@@ -36,7 +36,7 @@ export class ScheduleError {
 }
 
 @ObjectType({
-  description: 'A publish or unpublish that runs at a given instant, with its creator’s rights at that moment (D15).',
+  description: 'A publish or unpublish that runs at a given instant, with its creator’s rights at that moment.',
 })
 @Entity({ tableName: 'schedule' })
 @Index({ properties: ['projectId', 'at'] })

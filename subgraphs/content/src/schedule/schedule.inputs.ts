@@ -1,4 +1,4 @@
-// Inputs of schedule operations (D15).
+// Inputs of schedule operations.
 import { CursorArgs } from '@cp/graphql';
 import { ArgsType, Field, ID, InputType } from 'type-graphql';
 import { ScheduleStatus } from './schedule.entity';

@@ -1,4 +1,4 @@
-// GraphQL surface of schedules (D15); REST routes are derived from these fields (see routes.ts).
+// GraphQL surface of schedules; REST routes are derived from these fields (see routes.ts).
 import { authorizeProject, CursorList, ProjectScopeArgs, type Context, UserReference, userRef } from '@cp/graphql';
 import { Arg, Args, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { Schedule } from './schedule.entity';

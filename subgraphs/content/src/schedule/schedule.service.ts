@@ -1,4 +1,4 @@
-// Schedule rules (D15): validation of new schedules, the soonest-first list, cancellation, and running a due one.
+// Schedule rules: validation of new schedules, the soonest-first list, cancellation, and running a due one.
 import {
   AppError,
   InvalidStatusTransitionError,
@@ -31,7 +31,7 @@ export interface ValidSchedule {
   at: Date;
 }
 
-/** The permission resource whose `publish` flag a schedule needs (D15). */
+/** The permission resource whose `publish` flag a schedule needs. */
 export const permissionOf = (resourceType: ScheduleResourceType) =>
   resourceType === 'content' ? 'content' : 'contentTypes';
 

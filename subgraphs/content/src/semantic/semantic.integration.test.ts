@@ -114,7 +114,7 @@ describe('semantic search (local MiniLM, real PostgreSQL)', () => {
     expect((tampered.errors?.[0] as { extensions?: { code?: string } }).extensions?.code).toBe('BAD_REQUEST');
   });
 
-  it('gives a D2 semantic search an exact total and every page, beyond 500 matches too', async () => {
+  it('gives a semantic search an exact total and every page, beyond 500 matches too', async () => {
     // 600 copies of the sourdough entry's vector (stamped as current, so the indexer leaves them alone).
     const sql = (text: string) => db.orm.em.getConnection().execute(text);
     await sql(`insert into content (id, organization_id, project_id, type_id, type_version, package_version, name, status, is_template, content, compiled, tags, metadata, created_by_id, created_at, updated_at)

@@ -39,7 +39,7 @@ async function query<T>(em: EntityManager, tables: string[], sql: string, params
   return conn.execute<T[]>(sql, params, 'all', ctx);
 }
 
-/** D7: the version of the project's latest package, `0.0.0` before any. */
+/** The version of the project's latest package, `0.0.0` before any. */
 export async function latestPackageVersion(em: EntityManager, scope: ProjectScope): Promise<string> {
   const [row] = await query<{ version: string }>(
     em,
@@ -60,7 +60,7 @@ export function projectComponents(em: EntityManager, scope: ProjectScope): Promi
   );
 }
 
-/** The compiled code of every component of a package, at its pinned version (D6). */
+/** The compiled code of every component of a package, at its pinned version. */
 export function packageModules(
   em: EntityManager,
   scope: ProjectScope,

@@ -1,4 +1,4 @@
-// Rules shared by tags, folders and saved searches: project scope, names unique in the project (409 NAME_TAKEN, D11), events.
+// Rules shared by tags, folders and saved searches: project scope, names unique in the project (409 NAME_TAKEN), events.
 import { escapeLike, recordEvent, transactionalNamed, type EventResourceType } from '@cp/db';
 import { NotFoundError } from '@cp/errors';
 import { offsetPage, type OffsetArgs, type ProjectScope, requireName } from '@cp/graphql';
@@ -19,7 +19,7 @@ export class NamedResources<T extends Named> {
     private readonly label: string,
   ) {}
 
-  /** Offset list by name (D1); `search` filters by name, case-insensitively; `only` narrows it further. */
+  /** Offset list by name; `search` filters by name, case-insensitively; `only` narrows it further. */
   list(em: EntityManager, scope: ProjectScope, page: OffsetArgs, search?: string, only?: FilterQuery<T>) {
     const where = {
       organizationId: scope.organizationId,
@@ -30,7 +30,7 @@ export class NamedResources<T extends Named> {
     return offsetPage(em, this.entity, where as FilterQuery<T>, page, { name: 'asc', id: 'asc' });
   }
 
-  /** `lock` (inside a transaction): the row stays ours until it ends, so If-Match is compared with what we change (D16). */
+  /** `lock` (inside a transaction): the row stays ours until it ends, so If-Match is compared with what we change. */
   async get(em: EntityManager, scope: ProjectScope, id: string, lock = false, only?: FilterQuery<T>): Promise<T> {
     const where = {
       id,

@@ -1,4 +1,4 @@
-// A tag (D12): a project-wide label; content and assets carry tag names.
+// A tag: a project-wide label; content and assets carry tag names.
 import { RevisionedProjectEntity } from '@cp/db';
 import { Entity, Property, Unique } from '@mikro-orm/core';
 import { Field, ObjectType } from 'type-graphql';

@@ -1,4 +1,4 @@
-// GraphQL surface of tags (D12): offset list with name search, CRUD; unknown names on entries create tags. Published
+// GraphQL surface of tags: offset list with name search, CRUD; unknown names on entries create tags. Published
 // keys see the tags published entries carry.
 import {
   authorizeClientRead,
@@ -32,7 +32,7 @@ export const tags = new NamedResources(Tag, 'tags', 'Tag');
 
 /**
  * What a published key sees of tags: those some published entry carries (the published projection's `tags`, GIN
- * indexed). A tag only drafts, working copies or nothing carry is working state (D9); preview keys and admins see all.
+ * indexed). A tag only drafts, working copies or nothing carry is working state; preview keys and admins see all.
  * Made per query: MikroORM consumes a raw fragment when it builds the query that uses it.
  */
 const carriedByPublishedContent = () =>
@@ -44,7 +44,7 @@ const carriedByPublishedContent = () =>
   }) as FilterQuery<Tag>;
 const visibleTo = (visibility: Visibility) => (visibility === 'published' ? carriedByPublishedContent() : undefined);
 
-/** Unknown names on entries and assets create tags (D12); shared with the assets subgraph. */
+/** Unknown names on entries and assets create tags; shared with the assets subgraph. */
 export { ensureTags } from '@cp/db';
 
 @Resolver(() => Tag)

@@ -1,6 +1,6 @@
 // GraphiQL page script (bundled by bundle-ide.mjs at build time, served from /docs/assets; no CDN). Queries and
 // mutations go over HTTP POST /graphql; subscriptions over graphql-ws at the same path, with the Headers tab's
-// `authorization` / `x-api-key` passed as connectionParams (D9: the server reads them there, not from HTTP headers).
+// `authorization` / `x-api-key` passed as connectionParams (the server reads them there, not from HTTP headers).
 import { createGraphiQLFetcher } from '@graphiql/toolkit';
 import { GraphiQL } from 'graphiql';
 import 'graphiql/style.css';

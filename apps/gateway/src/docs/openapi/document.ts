@@ -1,5 +1,5 @@
 // Builds the OpenAPI 3.0 document of one REST family with sofa's generator, from the operations sofa routes, then adds
-// what sofa doesn't know: security schemes, the D4 error envelope, D1 bounds, our body flattening, and the HTTP routes
+// what sofa doesn't know: security schemes, the error envelope, list bounds, our body flattening, and the HTTP routes
 // (uploads, CDN, events) as their modules declare them.
 import { COMMON_HEADERS, ERROR_RESPONSES, ERROR_SCHEMAS, errorResponses, successHeaders } from '@cp/errors';
 import type { ApiFamily, RestRoutes } from '@cp/graphql';
@@ -36,7 +36,7 @@ const SECURITY: Record<ApiFamily, Record<string, OpenAPIV3.SecuritySchemeObject>
       type: 'http',
       scheme: 'bearer',
       bearerFormat: 'JWT',
-      description: 'A token from `POST /app/v1/auth/login` (D5).',
+      description: 'A token from `POST /app/v1/auth/login`.',
     },
   },
   api: {
@@ -45,7 +45,7 @@ const SECURITY: Record<ApiFamily, Record<string, OpenAPIV3.SecuritySchemeObject>
       in: 'header',
       name: 'x-api-key',
       description:
-        'A project API key (`cpk_live_…`), read-only: published state, or the working state for preview keys (D18).',
+        'A project API key (`cpk_live_…`), read-only: published state, or the working state for preview keys.',
     },
   },
 };
@@ -53,12 +53,12 @@ const SECURITY: Record<ApiFamily, Record<string, OpenAPIV3.SecuritySchemeObject>
 const INFO: Record<ApiFamily, { title: string; description: string }> = {
   app: {
     title: 'Content Platform admin API',
-    description: 'Management API at `/app/v1` (bearer JWT). Every error is `{error: {code, message, details?}}` (D4).',
+    description: 'Management API at `/app/v1` (bearer JWT). Every error is `{error: {code, message, details?}}`.',
   },
   api: {
     title: 'Content Platform client API',
     description:
-      'Read-only delivery API at `/api/v1` (`x-api-key`), plus the public CDN routes. Every error is `{error: {code, message, details?}}` (D4).',
+      'Read-only delivery API at `/api/v1` (`x-api-key`), plus the public CDN routes. Every error is `{error: {code, message, details?}}`.',
   },
 };
 
@@ -140,7 +140,7 @@ function refineOperation(
   if (!operation.description) delete operation.description;
   if (isPublic) operation.security = [];
   if (route.alias) {
-    operation.description = `With a body that has none of \`typeId\`, \`name\`, \`content\`, this route is \`searchContent\` (D2).`;
+    operation.description = `With a body that has none of \`typeId\`, \`name\`, \`content\`, this route is \`searchContent\`.`;
   }
   if (route.omit) {
     const notes = [
@@ -182,7 +182,7 @@ function refineOperation(
   );
 }
 
-/** D16 `If-Match` and D17 `Idempotency-Key` on admin writes. */
+/** `If-Match` (optimistic concurrency) and `Idempotency-Key` (safe retries) on admin writes. */
 function writeHeaders(route: CompiledRoute, family: ApiFamily): OpenAPIV3.ParameterObject[] {
   if (family !== 'app' || !route.field.startsWith('Mutation.')) return [];
   const headers: OpenAPIV3.ParameterObject[] = [
@@ -191,7 +191,7 @@ function writeHeaders(route: CompiledRoute, family: ApiFamily): OpenAPIV3.Parame
       name: 'If-Match',
       required: false,
       schema: { type: 'string' },
-      description: 'Expected revision, e.g. `"3"` (D16).',
+      description: 'Expected revision, e.g. `"3"`.',
     },
   ];
   if (route.method === 'POST') {
@@ -200,7 +200,7 @@ function writeHeaders(route: CompiledRoute, family: ApiFamily): OpenAPIV3.Parame
       name: 'Idempotency-Key',
       required: false,
       schema: { type: 'string', maxLength: 255 },
-      description: 'Retry safely (D17).',
+      description: 'Retry safely.',
     });
   }
   return headers;

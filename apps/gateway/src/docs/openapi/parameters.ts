@@ -1,4 +1,4 @@
-// D1 pagination parameters as OpenAPI: `limit` 1..100 (default 20), cursor `lastKey` (alias `afterKey`), offset `page` (1-based).
+// Pagination parameters as OpenAPI: `limit` 1..100 (default 20), cursor `lastKey` (alias `afterKey`), offset `page` (1-based).
 import type { OpenAPIV3 } from 'openapi-types';
 
 export const LIMIT: OpenAPIV3.SchemaObject = { type: 'integer', minimum: 1, maximum: 100, default: 20 };
@@ -28,7 +28,7 @@ export const PAGINATION_PARAMETERS = {
   ],
 };
 
-/** Applies D1's bounds to the query parameters sofa derived from GraphQL arguments of the same names. */
+/** Applies the pagination bounds to the query parameters sofa derived from GraphQL arguments of the same names. */
 export function withPaginationBounds(parameter: OpenAPIV3.ParameterObject): OpenAPIV3.ParameterObject {
   if (parameter.in !== 'query') return parameter;
   if (parameter.name === 'limit') return { ...parameter, schema: LIMIT };

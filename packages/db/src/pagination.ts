@@ -1,7 +1,7 @@
-// D1 pagination: cursor lists (limit + opaque lastKey/afterKey) and offset lists (page + limit + total).
+// Pagination: cursor lists (limit + opaque lastKey/afterKey) and offset lists (page + limit + total).
 import { createHash } from 'node:crypto';
 import { BadRequestError } from '@cp/errors';
-import { RawQueryFragment, type EntityManager, type EntityName, type FilterQuery } from '@mikro-orm/postgresql';
+import { raw, RawQueryFragment, type EntityManager, type EntityName, type FilterQuery } from '@mikro-orm/postgresql';
 import { ArgsType, Directive, Field, Int, ObjectType, type ClassType } from 'type-graphql';
 
 export const DEFAULT_LIMIT = 20;
@@ -53,7 +53,7 @@ export interface ListPage<T, P> {
   pagination: P;
 }
 
-/** A `{data, pagination}` object type for a cursor list of `item` (D11 list shape). */
+/** A `{data, pagination}` object type for a cursor list of `item` (the list shape). */
 export function CursorList<T extends object>(item: ClassType<T>, name: string) {
   @ObjectType(name, { description: `A page of ${item.name} items.` })
   class List {
@@ -102,7 +102,7 @@ export interface CursorPosition {
   id: string;
 }
 
-// Not a secret: the checksum only makes accidental or casual edits detectable (tampered cursor → 400, D1).
+// Not a secret: the checksum only makes accidental or casual edits detectable (tampered cursor → 400).
 const checksum = (payload: string) => createHash('sha256').update(`cursor:${payload}`).digest('base64url').slice(0, 10);
 
 export function encodeCursor(position: CursorPosition): string {
@@ -125,10 +125,22 @@ export function decodeCursor(cursor: string, parameter = 'lastKey'): CursorPosit
   throw invalid();
 }
 
+/**
+ * A sort key computed in SQL (a JSON path, say) instead of a Date property: its SQL over the table's alias, the type a
+ * cursor's value is cast to for comparing, and a row's value as the cursor keeps it.
+ */
+export interface KeysetExpression<T> {
+  sql(alias: string): string;
+  cast: string;
+  valueOf(row: T): string;
+}
+
 export interface KeysetOptions<T> {
   where: FilterQuery<T>;
   /** A Date-valued property to sort on; `id` breaks ties. */
   sortField: keyof T & string;
+  /** Sorts on this instead of `sortField`; `id` still breaks ties. */
+  sortBy?: KeysetExpression<T>;
   direction: 'asc' | 'desc';
   args: CursorArgs;
   populate?: string[];
@@ -146,18 +158,33 @@ export async function keysetPage<T extends { id: string }>(
   options: KeysetOptions<T>,
 ): Promise<ListPage<T, CursorPagination>> {
   const limit = parseLimit(options.args.limit);
-  const raw = options.args.lastKey ?? options.args.afterKey;
-  const after = raw ? decodeCursor(raw, options.args.lastKey ? 'lastKey' : 'afterKey') : undefined;
+  const given = options.args.lastKey ?? options.args.afterKey;
+  const after = given ? decodeCursor(given, options.args.lastKey ? 'lastKey' : 'afterKey') : undefined;
   const op = options.direction === 'desc' ? '$lt' : '$gt';
   let where = options.where;
-  if (after) {
+  const { sortBy } = options;
+  if (after && sortBy) {
+    // A cursor of another order (a date) is not a JSON value: the caller's 400, not the database's error.
+    try {
+      JSON.parse(after.value);
+    } catch {
+      throw new BadRequestError('lastKey is not a valid cursor.', { parameter: 'lastKey' });
+    }
+    // Parenthesised whole: MikroORM renders a raw key as `<sql> = true`.
+    const past = raw(
+      (alias) => `((${sortBy.sql(alias)}, ${alias}.id) ${op === '$lt' ? '<' : '>'} (?::${sortBy.cast}, ?))`,
+      [after.value, after.id],
+    );
+    where = { $and: [options.where, { [past]: true }] } as FilterQuery<T>;
+  } else if (after) {
     const at = new Date(after.value);
     if (Number.isNaN(at.getTime()))
       throw new BadRequestError('lastKey is not a valid cursor.', { parameter: 'lastKey' });
     const past = { $or: [{ [options.sortField]: { [op]: at } }, { [options.sortField]: at, id: { [op]: after.id } }] };
     where = { $and: [options.where, past] } as FilterQuery<T>;
   }
-  const orderBy = { [options.sortField]: options.direction, id: options.direction } as Record<string, 'asc' | 'desc'>;
+  const sortKey = sortBy ? raw((alias) => sortBy.sql(alias)) : options.sortField;
+  const orderBy = { [sortKey]: options.direction, id: options.direction } as Record<string, 'asc' | 'desc'>;
   const rows = options.rows
     ? await options.rows(where, orderBy, limit + 1)
     : await em.find(entity, where, {
@@ -169,14 +196,16 @@ export async function keysetPage<T extends { id: string }>(
   const last = data.at(-1);
   const pagination: CursorPagination = {};
   if (rows.length > limit && last) {
-    const value = (last as Record<string, unknown>)[options.sortField] as Date;
-    pagination.lastKey = encodeCursor({ value: value.toISOString(), id: last.id });
+    const value = sortBy
+      ? sortBy.valueOf(last)
+      : ((last as Record<string, unknown>)[options.sortField] as Date).toISOString();
+    pagination.lastKey = encodeCursor({ value, id: last.id });
   }
   return { data, pagination };
 }
 
 /**
- * One page of an offset-paginated query, with its exact total (D1 offset lists, D2 searches). A page that isn't full
+ * One page of an offset-paginated query, with its exact total (offset lists, searches). A page that isn't full
  * already tells the total, so only a full page, or one past the end, pays for counting every match.
  */
 export async function offsetPage<T extends object>(
@@ -206,7 +235,7 @@ export async function offsetPage<T extends object>(
   });
 }
 
-/** A `{data}` object type for a version list, newest first (D11: version lists answer `{data}` without pagination). */
+/** A `{data}` object type for a version list, newest first (version lists answer `{data}` without pagination). */
 export function VersionList<T extends object>(item: ClassType<T>, name: string) {
   @ObjectType(name, { description: `Published versions (${item.name}), newest first.` })
   class List {

@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import { currentScope, edgeContext } from './request-scope';
 
 export interface ErrorWriting {
-  /** GraphQL clients read `errors[]` (`@cp/edge`'s `graphqlErrorBody`); the status still follows D4. */
+  /** GraphQL clients read `errors[]` (`@cp/edge`'s `graphqlErrorBody`); the status still follows the code. */
   graphql?: boolean;
   /**
    * The request's facts and logger; by default the request scope's (a request answered before Express passes its

@@ -22,7 +22,7 @@ export function edgeContext(): EdgeContext {
   return scope ?? { requestId: 'unknown', lang: 'en', variablesFrom: 'body' };
 }
 
-/** Echoes a sane `X-Request-ID` or generates one, and answers in the client's language (D4, D10); sets both headers. */
+/** Echoes a sane `X-Request-ID` or generates one, and answers in the client's language; sets both headers. */
 export function requestFacts(
   req: IncomingMessage,
   res: ServerResponse,
@@ -34,7 +34,7 @@ export function requestFacts(
   return { requestId, lang };
 }
 
-/** The language answers and error messages use (D10). */
+/** The language answers and error messages use. */
 export function requestLanguage(req: IncomingMessage): string {
   const header = req.headers['accept-language'];
   return negotiateLanguage(typeof header === 'string' ? header : undefined);

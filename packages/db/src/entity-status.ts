@@ -11,7 +11,7 @@ export enum EntityStatus {
 
 registerEnumType(EntityStatus, {
   name: 'EntityStatus',
-  description: 'Lifecycle status; `version` is null on `draft` and `modified` (D3).',
+  description: 'Lifecycle status; `version` is null on `draft` and `modified`.',
   valuesConfig: {
     draft: { description: 'Never published; edits overwrite freely.' },
     modified: { description: 'A working copy over a published version, which clients still see.' },
@@ -22,7 +22,7 @@ registerEnumType(EntityStatus, {
 });
 
 /**
- * What a preview key sees (D18): the working state of everything in use. `unpublished` (withdrawn on purpose) and
+ * What a preview key sees: the working state of everything in use. `unpublished` (withdrawn on purpose) and
  * `deleted` stay hidden, as from published keys; an edit makes an unpublished item `modified`, and visible again.
  */
 export const PREVIEW_STATUSES: readonly EntityStatus[] = [

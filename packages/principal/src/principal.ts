@@ -24,13 +24,13 @@ export interface UserPrincipal {
   userId: string;
   organizationId: string;
   permissions: Permissions;
-  /** Set on tokens issued with a project scope (D5): the token works for that project only. */
+  /** Set on tokens issued with a project scope: the token works for that project only. */
   projectId?: string;
-  /** When the presented token expires (epoch ms): tokens it issues never outlive it (D5). */
+  /** When the presented token expires (epoch ms): tokens it issues never outlive it. */
   tokenExpiresAt?: number;
 }
 
-/** What a key reads (D18): the published state, or the working state (drafts and working copies) for previews. */
+/** What a key reads: the published state, or the working state (drafts and working copies) for previews. */
 export type ApiKeyScope = 'published' | 'preview';
 
 export interface ApiKeyPrincipal {
@@ -48,7 +48,7 @@ export interface AnonymousPrincipal {
 export type Principal = UserPrincipal | ApiKeyPrincipal | AnonymousPrincipal;
 
 /**
- * Which state a caller reads, decided once per principal: `published` (API keys, D9), `preview` (preview keys, D18:
+ * Which state a caller reads, decided once per principal: `published` (API keys), `preview` (preview keys:
  * the working state, read-only, never cached) or `admin` (staff: everything, deleted included).
  */
 export type Visibility = 'published' | 'preview' | 'admin';
@@ -60,14 +60,14 @@ export function visibilityOf(principal: UserPrincipal | ApiKeyPrincipal): Visibi
   return principal.scope === 'preview' ? 'preview' : 'published';
 }
 
-/** Whether an answer for this caller may be kept in, or served from, a shared cache: published keys only (D18). */
+/** Whether an answer for this caller may be kept in, or served from, a shared cache: published keys only. */
 export function sharedCacheable(principal: Principal | undefined): principal is ApiKeyPrincipal {
   return principal?.kind === 'apiKey' && principal.scope !== 'preview';
 }
 
 export const ANONYMOUS: AnonymousPrincipal = { kind: 'anonymous' };
 
-/** Every flag of every resource set: the bootstrap `Owner` role (D5). */
+/** Every flag of every resource set: the bootstrap `Owner` role. */
 export function allPermissions(): Permissions {
   return Object.fromEntries(
     Object.entries(RESOURCES).map(([resource, actions]) => [

@@ -12,7 +12,7 @@ export interface PrincipalBinding {
   subgraph: string;
   requestId: string;
   /**
-   * The `Idempotency-Key` our gateway holds a claim on for this request (D17): the service's write transactions mark
+   * The `Idempotency-Key` our gateway holds a claim on for this request: the service's write transactions mark
    * that claim `committed`, as the gateway's own would (packages/edge/src/idempotency.ts).
    */
   idempotencyKey?: string;

@@ -1,16 +1,16 @@
-// D16 optimistic concurrency: `revision` on resources, `expectedRevision` on their mutations, checked under the row lock.
+// Optimistic concurrency: `revision` on resources, `expectedRevision` on their mutations, checked under the row lock.
 import { PreconditionFailedError } from '@cp/errors';
 import { ChangeSetType, OptimisticLockError, type EventSubscriber, type FlushEventArgs } from '@mikro-orm/core';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { ArgsType, Field, Int, type MiddlewareFn } from 'type-graphql';
-import type { Context } from './context';
+import type { Context } from '@cp/principal';
 
 @ArgsType()
 export class ExpectedRevisionArgs {
   @Field(() => Int, {
     nullable: true,
     description:
-      'Optimistic concurrency (D16): change only if the resource is still at this `revision`, else PRECONDITION_FAILED (REST: `If-Match`).',
+      'Optimistic concurrency: change only if the resource is still at this `revision`, else PRECONDITION_FAILED (REST: `If-Match`).',
   })
   expectedRevision?: number;
 }

@@ -1,6 +1,5 @@
 // Authorization guards shared by all subgraphs: tenancy first (foreign ids are 404), then role flags (403).
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '@cp/errors';
-import { ArgsType, Field, ID } from 'type-graphql';
 import type { Context } from './context';
 import {
   visibilityOf,
@@ -57,7 +56,7 @@ export async function authorizeProject<R extends Resource>(
 
 /**
  * Client reads (`/api/v1`, key-holder GraphQL): an API key of exactly this project, or an admin with read rights.
- * Returns what the caller reads: `published` state only (API keys, D9), the working state (preview keys, D18), or
+ * Returns what the caller reads: `published` state only (API keys), the working state (preview keys), or
  * everything (`admin`).
  */
 export async function authorizeClientRead<R extends Resource>(
@@ -74,13 +73,4 @@ export async function authorizeClientRead<R extends Resource>(
   }
   await authorizeProject(ctx, scope, resource, 'read' as Action<R>);
   return { visibility: 'admin' };
-}
-
-@ArgsType()
-export class ProjectScopeArgs implements ProjectScope {
-  @Field(() => ID, { description: 'The organization.' })
-  organizationId!: string;
-
-  @Field(() => ID, { description: 'The project.' })
-  projectId!: string;
 }

@@ -3,7 +3,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 /**
- * Scoped to the API paths, not set globally: the CDN sets its own (D8) and the HTML docs/GraphiQL pages need their own
+ * Scoped to the API paths, not set globally: the CDN sets its own and the HTML docs/GraphiQL pages need their own
  * CSP. `frame-ancestors` is the only CSP directive sent, so it restricts framing and nothing a page loads.
  * `/api/v1` keeps its own caching (published reads are cacheable); `/app/v1` (which holds sign-in) and GraphQL with a
  * bearer token are never stored by a browser or proxy.
@@ -35,7 +35,7 @@ export function setApiHeaders(res: ServerResponse, frameAncestors: boolean): voi
 }
 
 /**
- * D18: whatever a route sets, a preview key's answers (reads, errors, event streams) are never stored by a browser,
+ * Whatever a route sets, a preview key's answers (reads, errors, event streams) are never stored by a browser,
  * proxy or CDN and name no purge tags. Applied as the status line is written, so later `Cache-Control` writes (the
  * GraphQL server's own, an SSE stream's) cannot undo it.
  */

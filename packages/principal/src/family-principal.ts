@@ -1,8 +1,10 @@
-// Who may use an API family at all (D5, D18): `/app/v1` takes user tokens only, `/api/v1` API keys only; anything
+// Who may use an API family at all: `/app/v1` takes user tokens only, `/api/v1` API keys only; anything
 // else is 401 before any rights are checked. Shared by the gateway and a standalone subgraph service's HTTP routes.
 import { UnauthorizedError } from '@cp/errors';
 import type { Context } from './context';
-import type { ApiFamily } from './rest-routes';
+
+/** The two HTTP API families: `/app/v1` (admin, JWT) and `/api/v1` (client, API key). */
+export type ApiFamily = 'app' | 'api';
 
 export function assertFamilyPrincipal(family: ApiFamily, context: Pick<Context, 'principal'>): void {
   const kind = context.principal.kind;

@@ -22,7 +22,7 @@ export async function buildContext(deps: ContextDeps, credentials: Credentials):
 
 /**
  * Authenticates once per request and keeps the context in `res.locals.context`; `onError` answers a bad credential.
- * A preview key's answers, whatever they turn out to be, are private from here on (D18).
+ * A preview key's answers, whatever they turn out to be, are private from here on.
  */
 export function contextMiddleware(deps: ContextDeps, onError: (res: Response, err: unknown) => void) {
   return async (req: Request, res: Response, next: NextFunction) => {

@@ -23,7 +23,7 @@ const POLL_MS = 50;
  *   `limits`, and only then may the connection close (error-writer.ts discards it before its answers: undici gives
  *   up on a request whose answer comes while it is still writing).
  */
-export function answerEarlyRefusals(server: Server, limits: LingerLimits = LINGER_LIMITS): void {
+export function lingerAfterEarlyAnswers(server: Server, limits: LingerLimits = LINGER_LIMITS): void {
   server.on('checkContinue', (req, res) => {
     continueOnFirstRead(req, res);
     server.emit('request', req, res);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeCursor, encodeCursor, parseLimit, parseOffsetArgs } from './pagination';
 
-describe('cursors (D1)', () => {
+describe('cursors', () => {
   it('round-trips a position and looks opaque', () => {
     const cursor = encodeCursor({ value: '2026-01-01T00:00:00.000Z', id: 'abc' });
     expect(cursor).not.toMatch(/abc|2026/);

@@ -14,6 +14,6 @@ export interface Context {
   requestId: string;
   lang: string;
   projects: ProjectDirectory;
-  /** `resource.action` flags the request was authorized by (authorize.ts): an idempotent replay re-checks them (D17). */
+  /** `resource.action` flags the request was authorized by (authorize.ts): an idempotent replay re-checks them. */
   granted?: Set<string>;
 }

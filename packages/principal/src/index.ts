@@ -1,0 +1,7 @@
+// Who is calling and what they may do: principals and credentials, the per-request context, authorization guards,
+// the API family rule and our gateway's signed principal header. Below every layer that reads a request.
+export * from './principal';
+export * from './context';
+export * from './authorize';
+export * from './family-principal';
+export * from './principal-header';

@@ -1,0 +1,216 @@
+// Filters on the fields inside a document (`content.<path>`): checked against the content type's schema, then run as
+// SQL on the `content` column of the working rows or of the published projection.
+import { escapeLike } from '@cp/db';
+import { BadRequestError } from '@cp/errors';
+import { raw, type FilterQuery } from '@mikro-orm/postgresql';
+import type { Content } from './content.entity';
+
+/** A filter field naming a property of the document. */
+export const DOCUMENT_FIELD = /^content\.(.+)$/;
+
+/** What a property holds decides its operators: JSON Schema's scalar types, a reference, or anything else. */
+type PropertyKind = 'string' | 'number' | 'integer' | 'boolean' | 'reference' | 'other';
+
+const COMPARISONS = ['gt', 'gte', 'lt', 'lte'];
+const OPERATORS: Record<PropertyKind, string[]> = {
+  string: ['eq', 'neq', 'in', 'like', ...COMPARISONS, 'exists'],
+  number: ['eq', 'neq', 'in', ...COMPARISONS, 'exists'],
+  integer: ['eq', 'neq', 'in', ...COMPARISONS, 'exists'],
+  boolean: ['eq', 'neq', 'exists'],
+  reference: ['eq', 'in', 'exists'],
+  other: ['exists'],
+};
+
+/** At most this many values in an `in`: each is one index probe. */
+export const MAX_IN_VALUES = 100;
+
+/** Matches no entry (`in` of nothing). */
+const NOTHING = { id: { $in: [] } } as FilterQuery<Content>;
+
+type SchemaNode = Record<string, unknown>;
+
+/**
+ * The kind of the property at `path` in a content type's schema. A path the schema does not declare, or one that
+ * goes into an array, is 400 naming the field.
+ */
+export function propertyKind(schema: SchemaNode, field: string, path: string[]): PropertyKind {
+  let node: SchemaNode = schema;
+  for (const [i, segment] of path.entries()) {
+    const types = typesOf(node);
+    if (types.includes('array'))
+      throw new BadRequestError(`"${field}" goes into an array: only object properties can be filtered on.`, {
+        field,
+      });
+    const properties = node.properties as Record<string, SchemaNode> | undefined;
+    const next = properties && Object.hasOwn(properties, segment) ? properties[segment] : undefined;
+    if (!next || typeof next !== 'object') {
+      const at = path.slice(0, i + 1).join('.');
+      throw new BadRequestError(`The content type's schema declares no property "${at}".`, { field });
+    }
+    node = next;
+  }
+  if (node.reference !== undefined) return 'reference';
+  const [type] = typesOf(node).filter((t) => t !== 'null');
+  return type === 'string' || type === 'number' || type === 'integer' || type === 'boolean' ? type : 'other';
+}
+
+function typesOf(node: SchemaNode): string[] {
+  const type = node.type;
+  return Array.isArray(type)
+    ? type.filter((t): t is string => typeof t === 'string')
+    : typeof type === 'string'
+      ? [type]
+      : [];
+}
+
+/**
+ * One `content.<path>` filter as conditions on the `content` column. `eq`, `neq` and `in` are containment (`@>`), so
+ * the published projection's `jsonb_path_ops` index answers them; comparisons hold only between values of the
+ * property's own JSON type, in the order a sort on the property uses (PostgreSQL's order of JSON values).
+ */
+export function documentCondition(
+  schema: SchemaNode,
+  field: string,
+  path: string[],
+  op: string,
+  value: unknown,
+): FilterQuery<Content> {
+  const kind = propertyKind(schema, field, path);
+  if (!OPERATORS[kind].includes(op)) {
+    throw new BadRequestError(`Operator "${op}" does not apply to "${field}".`, {
+      field,
+      operator: op,
+      allowed: OPERATORS[kind],
+    });
+  }
+  const pointer = pgPath(path);
+  // MikroORM renders a raw key as `<sql> = true`: the parentheses keep that a comparison of the whole condition.
+  const where = (sql: (alias: string) => string, params: unknown[]) =>
+    ({ [raw((alias) => `(${sql(alias)})`, params)]: true }) as FilterQuery<Content>;
+  const contains = (v: unknown) => JSON.stringify(nested(path, v));
+  switch (op) {
+    case 'exists': {
+      if (value !== true && value !== false && value !== 'true' && value !== 'false')
+        throw new BadRequestError(`"exists" on "${field}" takes true or false.`, { field, operator: op });
+      const present = value === true || value === 'true';
+      return where(
+        (a) => `coalesce(jsonb_typeof(${a}.content #> ?::text[]), 'null') ${present ? '<>' : '='} 'null'`,
+        [pointer],
+      );
+    }
+    case 'eq':
+      return where((a) => `${a}.content @> ?::jsonb`, [contains(typed(kind, field, op, value))]);
+    case 'neq':
+      return where((a) => `not (${a}.content @> ?::jsonb)`, [contains(typed(kind, field, op, value))]);
+    case 'in': {
+      const values = (Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : undefined)?.map(
+        (v) => typed(kind, field, op, v),
+      );
+      if (!values)
+        throw new BadRequestError(`"in" on "${field}" takes an array (or comma-separated values).`, {
+          field,
+          operator: op,
+        });
+      if (values.length > MAX_IN_VALUES)
+        throw new BadRequestError(`"in" on "${field}" takes at most ${MAX_IN_VALUES} values.`, { field, operator: op });
+      if (values.length === 0) return NOTHING;
+      return where((a) => `(${values.map(() => `${a}.content @> ?::jsonb`).join(' or ')})`, values.map(contains));
+    }
+    case 'like':
+      return where(
+        (a) => `(${a}.content #>> ?::text[]) ilike ?`,
+        [pointer, likePattern(field, typed(kind, field, op, value) as string)],
+      );
+    default: {
+      const comparison = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[op]!;
+      const type = kind === 'string' ? 'string' : 'number';
+      return where(
+        (a) =>
+          `jsonb_typeof(${a}.content #> ?::text[]) = '${type}' and (${a}.content #> ?::text[]) ${comparison} ?::jsonb`,
+        [pointer, pointer, JSON.stringify(typed(kind, field, op, value))],
+      );
+    }
+  }
+}
+
+/** How a list sorts on a document property: its SQL over a table alias, and a row's value as a cursor keeps it. */
+export interface DocumentSortKey {
+  sql(alias: string): string;
+  valueOf(row: { content?: Record<string, unknown> }): string;
+}
+
+/**
+ * The sort key of `content.<path>`: the property's JSON value, a missing one as JSON `null`, so every entry has a
+ * place in PostgreSQL's total order of JSON values (null, then strings, numbers, booleans; each type in its own
+ * order) and a cursor compares the pair (value, id). Only scalar properties sort; an object or array is 400.
+ */
+export function documentSortKey(schema: SchemaNode, field: string): DocumentSortKey {
+  const path = DOCUMENT_FIELD.exec(field)![1].split('.');
+  if (propertyKind(schema, field, path) === 'other')
+    throw new BadRequestError(`"${field}" is not a string, number, boolean or reference: it can't be sorted on.`, {
+      field,
+      parameter: 'sort',
+    });
+  // The path is a literal of the SQL text (an ORDER BY takes no bindings here); its quotes doubled.
+  const literal = `'${pgPath(path).replace(/'/g, "''")}'::text[]`;
+  return {
+    sql: (alias) => `coalesce(${alias}.content #> ${literal}, 'null'::jsonb)`,
+    valueOf: (row) =>
+      JSON.stringify(
+        path.reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], row.content) ?? null,
+      ),
+  };
+}
+
+/**
+ * A filter value as the property's type. From a query string every value is text (`content.price=10`), so text that
+ * spells a number or a boolean counts as one; anything else of the wrong type is 400 naming the field.
+ */
+function typed(kind: PropertyKind, field: string, op: string, value: unknown): string | number | boolean {
+  const refuse = (expected: string) =>
+    new BadRequestError(`"${field}" (${op}) takes ${expected}.`, { field, operator: op, value });
+  switch (kind) {
+    case 'number':
+    case 'integer': {
+      const n =
+        typeof value === 'number' ? value : typeof value === 'string' && NUMBER.test(value) ? Number(value) : NaN;
+      if (!Number.isFinite(n) || (kind === 'integer' && !Number.isInteger(n)))
+        throw refuse(kind === 'integer' ? 'an integer' : 'a number');
+      return n;
+    }
+    case 'boolean':
+      if (value === true || value === 'true') return true;
+      if (value === false || value === 'false') return false;
+      throw refuse('true or false');
+    default:
+      if (typeof value !== 'string') throw refuse('a string');
+      return value;
+  }
+}
+
+/**
+ * A `like` value as an `ilike` pattern: without `%` a literal substring (its `_` and `\\` escaped), with `%` the caller's
+ * pattern, which may not end with a lone backslash (it would escape nothing).
+ */
+export function likePattern(field: string, text: string): string {
+  if (!text.includes('%')) return `%${escapeLike(text)}%`;
+  if (/(?<!\\)(?:\\\\)*\\$/.test(text)) {
+    throw new BadRequestError("A `like` pattern can't end with a lone backslash: it escapes the character after it.", {
+      field,
+      operator: 'like',
+    });
+  }
+  return text;
+}
+
+const NUMBER = /^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
+
+/** `{"a": {"b": value}}` for the path `a.b`. */
+function nested(path: string[], value: unknown): unknown {
+  return path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), value);
+}
+
+/** A PostgreSQL `text[]` literal of the path, sent as a bound parameter (each element quoted and escaped). */
+function pgPath(path: string[]): string {
+  return `{${path.map((p) => `"${p.replace(/[\\"]/g, (c) => `\\${c}`)}"`).join(',')}}`;
+}
