@@ -136,6 +136,11 @@ async function removeLeftovers() {
     // removed by someone else
   }
   for (const name of entries.filter((n) => n.startsWith('cp-'))) found.push(`folder ${join(run.tmp, name)}`);
-  rmSync(run.tmp, { recursive: true, force: true });
+  try {
+    rmSync(run.tmp, { recursive: true, force: true });
+  } catch (err) {
+    // e.g. a file system a test mounted there and did not unmount
+    found.push(`folder ${run.tmp} (not removable: ${err.code ?? err.message})`);
+  }
   return found;
 }
