@@ -1,7 +1,8 @@
 // Checks formatting, lint and types, runs every workspace's tests through turbo, then prints the one summary line CI
 // reads: "N passed, M failed" (the formatting, lint and type checks count as one test each).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, readdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const roots = ['packages', 'subgraphs', 'apps'];
@@ -27,7 +28,23 @@ for (const [name, args, fix] of [
   }
 }
 
+// Everything the tests start carries this run's marker in its environment, and every temp folder they make lands in
+// this run's own temp folder (TMPDIR): afterwards, what survived can be told apart from the rest of the machine.
+// Readable by all: PostgreSQL clusters the fault tests start run as the `postgres` user inside it.
+const run = { id: `${process.pid}-${Date.now().toString(36)}`, tmp: mkdtempSync(join(tmpdir(), 'cp-test-run-')) };
+chmodSync(run.tmp, 0o755);
+const testEnv = { ...process.env, CP_TEST_RUN: run.id, TMPDIR: run.tmp };
+// Ctrl-C reaches turbo and the tests too (same process group); this process stays to clean up after them.
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => (interrupted = true));
+
 const turboStatus = process.argv.length > 2 ? turboTests(process.argv.slice(2)) : await blackboxFirst();
+const leftovers = await removeLeftovers();
+if (leftovers.length > 0) {
+  failed++;
+  for (const leftover of leftovers) console.error(`left behind by the tests: ${leftover}`);
+  console.error('leftover check failed: every process a test starts must be stopped and every temp folder removed');
+}
 
 for (const dir of dirs) {
   if (!existsSync(reportOf(dir))) continue;
@@ -41,12 +58,14 @@ for (const dir of dirs) {
 }
 if (turboStatus !== 0 && failed === 0) failed = 1;
 console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 && passed > 0 ? 0 : 1);
+process.exit(interrupted ? 130 : failed === 0 && passed > 0 ? 0 : 1);
 
 /** Every workspace's tests in one turbo run, two at a time, with the caller's turbo options (`npm test -- --filter=…`). */
 function turboTests(args) {
-  return spawnSync('npx', ['turbo', 'run', 'test', '--continue', '--concurrency=2', ...args], { stdio: 'inherit' })
-    .status;
+  return spawnSync('npx', ['turbo', 'run', 'test', '--continue', '--concurrency=2', ...args], {
+    stdio: 'inherit',
+    env: testEnv,
+  }).status;
 }
 
 /**
@@ -61,7 +80,7 @@ async function blackboxFirst() {
   });
   const run = (args) =>
     new Promise((resolve) => {
-      const child = spawn('npx', ['turbo', 'run', 'test', '--only', ...args], { stdio: 'inherit' });
+      const child = spawn('npx', ['turbo', 'run', 'test', '--only', ...args], { stdio: 'inherit', env: testEnv });
       child.once('error', () => resolve(1));
       child.once('exit', (code) => resolve(code ?? 1));
     });
@@ -70,4 +89,58 @@ async function blackboxFirst() {
     run(['--continue', '--concurrency=1', '--filter=!@cp/blackbox']),
   ]);
   return [build.status, ...statuses].find((status) => status !== 0) ?? 0;
+}
+
+/**
+ * Processes of this run still alive (found by the marker in `/proc/<pid>/environ`) are killed, this run's temp folder
+ * is removed; returns what was left: every such process, and each folder the suite's own helpers name `cp-…`. Other
+ * entries (a library's scratch files) go with the folder without failing the run.
+ */
+async function removeLeftovers() {
+  const marker = `CP_TEST_RUN=${run.id}`;
+  const alive = () =>
+    readdirSync('/proc')
+      .filter((pid) => /^\d+$/.test(pid) && Number(pid) !== process.pid)
+      .filter((pid) => {
+        try {
+          return readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(marker);
+        } catch {
+          return false; // gone meanwhile, or not ours to read
+        }
+      });
+  // A process that is exiting right now (a worker's last children, reaped a moment later) is not a leftover.
+  let pids = alive();
+  for (let i = 0; i < 20 && pids.length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    pids = alive();
+  }
+  const found = [];
+  for (const pid of pids) {
+    let command = '?';
+    try {
+      command = readFileSync(`/proc/${pid}/cmdline`, 'latin1').split('\0').join(' ').trim();
+    } catch {
+      // gone meanwhile
+    }
+    found.push(`process ${pid}: ${command}`);
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // gone meanwhile
+    }
+  }
+  let entries = [];
+  try {
+    entries = readdirSync(run.tmp);
+  } catch {
+    // removed by someone else
+  }
+  for (const name of entries.filter((n) => n.startsWith('cp-'))) found.push(`folder ${join(run.tmp, name)}`);
+  try {
+    rmSync(run.tmp, { recursive: true, force: true });
+  } catch (err) {
+    // e.g. a file system a test mounted there and did not unmount
+    found.push(`folder ${run.tmp} (not removable: ${err.code ?? err.message})`);
+  }
+  return found;
 }

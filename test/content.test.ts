@@ -1,11 +1,11 @@
 // Black-box: content entries — creation rules, validation, lifecycle, migrate, listing, search, client reads.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
+import { tempDir } from './support/leftovers';
 import { useService } from './support/setup';
 
 const app = `/app/v1${PROJECT}`;
@@ -21,7 +21,7 @@ export default function layout(x: { children: string }) { return '<main>' + x.ch
 
 /** Imports a compiled entry module in a separate Node process and renders it, as a client would. */
 function render(compiled: string): string {
-  const file = join(mkdtempSync(join(tmpdir(), 'cp-entry-')), 'entry.mjs');
+  const file = join(tempDir('cp-entry-'), 'entry.mjs');
   writeFileSync(file, compiled);
   return execFileSync(
     process.execPath,

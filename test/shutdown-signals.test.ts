@@ -1,12 +1,11 @@
 // Black-box: SIGTERM exits 0 well before SHUTDOWN_TIMEOUT_MS (idle, after a request, under load) for the embedded
 // gateway, the gateway on PostgreSQL and the standalone subgraph services; reads in flight at the signal are all answered.
 import { createPostgresDatabase } from '@cp/db/testing';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, PROJECT } from './support/client';
+import { runEnv, spawnTracked, tempDir } from './support/leftovers';
 import {
   ADMIN,
   expectCleanExit,
@@ -87,7 +86,7 @@ describe.each([
   { name: 'embedded gateway', database: 'pglite' as const, delays: [30] },
   { name: 'gateway on PostgreSQL', database: 'postgres' as const, delays: [15, 30, 45] },
 ])('SIGTERM: $name', ({ database, delays }) => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'cp-shutdown-'));
+  const dataDir = tempDir('cp-shutdown-');
   let databaseUrl: string | undefined;
   let drop: (() => Promise<void>) | undefined;
   let apiKey: string;
@@ -192,7 +191,7 @@ describe('SIGTERM: standalone subgraph services', () => {
 describe('SIGTERM to the `npm start` path', () => {
   let databaseUrl: string;
   let drop: () => Promise<void>;
-  const dataDir = mkdtempSync(join(tmpdir(), 'cp-shutdown-'));
+  const dataDir = tempDir('cp-shutdown-');
 
   beforeAll(async () => {
     ({ url: databaseUrl, drop } = await createPostgresDatabase());
@@ -205,10 +204,11 @@ describe('SIGTERM to the `npm start` path', () => {
   /** Runs `command` until the gateway it starts listens; `gatewayPid` is the gateway's own (pino logs it). */
   async function launch(command: string, args: string[]) {
     const port = await freePort();
-    const child = spawn(command, args, {
+    const child = spawnTracked(command, args, {
       cwd: ROOT,
       env: {
         PATH: process.env.PATH ?? '',
+        ...runEnv(),
         HOME: process.env.HOME ?? tmpdir(),
         npm_config_update_notifier: 'false',
         LOG_LEVEL: 'info',
@@ -227,8 +227,8 @@ describe('SIGTERM to the `npm start` path', () => {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     const gatewayPid = () => Number(/"pid":(\d+)[^\n]*content platform listening/.exec(output)?.[1]);
     await waitFor(

@@ -20,7 +20,12 @@ const TIMED = [
 ];
 
 // Each project spells its settings out: with `extends: true` vitest would add the root's `include` to its own.
-const project = (name, test) => ({ plugins: sharedConfig.plugins, test: { ...sharedConfig.test, name, ...test } });
+// teardown.ts stops what a file started and removes its temp folders even when a test failed or timed out.
+const setupFiles = [...sharedConfig.test.setupFiles, './support/teardown.ts'];
+const project = (name, test) => ({
+  plugins: sharedConfig.plugins,
+  test: { ...sharedConfig.test, setupFiles, name, ...test },
+});
 
 export default defineConfig({
   test: {

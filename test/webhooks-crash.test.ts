@@ -17,7 +17,11 @@ describe('webhooks across a crash', () => {
   });
 
   it('delivers every event at least once when the gateway was killed with attempts in flight', async () => {
-    const env = { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_RETRY_BASE_MS: '200' };
+    // The attempts the kill cuts stay `sending` until their lease (three attempt timeouts, 30 s by default) runs out,
+    // and every later delivery of the webhook waits behind them: that wait was most of this test. The receiver answers
+    // in 300 ms, so 2 s per attempt still leaves room on a loaded machine (an attempt that times out is retried after
+    // 200 ms; the receiver may then count it twice, which at-least-once allows).
+    const env = { WEBHOOK_ALLOW_PRIVATE_TARGETS: '1', WEBHOOK_RETRY_BASE_MS: '200', WEBHOOK_TIMEOUT_MS: '2000' };
     const first = await startService({ env });
     running.push(first);
     const delivered = new Map<string, number>();

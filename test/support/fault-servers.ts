@@ -1,9 +1,9 @@
 // Backing services a fault test owns (Redis, NATS, PostgreSQL on spare ports), to stop and start again mid-test.
-import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, readFileSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { onCleanUp, spawnTracked, tempDir } from './leftovers';
 import { freePort } from './service';
 
 export interface FaultServer {
@@ -58,7 +58,7 @@ function processServer(
     port,
     async start() {
       const [file, args] = command(port);
-      child = spawn(file, args, { stdio: 'ignore' });
+      child = spawnTracked(file, args, { stdio: 'ignore' });
       await untilListening(port);
     },
     async stop() {
@@ -103,7 +103,7 @@ export async function startNats(): Promise<FaultServer> {
 /** A PostgreSQL cluster of its own (initdb + pg_ctl, run as `postgres`: the server refuses to run as root). */
 export async function startPostgres(): Promise<FaultServer> {
   const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'cp-fault-pg-'));
+  const dir = tempDir('cp-fault-pg-');
   chmodSync(dir, 0o755);
   const data = join(dir, 'data');
   const owner = Number(execFileSync('id', ['-u', 'postgres']).toString());
@@ -113,6 +113,16 @@ export async function startPostgres(): Promise<FaultServer> {
     execFileSync(file, rest, { stdio: 'ignore' });
   };
   asPostgres(['initdb', '-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync']);
+  // pg_ctl starts the server as a daemon, outside any process group of ours: if the test never reaches destroy(), the
+  // file's cleanup stops it (immediately: nothing of it is kept) before its folder goes.
+  const forget = onCleanUp(() => {
+    try {
+      server.thaw();
+      asPostgres(['pg_ctl', '-D', data, '-m', 'immediate', '-w', 'stop']);
+    } catch {
+      // not running
+    }
+  });
   const server: FaultServer = {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
@@ -135,6 +145,7 @@ export async function startPostgres(): Promise<FaultServer> {
         // already stopped
       }
       rmSync(dir, { recursive: true, force: true });
+      forget();
     },
   };
   await server.start();

@@ -1,11 +1,11 @@
 // Black-box harness: starts the real service (`node apps/gateway/dist/main.js`, what `npm start` runs) on a free port.
 import { createPostgresDatabase } from '@cp/db/testing';
 import { expect } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { runEnv, spawnTracked, tempDir } from './leftovers';
 
 export const ROOT = resolve(__dirname, '../..');
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery staple' };
@@ -43,10 +43,17 @@ export async function spawnNode(
   readyMessage: RegExp,
   timeoutMs = 90_000,
 ): Promise<Process> {
-  const child = spawn(process.execPath, [join(ROOT, entry)], {
+  const child = spawnTracked(process.execPath, [join(ROOT, entry)], {
     cwd: ROOT,
     // No SIGTERM grace window (SHUTDOWN_GRACE_MS) unless a test asks: every stop() would wait it out.
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '0', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      ...runEnv(),
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_GRACE_MS: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -119,11 +126,12 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     ...options.env,
   };
   let drop: (() => Promise<void>) | undefined;
-  let dataDir = options.dataDir;
-  if (options.database === 'pglite') {
-    dataDir ??= mkdtempSync(join(tmpdir(), 'cp-blackbox-'));
-    env.DATA_DIR = dataDir;
-  } else {
+  // A DATA_DIR made here is removed by destroy() (and by the file's cleanup if destroy never ran); one the caller
+  // passed is the caller's.
+  const ownDataDir = options.dataDir ? undefined : tempDir('cp-blackbox-');
+  const dataDir = options.dataDir ?? ownDataDir!;
+  env.DATA_DIR = dataDir;
+  if (options.database !== 'pglite') {
     let url = options.databaseUrl;
     if (!url) {
       const db = await createPostgresDatabase();
@@ -131,7 +139,6 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
       drop = db.drop;
     }
     env.DATABASE_URL = url;
-    env.DATA_DIR = options.dataDir ?? mkdtempSync(join(tmpdir(), 'cp-blackbox-'));
   }
   const proc = await spawnNode('apps/gateway/dist/main.js', env, /content platform listening/, options.startTimeoutMs);
   return {
@@ -142,8 +149,7 @@ export async function startService(options: StartOptions = {}): Promise<TestServ
     async destroy() {
       await proc.stop();
       await drop?.();
-      if (options.database === 'pglite' && !options.dataDir && dataDir)
-        rmSync(dataDir, { recursive: true, force: true });
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
     },
   };
 }
@@ -162,18 +168,18 @@ export function runCli(
   settings: { DATA_DIR: string; JWT_SECRET: string; DATABASE_URL?: string },
   args: string[],
 ): Promise<CliRun> {
-  const env = { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...settings };
+  const env = { PATH: process.env.PATH ?? '', ...runEnv(), LOG_LEVEL: 'silent', ...settings };
   if (!env.DATABASE_URL) delete env.DATABASE_URL;
   return new Promise((resolve, reject) => {
-    const child = spawn(join(ROOT, 'node_modules/.bin/content-platform'), args, {
+    const child = spawnTracked(join(ROOT, 'node_modules/.bin/content-platform'), args, {
       cwd: ROOT,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
     child.once('error', reject);
     child.once('exit', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });

@@ -1,8 +1,8 @@
 // Black-box harness for the standalone deployment: subgraph services, each its own process, with our gateway.
 import { createPostgresDatabase } from '@cp/db/testing';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from './leftovers';
 import { freePort, JWT_SECRET, ROOT, spawnNode, startService, SUBGRAPH_SECRET } from './service';
 import type { Process, TestService } from './service';
 
@@ -51,7 +51,7 @@ export async function startStandaloneStack(options: StandaloneOptions = {}): Pro
   const db = options.databaseUrl
     ? { url: options.databaseUrl, drop: async () => undefined }
     : await createPostgresDatabase();
-  const dataDir = mkdtempSync(join(tmpdir(), 'cp-standalone-'));
+  const dataDir = tempDir('cp-standalone-');
   const envs: Partial<Record<SubgraphName, Record<string, string>>> = {};
   const services: Partial<Record<SubgraphName, Process>> = {};
   const gateways: TestService[] = [];

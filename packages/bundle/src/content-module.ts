@@ -1,5 +1,5 @@
 // Builds a content entry's `compiled` ES module: its data bundled with the layout and components of its pinned package.
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
 
 export interface CompiledComponent {
@@ -141,6 +141,8 @@ export default function render() {
   return layout ? layout({ content, meta, children }) : children;
 }
 `;
+  // Loaded on the first bundle rather than at start: an idle process does not carry esbuild's JavaScript.
+  const { build } = await import('esbuild');
   const result = await build({
     stdin: { contents: entry, loader: 'js', resolveDir: '/' },
     bundle: true,

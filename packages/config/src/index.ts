@@ -76,6 +76,7 @@ const envSchema = z
     EMBEDDINGS_IDLE_SECONDS: z.coerce.number().int().min(0).default(120),
     WEBHOOK_ALLOW_PRIVATE_TARGETS: z.preprocess((v) => v === '1' || v === 'true', z.boolean()),
     WEBHOOK_RETRY_BASE_MS: int(30_000),
+    WEBHOOK_TIMEOUT_MS: int(10_000),
     CACHE: z.enum(['on', 'off']).default('on'),
     CACHE_MAX_BYTES: int(64 * 1024 * 1024),
     CACHE_CDN_MAX_AGE: z.preprocess((v) => (v === '' || v === undefined ? 0 : Number(v)), z.number().int().min(0)),
@@ -176,8 +177,11 @@ export interface Config {
   /** Semantic search: the local MiniLM model, a hosted OpenAI-compatible API (key), or off. */
   /** `idleSeconds`: the local model's thread is stopped after this long without work (0: never), freeing its memory. */
   embeddings: { enabled: boolean; apiKey?: string; idleSeconds: number };
-  /** Outbound webhooks: private/loopback targets refused unless allowed (SSRF); first retry delay, doubling after. */
-  webhooks: { allowPrivateTargets: boolean; retryBaseMs: number };
+  /**
+   * Outbound webhooks: private/loopback targets refused unless allowed (SSRF); first retry delay, doubling after; how
+   * long one attempt may take (an attempt's claim is leased for three times that).
+   */
+  webhooks: { allowPrivateTargets: boolean; retryBaseMs: number; attemptTimeoutMs: number };
   /**
    * Published-read cache of the client family (`/api/v1` GETs, API-key GraphQL queries): on/off and its byte budget;
    * `cdnMaxAge` is the `s-maxage` a shared cache may keep a response without revalidating (0: revalidate every use).
@@ -262,7 +266,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       apiKey: e.EMBEDDINGS_API_KEY,
       idleSeconds: e.EMBEDDINGS_IDLE_SECONDS,
     },
-    webhooks: { allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS, retryBaseMs: e.WEBHOOK_RETRY_BASE_MS },
+    webhooks: {
+      allowPrivateTargets: e.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      attemptTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+    },
     cache: { enabled: e.CACHE === 'on', maxBytes: e.CACHE_MAX_BYTES, cdnMaxAge: e.CACHE_CDN_MAX_AGE },
     graphqlIde: (e.GRAPHQL_IDE ?? (e.NODE_ENV === 'production' ? 'off' : 'on')) === 'on',
     shutdown: { timeoutMs: e.SHUTDOWN_TIMEOUT_MS, graceMs: e.SHUTDOWN_GRACE_MS },

@@ -2,7 +2,7 @@
 import { AppError, UnavailableError, ValidationFailedError } from '@cp/errors';
 import { counter } from '@cp/metrics';
 import { Readable } from 'node:stream';
-import sharp from 'sharp';
+import type Sharp from 'sharp';
 import type { Deliverable } from './deliver';
 import { FORMAT_TYPES, variantId, type ImageTransform } from './image-params';
 import { StorageFullError, type AssetStorage } from './storage';
@@ -112,8 +112,16 @@ function undecodable(): ValidationFailedError {
   return new ValidationFailedError([{ path: '', message }], message);
 }
 
+/**
+ * sharp loads with the first image transformation, not with the process: its libvips takes about 20 MB of resident memory,
+ * which a process that never transforms an image (most of them, and every idle one) would carry for nothing.
+ */
+let loading: Promise<typeof Sharp> | undefined;
+const loadSharp = () => (loading ??= import('sharp').then((m) => m.default));
+
 /** Reads only the header: a small file claiming huge dimensions (a decompression bomb) is refused undecoded. */
 async function assertWithinLimit(input: string, t: ImageTransform): Promise<void> {
+  const sharp = await loadSharp();
   const meta = await sharp(input)
     .metadata()
     .catch(() => Promise.reject(undecodable()));
@@ -139,6 +147,7 @@ function outputSize(width: number, height: number, t: ImageTransform): { width: 
 
 /** Same input, parameters and library version → same bytes; metadata (EXIF, GPS) is dropped, orientation applied. */
 async function render(input: string, t: ImageTransform): Promise<Buffer> {
+  const sharp = await loadSharp();
   let image = sharp(input, { limitInputPixels: MAX_IMAGE_PIXELS, autoOrient: true });
   if (t.width || t.height) {
     // `contain` pads with transparency (white where the format has no alpha).

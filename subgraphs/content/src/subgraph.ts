@@ -103,8 +103,8 @@ export function createContentModule(): SubgraphModule {
     build: ({ config, secret }) => buildContentSubgraph({ config, secret, embedder: shared(config) }),
     transfer: ({ secret }) => createContentTransfer(secret),
     workers({ config, secret, orm, logger }) {
-      const { allowPrivateTargets, retryBaseMs } = config.webhooks;
-      const webhooks = new WebhookWorker({ orm, box: new SecretBox(secret), allowPrivateTargets, retryBaseMs, logger });
+      const box = new SecretBox(secret);
+      const webhooks = new WebhookWorker({ orm, box, ...config.webhooks, logger });
       const model = shared(config);
       const embeddings = model ? [new EmbeddingIndexer(orm, model, logger)] : [];
       return [webhooks, ...embeddings, new ScheduleWorker({ orm, logger })];

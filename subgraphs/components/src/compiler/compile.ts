@@ -1,6 +1,6 @@
 // TypeScript component source → the ES module clients get (`compiled`) and the script the sandbox evaluates.
 import { BadRequestError } from '@cp/errors';
-import { build, formatMessages, transform, type Message, type Plugin } from 'esbuild';
+import type { Message, Plugin } from 'esbuild';
 
 export interface CompiledSource {
   /** ES module: `export default` render function and `export function metadata`. */
@@ -24,6 +24,8 @@ const noImports: Plugin = {
 };
 
 export async function compileSource(source: string): Promise<CompiledSource> {
+  // Loaded on the first compilation rather than at start: an idle process does not carry esbuild's JavaScript.
+  const { build, formatMessages, transform } = await import('esbuild');
   try {
     await build({
       stdin: { contents: source, loader: 'ts', sourcefile: 'component.ts' },

@@ -14,23 +14,29 @@ export interface WebhookWorkerOptions {
   allowPrivateTargets: boolean;
   /** First retry delay; each retry doubles it, capped at an hour, for 24 hours. */
   retryBaseMs: number;
+  /** How long one attempt may take (10 s by default); its claim is leased for three times that. */
+  attemptTimeoutMs?: number;
   logger?: Logger;
   pollMs?: number;
 }
 
 const GIVE_UP_AFTER_MS = 24 * 3600 * 1000;
 const MAX_BACKOFF_MS = 3600 * 1000;
-/** Per attempt; a slow receiver only holds its own queue this long. */
+/** Per attempt by default; a slow receiver only holds its own queue this long. */
 const TIMEOUT_MS = 10_000;
 /**
  * How long a stop (SIGTERM) lets attempts in flight finish before it interrupts them: an attempt may take `TIMEOUT_MS`,
  * as long as a whole shutdown may (SHUTDOWN_TIMEOUT_MS), and a hanging receiver must not make the process overrun it.
+ * The interrupted attempts then get as long again to record that they are due again.
  */
 const STOP_WAIT_MS = 1000;
 /** Attempts in flight per process, all targets together: bounds sockets when many receivers hang at once. */
 const MAX_IN_FLIGHT = 32;
-/** A `sending` row is leased this long; past it (its worker died) the delivery is due again. */
-const LEASE_SECONDS = Math.ceil((TIMEOUT_MS * 3) / 1000);
+/**
+ * A `sending` row is leased for this many attempt timeouts; past it (its worker died, or stopped before it could write
+ * the outcome) the delivery is due again.
+ */
+const LEASE_ATTEMPTS = 3;
 // Only one replica at a time turns new events into deliveries.
 export const SCAN_LOCK = 7_240_115;
 
@@ -65,7 +71,7 @@ update "webhook_cursor" set "position" = (select max("position") from fresh) whe
  * snapshot, taken after the scan ran, sees the deliveries the scan just inserted; `now()` is the round's start, the
  * scan's deliveries are due at once.
  */
-const claimStatement = (limit: number) => `with heads as (
+const claimStatement = (limit: number, leaseSeconds: number) => `with heads as (
      select distinct on (d."webhook_id") d."id", d."next_attempt_at"
        from "webhook_delivery" d join "webhook" w on w."id" = d."webhook_id"
       where d."status" in ('pending', 'retrying', 'sending') and d."next_attempt_at" <= now() and w."active"
@@ -75,7 +81,7 @@ const claimStatement = (limit: number) => `with heads as (
    picked as (
      select d."id" from "webhook_delivery" d join heads h on h."id" = d."id"
       order by h."next_attempt_at" limit ${limit} for update of d skip locked)
-   update "webhook_delivery" d set "status" = 'sending', "next_attempt_at" = now() + interval '${LEASE_SECONDS} seconds'
+   update "webhook_delivery" d set "status" = 'sending', "next_attempt_at" = now() + interval '${leaseSeconds} seconds'
      from "webhook" w
     where d."id" in (select "id" from picked) and w."id" = d."webhook_id"
     returning d."id", d."webhook_id", d."event_id", d."event_type", d."attempts", d."created_at", w."url", w."secret_ciphertext"`;
@@ -107,26 +113,41 @@ export class WebhookWorker extends PollingWorker {
   private readonly inFlight = new Set<Promise<void>>();
   /** Aborted by `stop()` once its wait is over: cuts the attempts still in flight. */
   private readonly interrupt = new AbortController();
+  private readonly timeoutMs: number;
+  /** Whole seconds (it is inlined into the claim), at least one. */
+  private readonly leaseSeconds: number;
 
   constructor(private readonly options: WebhookWorkerOptions) {
     // Deliveries are found by scanning numbered events: new positions are the signal.
     const pollMs = options.pollMs ?? 1000;
     super({ name: 'webhooks', what: 'webhook delivery round', pollMs, kickOn: ['announce'], logger: options.logger });
+    this.timeoutMs = options.attemptTimeoutMs ?? TIMEOUT_MS;
+    this.leaseSeconds = Math.max(1, Math.ceil((this.timeoutMs * LEASE_ATTEMPTS) / 1000));
   }
 
   /**
    * Lets the attempts in flight finish (and record their outcome) for a moment, then interrupts the rest: those are
    * due again at once, for another replica or the next start (at least once: the receiver may see one twice); claims
    * nothing new.
+   *
+   * Both waits are bounded. Recording an outcome is a database write, which could wait far longer than a shutdown may
+   * take: behind a row lock another session holds (up to the statement timeout, 15 s by default), for a pooled
+   * connection (up to 10 s). Awaiting it made SIGTERM overrun SHUTDOWN_TIMEOUT_MS and end in the deadline's exit 1, 10
+   * to 20 s after the signal. So a write made while stopping skips a locked row (see `deliver`), and an attempt still
+   * busy when the second wait ends is left to its lease: its row stays `sending` and is due again once the lease runs
+   * out, so nothing is lost.
    */
   override async stop(): Promise<void> {
     await super.stop();
     const settled = Promise.all(this.inFlight);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([settled, new Promise((r) => (timer = setTimeout(r, STOP_WAIT_MS)))]);
-    clearTimeout(timer);
-    this.interrupt.abort();
-    await settled;
+    if (!(await within(settled, STOP_WAIT_MS))) {
+      this.interrupt.abort();
+      if (!(await within(settled, STOP_WAIT_MS)))
+        this.options.logger?.warn(
+          { attempts: this.inFlight.size },
+          'webhook attempts did not record their outcome before the stop; they are due again when their lease ends',
+        );
+    }
   }
 
   protected async pass(): Promise<void> {
@@ -135,7 +156,7 @@ export class WebhookWorker extends PollingWorker {
     const results = await this.options.orm.em
       .getConnection()
       .getKnex()
-      .raw(claiming ? `${SCAN};\n${claimStatement(room)}` : SCAN);
+      .raw(claiming ? `${SCAN};\n${claimStatement(room, this.leaseSeconds)}` : SCAN);
     if (!claiming) return;
     const [, claimed] = results as { rows: DueDelivery[] }[];
     for (const delivery of claimed!.rows) {
@@ -179,16 +200,22 @@ export class WebhookWorker extends PollingWorker {
         'x-cp-event': delivery.event_type,
         'x-cp-delivery': delivery.id,
       };
-      code = await pinnedPost(target, headers, body, TIMEOUT_MS, this.interrupt.signal);
+      code = await pinnedPost(target, headers, body, this.timeoutMs, this.interrupt.signal);
       if (code < 200 || code > 299) error = `HTTP ${code}`;
     } catch (e) {
       error = (e as Error).message;
     }
     const duration = Date.now() - started;
     const attempts = delivery.attempts + 1;
+    // Once the worker is stopping, an outcome write does not wait for a row lock another session holds: the shutdown
+    // would wait for it (closing the pool waits for every query) past its deadline. Skipped, the row stays `sending`
+    // and its lease makes the delivery due again.
+    const row = this.stopping
+      ? `"id" = (select "id" from "webhook_delivery" where "id" = ? for update skip locked)`
+      : `"id" = ?`;
     if (!error) {
       await conn.execute(
-        `update "webhook_delivery" set "status" = 'delivered', "attempts" = ?, "response_code" = ?, "duration_ms" = ?, "error" = null, "delivered_at" = now() where "id" = ?`,
+        `update "webhook_delivery" set "status" = 'delivered', "attempts" = ?, "response_code" = ?, "duration_ms" = ?, "error" = null, "delivered_at" = now() where ${row}`,
         [attempts, code, duration, delivery.id],
       );
       return;
@@ -196,7 +223,7 @@ export class WebhookWorker extends PollingWorker {
     if (code === null && this.interrupt.signal.aborted) {
       // Cut by the stop, not refused by the receiver: no attempt is counted, and the delivery is due again now.
       await conn.execute(
-        `update "webhook_delivery" set "status" = 'retrying', "next_attempt_at" = now() where "id" = ? and "status" = 'sending'`,
+        `update "webhook_delivery" set "status" = 'retrying', "next_attempt_at" = now() where ${row} and "status" = 'sending'`,
         [delivery.id],
       );
       return;
@@ -207,8 +234,19 @@ export class WebhookWorker extends PollingWorker {
     const giveUp = next.getTime() - new Date(delivery.created_at).getTime() > GIVE_UP_AFTER_MS;
     await conn.execute(
       // Conditional: a delivery cancelled meanwhile (its webhook was deactivated) stays cancelled.
-      `update "webhook_delivery" set "status" = ?, "attempts" = ?, "response_code" = ?, "duration_ms" = ?, "error" = ?, "next_attempt_at" = ? where "id" = ? and "status" = 'sending'`,
+      `update "webhook_delivery" set "status" = ?, "attempts" = ?, "response_code" = ?, "duration_ms" = ?, "error" = ?, "next_attempt_at" = ? where ${row} and "status" = 'sending'`,
       [giveUp ? 'failed' : 'retrying', attempts, code, duration, error.slice(0, 500), next, delivery.id],
     );
+  }
+}
+
+/** True when `work` settled within `ms`; it is not cancelled otherwise. */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([work.then(() => true), timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }
