@@ -22,10 +22,10 @@ const OPERATORS: Record<PropertyKind, string[]> = {
 };
 
 /** At most this many values in an `in`: each is one index probe. */
-export const MAX_IN_VALUES = 100;
+const MAX_IN_VALUES = 100;
 
 /** Matches no entry (`in` of nothing). */
-const NOTHING = { id: { $in: [] } } as FilterQuery<Content>;
+export const NOTHING = { id: { $in: [] } } as FilterQuery<Content>;
 
 type SchemaNode = Record<string, unknown>;
 
@@ -33,7 +33,7 @@ type SchemaNode = Record<string, unknown>;
  * The kind of the property at `path` in a content type's schema. A path the schema does not declare, or one that
  * goes into an array, is 400 naming the field.
  */
-export function propertyKind(schema: SchemaNode, field: string, path: string[]): PropertyKind {
+function propertyKind(schema: SchemaNode, field: string, path: string[]): PropertyKind {
   let node: SchemaNode = schema;
   for (const [i, segment] of path.entries()) {
     const types = typesOf(node);

@@ -9,7 +9,7 @@ import {
   type Visibility,
 } from '@cp/graphql';
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
-import { documentCondition, DOCUMENT_FIELD, likePattern } from './content-fields';
+import { documentCondition, DOCUMENT_FIELD, likePattern, NOTHING } from './content-fields';
 import { Content } from './content.entity';
 import { PublishedContent } from './published-content.entity';
 import type { ContentListArgs } from './content.inputs';
@@ -140,9 +140,6 @@ const OPERATORS: Record<FieldKind, string[]> = {
   tags: ['eq', 'neq', 'in', 'all', 'any'],
 };
 const ALL_OPERATORS = [...new Set(Object.values(OPERATORS).flat())];
-
-/** Matches no entry (`in` of nothing). */
-const NOTHING = { id: { $in: [] } } as FilterQuery<Content>;
 
 /**
  * Search filter → MikroORM conditions; unknown fields, operators or ill-typed values are 400 naming them. For the

@@ -105,7 +105,11 @@ export class ContentListArgs extends CursorArgs {
   @Field({ nullable: true, description: 'Only entries in this folder; `null` selects unfiled entries.' })
   folderId?: string;
 
-  @Field({ nullable: true, description: '`updatedAt:desc` (default) or `updatedAt:asc`.' })
+  @Field({
+    nullable: true,
+    description:
+      '`updatedAt:desc` (default) or `updatedAt:asc`; with one `typeId` selected, `content.<path>:asc|desc` sorts by a property of the document.',
+  })
   sort?: string;
 
   @Field(() => JSONObjectScalar, {
@@ -127,7 +131,8 @@ export class SearchContentInput {
 
   @Field(() => JSONScalar, {
     nullable: true,
-    description: '`[{field: "updatedAt", order: "asc"|"desc"}]` (default updatedAt desc).',
+    description:
+      '`[{field: "updatedAt", order: "asc"|"desc"}]` (default updatedAt desc); with `typeId: {eq}` in the filter, `field` may be `content.<path>`.',
   })
   sort?: unknown;
 
