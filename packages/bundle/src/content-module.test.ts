@@ -1,6 +1,6 @@
 import { transform } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,7 +17,11 @@ function load(code: string, tree?: unknown) {
   const script = `const m = await import(${JSON.stringify(pathToFileURL(file).href)});
     console.log(JSON.stringify({ meta: m.meta, content: m.content, names: Object.keys(m.components).sort(),
       layout: m.layout === null ? null : typeof m.layout, html: m.default(), tree: m.renderTree(${JSON.stringify(tree ?? [])}) }));`;
-  return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+  try {
+    return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' }));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 describe('content module', () => {
