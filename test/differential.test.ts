@@ -42,7 +42,7 @@ interface Operation {
 }
 
 interface Shape {
-  transport: 'get' | 'post' | 'postExpress';
+  transport: 'get' | 'post';
   /** Filler parameters around the GraphQL ones (GET only): 1,000+ pushed `variables` past qs's limit. */
   padding: number;
   /** Where the fillers go among the GraphQL parameters (0: before all; 1: after `query`, …). */
@@ -123,8 +123,6 @@ function toRequest({ operation, shape }: Generated): Sent {
   if (repeated)
     json.unshift(`${JSON.stringify(repeated[0])}:${JSON.stringify(repeated[0] === 'variables' ? { limit: 2 } : 'x')}`);
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  // `Content-Encoding: identity` keeps the body on Express's own parser (fast-hits.ts reads plain bodies early).
-  if (shape.transport === 'postExpress') headers['content-encoding'] = 'identity';
   return { method: 'POST', path: '/graphql', headers, body: `{${json.join(',')}}` };
 }
 
@@ -155,7 +153,7 @@ const operationArb: fc.Arbitrary<Operation> = fc.record({
 
 const shapeArb: fc.Arbitrary<Shape> = fc.record(
   {
-    transport: weighted<Shape['transport']>(['get', 3], ['post', 1], ['postExpress', 1]),
+    transport: weighted<Shape['transport']>(['get', 3], ['post', 2]),
     padding: weighted([0, 3], [3, 1], [95, 1], [101, 1], [999, 1], [1000, 3], [1200, 2]),
     // Fillers right after `query` push `variables` past qs's 1,000th parameter while `query` stays within it.
     paddingAt: weighted([0, 1], [1, 4], [2, 1], [3, 1]),
@@ -258,7 +256,7 @@ function comparable(status: number, text: string): { status: number; body: unkno
 
 describe('every read path answers alike (differential)', () => {
   const services: Process[] = [];
-  let cached: TestService; // CACHE=on, subgraphs in process: hits (early and in Express), misses, direct execution
+  let cached: TestService; // CACHE=on, subgraphs in process: hits, misses, direct execution
   let uncached: TestService; // CACHE=off: every request executed (direct reads where the plan allows)
   let remote: TestService; // CACHE=off, the content subgraph as its own service: the full gateway plans every read
   let drop: () => Promise<void>;

@@ -115,7 +115,7 @@ describe.each([
     expectCleanExit(await terminate(service), service, TIMEOUT_MS);
   }, 240_000);
 
-  // Client REST reads (read cache in front of Express) and GraphQL reads (through Apollo), half each.
+  // Client REST reads (read cache in the pipeline's read-cache stage) and GraphQL reads (through Apollo), half each.
   it.each(delays)(
     'answers all of 100 reads in flight when SIGTERM comes %i ms after them, /ready 503, exits 0',
     async (delayMs) => {

@@ -18,13 +18,12 @@ import { EVENT_HTTP_ROUTES } from './events/event-http-routes';
 import { documentSizeLimit, responseSizeLimit } from './graphql/armor';
 import { contextMiddleware } from './http/context';
 import { createGateway, readSupergraph } from './graphql/gateway';
-import { fastCachedReads } from './cache/fast-hits';
 import { adminReads } from './cache/admin-reads';
-import { EarlyAnswers } from './cache/early-answer';
 import { mountDocs } from './docs/mount';
 import { gatewayHttpRoutes } from './rest/http-routes';
 import { assertJsonDepth, graphqlInputGuard, inputGuard } from './http/input-guard';
 import { apiHeaders } from './http/api-headers';
+import { headAsGet } from './http/head-as-get';
 import { requestScope } from './http/request-scope';
 import { clientReadCache } from './cache/client-cache';
 import { ReadCache } from './cache/read-cache';
@@ -69,6 +68,7 @@ export async function startService(config: Config, logger: Logger = createLogger
       port: config.http.port,
       version: SERVICE_VERSION,
       front(app) {
+        app.use(['/app/v1', '/api/v1'], headAsGet);
         app.use(requestScope(logger));
         app.use(inputGuard());
         app.use(['/app/v1', '/api/v1', '/graphql'], apiHeaders());
@@ -139,25 +139,12 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate(({ apiSchema: schema }) => (apiSchema = schema));
 
-  const early = new EarlyAnswers(limiter, logger);
-  const fastHits = fastCachedReads({
-    cache,
-    auth,
-    em: db.orm.em,
-    limiter,
-    cdnMaxAge: config.cache.cdnMaxAge,
-    onGraphQLError: sendGraphQLError,
-    early,
-  });
   // An admin's entry reads, answered again while their row is unchanged (cache/admin-reads.ts); a quarter of the
   // read cache's budget.
   const admin = config.cache.enabled
     ? adminReads({
         route: allRoutes()['Query.content'].app!,
-        auth,
         em: db.orm.em,
-        projects,
-        early,
         maxBytes: Math.floor(config.cache.maxBytes / 4),
       })
     : undefined;
@@ -209,10 +196,8 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   });
   app.use(
     '/graphql',
-    fastHits.parsedBody,
     express.json({ limit: JSON_LIMIT_BYTES, verify: (_req, _res, buf) => assertJsonDepth(buf.toString('utf8')) }),
     graphqlInputGuard(sendGraphQLError),
-    fastHits.graphql,
     contextMiddleware(contextDeps, limiter.onAuthFailure(sendGraphQLError)),
     limiter.middleware(sendGraphQLError),
     documentSizeLimit(sendGraphQLError),
@@ -249,7 +234,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
     });
     // Client reads come from the published-read cache; admin POSTs honour Idempotency-Key.
     const familyMiddleware =
-      family === 'api' ? [clientCache.rest] : [...(admin ? [admin.fill] : []), idempotent('raw', sendError)];
+      family === 'api' ? [clientCache.rest] : [...(admin ? [admin.serve] : []), idempotent('raw', sendError)];
     app.use(
       `/${family}/v1`,
       contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
@@ -266,9 +251,6 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
 
   return {
     cache,
-    // REST and GraphQL POST hits of the published-read cache, and admin entry reads of an unchanged row, are answered
-    // in front of Express (fast-hits.ts, admin-reads.ts).
-    listener: admin ? admin.listener(fastHits.listener(app)) : fastHits.listener(app),
     metrics: {
       feedPosition: () => feed.position,
       sseStreams: () => streams.size,

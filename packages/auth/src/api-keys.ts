@@ -22,15 +22,6 @@ export class ApiKeyLookup {
 
   constructor(private readonly cache: PrincipalCache) {}
 
-  /**
-   * The principal of a key already in the principal cache, synchronously (a map lookup); undefined otherwise. A cache
-   * entry is dropped on every replica when its key changes (revocation records an `api-keys` event). `em` only lends
-   * its connection to the batched `lastUsed` write.
-   */
-  cached(em: EntityManager, presented: string): ApiKeyPrincipal | undefined {
-    return looksLikeKey(presented) ? this.fromCache(em, hashKey(presented)) : undefined;
-  }
-
   /** The cache, else one round trip on the unique hash index; an unknown, malformed or revoked key is 401. */
   async authenticate(em: EntityManager, presented: string): Promise<ApiKeyPrincipal> {
     if (!looksLikeKey(presented)) throw new UnauthorizedError('The API key is invalid or revoked.');

@@ -1,8 +1,8 @@
 // The one authentication entry point: credentials (read once by credentials.ts) → principal, for every host and transport.
 import type { Config } from '@cp/config';
 import { UnauthorizedError } from '@cp/errors';
-import { ANONYMOUS, verifyVouched, type ApiKeyPrincipal, type Authenticated, type Authenticator } from '@cp/principal';
-import type { Credentials, Principal, UserPrincipal } from '@cp/principal';
+import { ANONYMOUS, verifyVouched, type Authenticated, type Authenticator } from '@cp/principal';
+import type { Credentials, Principal } from '@cp/principal';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ApiKeyLookup } from './api-keys';
@@ -54,21 +54,6 @@ export class Authentication implements Authenticator {
     const { authorization, apiKey } = credentials;
     if (authorization === undefined && apiKey === undefined) return { principal: ANONYMOUS, via: 'anonymous' };
     return { principal: await this.clientPrincipal(em, authorization, apiKey), via: 'credentials' };
-  }
-
-  /**
-   * What `authenticate` answers, when that is a principal already in memory (an API key's in the principal cache, or
-   * an admin token verified before whose user is there): synchronously, map lookups only (the early answers in front
-   * of Express, fast-hits.ts and admin-reads.ts). Undefined in every other case, and the caller goes the whole way,
-   * which also answers every refusal.
-   */
-  cached(em: EntityManager, credentials: Credentials): ApiKeyPrincipal | UserPrincipal | undefined {
-    if (this.vouch && credentials.signed !== undefined) return undefined;
-    const { authorization, apiKey } = credentials;
-    if (authorization !== undefined && apiKey !== undefined) return undefined;
-    if (apiKey !== undefined) return this.apiKeys.cached(em, apiKey.trim());
-    const token = authorization === undefined ? undefined : bearerToken(authorization);
-    return token === undefined ? undefined : this.users.cached(token);
   }
 
   private clientPrincipal(em: EntityManager, authorization?: string, apiKey?: string): Promise<Principal> {

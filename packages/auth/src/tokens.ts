@@ -58,7 +58,7 @@ export class TokenService {
   }
 
   /** What `verify` answers for a token it verified before and that has not expired since; undefined otherwise. */
-  remembered(token: string): TokenClaims | undefined {
+  private remembered(token: string): TokenClaims | undefined {
     const known = this.verified.get(token);
     // jose refuses a token once `exp <= floor(now / 1000)`, i.e. from the millisecond `exp * 1000` on.
     if (known && Date.now() < known.expiresAt.getTime()) return known;

@@ -23,16 +23,6 @@ export class UserLookup {
     return principal;
   }
 
-  /**
-   * What `authenticate` answers, when the token was verified before and its user is in the principal cache:
-   * synchronously, map lookups only. Undefined in every other case (a revoked token included: `authenticate` refuses it).
-   */
-  cached(token: string): UserPrincipal | undefined {
-    const claims = this.tokens.remembered(token);
-    const user = claims && this.cache.getUser(claims.organizationId, claims.userId);
-    return user && principalOf(claims, user);
-  }
-
   /** One round trip for the user and its role (the access module's tables), on a miss only; a missing user is not cached. */
   private async read(em: EntityManager, organizationId: string, userId: string): Promise<CachedUser | undefined> {
     const [row] = await em.getConnection().execute<{ tokens_valid_after: Date; permissions: Permissions | null }[]>(

@@ -19,7 +19,7 @@ export interface ErrorWriting {
   logger?: Logger;
 }
 
-/** Every error answer of a host: REST, GraphQL, and early answers in front of Express (Node's response). */
+/** Every error answer of a host, REST and GraphQL alike, on Node's response (Express's extends it). */
 export function writeError(res: ServerResponse, err: unknown, { graphql = false, edge, logger }: ErrorWriting): void {
   const { status, body } = toErrorEnvelope(err, edge);
   // Every unexpected error is logged with its request id (the client sees only that id); outages as one-liners.

@@ -85,8 +85,8 @@ const PARSED = Symbol('cp.parsedUrl');
 type Parsed = { value: ParsedUrl } | { error: unknown };
 
 /**
- * The request's parsed URL: computed by the first layer that asks (the early cache listener or the input guard, both
- * before any router rewrites `req.url`), kept on the request, refusal included, so no later layer parses again.
+ * The request's parsed URL: computed by the first layer that asks (the input guard, before any router rewrites
+ * `req.url`), kept on the request, refusal included, so no later layer parses again.
  */
 export function parsedUrl(req: IncomingMessage): ParsedUrl {
   const holder = req as IncomingMessage & { [PARSED]?: Parsed; originalUrl?: string };

@@ -19,7 +19,7 @@ import {
 } from '@cp/edge';
 import express, { type Express } from 'express';
 import { readFileSync } from 'node:fs';
-import type { RequestListener, Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expressServer } from './express-server';
@@ -40,10 +40,8 @@ export interface HostParts {
   server: Server;
 }
 
-/** What a service hands back to the host: its request listener, and its steps in the host's close order. */
+/** What a service hands back to the host: its steps in the host's close order. */
 export interface HostedService {
-  /** Answers in front of Express (the gateway's read-cache hits); the Express app itself when absent. */
-  listener?: RequestListener;
   /** Runtime metrics beyond the database pool (open streams, the feed's position). */
   metrics?: Omit<RuntimeMetricsSources, 'orm'>;
   /** While the HTTP server drains: end long-lived connections (streams, WebSockets) by `deadline`. */
@@ -151,7 +149,7 @@ export async function startHost({
   const metricsServer = await serveMetrics(app, config, logger);
   const service = await http.serve({ db, broker, dispatcher, limiter, deps, app, server });
   registerRuntimeMetrics({ orm: db.orm, ...service.metrics });
-  server.on('request', drain.listener(retryAfterOn503(service.listener ?? app)));
+  server.on('request', drain.listener(retryAfterOn503(app)));
 
   await new Promise<void>((resolve) => server.listen(http.port, config.http.host, resolve));
   const url = `http://${config.http.host}:${(server.address() as AddressInfo).port}`;

@@ -1,20 +1,12 @@
-// An admin's read of one entry, answered in front of Express with the bytes the full chain made for it, once one query
-// shows the entry's row unchanged since.
-import { clientCredentials, httpCredentials, type Authentication } from '@cp/auth';
-import {
-  authorizeClientRead,
-  type Context,
-  type ProjectDirectory,
-  type RestRoute,
-  type UserPrincipal,
-} from '@cp/graphql';
+// An admin's read of one entry, answered in `/app/v1`'s read-cache stage with the bytes the full chain made for it, once
+// one query shows the entry's row unchanged since.
+import { authorizeClientRead, type Context, type RestRoute } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
 import { LRUCache } from 'lru-cache';
-import type { IncomingHttpHeaders, IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import { requestLanguage } from '../http/request-scope';
+import type { IncomingHttpHeaders } from 'node:http';
+import { edgeContext } from '../http/request-scope';
 import { captureBody } from './client-cache';
-import type { EarlyAnswers } from './early-answer';
 import { RowStamps } from './row-stamps';
 
 /**
@@ -60,23 +52,11 @@ interface Entry {
   contentType: string;
 }
 
-/** What the front learned of a request it passed on: the full chain's answer is stored under `key` with `stamp`. */
-interface Fill {
-  key: string;
-  stamp: string;
-  userId: string;
-}
-const FILL = Symbol('admin read fill');
-type Marked = IncomingMessage & { [FILL]?: Fill };
-
 export interface AdminReadOptions {
   /** The admin REST route of `Query.content`. */
   route: RestRoute;
-  auth: Pick<Authentication, 'cached'>;
   /** The root EntityManager: the stamp query only borrows a connection. */
   em: EntityManager;
-  projects: ProjectDirectory;
-  early: EarlyAnswers;
   maxBytes: number;
 }
 
@@ -90,16 +70,11 @@ export interface AdminReadStats {
 /**
  * Strictly consistent by construction: every answer checks the row in the database (one primary-key lookup, any
  * replica's commit included), and a stored answer is one the full chain gave after that stamp was read, so it shows
- * the row as of the stamp or later. Authentication, authorization (the same `authorizeClientRead` the resolver calls,
- * with the same principal cache and project directory) and the rate limit run on every request. Anything else
- * (an unknown token, a refusal, no row, a changed row) takes the full chain, which answers it and fills the entry.
+ * the row as of the stamp or later. It runs after authentication and the rate limit, and authorizes with the same
+ * `authorizeClientRead` the resolver calls. Anything else (a refusal, no row, a changed row, a failed stamp query)
+ * goes on to execution, which answers it; a 200 from there is stored under the stamp read before it.
  */
-export function adminReads(options: AdminReadOptions): {
-  listener(next: RequestListener): RequestListener;
-  /** In `/app/v1`'s chain after authentication and the rate limit: stores what the full chain answered. */
-  fill: RequestHandler;
-  stats(): AdminReadStats;
-} {
+export function adminReads(options: AdminReadOptions): { serve: RequestHandler; stats(): AdminReadStats } {
   const pattern = entryReadPattern(options.route);
   const counters = { hits: 0, misses: 0 };
   const lru = new LRUCache<string, Entry>({
@@ -108,80 +83,56 @@ export function adminReads(options: AdminReadOptions): {
     ttl: TTL_MS,
     sizeCalculation: (entry, key) => entry.body.length + key.length * 2 + ENTRY_OVERHEAD,
   });
-
   const stamps = new RowStamps(options.em);
 
-  /** Resolves false when the full chain should answer instead. */
-  const answer = async (
-    req: IncomingMessage,
-    res: ServerResponse,
-    principal: UserPrincipal,
-    { organizationId, projectId, id }: EntryRead,
-  ): Promise<boolean> => {
-    const scope = { organizationId, projectId };
+  /** The stamp of the entry a request reads, when this stage may answer it; undefined sends it on. */
+  const stampOf = async (context: Context, { organizationId, projectId, id }: EntryRead) => {
     try {
-      // Authorization reads the principal and the project directory only, never the request's EntityManager.
-      const context = { principal, projects: options.projects } as Context;
-      await authorizeClientRead(context, scope, 'content');
+      await authorizeClientRead(context, { organizationId, projectId }, 'content');
     } catch {
-      return false;
+      return undefined;
     }
-    const stamp = await stamps.of(organizationId, projectId, id);
-    if (stamp === undefined) return false;
-    const key = `${principal.organizationId}\0${principal.userId}\0${requestLanguage(req)}\0${req.headers.accept ?? ''}\0${req.url}`;
-    const entry = lru.get(key);
-    if (entry?.stamp !== stamp) {
-      counters.misses++;
-      (req as Marked)[FILL] = { key, stamp, userId: principal.userId };
-      return false;
-    }
-    counters.hits++;
-    // `/app/v1`'s own header (api-headers.ts), on the answer and on a refusal alike.
-    res.setHeader('Cache-Control', 'no-store');
-    options.early.answer(req, res, principal, 'rest', (response) => {
-      response.setHeader('ETag', entry.etag);
-      response.setHeader('Content-Type', entry.contentType);
-      response.setHeader('Content-Length', entry.body.length);
-      response.end(entry.body);
-    });
-    return true;
+    return stamps.of(organizationId, projectId, id);
   };
 
   return {
-    listener(next) {
-      return (req, res) => {
-        const read = req.method === 'GET' ? pattern.exec(req.url ?? '')?.groups : undefined;
-        if (!read || !eligible(req.headers)) return next(req, res);
-        const principal = options.auth.cached(options.em, clientCredentials(httpCredentials(req.headers)));
-        if (principal?.kind !== 'user') return next(req, res);
-        // A failed stamp query (the database down, say) is the full chain's to answer, with its own error.
-        answer(req, res, principal, read as unknown as EntryRead).then(
-          (answered) => answered || next(req, res),
-          () => next(req, res),
-        );
-      };
-    },
-    fill(req, res, next) {
-      const fill = (req as Marked)[FILL];
-      // The full chain authenticated the same credentials; a different principal would be a defect, not a fill.
-      const principal = (res.locals.context as Context | undefined)?.principal;
-      if (fill && principal?.kind === 'user' && principal.userId === fill.userId) {
-        captureBody(req, res, (body) => {
-          const etag = res.getHeader('etag');
-          if (typeof etag === 'string') {
-            const contentType = String(res.getHeader('content-type') ?? 'application/json; charset=utf-8');
-            lru.set(fill.key, { stamp: fill.stamp, body, etag, contentType });
+    serve(req, res, next) {
+      const read = req.method === 'GET' ? pattern.exec(req.originalUrl)?.groups : undefined;
+      const context = res.locals.context as Context | undefined;
+      const principal = context?.principal;
+      if (!read || !context || principal?.kind !== 'user' || !eligible(req.headers)) return next();
+      stampOf(context, read as unknown as EntryRead).then(
+        (stamp) => {
+          if (stamp === undefined) return next();
+          const key = `${principal.organizationId}\0${principal.userId}\0${edgeContext().lang}\0${req.headers.accept ?? ''}\0${req.originalUrl}`;
+          const entry = lru.get(key);
+          if (entry?.stamp === stamp) {
+            counters.hits++;
+            res.setHeader('ETag', entry.etag);
+            res.setHeader('Content-Type', entry.contentType);
+            res.setHeader('Content-Length', entry.body.length);
+            res.end(entry.body);
+            return;
           }
-          return false;
-        });
-      }
-      next();
+          counters.misses++;
+          captureBody(req, res, (body) => {
+            const etag = res.getHeader('etag');
+            if (typeof etag === 'string') {
+              const contentType = String(res.getHeader('content-type') ?? 'application/json; charset=utf-8');
+              lru.set(key, { stamp, body, etag, contentType });
+            }
+            return false;
+          });
+          next();
+        },
+        () => next(),
+      );
     },
     stats: () => ({ ...counters, entries: lru.size }),
   };
 }
 
 function eligible(headers: IncomingHttpHeaders): boolean {
-  if (headers.authorization === undefined || headers.accept?.includes('html')) return false;
+  if (headers.accept?.includes('html')) return false;
   return FULL_CHAIN_HEADERS.every((name) => headers[name] === undefined);
 }

@@ -2,7 +2,6 @@
 import { sharedCacheable, type Context } from '@cp/graphql';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import type { IncomingMessage } from 'node:http';
 import { graphqlPayload } from '@cp/edge';
 import { edgeContext } from '../http/request-scope';
 import { graphqlRequestKey } from './graphql-key';
@@ -99,10 +98,9 @@ export const restKey = (originalUrl: string) => `rest\0${originalUrl}`;
 
 /**
  * A GraphQL read by its normalised request (graphql-key.ts) and `Accept`; undefined when it is not cacheable. Reads
- * the request's one parsed value (`graphqlPayload`): Express's request, or a raw one whose body was read before
- * Express (fast-hits.ts).
+ * the request's one parsed value (`graphqlPayload`).
  */
-export function graphqlKey(req: IncomingMessage & { body?: unknown }): string | undefined {
+export function graphqlKey(req: Request): string | undefined {
   const key = graphqlRequestKey(req.method, graphqlPayload(req));
   return key && `${key}\0${req.headers.accept ?? ''}`;
 }

@@ -1,6 +1,6 @@
 // Protective headers on API responses: no sniffing, no framing, and no caching of admin or sign-in answers.
-import express, { type NextFunction, type Request, type Response } from 'express';
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { NextFunction, Request, Response } from 'express';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 /**
  * Scoped to the API paths, not set globally: the CDN sets its own and the HTML docs/GraphiQL pages need their own
@@ -10,7 +10,9 @@ import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:
  */
 export function apiHeaders() {
   return (req: Request, res: Response, next: NextFunction) => {
-    setApiHeaders(res, framed(req));
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('X-Frame-Options', 'DENY');
+    if (framed(req)) res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
     const admin = req.baseUrl === '/app/v1' || (req.baseUrl === '/graphql' && req.headers.authorization !== undefined);
     if (admin) res.setHeader('Cache-Control', 'no-store');
     next();
@@ -19,19 +21,10 @@ export function apiHeaders() {
 
 /**
  * Whether the answer sends CSP's `frame-ancestors`: not for a browser's GET asking for HTML, as Express negotiates it
- * (`req.accepts`: `text/*` and `TEXT/HTML` ask for HTML too). For Node's requests as well as Express's: the answers
- * given in front of Express (cache/early-answer.ts) must decide as `apiHeaders` does.
+ * (`req.accepts`: `text/*` and `TEXT/HTML` ask for HTML too); that page sets its own CSP.
  */
-export function framed(req: IncomingMessage): boolean {
-  const accepts = express.request.accepts as (this: IncomingMessage, types: string[]) => string | false;
-  return req.method !== 'GET' || accepts.call(req, ['json', 'html']) !== 'html';
-}
-
-/** No sniffing and no framing; `frameAncestors` unless a browser asked for an HTML page (which sets its own CSP). */
-export function setApiHeaders(res: ServerResponse, frameAncestors: boolean): void {
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('X-Frame-Options', 'DENY');
-  if (frameAncestors) res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
+function framed(req: Request): boolean {
+  return req.method !== 'GET' || req.accepts(['json', 'html']) !== 'html';
 }
 
 /**

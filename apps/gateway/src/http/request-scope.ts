@@ -5,7 +5,7 @@ import type { Logger } from '@cp/config';
 import { sentRequestId } from '@cp/edge';
 import { negotiateLanguage, type EdgeContext } from '@cp/errors';
 import type { NextFunction, Request, Response } from 'express';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 
 export interface RequestScope extends EdgeContext {
   logger: Logger;
@@ -22,20 +22,8 @@ export function edgeContext(): EdgeContext {
   return scope ?? { requestId: 'unknown', lang: 'en', variablesFrom: 'body' };
 }
 
-/** Echoes a sane `X-Request-ID` or generates one, and answers in the client's language; sets both headers. */
-export function requestFacts(
-  req: IncomingMessage,
-  res: ServerResponse,
-  lang = requestLanguage(req),
-): { requestId: string; lang: string } {
-  const requestId = sentRequestId(req) ?? randomUUID();
-  res.setHeader('X-Request-ID', requestId);
-  res.setHeader('Content-Language', lang);
-  return { requestId, lang };
-}
-
 /** The language answers and error messages use. */
-export function requestLanguage(req: IncomingMessage): string {
+function requestLanguage(req: IncomingMessage): string {
   const header = req.headers['accept-language'];
   return negotiateLanguage(typeof header === 'string' ? header : undefined);
 }
@@ -43,7 +31,11 @@ export function requestLanguage(req: IncomingMessage): string {
 /** The request's facts, reachable through `edgeContext()`/`currentScope()` for the rest of its handling. */
 export function requestScope(logger: Logger) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const { requestId, lang } = requestFacts(req, res);
+    // A sane `X-Request-ID` is echoed, else one is made; answers are in the client's language. Both are sent back.
+    const requestId = sentRequestId(req) ?? randomUUID();
+    const lang = requestLanguage(req);
+    res.setHeader('X-Request-ID', requestId);
+    res.setHeader('Content-Language', lang);
     // Made on first use: most requests log nothing, and a pino child (bindings serialised, redaction) costs more
     // than the rest of this scope.
     let child: Logger | undefined;

@@ -16,7 +16,7 @@ export interface ErrorWriting {
   logger?: Logger;
 }
 
-/** Every error answer of the gateway: REST, GraphQL, and the early cache path in front of Express (Node's response). */
+/** Every error answer of the gateway, REST and GraphQL alike, in the request's language and with its id. */
 export function writeError(
   res: ServerResponse,
   err: unknown,

@@ -268,7 +268,7 @@ export function routesByMethod(routes: readonly CompiledRoute[]): ReadonlyMap<st
 /**
  * The route a request takes (`path` under the family's base path): two operations on one method and path, the
  * alias route wins when its body test holds; else the first route of the method whose pattern matches. HEAD never
- * arrives here: the gateway's front turns it into GET (cache/fast-hits.ts), so every layer answers it as GET.
+ * arrives here: the pipeline's front turns it into GET (http/head-as-get.ts), so every layer answers it as GET.
  */
 export function routeFor(
   byMethod: ReadonlyMap<string, readonly CompiledRoute[]>,

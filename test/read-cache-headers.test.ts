@@ -1,7 +1,7 @@
-// Answers given in front of Express (admin entry reads, cache/admin-reads.ts; published-read hits, cache/fast-hits.ts)
-// carry exactly the headers the full chain gives, whatever `Accept` a client sends: the full chain leaves out the CSP
-// `frame-ancestors` header when content negotiation picks HTML (api-headers.ts: `req.accepts(['json', 'html'])`),
-// which `text/*` or `TEXT/HTML` do although neither contains the lower-case string "html".
+// Answers from the pipeline's read-cache stage (admin entry reads, cache/admin-reads.ts; published-read hits,
+// cache/client-cache.ts) carry exactly the headers execution gives, whatever `Accept` a client sends: execution leaves
+// out the CSP `frame-ancestors` header when content negotiation picks HTML (api-headers.ts: `req.accepts(['json',
+// 'html'])`), which `text/*` or `TEXT/HTML` do although neither contains the lower-case string "html".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresDatabase } from '@cp/db/testing';
 import { Client, PROJECT, type HttpResult } from './support/client';
@@ -19,8 +19,8 @@ const shape = (res: HttpResult) => ({
   headers: Object.fromEntries([...res.headers].filter(([name]) => !VOLATILE.has(name))),
 });
 
-describe('early answers have the full chain’s headers for every Accept', () => {
-  let early: TestService;
+describe('stored answers have the headers of executed ones for every Accept', () => {
+  let cached: TestService;
   let reference: TestService;
   let drop: () => Promise<void>;
   let token: string;
@@ -30,11 +30,11 @@ describe('early answers have the full chain’s headers for every Accept', () =>
   beforeAll(async () => {
     const db = await createPostgresDatabase();
     drop = db.drop;
-    [early, reference] = await Promise.all([
+    [cached, reference] = await Promise.all([
       startService({ databaseUrl: db.url, env: UNLIMITED }),
       startService({ databaseUrl: db.url, env: { ...UNLIMITED, CACHE: 'off' } }),
     ]);
-    const client = new Client(early.url);
+    const client = new Client(cached.url);
     token = await client.login();
     const call = async (method: string, path: string, body?: unknown) => {
       const res = await client.call(method, path, { token, body });
@@ -49,12 +49,12 @@ describe('early answers have the full chain’s headers for every Accept', () =>
   }, 120_000);
 
   afterAll(async () => {
-    await Promise.all([early, reference].map((s) => s?.destroy()));
+    await Promise.all([cached, reference].map((s) => s?.destroy()));
     await drop?.();
   });
 
-  it.each(ACCEPTS)('an admin entry read answered early, Accept: %s', async (accept) => {
-    const [a, ref] = [new Client(early.url), new Client(reference.url)];
+  it.each(ACCEPTS)('an admin entry read answered from its stored answer, Accept: %s', async (accept) => {
+    const [a, ref] = [new Client(cached.url), new Client(reference.url)];
     const read = (client: Client) =>
       client.call('GET', `${app}/content/${id}`, { token, headers: { accept } }).then(shape);
     await read(a); // the miss that stores the answer
@@ -62,8 +62,8 @@ describe('early answers have the full chain’s headers for every Accept', () =>
     expect(answered).toEqual(await read(ref));
   });
 
-  it.each(ACCEPTS)('a published-read cache hit answered early, Accept: %s', async (accept) => {
-    const [a, ref] = [new Client(early.url), new Client(reference.url)];
+  it.each(ACCEPTS)('a published-read cache hit, Accept: %s', async (accept) => {
+    const [a, ref] = [new Client(cached.url), new Client(reference.url)];
     const read = (client: Client) =>
       client.call('GET', `${api}/content/${id}/resolved`, { apiKey: key, headers: { accept } });
     await read(a);
