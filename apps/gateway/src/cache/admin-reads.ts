@@ -1,8 +1,9 @@
-// An admin's read of one entry, answered in `/app/v1`'s read-cache stage with the bytes the full chain made for it, once
-// one query shows the entry's row unchanged since.
+// An admin's read of one entry in `/app/v1`'s read-cache stage: a conditional read answered 304 by its revision, or the
+// bytes execution made for it replayed, once one query shows the entry's row unchanged since.
 import { authorizeClientRead, type Context, type RestRoute } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
+import fresh from 'fresh';
 import { LRUCache } from 'lru-cache';
 import type { IncomingHttpHeaders } from 'node:http';
 import { edgeContext } from '../http/request-scope';
@@ -26,14 +27,14 @@ interface EntryRead {
 }
 
 /**
- * Headers that make the full chain answer differently (conditional requests, Idempotency-Key, an API key beside the token):
- * such requests take it, as does a browser asking for HTML (the docs negotiate there).
+ * Headers that make execution answer differently (other conditions, Idempotency-Key, an API key beside the token):
+ * such requests go on to it, as does a browser asking for HTML (the docs negotiate there). `If-None-Match` is this
+ * stage's own: the entry's `ETag` is its revision, which the stamp query reads.
  */
 const FULL_CHAIN_HEADERS = [
   'x-api-key',
   'idempotency-key',
   'if-match',
-  'if-none-match',
   'if-modified-since',
   'if-unmodified-since',
   'if-range',
@@ -104,6 +105,16 @@ export function adminReads(options: AdminReadOptions): { serve: RequestHandler; 
       stampOf(context, read as unknown as EntryRead).then(
         (stamp) => {
           if (stamp === undefined) return next();
+          // The answer's `ETag` is the revision (rest.ts): a client holding it gets 304 after the one stamp query,
+          // decided as Express decides it after execution (`fresh`: `Cache-Control: no-cache` asks for the whole answer).
+          const etag = `"${stamp.slice(stamp.indexOf('/') + 1)}"`;
+          if (fresh(req.headers, { etag })) {
+            counters.hits++;
+            res.setHeader('ETag', etag);
+            res.statusCode = 304;
+            res.end();
+            return;
+          }
           const key = `${principal.organizationId}\0${principal.userId}\0${edgeContext().lang}\0${req.headers.accept ?? ''}\0${req.originalUrl}`;
           const entry = lru.get(key);
           if (entry?.stamp === stamp) {
