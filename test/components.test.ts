@@ -75,9 +75,10 @@ describe('components, packages and component assets', () => {
         },
       })
       .finally(() => (running = false));
-    await new Promise((r) => setTimeout(r, 50));
-    // Health checks one after another for as long as the endless call runs: a blocked event loop would answer none of
-    // them before the endless call's own answer (however slow the machine is, the sandbox's deadline gives them time).
+    // Health checks one after another for as long as the endless call is in flight, the first sent with it: the
+    // sandbox stops the call after its CPU budget (tens of milliseconds on a fast core), a window a loaded machine's
+    // round trip can miss if the checks start late. A blocked event loop would still answer none of them before the
+    // endless call's own answer.
     const answeredMeanwhile: number[] = [];
     const health = (async () => {
       while (running) {
