@@ -24,6 +24,7 @@ import { gatewayHttpRoutes } from './rest/http-routes';
 import { assertJsonDepth, graphqlInputGuard, inputGuard } from './http/input-guard';
 import { apiHeaders } from './http/api-headers';
 import { headAsGet } from './http/head-as-get';
+import { stages } from './http/stages';
 import { requestScope } from './http/request-scope';
 import { clientReadCache } from './cache/client-cache';
 import { ReadCache } from './cache/read-cache';
@@ -196,15 +197,17 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   });
   app.use(
     '/graphql',
-    express.json({ limit: JSON_LIMIT_BYTES, verify: (_req, _res, buf) => assertJsonDepth(buf.toString('utf8')) }),
-    graphqlInputGuard(sendGraphQLError),
-    contextMiddleware(contextDeps, limiter.onAuthFailure(sendGraphQLError)),
-    limiter.middleware(sendGraphQLError),
-    documentSizeLimit(sendGraphQLError),
-    idempotent('parsed', sendGraphQLError),
-    clientCache.graphql,
-    responseSizeLimit(sendGraphQLError, config.http.maxResponseBytes, (hash) => persistedQueries.textOf(hash)),
-    apolloHandler(apollo),
+    stages(
+      express.json({ limit: JSON_LIMIT_BYTES, verify: (_req, _res, buf) => assertJsonDepth(buf.toString('utf8')) }),
+      graphqlInputGuard(sendGraphQLError),
+      contextMiddleware(contextDeps, limiter.onAuthFailure(sendGraphQLError)),
+      limiter.middleware(sendGraphQLError),
+      documentSizeLimit(sendGraphQLError),
+      idempotent('parsed', sendGraphQLError),
+      clientCache.graphql,
+      responseSizeLimit(sendGraphQLError, config.http.maxResponseBytes, (hash) => persistedQueries.textOf(hash)),
+      apolloHandler(apollo),
+    ),
   );
   // The modules' HTTP routes (uploads, CDN) for every subgraph, remote ones included: clients only know the
   // gateway's address, and the handlers work on the shared database and DATA_DIR. Then the event routes.
@@ -237,11 +240,13 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       family === 'api' ? [clientCache.rest] : [...(admin ? [admin.serve] : []), idempotent('raw', sendError)];
     app.use(
       `/${family}/v1`,
-      contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
-      limiter.middleware(sendError),
-      ...familyMiddleware,
-      responseSizeLimit(sendError, config.http.maxResponseBytes),
-      rest,
+      stages(
+        contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
+        limiter.middleware(sendError),
+        ...familyMiddleware,
+        responseSizeLimit(sendError, config.http.maxResponseBytes),
+        rest,
+      ),
     );
   }
   app.use((req: Request, res: Response) =>

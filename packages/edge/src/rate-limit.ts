@@ -31,15 +31,6 @@ export interface RateLimiter {
     onError: (res: Response, err: unknown) => void,
   ): (req: Request, res: Response, next: NextFunction) => Promise<void>;
   /**
-   * What the middleware does, for a caller that authenticated without it (the cache-hit fast path): spends one request
-   * of the principal's budget, sets the `RateLimit-*` headers, and answers false after sending the 429.
-   */
-  admit(
-    principal: Context['principal'],
-    res: Response,
-    onError: (res: Response, err: unknown) => void,
-  ): Promise<boolean>;
-  /**
    * Wraps the answer to a failed authentication: the failure counts against the caller's address on the anonymous
    * budget, so guessing tokens or keys is throttled like guessing passwords (429 once it is spent).
    */
@@ -148,7 +139,12 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
     return Promise.all((principal.kind === 'anonymous' ? [anonymous] : perToken).map((budget) => consume(budget, key)));
   };
 
-  const admit: RateLimiter['admit'] = async (principal, res, onError) => {
+  /** Spends one request of the principal's budget and sets `RateLimit-*`; false once the 429 is sent. */
+  const admit = async (
+    principal: Context['principal'],
+    res: Response,
+    onError: (res: Response, err: unknown) => void,
+  ): Promise<boolean> => {
     const outcomes = await spend(principal, res.req.socket.remoteAddress);
     // The headers describe the tightest window: the one with the fewest requests left.
     setHeaders(
@@ -165,7 +161,6 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
     store,
     storeUp: () => circuit?.up ?? true,
     signInLimiter: signIn,
-    admit,
     middleware(onError) {
       return async (_req, res, next) => {
         if (await admit((res.locals.context as Context).principal, res, onError)) next();

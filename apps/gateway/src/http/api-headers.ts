@@ -24,7 +24,11 @@ export function apiHeaders() {
  * (`req.accepts`: `text/*` and `TEXT/HTML` ask for HTML too); that page sets its own CSP.
  */
 function framed(req: Request): boolean {
-  return req.method !== 'GET' || req.accepts(['json', 'html']) !== 'html';
+  if (req.method !== 'GET') return true;
+  // Only an `Accept` naming a text type (or any type) can pick HTML; API clients' rarely do, and negotiation costs.
+  const accept = req.headers.accept;
+  if (accept === undefined || !/text|\*\/\*/i.test(accept)) return true;
+  return req.accepts(['json', 'html']) !== 'html';
 }
 
 /**

@@ -1,5 +1,5 @@
 // Builds the per-request GraphQL context: a forked EntityManager, the authenticated principal, request facts.
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { visibilityOf, type Context, type ProjectDirectory } from '@cp/graphql';
 import { clientCredentials, httpCredentials, type Authentication, type Credentials } from '@cp/auth';
 import type { NextFunction, Request, Response } from 'express';
@@ -12,12 +12,24 @@ export interface ContextDeps {
   projects: ProjectDirectory;
 }
 
-/** The gateway takes no signed principal from clients: only theirs (`clientCredentials`). */
+/**
+ * The gateway takes no signed principal from clients: only theirs (`clientCredentials`). Authentication only borrows a
+ * connection (the root EntityManager's); the request's own fork is made when a stage first asks for it, so a request
+ * answered before execution (a refusal, a cache hit, a 304) never builds a unit of work.
+ */
 export async function buildContext(deps: ContextDeps, credentials: Credentials): Promise<Context> {
-  const em = deps.orm.em.fork();
-  const { principal } = await deps.auth.authenticate(em, credentials);
+  const { principal } = await deps.auth.authenticate(deps.orm.em, credentials);
   const { requestId, lang } = edgeContext();
-  return { em, principal, requestId, lang, projects: deps.projects };
+  let em: EntityManager | undefined;
+  return {
+    get em() {
+      return (em ??= deps.orm.em.fork());
+    },
+    principal,
+    requestId,
+    lang,
+    projects: deps.projects,
+  };
 }
 
 /**
