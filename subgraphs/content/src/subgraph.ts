@@ -100,6 +100,15 @@ export function createContentModule(): SubgraphModule {
     name: 'content',
     database: contentDatabase,
     routes: contentRoutes,
+    restShape: {
+      /** An entry's references and referrers are GraphQL's to follow; REST has its own `…/referenced-by` route. */
+      ignore: [
+        'Content.references',
+        'Content.referencedBy',
+        'ResolvedContent.references',
+        'ResolvedContent.referencedBy',
+      ],
+    },
     build: ({ config, secret }) => buildContentSubgraph({ config, secret, embedder: shared(config) }),
     transfer: ({ secret }) => createContentTransfer(secret),
     workers({ config, secret, orm, logger }) {

@@ -2,6 +2,7 @@
 import {
   authorizeClientRead,
   authorizeProject,
+  CursorArgs,
   CursorList,
   JSONObjectScalar,
   OffsetList,
@@ -14,6 +15,7 @@ import {
   VersionFieldsResolver,
   ExpectedRevisionArgs,
   LifecycleMutations,
+  requestLoader,
 } from '@cp/graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import {
@@ -170,6 +172,58 @@ export class ContentResolver extends ContentLifecycle {
   @FieldResolver(() => UserReference, { description: 'The user who created the entry.' })
   createdBy(@Root('createdById') createdById: string): UserReference {
     return userRef(createdById);
+  }
+
+  @Query(() => ContentList, {
+    description:
+      'The entries whose document references this entry, newest first (cursor pagination). API keys get the entries whose published version references it; preview keys and staff the working copies.',
+  })
+  async contentReferencedBy(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() args: CursorArgs,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ) {
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    // The entry itself must be one the caller can read (404 otherwise), as for a read of it.
+    if (visibility === 'admin') await this.service.read(ctx.em, scope, id);
+    else await getVisibleContent(ctx.em, scope, id, visibility);
+    const compiled = selects(info, ['data', 'compiled']);
+    return this.service.referencedBy(ctx.em, scope, id, args, { visibility, compiled });
+  }
+
+  @FieldResolver(() => [Content], {
+    description:
+      'The entries this entry’s document references, in document order, each once. API keys follow the published version to published entries; an entry you cannot see is left out.',
+  })
+  async references(@Root() entry: Content, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<Content[]> {
+    const scope = { organizationId: entry.organizationId, projectId: entry.projectId };
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    const compiled = selects(info, ['compiled']);
+    // One loader per request and view: every entry of a page asks in the same tick, and two queries answer them all.
+    const key = `Content.references:${scope.organizationId}:${scope.projectId}:${visibility}:${compiled}`;
+    const loader = requestLoader<{ id: string; targets: Content[] }>(ctx, key, async (ids) => {
+      const found = await this.service.referencesOf(ctx.em, scope, ids, { visibility, compiled });
+      return [...found].map(([id, targets]) => ({ id, targets }));
+    });
+    return (await loader.load(entry.id))?.targets ?? [];
+  }
+
+  @FieldResolver(() => ContentList, {
+    description:
+      'The entries whose document references this one, newest first (cursor pagination), as `contentReferencedBy` lists them.',
+  })
+  async referencedBy(
+    @Root() entry: Content,
+    @Args() args: CursorArgs,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ) {
+    const scope = { organizationId: entry.organizationId, projectId: entry.projectId };
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    const compiled = selects(info, ['data', 'compiled']);
+    return this.service.referencedBy(ctx.em, scope, entry.id, args, { visibility, compiled });
   }
 }
 

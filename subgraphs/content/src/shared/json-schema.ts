@@ -21,3 +21,9 @@ re2.code = 'require("re2js").RE2JS';
  */
 export const jsonSchema = new Ajv2020({ strict: false, allErrors: true, addUsedSchema: false, code: { regExp: re2 } });
 addFormats(jsonSchema);
+
+/**
+ * `reference` marks a property whose value is the id of another entry or of an asset: the document holds an id
+ * string (whether it names something is checked against the project when the entry is saved, content-links.ts).
+ */
+jsonSchema.addKeyword({ keyword: 'reference', macro: () => ({ type: 'string' }) });
