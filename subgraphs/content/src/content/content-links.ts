@@ -29,7 +29,9 @@ function ruleOf(node: SchemaNode): ReferenceRule | undefined {
   const reference = node.reference;
   if (!isObject(reference)) return undefined;
   if (reference.to === 'asset') return { kind: 'asset' };
-  return Array.isArray(reference.typeIds) ? { kind: 'content', typeIds: reference.typeIds as string[] } : { kind: 'content' };
+  return Array.isArray(reference.typeIds)
+    ? { kind: 'content', typeIds: reference.typeIds as string[] }
+    : { kind: 'content' };
 }
 
 /**
@@ -96,8 +98,7 @@ function checkNode(node: unknown, path: string, errors: FieldError[]): void {
 }
 
 function checkReference(reference: unknown, path: string): FieldError[] {
-  if (!isObject(reference))
-    return [{ path, message: 'must be an object: {}, {"typeIds": [...]} or {"to": "asset"}' }];
+  if (!isObject(reference)) return [{ path, message: 'must be an object: {}, {"typeIds": [...]} or {"to": "asset"}' }];
   const errors: FieldError[] = [];
   for (const key of Object.keys(reference)) {
     if (key !== 'typeIds' && key !== 'to') errors.push({ path: `${path}/${segment(key)}`, message: 'is not allowed' });
@@ -108,7 +109,8 @@ function checkReference(reference: unknown, path: string): FieldError[] {
     const ids = reference.typeIds;
     if (!Array.isArray(ids) || ids.length === 0 || !ids.every((id) => typeof id === 'string' && id.length > 0))
       errors.push({ path: `${path}/typeIds`, message: 'must be a non-empty array of content type ids' });
-    else if (reference.to !== undefined) errors.push({ path: `${path}/typeIds`, message: 'applies to entries, not assets' });
+    else if (reference.to !== undefined)
+      errors.push({ path: `${path}/typeIds`, message: 'applies to entries, not assets' });
   }
   return errors;
 }
@@ -164,7 +166,10 @@ export async function checkedLinks(
     const type = typeOf.get(link.targetId);
     if (type === undefined) errors.push({ path: link.path, message: 'names no entry of this project' });
     else if (link.typeIds && !link.typeIds.includes(type))
-      errors.push({ path: link.path, message: `names an entry of a type not allowed here (allowed: ${link.typeIds.join(', ')})` });
+      errors.push({
+        path: link.path,
+        message: `names an entry of a type not allowed here (allowed: ${link.typeIds.join(', ')})`,
+      });
   }
   if (errors.length > 0) throw new ValidationFailedError(errors, 'A reference names nothing it may point to.');
   return links.map(({ path, kind, targetId }) => ({ path, kind, targetId }));
@@ -180,7 +185,15 @@ export async function writeWorkingLinks(
   await sql(em, `delete from "content_link" where "from_id" = ? and "scope" = 'working'`, [entryId]);
   if (links.length === 0) return;
   const rows = links.map(() => `(?, ?, ?, 'working', ?, ?, ?, ?)`).join(', ');
-  const params = links.flatMap((l, i) => [scope.organizationId, scope.projectId, entryId, l.kind, l.targetId, l.path, i]);
+  const params = links.flatMap((l, i) => [
+    scope.organizationId,
+    scope.projectId,
+    entryId,
+    l.kind,
+    l.targetId,
+    l.path,
+    i,
+  ]);
   await sql(
     em,
     `insert into "content_link" ("organization_id", "project_id", "from_id", "scope", "target_kind", "target_id", "path", "position")
@@ -210,9 +223,13 @@ export async function assertNotReferenced(
   );
   if (rows.length === 0) return;
   const what = kind === 'asset' ? 'asset' : 'entry';
-  throw new AppError('CONTENT_REFERENCED', `The ${what} is referenced by other entries; remove those references first.`, {
-    referencedBy: rows.map((r) => r.from_id),
-  });
+  throw new AppError(
+    'CONTENT_REFERENCED',
+    `The ${what} is referenced by other entries; remove those references first.`,
+    {
+      referencedBy: rows.map((r) => r.from_id),
+    },
+  );
 }
 
 /** Links of the entries `ids` in one scope (`working` or `published`), each entry's in document order. */

@@ -108,7 +108,12 @@ export class ContentService {
         metadata: clientMetadata(input.metadata, { author: actorId }),
         createdById: actorId,
       });
-      await writeWorkingLinks(tx, scope, entry.id, await checkedLinks(tx, scope, typeVersion.content.schema, entry.content));
+      await writeWorkingLinks(
+        tx,
+        scope,
+        entry.id,
+        await checkedLinks(tx, scope, typeVersion.content.schema, entry.content),
+      );
       entry.compiled = await compileContent(tx, scope, entry, typeVersion.content.layoutComponentId);
       await ensureTags(tx, scope, entry.tags);
       recordEvent(tx, { resourceType: 'content', action: 'created', resourceId: entry.id, ...scope, actorId });
@@ -131,7 +136,12 @@ export class ContentService {
       if (input.isTemplate !== undefined) entry.isTemplate = input.isTemplate;
       if (input.content !== undefined) {
         entry.content = input.content;
-        await writeWorkingLinks(tx, scope, id, await checkedLinks(tx, scope, typeVersion.content.schema, entry.content));
+        await writeWorkingLinks(
+          tx,
+          scope,
+          id,
+          await checkedLinks(tx, scope, typeVersion.content.schema, entry.content),
+        );
       }
       if (input.tags !== undefined) {
         entry.tags = distinctNames(input.tags);
@@ -349,7 +359,12 @@ export class ContentService {
         : view.visibility === 'preview'
           ? { status: { $in: [...PREVIEW_STATUSES] } }
           : {};
-    const where = { organizationId: scope.organizationId, projectId: scope.projectId, id: { $in: targetIds }, ...visible };
+    const where = {
+      organizationId: scope.organizationId,
+      projectId: scope.projectId,
+      id: { $in: targetIds },
+      ...visible,
+    };
     const rows = targetIds.length
       ? await readContentRows(em, where as FilterQuery<Content>, {}, targetIds.length, {
           published,

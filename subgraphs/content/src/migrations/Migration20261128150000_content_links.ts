@@ -63,7 +63,9 @@ export class Migration20261128150000_content_links extends Migration {
       "path" text not null,
       "position" int not null,
       primary key ("from_id", "scope", "path"));`);
-    this.addSql('create index "content_link_target_index" on "content_link" ("target_id", "scope", "project_id", "from_id");');
+    this.addSql(
+      'create index "content_link_target_index" on "content_link" ("target_id", "scope", "project_id", "from_id");',
+    );
     // A version's references as published: `[{path, kind, targetId}]` in document order. Versions before this
     // migration were saved while `reference` was no keyword, so they reference nothing.
     this.addSql(`alter table "content_version" add column "links" jsonb not null default '[]'::jsonb;`);
