@@ -227,6 +227,9 @@ describe('references between entries', () => {
     const keyAnswer = await fx.api.call('GET', `${api}/content/${linus}/referenced-by`, { apiKey: key });
     expect(ids(keyAnswer)).toEqual([first, second].sort());
     expect(keyAnswer.body.data[0]).not.toHaveProperty('compiled');
+    // REST answers never carry GraphQL's `references` or `referencedBy`: the route above is REST's way to them.
+    expect(staff.body.data[0]).not.toHaveProperty('references');
+    expect((await call('GET', `/content/${first}`)).body).not.toHaveProperty('referencedBy');
     const preview = await fx.api.call('GET', `${api}/content/${linus}/referenced-by`, { apiKey: previewKey });
     expect(ids(preview)).toEqual([second, draftOnly, later].sort());
 

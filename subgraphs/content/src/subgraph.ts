@@ -102,7 +102,7 @@ export function createContentModule(): SubgraphModule {
     routes: contentRoutes,
     restShape: {
       /** An entry's references and referrers are GraphQL's to follow; REST has its own `…/referenced-by` route. */
-      ignore: [
+      graphqlOnly: [
         'Content.references',
         'Content.referencedBy',
         'ResolvedContent.references',
