@@ -201,10 +201,23 @@ describe('references between entries', () => {
   it('refuses to delete an asset an entry references, and lets it go once nothing does', async () => {
     const asset = await upload();
     const article = await entry(articleType, 'With a hero', { hero: asset });
+    // GraphQL follows the reference to the asset itself (the assets subgraph resolves it), for staff and keys.
+    await admin('POST', `/content/${article}/publish`);
+    const assets = `{ content(organizationId: "default", projectId: "default", id: "${article}") {
+      referencedAssets { id name type } } }`;
+    for (const auth of [{ token: fx.token }, { apiKey: key }]) {
+      const res = await graphql(assets, auth);
+      expect(res.body).toEqual({
+        data: { content: { referencedAssets: [{ id: asset, name: 'portrait.png', type: 'image/png' }] } },
+      });
+    }
     const refused = await call('DELETE', `/assets/${asset}`);
     expect(refused.status).toBe(409);
     expect(refused.body.error).toMatchObject({ code: 'CONTENT_REFERENCED', details: { referencedBy: [article] } });
+    // The working copy lets go; the published version still holds it.
     await admin('PUT', `/content/${article}`, { content: {} });
+    expect((await call('DELETE', `/assets/${asset}`)).status).toBe(409);
+    await admin('POST', `/content/${article}/publish`);
     expect((await call('DELETE', `/assets/${asset}`)).status).toBe(200);
     // A deleted asset can't be referenced any more.
     const late = await call('PUT', `/content/${article}`, { content: { hero: asset } });

@@ -107,6 +107,8 @@ export function createContentModule(): SubgraphModule {
         'Content.referencedBy',
         'ResolvedContent.references',
         'ResolvedContent.referencedBy',
+        'Content.referencedAssets',
+        'ResolvedContent.referencedAssets',
       ],
     },
     build: ({ config, secret }) => buildContentSubgraph({ config, secret, embedder: shared(config) }),

@@ -232,6 +232,35 @@ export async function assertNotReferenced(
   );
 }
 
+/**
+ * The assets each of `ids` references in one scope, in document order, each once, leaving out deleted assets (they
+ * resolve to nothing). The asset table is the assets module's, read here with its status only.
+ */
+export async function linkedAssets(
+  em: EntityManager,
+  scope: ProjectScope,
+  ids: readonly string[],
+  linkScope: 'working' | 'published',
+): Promise<Map<string, string[]>> {
+  const rows = ids.length
+    ? await sql<{ from_id: string; target_id: string }>(
+        em,
+        `select l."from_id", l."target_id" from "content_link" l
+          join "asset" a on a."id" = l."target_id" and a."project_id" = l."project_id" and a."status" <> 'deleted'
+          where l."from_id" in (${marks(ids)}) and l."scope" = ? and l."target_kind" = 'asset' and l."project_id" = ?
+            and l."organization_id" = ?
+          order by l."from_id", l."position"`,
+        [...ids, linkScope, scope.projectId, scope.organizationId],
+      )
+    : [];
+  const result = new Map<string, string[]>(ids.map((id) => [id, []]));
+  for (const row of rows) {
+    const list = result.get(row.from_id)!;
+    if (!list.includes(row.target_id)) list.push(row.target_id);
+  }
+  return result;
+}
+
 /** Links of the entries `ids` in one scope (`working` or `published`), each entry's in document order. */
 export async function linksOf(
   em: EntityManager,

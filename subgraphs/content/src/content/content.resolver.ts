@@ -43,6 +43,8 @@ import {
   UpdateContentInput,
 } from './content.inputs';
 import { ContentService } from './content.service';
+import { AssetReference } from './asset-reference';
+import { linkedAssets } from './content-links';
 import { getResolvedContent, getVisibleContent } from './published-content';
 
 const ContentList = CursorList(Content, 'ContentList');
@@ -208,6 +210,22 @@ export class ContentResolver extends ContentLifecycle {
       return [...found].map(([id, targets]) => ({ id, targets }));
     });
     return (await loader.load(entry.id))?.targets ?? [];
+  }
+
+  @FieldResolver(() => [AssetReference], {
+    description:
+      'The assets this entry’s document references, in document order, each once (API keys: those of the published version); deleted assets are left out.',
+  })
+  async referencedAssets(@Root() entry: Content, @Ctx() ctx: Context): Promise<AssetReference[]> {
+    const scope = { organizationId: entry.organizationId, projectId: entry.projectId };
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    const linkScope = visibility === 'published' ? 'published' : 'working';
+    const key = `Content.referencedAssets:${scope.organizationId}:${scope.projectId}:${linkScope}`;
+    const loader = requestLoader<{ id: string; assets: string[] }>(ctx, key, async (ids) => {
+      const found = await linkedAssets(ctx.em, scope, ids, linkScope);
+      return [...found].map(([id, assets]) => ({ id, assets }));
+    });
+    return ((await loader.load(entry.id))?.assets ?? []).map((id) => ({ id }));
   }
 
   @FieldResolver(() => ContentList, {
