@@ -296,6 +296,31 @@ describe('references between entries', () => {
     expect(top.body.data.contentReferencedBy.data).toEqual([{ id: article }]);
   });
 
+  it('never lets a delete and a new reference to its target both succeed; mutual references save concurrently', async () => {
+    for (let round = 0; round < 8; round++) {
+      const target = await entry(authorType, `Target ${round}`, { name: 't' });
+      const referrer = await entry(articleType, `Referrer ${round}`, {});
+      const [deleted, referenced] = await Promise.all([
+        call('DELETE', `/content/${target}`),
+        call('PUT', `/content/${referrer}`, { content: { author: target } }),
+      ]);
+      // Exactly one wins: the delete (then the reference is 422) or the reference (then the delete is 409).
+      expect([deleted.status, referenced.status].sort()).toContain(200);
+      expect([deleted.status, referenced.status]).not.toEqual([200, 200]);
+      if (deleted.status === 200) expect(referenced.status).toBe(422);
+      else expect(deleted.body.error.code).toBe('CONTENT_REFERENCED');
+    }
+    const a = await entry(articleType, 'Mutual A', {});
+    const b = await entry(articleType, 'Mutual B', {});
+    for (let round = 0; round < 5; round++) {
+      const both = await Promise.all([
+        call('PUT', `/content/${a}`, { content: { related: [b] } }),
+        call('PUT', `/content/${b}`, { content: { related: [a] } }),
+      ]);
+      expect(both.map((r) => r.status)).toEqual([200, 200]);
+    }
+  });
+
   it('keeps the links table equal to the links of the documents, whatever the sequence of writes (property)', async () => {
     const schema = {
       type: 'object',

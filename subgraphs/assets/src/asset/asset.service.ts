@@ -1,5 +1,5 @@
 // Asset rules: upload (bytes first, then the row and its event in one transaction), reads with filters, update, delete.
-import { assertProjectFolder, ensureTags, escapeLike, recordEvent } from '@cp/db';
+import { assertProjectFolder, ensureTags, escapeLike, lockReferenceTargets, recordEvent } from '@cp/db';
 import { AppError, NotFoundError, ValidationFailedError } from '@cp/errors';
 import { keysetPage, type ProjectScope, distinctNames } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
@@ -126,9 +126,11 @@ export class AssetService {
 
 /**
  * Entries reference assets through the content module's links table (one database for every module): one probe of
- * its target index, after the asset's row lock, so an entry saved meanwhile with a reference to it is seen.
+ * its target index, under the asset's reference lock, so an entry saved meanwhile with a reference to it is seen.
  */
 async function assertUnreferenced(tx: EntityManager, scope: ProjectScope, id: string): Promise<void> {
+  // A write referencing the asset holds this lock shared while it checks the asset: one of the two waits for the other.
+  await lockReferenceTargets(tx, [id], 'exclusive');
   const rows = (await tx.getConnection().execute(
     `select distinct "from_id" from "content_link" where "target_id" = ? and "project_id" = ? and "organization_id" = ?
       and "target_kind" = 'asset' order by "from_id" limit 100`,

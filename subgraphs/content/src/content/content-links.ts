@@ -1,5 +1,6 @@
 // References between entries: the `reference` keyword of a type's schema, the links a document holds, and their table.
 import { AppError, ValidationFailedError, type FieldError } from '@cp/errors';
+import { lockReferenceTargets } from '@cp/db';
 import type { ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 
@@ -125,8 +126,9 @@ function sql<T>(em: EntityManager, query: string, params: unknown[]): Promise<T[
 
 /**
  * The document's references, checked against the project: each must name an entry that is not deleted (of an allowed
- * type), or an asset that is not deleted. The targets are share-locked until the transaction ends, so a delete of one
- * of them waits for this write and then sees its links (or this write sees the delete and refuses). Returns the links.
+ * type), or an asset that is not deleted. The targets' reference locks are taken (shared) before they are read, so a
+ * delete of one of them waits for this write and then sees its links, or this write waits for the delete and refuses
+ * (`lockReferenceTargets`). Returns the links.
  */
 export async function checkedLinks(
   em: EntityManager,
@@ -139,11 +141,12 @@ export async function checkedLinks(
   const ids = (kind: Link['kind']) => [...new Set(links.filter((l) => l.kind === kind).map((l) => l.targetId))];
   const entryIds = ids('content');
   const assetIds = ids('asset');
+  await lockReferenceTargets(em, [...entryIds, ...assetIds], 'shared');
   const entries = entryIds.length
     ? await sql<{ id: string; type_id: string }>(
         em,
         `select "id", "type_id" from "content" where "id" in (${marks(entryIds)}) and "organization_id" = ? and "project_id" = ?
-          and "status" <> 'deleted' order by "id" for share`,
+          and "status" <> 'deleted'`,
         [...entryIds, scope.organizationId, scope.projectId],
       )
     : [];
@@ -151,7 +154,7 @@ export async function checkedLinks(
     ? await sql<{ id: string }>(
         em,
         `select "id" from "asset" where "id" in (${marks(assetIds)}) and "organization_id" = ? and "project_id" = ?
-          and "status" <> 'deleted' order by "id" for share`,
+          and "status" <> 'deleted'`,
         [...assetIds, scope.organizationId, scope.projectId],
       )
     : [];
@@ -207,7 +210,8 @@ const MAX_REFERRERS = 100;
 
 /**
  * Refuses (409 `CONTENT_REFERENCED`) to delete an entry or an asset that another entry references, in its working
- * copy or its published version. Links exist for entries that are not deleted only, so one index probe answers.
+ * copy or its published version. Links exist for entries that are not deleted only, so one index probe answers. The
+ * target's reference lock (exclusive) makes a write referencing it wait for this delete, or this delete for it.
  */
 export async function assertNotReferenced(
   em: EntityManager,
@@ -215,6 +219,7 @@ export async function assertNotReferenced(
   targetId: string,
   kind: 'content' | 'asset',
 ): Promise<void> {
+  await lockReferenceTargets(em, [targetId], 'exclusive');
   const rows = await sql<{ from_id: string }>(
     em,
     `select distinct "from_id" from "content_link" where "target_id" = ? and "project_id" = ? and "organization_id" = ?

@@ -209,7 +209,7 @@ export class ContentService {
   }
 
   /**
-   * Refused while another entry references this one (409 `CONTENT_REFERENCED`); the row lock taken first makes a
+   * Refused while another entry references this one (409 `CONTENT_REFERENCED`); the target's reference lock makes a
    * concurrent write that adds a reference wait, then see the deletion. A deleted entry keeps no links of its own.
    */
   delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
