@@ -6,6 +6,7 @@ export {
   INITIAL_DATA,
   PUBLIC_FIELDS,
   SOFA_IGNORE,
+  GRAPHQL_ONLY_FIELDS,
   SOFA_MODELS,
   subgraphModules,
   SUBGRAPHS,

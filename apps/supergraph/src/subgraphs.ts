@@ -34,3 +34,7 @@ export const PUBLIC_FIELDS: ReadonlySet<string> = new Set(
 /** Every module's REST reference types and exceptions (`RestShape`), as sofa takes them. */
 export const SOFA_MODELS: string[] = SUBGRAPHS.flatMap((s) => s.restShape?.models ?? []);
 export const SOFA_IGNORE: string[] = SUBGRAPHS.flatMap((s) => s.restShape?.ignore ?? []);
+/** Object fields REST never selects (GraphQL answers them only). */
+export const GRAPHQL_ONLY_FIELDS: ReadonlySet<string> = new Set(
+  SUBGRAPHS.flatMap((s) => s.restShape?.graphqlOnly ?? []),
+);

@@ -21,6 +21,7 @@ export * from './latest-versions';
 export * from './transfer/transfer';
 export * from './tag-records';
 export * from './project-references';
+export * from './reference-lock';
 export * from './query-shapes';
 export * from './like-pattern';
 export * from './published-reader';

@@ -9,6 +9,7 @@ export const ERROR_CATALOGUE = {
   INVALID_STATUS_TRANSITION: { status: 409, message: 'This status transition is not allowed.' },
   ASSET_IN_USE: { status: 409, message: 'The asset is referenced by a published package.' },
   COMPONENT_IN_USE: { status: 409, message: 'The component is referenced by a package.' },
+  CONTENT_REFERENCED: { status: 409, message: 'Other entries reference this; remove those references first.' },
   NAME_TAKEN: { status: 409, message: 'The name is already used in this project.' },
   NOTHING_TO_PUBLISH: { status: 409, message: 'There is nothing to publish.' },
   FOLDER_NOT_EMPTY: { status: 409, message: 'The folder is not empty.' },

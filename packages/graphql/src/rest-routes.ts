@@ -32,6 +32,11 @@ export interface RestRoute {
 export interface RestShape {
   models?: readonly string[];
   ignore?: readonly string[];
+  /**
+   * `Type.field`s that only GraphQL answers: REST operations are derived from a schema without them, so no route
+   * selects (and pays for) them, and the OpenAPI document doesn't show them.
+   */
+  graphqlOnly?: readonly string[];
 }
 
 /** `Query.field` / `Mutation.field` → its route under `/app/v1` (admin) and/or `/api/v1` (client). */

@@ -1,7 +1,7 @@
 // The assets subgraph: files, their metadata, CDN addresses, upload and delivery.
 import type { Config } from '@cp/config';
 import type { DatabaseModule } from '@cp/db';
-import { buildFederatedSchema, type BuiltSubgraph } from '@cp/graphql';
+import { buildFederatedSchema, type BuiltSubgraph, type Context } from '@cp/graphql';
 import type { SubgraphModule } from '@cp/host';
 import { assetHttpRoutes } from './asset/asset.http-routes';
 import { createAssetService } from './asset/asset.factory';
@@ -9,6 +9,7 @@ import { assetRoutes } from './routes';
 import { createAssetsTransfer } from './transfer';
 import { Asset } from './asset/asset.entity';
 import { AssetResolver } from './asset/asset.resolver';
+import { resolveAssetReference } from './asset/asset.reference';
 import { assetMigrations } from './migrations';
 
 export const assetsDatabase: DatabaseModule = {
@@ -24,6 +25,9 @@ export function buildAssetsSubgraph(config: Pick<Config, 'http' | 'database' | '
     name: 'assets',
     resolvers: [AssetResolver],
     instances: [new AssetResolver(createAssetService(config), config.http.cdnUrl)],
+    referenceResolvers: {
+      Asset: { __resolveReference: (ref: { id: string }, ctx: Context) => resolveAssetReference(ref, ctx) },
+    },
   });
 }
 

@@ -81,6 +81,10 @@ export const contentRoutes: RestRoutes = {
     api: { method: 'GET', path: `${content}/:id/resolved` },
   },
   'Query.contentVersions': { app: { method: 'GET', path: `${content}/:id/versions` } },
+  'Query.contentReferencedBy': {
+    app: { method: 'GET', path: `${content}/:id/referenced-by`, omit },
+    api: { method: 'GET', path: `${content}/:id/referenced-by`, omit },
+  },
   'Mutation.updateContent': { app: { method: 'PUT', path: `${content}/:id` } },
   'Mutation.deleteContent': { app: { method: 'DELETE', path: `${content}/:id` } },
   'Mutation.publishContent': post(`${content}/:id/publish`),

@@ -100,6 +100,17 @@ export function createContentModule(): SubgraphModule {
     name: 'content',
     database: contentDatabase,
     routes: contentRoutes,
+    restShape: {
+      /** An entry's references and referrers are GraphQL's to follow; REST has its own `…/referenced-by` route. */
+      graphqlOnly: [
+        'Content.references',
+        'Content.referencedBy',
+        'ResolvedContent.references',
+        'ResolvedContent.referencedBy',
+        'Content.referencedAssets',
+        'ResolvedContent.referencedAssets',
+      ],
+    },
     build: ({ config, secret }) => buildContentSubgraph({ config, secret, embedder: shared(config) }),
     transfer: ({ secret }) => createContentTransfer(secret),
     workers({ config, secret, orm, logger }) {

@@ -30,7 +30,7 @@ import { bodyTypeErrors } from './body-types';
 import { restShapeOf, toRestShape, type RestShape } from './rest-shape';
 import { assertQueryParameters, liftDocumentFilters } from './query-parameters';
 import { operationFor, pathParameters, routeVariables } from './rest-operations';
-import { PUBLIC_FIELDS } from '@cp/supergraph';
+import { GRAPHQL_ONLY_FIELDS, PUBLIC_FIELDS } from '@cp/supergraph';
 import { currentScope, edgeContext } from '../http/request-scope';
 import { sendError } from '../http/send-error';
 
@@ -53,10 +53,17 @@ export interface RestOptions {
   maxBodyBytes: number;
 }
 
-/** The gateway schema cut down to the root fields a family routes (what sofa derives its operations from). */
+/**
+ * The gateway schema cut down to the root fields a family routes (what sofa derives its operations from), without
+ * the object fields only GraphQL answers (an entry's `references`, say).
+ */
 export function restSchema(schema: GraphQLSchema, routes: CompiledRoute[]): GraphQLSchema {
   const fields = new Set(routes.map((r) => r.field));
-  return filterSchema({ schema, rootFieldFilter: (operation, name) => fields.has(`${operation}.${name}`) });
+  return filterSchema({
+    schema,
+    rootFieldFilter: (operation, name) => fields.has(`${operation}.${name}`),
+    objectFieldFilter: (type, name) => !GRAPHQL_ONLY_FIELDS.has(`${type}.${name}`),
+  });
 }
 
 /**

@@ -1,6 +1,6 @@
 // Asset rules: upload (bytes first, then the row and its event in one transaction), reads with filters, update, delete.
-import { assertProjectFolder, ensureTags, escapeLike, recordEvent } from '@cp/db';
-import { NotFoundError, ValidationFailedError } from '@cp/errors';
+import { assertProjectFolder, ensureTags, escapeLike, lockReferenceTargets, recordEvent } from '@cp/db';
+import { AppError, NotFoundError, ValidationFailedError } from '@cp/errors';
 import { keysetPage, type ProjectScope, distinctNames } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager, FilterQuery } from '@mikro-orm/postgresql';
@@ -100,10 +100,14 @@ export class AssetService {
     });
   }
 
-  /** Soft delete: the row stays for history; the CDN stops serving the bytes, and the image variants are removed. */
+  /**
+   * Soft delete: the row stays for history; the CDN stops serving the bytes, and the image variants are removed.
+   * Refused (409 `CONTENT_REFERENCED`) while an entry references the asset.
+   */
   async delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string): Promise<Asset> {
     const deleted = await em.transactional(async (tx) => {
       const asset = await this.get(tx, scope, id, false, true);
+      await assertUnreferenced(tx, scope, id);
       asset.status = 'deleted';
       recordEvent(tx, {
         resourceType: 'assets',
@@ -117,5 +121,26 @@ export class AssetService {
     });
     await this.storage.remove(variantsKey(storageKey(deleted)));
     return deleted;
+  }
+}
+
+/**
+ * Entries reference assets through the content module's links table (one database for every module): one probe of
+ * its target index, under the asset's reference lock, so an entry saved meanwhile with a reference to it is seen.
+ */
+async function assertUnreferenced(tx: EntityManager, scope: ProjectScope, id: string): Promise<void> {
+  // A write referencing the asset holds this lock shared while it checks the asset: one of the two waits for the other.
+  await lockReferenceTargets(tx, [id], 'exclusive');
+  const rows = (await tx.getConnection().execute(
+    `select distinct "from_id" from "content_link" where "target_id" = ? and "project_id" = ? and "organization_id" = ?
+      and "target_kind" = 'asset' order by "from_id" limit 100`,
+    [id, scope.projectId, scope.organizationId],
+    'all',
+    tx.getTransactionContext(),
+  )) as { from_id: string }[];
+  if (rows.length > 0) {
+    throw new AppError('CONTENT_REFERENCED', 'Entries reference this asset; remove those references first.', {
+      referencedBy: rows.map((r) => r.from_id),
+    });
   }
 }

@@ -2,6 +2,7 @@
 import { EntityStatus, JSONObjectScalar } from '@cp/graphql';
 import { Entity, Enum, Property, type Opt } from '@mikro-orm/core';
 import { RevisionedProjectEntity, VersionRecord } from '@cp/db';
+import type { Link } from './content-links';
 import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
 
 @ObjectType({ description: 'An entry of a content type.' })
@@ -93,4 +94,8 @@ export class ContentVersion extends VersionRecord {
 
   @Property({ type: 'text' })
   compiled!: string;
+
+  /** The references of this version's document, in document order: the published links while it is the one shown. */
+  @Property({ type: 'json' })
+  links: Link[] & Opt = [];
 }

@@ -2,6 +2,7 @@
 import {
   authorizeClientRead,
   authorizeProject,
+  CursorArgs,
   CursorList,
   JSONObjectScalar,
   OffsetList,
@@ -14,6 +15,7 @@ import {
   VersionFieldsResolver,
   ExpectedRevisionArgs,
   LifecycleMutations,
+  requestLoader,
 } from '@cp/graphql';
 import type { GraphQLResolveInfo } from 'graphql';
 import {
@@ -41,6 +43,8 @@ import {
   UpdateContentInput,
 } from './content.inputs';
 import { ContentService } from './content.service';
+import { AssetReference } from './asset-reference';
+import { linkedAssets } from './content-links';
 import { getResolvedContent, getVisibleContent } from './published-content';
 
 const ContentList = CursorList(Content, 'ContentList');
@@ -170,6 +174,74 @@ export class ContentResolver extends ContentLifecycle {
   @FieldResolver(() => UserReference, { description: 'The user who created the entry.' })
   createdBy(@Root('createdById') createdById: string): UserReference {
     return userRef(createdById);
+  }
+
+  @Query(() => ContentList, {
+    description:
+      'The entries whose document references this entry, newest first (cursor pagination). API keys get the entries whose published version references it; preview keys and staff the working copies.',
+  })
+  async contentReferencedBy(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Args() args: CursorArgs,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ) {
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    // The entry itself must be one the caller can read (404 otherwise), as for a read of it.
+    if (visibility === 'admin') await this.service.read(ctx.em, scope, id);
+    else await getVisibleContent(ctx.em, scope, id, visibility);
+    const compiled = selects(info, ['data', 'compiled']);
+    return this.service.referencedBy(ctx.em, scope, id, args, { visibility, compiled });
+  }
+
+  @FieldResolver(() => [Content], {
+    description:
+      'The entries this entry’s document references, in document order, each once. API keys follow the published version to published entries; an entry you cannot see is left out.',
+  })
+  async references(@Root() entry: Content, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<Content[]> {
+    const scope = { organizationId: entry.organizationId, projectId: entry.projectId };
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    const compiled = selects(info, ['compiled']);
+    // One loader per request and view: every entry of a page asks in the same tick, and two queries answer them all.
+    const key = `Content.references:${scope.organizationId}:${scope.projectId}:${visibility}:${compiled}`;
+    const loader = requestLoader<{ id: string; targets: Content[] }>(ctx, key, async (ids) => {
+      const found = await this.service.referencesOf(ctx.em, scope, ids, { visibility, compiled });
+      return [...found].map(([id, targets]) => ({ id, targets }));
+    });
+    return (await loader.load(entry.id))?.targets ?? [];
+  }
+
+  @FieldResolver(() => [AssetReference], {
+    description:
+      'The assets this entry’s document references, in document order, each once (API keys: those of the published version); deleted assets are left out.',
+  })
+  async referencedAssets(@Root() entry: Content, @Ctx() ctx: Context): Promise<AssetReference[]> {
+    const scope = { organizationId: entry.organizationId, projectId: entry.projectId };
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    const linkScope = visibility === 'published' ? 'published' : 'working';
+    const key = `Content.referencedAssets:${scope.organizationId}:${scope.projectId}:${linkScope}`;
+    const loader = requestLoader<{ id: string; assets: string[] }>(ctx, key, async (ids) => {
+      const found = await linkedAssets(ctx.em, scope, ids, linkScope);
+      return [...found].map(([id, assets]) => ({ id, assets }));
+    });
+    return ((await loader.load(entry.id))?.assets ?? []).map((id) => ({ id }));
+  }
+
+  @FieldResolver(() => ContentList, {
+    description:
+      'The entries whose document references this one, newest first (cursor pagination), as `contentReferencedBy` lists them.',
+  })
+  async referencedBy(
+    @Root() entry: Content,
+    @Args() args: CursorArgs,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ) {
+    const scope = { organizationId: entry.organizationId, projectId: entry.projectId };
+    const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    const compiled = selects(info, ['data', 'compiled']);
+    return this.service.referencedBy(ctx.em, scope, entry.id, args, { visibility, compiled });
   }
 }
 

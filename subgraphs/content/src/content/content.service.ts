@@ -3,10 +3,12 @@ import { assertProjectFolder, lifecycleTransition, nextVersion, recordEvent } fr
 import { AppError, BadRequestError, NotFoundError } from '@cp/errors';
 import {
   CursorPagination,
+  type CursorArgs,
   decodeCursor,
   encodeCursor,
   EntityStatus,
   keysetPage,
+  PREVIEW_STATUSES,
   offsetPage,
   parseLimit,
   parseOffsetArgs,
@@ -22,6 +24,7 @@ import { ContentType } from '../content-type/content-type.entity';
 import { afterEdit, assertTransition, publishedEvent } from '../lifecycle/lifecycle';
 import { deleteChange, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
 import { compileContent } from './content-compile';
+import { assertNotReferenced, checkedLinks, collectLinks, linksOf, writeWorkingLinks } from './content-links';
 import { documentSortKey } from './content-fields';
 import { Folder } from '../folder/folder.entity';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
@@ -105,6 +108,12 @@ export class ContentService {
         metadata: clientMetadata(input.metadata, { author: actorId }),
         createdById: actorId,
       });
+      await writeWorkingLinks(
+        tx,
+        scope,
+        entry.id,
+        await checkedLinks(tx, scope, typeVersion.content.schema, entry.content),
+      );
       entry.compiled = await compileContent(tx, scope, entry, typeVersion.content.layoutComponentId);
       await ensureTags(tx, scope, entry.tags);
       recordEvent(tx, { resourceType: 'content', action: 'created', resourceId: entry.id, ...scope, actorId });
@@ -125,7 +134,15 @@ export class ContentService {
       if (input.name !== undefined) entry.name = requireName(input.name);
       if (input.description !== undefined) entry.description = input.description;
       if (input.isTemplate !== undefined) entry.isTemplate = input.isTemplate;
-      if (input.content !== undefined) entry.content = input.content;
+      if (input.content !== undefined) {
+        entry.content = input.content;
+        await writeWorkingLinks(
+          tx,
+          scope,
+          id,
+          await checkedLinks(tx, scope, typeVersion.content.schema, entry.content),
+        );
+      }
       if (input.tags !== undefined) {
         entry.tags = distinctNames(input.tags);
         await ensureTags(tx, scope, entry.tags);
@@ -154,6 +171,8 @@ export class ContentService {
         version,
         content: snapshot(entry),
         compiled: entry.compiled,
+        // The published links follow the version the projection shows (its refresh copies these, at commit).
+        links: collectLinks(typeVersion.content.schema, entry.content),
         createdById: actorId,
       });
       return version;
@@ -172,6 +191,7 @@ export class ContentService {
         status: EntityStatus.published,
         version: last.version,
       });
+      await writeWorkingLinks(tx, scope, entry.id, last.links);
       await keepReferences(tx, scope, entry);
       return last.version;
     });
@@ -181,18 +201,36 @@ export class ContentService {
     return this.transition(em, scope, id, 'rollback', actorId, async (tx, entry) => {
       const from = await this.version(tx, entry, version);
       Object.assign(entry, from.content, { compiled: from.compiled });
+      await writeWorkingLinks(tx, scope, entry.id, from.links);
       await keepReferences(tx, scope, entry);
       afterEdit(entry);
       return version;
     });
   }
 
+  /**
+   * Refused while another entry references this one (409 `CONTENT_REFERENCED`); the target's reference lock makes a
+   * concurrent write that adds a reference wait, then see the deletion. A deleted entry keeps no links of its own.
+   */
   delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'delete', actorId, deleteChange('content'));
+    const softDelete = deleteChange('content');
+    return this.transition(em, scope, id, 'delete', actorId, async (tx, entry) => {
+      await assertNotReferenced(tx, scope, entry.id, 'content');
+      await writeWorkingLinks(tx, scope, entry.id, []);
+      return softDelete(tx, entry);
+    });
   }
 
+  /**
+   * The working links come back with the entry. Its references are not checked again: a target deleted meanwhile
+   * resolves to nothing, as an unpublished one does for API keys.
+   */
   restore(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'restore', actorId, restoreChange);
+    return this.transition(em, scope, id, 'restore', actorId, async (tx, entry) => {
+      const typeVersion = await this.typeVersion(tx, entry.typeId, entry.typeVersion);
+      await writeWorkingLinks(tx, scope, entry.id, collectLinks(typeVersion.content.schema, entry.content));
+      return restoreChange(tx, entry);
+    });
   }
 
   /** Spec "Migrate rules" 1–5: validated against the target version, then a working copy on the new type version. */
@@ -218,6 +256,8 @@ export class ContentService {
         });
       }
       await this.validate(tx, scope, entry.content, target);
+      // The target version may declare other references: they are checked and recorded under its schema.
+      await writeWorkingLinks(tx, scope, entry.id, await checkedLinks(tx, scope, target.content.schema, entry.content));
       Object.assign(entry, { typeVersion: target.version, packageVersion: target.packageVersion });
       afterEdit(entry);
       entry.compiled = await compileContent(tx, scope, entry, target.content.layoutComponentId);
@@ -273,6 +313,75 @@ export class ContentService {
       // Read-only: plain rows in one query (the published document joined in), no entities.
       rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, { published, compiled: view.compiled }),
     });
+  }
+
+  /**
+   * The entries whose document references `id`, newest first (cursor pages): for API keys those whose published
+   * version does (the published links, on the published projection), for preview keys and staff the working copies
+   * (preview keys: only those in `PREVIEW_STATUSES`). One probe of the links table's target index, no document read.
+   */
+  async referencedBy(em: EntityManager, scope: ProjectScope, id: string, args: CursorArgs, view: ContentView) {
+    const published = view.visibility === 'published';
+    const linkScope = published ? 'published' : 'working';
+    const linked = raw(
+      (alias) =>
+        `(${alias}.id in (select l.from_id from content_link l where l.target_id = ? and l.scope = ? and l.project_id = ?))`,
+      [id, linkScope, scope.projectId],
+    );
+    const where = [...listWhere(scope, {}, view.visibility), { [linked]: true } as FilterQuery<Content>];
+    return keysetPage<Content>(em, (published ? PublishedContent : Content) as typeof Content, {
+      where: { $and: where } as FilterQuery<Content>,
+      sortField: 'updatedAt',
+      direction: 'desc',
+      args,
+      rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, { published, compiled: view.compiled }),
+    });
+  }
+
+  /**
+   * The entries each of `ids` references, in document order and each once, as the caller sees them: API keys follow
+   * the published links to published targets, preview keys and staff the working links to working copies (preview:
+   * `PREVIEW_STATUSES`; staff: every entry that is not deleted). A target the caller can't see is left out. Two
+   * queries for any number of entries (a page's `references` fields are batched into one call).
+   */
+  async referencesOf(
+    em: EntityManager,
+    scope: ProjectScope,
+    ids: readonly string[],
+    view: ContentView,
+  ): Promise<Map<string, Content[]>> {
+    const published = view.visibility === 'published';
+    const links = ids.length ? await linksOf(em, scope, ids, published ? 'published' : 'working') : [];
+    const targetIds = [...new Set(links.filter((l) => l.target_kind === 'content').map((l) => l.target_id))];
+    const visible =
+      view.visibility === 'admin'
+        ? { status: { $ne: EntityStatus.deleted } }
+        : view.visibility === 'preview'
+          ? { status: { $in: [...PREVIEW_STATUSES] } }
+          : {};
+    const where = {
+      organizationId: scope.organizationId,
+      projectId: scope.projectId,
+      id: { $in: targetIds },
+      ...visible,
+    };
+    const rows = targetIds.length
+      ? await readContentRows(em, where as FilterQuery<Content>, {}, targetIds.length, {
+          published,
+          compiled: view.compiled,
+          offset: 0,
+        })
+      : [];
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const result = new Map<string, Content[]>(ids.map((id) => [id, []]));
+    const seen = new Map<string, Set<string>>(ids.map((id) => [id, new Set()]));
+    for (const link of links) {
+      const target = link.target_kind === 'content' ? byId.get(link.target_id) : undefined;
+      if (!target || seen.get(link.from_id)!.has(target.id)) continue;
+      seen.get(link.from_id)!.add(target.id);
+      result.get(link.from_id)!.push(target);
+    }
+    return result;
   }
 
   /**

@@ -8,7 +8,7 @@ import { REFRESH as REFRESH_WITHOUT_DOCUMENT } from './Migration20261125120000_p
  * the type's other entries. The index skips GIN's pending list (`fastupdate = off`) for the reason the name index
  * does: the embedded database never vacuums, and every search would read the unmerged entries in full.
  */
-const REFRESH = `create or replace function "refresh_published_content"(entry varchar) returns void language plpgsql as $$
+export const REFRESH = `create or replace function "refresh_published_content"(entry varchar) returns void language plpgsql as $$
   begin
     if not exists (select 1 from "content" c where c."id" = entry and c."last_published_version" is not null and c."status" in ('published', 'modified')) then
       delete from "published_content" where "id" = entry;

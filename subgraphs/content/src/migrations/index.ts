@@ -12,6 +12,7 @@ import { Migration20261122001100_content_embedding } from './Migration2026112200
 import { Migration20261122001200_immutable_versions } from './Migration20261122001200_immutable_versions';
 import { Migration20261125120000_published_content } from './Migration20261125120000_published_content';
 import { Migration20261128120000_published_document } from './Migration20261128120000_published_document';
+import { Migration20261128150000_content_links } from './Migration20261128150000_content_links';
 
 export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261122000200_content_type', class: Migration20261122000200_content_type },
@@ -26,4 +27,5 @@ export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261124190000_name_trigram_no_pending', class: Migration20261124190000_name_trigram_no_pending },
   { name: 'Migration20261125120000_published_content', class: Migration20261125120000_published_content },
   { name: 'Migration20261128120000_published_document', class: Migration20261128120000_published_document },
+  { name: 'Migration20261128150000_content_links', class: Migration20261128150000_content_links },
 ];

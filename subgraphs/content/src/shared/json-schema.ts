@@ -1,5 +1,6 @@
 // The one JSON Schema 2020-12 validator of content types and documents: no shared `$id` registry, linear-time regexes.
 import Ajv2020 from 'ajv/dist/2020';
+import type { DataValidateFunction } from 'ajv/dist/types';
 import addFormats from 'ajv-formats';
 import { RE2JS } from 're2js';
 
@@ -21,3 +22,14 @@ re2.code = 'require("re2js").RE2JS';
  */
 export const jsonSchema = new Ajv2020({ strict: false, allErrors: true, addUsedSchema: false, code: { regExp: re2 } });
 addFormats(jsonSchema);
+
+/**
+ * `reference` marks a property whose value is the id of another entry or of an asset: the document holds an id
+ * string (whether it names something is checked against the project when the entry is saved, content-links.ts).
+ */
+const isId: DataValidateFunction = (_rule: unknown, data: unknown) => {
+  if (typeof data === 'string') return true;
+  isId.errors = [{ keyword: 'reference', message: 'must be an id (a string)', params: {} }];
+  return false;
+};
+jsonSchema.addKeyword({ keyword: 'reference', errors: true, validate: isId });

@@ -10,6 +10,7 @@ import {
   type ImportSummary,
   type ProjectTransfer,
   type TransferData,
+  type TransferRecord,
   type TransferScope,
 } from '@cp/db';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -17,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { ContentType } from '../content-type/content-type.entity';
 import { Content, ContentVersion } from '../content/content.entity';
+import { collectLinks, writeWorkingLinks } from '../content/content-links';
 import { Folder } from '../folder/folder.entity';
 import { SavedSearch } from '../saved-search/saved-search.entity';
 import { Tag } from '../tag/tag.entity';
@@ -90,9 +92,17 @@ export class ContentTransferService implements ProjectTransfer {
     recordImportEvents(em, 'content-types', types, scope, actorId);
     summary.contentTypes = summarize(types);
     const entries = await syncRows(em, Content, data.content, { scope, label: 'content entry' });
+    const linksOf = documentLinks(data);
+    // An archive made before versions kept their links: each version's are computed as its publish did.
+    const versions = data.contentVersions.map((v) => ({ ...v, links: v.links ?? linksOf(v.contentId, v.content) }));
     summary.contentVersions = summarize(
-      await syncRows(em, ContentVersion, data.contentVersions, { scope, immutable: true, label: 'content version' }),
+      await syncRows(em, ContentVersion, versions, { scope, immutable: true, label: 'content version' }),
     );
+    // The working links of every entry the import wrote (the published ones follow at commit, from the versions).
+    for (const record of [...entries.inserted, ...entries.updated.map((u) => u.record)]) {
+      const links = record.status === 'deleted' ? [] : linksOf(record.id, record);
+      await writeWorkingLinks(em, scope, record.id, links);
+    }
     recordImportEvents(em, 'content', entries, scope, actorId);
     summary.content = summarize(entries);
     for (const [kind, entity, resourceType] of [
@@ -119,4 +129,26 @@ export class ContentTransferService implements ProjectTransfer {
     summary.webhooks = summarize(webhooks);
     return { summary, files: [] };
   }
+}
+
+/**
+ * The references of an archived entry's document (`snapshot`: the entry, or a version's frozen copy of it), under the
+ * archived type version it follows. Targets are not checked: an archive is taken as it was exported.
+ */
+function documentLinks(data: TransferData) {
+  const entries = new Map(data.content.map((e) => [e.id, e]));
+  const schemas = new Map(
+    data.contentTypeVersions.map((v) => [
+      `${String(v.contentTypeId)}:${String(v.version)}`,
+      (v.content as { schema?: Record<string, unknown> } | null)?.schema,
+    ]),
+  );
+  return (entryId: unknown, snapshot: unknown) => {
+    const entry = entries.get(String(entryId)) as TransferRecord | undefined;
+    const frozen = snapshot as { typeVersion?: unknown; content?: unknown } | null;
+    const schema = entry && frozen ? schemas.get(`${String(entry.typeId)}:${String(frozen.typeVersion)}`) : undefined;
+    const document = frozen?.content;
+    if (!schema || typeof document !== 'object' || document === null || Array.isArray(document)) return [];
+    return collectLinks(schema, document as Record<string, unknown>);
+  };
 }
