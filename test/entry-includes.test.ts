@@ -2,8 +2,10 @@
 // references, to n hops, each once and none already in `data`, as the caller sees them. The expected includes are
 // resolved by hand with single reads of the same caller.
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
+import { startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver';
 import { UNLIMITED } from './support/service';
 import { useService } from './support/setup';
 
@@ -329,5 +331,84 @@ describe('include: referenced entries and assets beside the answer', () => {
       },
     });
     expect(without.body).toEqual({ data: { content: { includes: null } } });
+  });
+});
+
+describe('include: statements per request', () => {
+  const env: Record<string, string> = { ...UNLIMITED, OTEL_BSP_SCHEDULE_DELAY: '50' };
+  let receiver: OtlpReceiver;
+  // Before the service starts: it exports its spans (the database's statements among them) here.
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+  });
+  afterAll(() => receiver?.close());
+  const fx = useService({ env });
+  const app = `/app/v1${PROJECT}`;
+
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await fx.api.call(method, `${app}${path}`, { token: fx.token, body });
+    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+    return res.body;
+  };
+  /** The database statements one request ran (its trace's PostgreSQL query spans). */
+  const statements = async (path: string) => {
+    const traceId = randomBytes(16).toString('hex');
+    const traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
+    const res = await fx.api.call('GET', path, { token: fx.token, headers: { traceparent } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const queries = () =>
+      receiver.spans.filter(
+        (s) =>
+          s.traceId === traceId &&
+          (s.attributes['db.system'] === 'postgresql' || s.attributes['db.system.name'] === 'postgresql') &&
+          !/connect/i.test(s.name),
+      ).length;
+    // The batch exporter sends every 50 ms: wait until the count holds still.
+    let count = -1;
+    for (let stable = 0; stable < 3;) {
+      await new Promise((r) => setTimeout(r, 150));
+      const now = queries();
+      stable = now === count && now > 0 ? stable + 1 : 0;
+      count = now;
+    }
+    return { count, body: res.body };
+  };
+
+  it('runs as many statements for a page of 20 as for a page of 2 (per hop: links, entries, assets)', async () => {
+    const type = async (name: string, schema: unknown) => {
+      const id = (await admin('POST', '/content-types', { name, schema })).id as string;
+      await admin('POST', `/content-types/${id}/publish`);
+      return id;
+    };
+    const title = { type: 'string' };
+    const tagType = await type('Tag', { type: 'object', properties: { title } });
+    const authorType = await type('Author', {
+      type: 'object',
+      properties: { title, tags: { type: 'array', items: { reference: {} } } },
+    });
+    const pageType = await type('Page', {
+      type: 'object',
+      properties: { title, authors: { type: 'array', items: { reference: {} } } },
+    });
+    for (let i = 0; i < 20; i++) {
+      const tag = (await admin('POST', '/content', { typeId: tagType, name: `t${i}`, content: { title: 't' } })).id;
+      const authors: string[] = [];
+      for (let j = 0; j < 2; j++)
+        authors.push(
+          (await admin('POST', '/content', { typeId: authorType, name: `a${i}.${j}`, content: { tags: [tag] } })).id,
+        );
+      await admin('POST', '/content', { typeId: pageType, name: `p${i}`, content: { authors } });
+    }
+    const list = (limit: number) => statements(`${app}/content?typeId=${pageType}&limit=${limit}&include=2`);
+    // The first request of a shape warms caches (type versions, query shapes): not counted.
+    await list(3);
+    const small = await list(2);
+    const large = await list(20);
+    expect(small.body.includes.content).toHaveLength(2 * 2 + 2);
+    expect(large.body.includes.content).toHaveLength(20 * 2 + 20);
+    // The list, then per hop its links and its entries (no assets here): more than that would grow with the page.
+    expect(small.count, `statements: ${small.count}`).toBeGreaterThanOrEqual(5);
+    expect(large.count).toBe(small.count);
   });
 });
