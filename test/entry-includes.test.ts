@@ -147,7 +147,11 @@ describe('include: referenced entries and assets beside the answer', () => {
       const next: Body[] = [];
       for (const entry of frontier) {
         const refs = refsOf(entry.content);
-        for (const id of refs.assets) if (!seen.has(id)) (seen.add(id), found.push(id));
+        for (const id of refs.assets) {
+          if (seen.has(id)) continue;
+          seen.add(id);
+          found.push(id);
+        }
         for (const id of refs.content) {
           if (seen.has(id)) continue;
           const target = await read(id);
