@@ -296,7 +296,7 @@ describe('include: referenced entries and assets beside the answer', () => {
       [`${app}/content`, { token: fx.token }],
       [`${api}/content/search`, { apiKey: key }],
     ] as const) {
-      for (const include of [4, -1]) {
+      for (const include of [4, -1, 'x', 1.5]) {
         const res = await fx.api.call('POST', path, { ...auth, body: { filter: {}, include } });
         expect(res.status, `${path} include ${include}`).toBe(400);
         expect(res.body.error.details.parameter).toBe('include');

@@ -1,5 +1,6 @@
 // `include` on REST reads: a route selects the entries' `includes` only when the request asks for them, so an answer
 // without `include` is what it always was (no `includes` member, and the same single-subgraph plan).
+import { BadRequestError } from '@cp/errors';
 import {
   getNamedType,
   isObjectType,
@@ -83,6 +84,20 @@ export function asksForIncludes(
   const value: unknown = query[INCLUDE_ARGUMENT] ?? body?.[INCLUDE_ARGUMENT];
   // Anything else than an explicit 0 runs the resolver, which refuses values outside 0–3.
   return value !== undefined && value !== null && value !== 0 && value !== '0';
+}
+
+/**
+ * A search body's `include` that is no integer (`"x"`, `1.5`) is 400 naming it, as the query parameter is, rather
+ * than the 422 of a mistyped body member: the same parameter answers alike on every route. The range (0–3) is the
+ * resolver's to check, for GraphQL callers too.
+ */
+export function assertIncludeMember(body: Record<string, unknown>): void {
+  const value = body[INCLUDE_ARGUMENT];
+  if (value === undefined || value === null || Number.isInteger(value)) return;
+  throw new BadRequestError('include must be an integer from 0 to 3.', {
+    parameter: INCLUDE_ARGUMENT,
+    value,
+  });
 }
 
 /** The selection set sofa built for an `includes` field's assets (the first one in the document). */

@@ -29,7 +29,7 @@ import { logAnsweredFailure, parsedUrl } from '@cp/edge';
 import { bodyTypeErrors } from './body-types';
 import { restShapeOf, toRestShape, type RestShape } from './rest-shape';
 import { assertQueryParameters, liftDocumentFilters } from './query-parameters';
-import { asksForIncludes, withoutIncludes, withRootIncludes } from './includes';
+import { asksForIncludes, assertIncludeMember, withoutIncludes, withRootIncludes } from './includes';
 import { operationFor, pathParameters, routeVariables } from './rest-operations';
 import { GRAPHQL_ONLY_FIELDS, PUBLIC_FIELDS } from '@cp/supergraph';
 import { currentScope, edgeContext } from '../http/request-scope';
@@ -231,6 +231,7 @@ export function createRestHandler(options: RestOptions) {
         const revision = revisionFromIfMatch(ifMatch);
         if (revision !== undefined) query.expectedRevision = String(revision);
       }
+      if (body !== undefined && operations.get(route)!.withIncludes) assertIncludeMember(body);
       const wrongTypes = body === undefined ? [] : bodyTypeErrors(route.args, body);
       if (wrongTypes.length) {
         // Component routes answer their field-map 400 (the one exception to 422), every other route the 422.
