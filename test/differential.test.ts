@@ -186,6 +186,8 @@ interface RestRead {
   limit?: number;
   /** Filters on the fields inside the document, with the one type they need selected (content only). */
   document?: string;
+  /** Referenced entries and assets beside the answer (`include`), valid or not. */
+  include?: string;
   padding: number;
   repeatLimit: boolean;
   oddUnicode?: Shape['oddUnicode'];
@@ -198,6 +200,7 @@ const restArb: fc.Arbitrary<RestRead> = fc.record(
     repeatLimit: fc.boolean(),
     oddUnicode: fc.constantFrom<Shape['oddUnicode']>('combining', 'astral', 'surrogate', 'nul', 'plus'),
     document: fc.constantFrom(...DOCUMENT_FILTERS),
+    include: fc.constantFrom('0', '1', '3', '4', 'x'),
   },
   { requiredKeys: ['path', 'padding', 'repeatLimit'] },
 );
@@ -207,6 +210,7 @@ function restRequest(read: RestRead): Sent {
   if (read.repeatLimit) params.push('limit=3');
   if (read.oddUnicode) params.push(`odd=${ODD[read.oddUnicode]}`);
   if (read.document && read.path === 'content') params.push(`typeId=${pageTypeId}`, read.document);
+  if (read.include !== undefined) params.push(`include=${read.include}`);
   return {
     method: 'GET',
     path: `/api/v1${PROJECT}/${read.path}${params.length ? `?${params.join('&')}` : ''}`,
@@ -230,6 +234,8 @@ function probes(): Sent[] {
     for (const limit of [undefined, 1, 2, 20]) out.push(restRequest({ path, limit, padding: 0, repeatLimit: false }));
   for (const document of DOCUMENT_FILTERS)
     out.push(restRequest({ path: 'content', document, padding: 0, repeatLimit: false }));
+  for (const include of ['1', '4'])
+    out.push(restRequest({ path: 'content', document: DOCUMENT_FILTERS[0], include, padding: 0, repeatLimit: false }));
   return out;
 }
 
@@ -284,13 +290,20 @@ describe('every read path answers alike (differential)', () => {
       api.call(method, `/app/v1${PROJECT}${path}`, { token, body });
     const type = await call('POST', '/content-types', {
       name: 'Page',
-      schema: { type: 'object', properties: { title: { type: 'string' } } },
+      schema: {
+        type: 'object',
+        properties: { title: { type: 'string' }, related: { type: 'array', items: { reference: {} } } },
+      },
     });
     await call('POST', `/content-types/${type.body.id}/publish`);
     pageTypeId = type.body.id;
+    // Each page references the ones before it: `include` has something to follow.
+    const pages: string[] = [];
     for (const name of ['One', 'Two', 'Three']) {
-      const entry = await call('POST', '/content', { typeId: type.body.id, name, content: { title: name } });
+      const content = { title: name, related: [...pages] };
+      const entry = await call('POST', '/content', { typeId: type.body.id, name, content });
       expect((await call('POST', `/content/${entry.body.id}/publish`)).status).toBeLessThan(300);
+      pages.push(entry.body.id);
     }
     key = (await call('POST', '/api-keys', { name: 'differential' })).body.key;
     // Until the cached replica has applied the writes' events it answers BYPASS; wait for a stored answer.

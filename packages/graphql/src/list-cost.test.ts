@@ -41,4 +41,17 @@ describe('listAwareCost', () => {
     // Without a size, the default 20, as for a list without `limit`.
     expect(cost(`{ searchContent(${SCOPE}) { data { id } } }`)).toBe(cost(`{ contents(${SCOPE}) { data { id } } }`));
   });
+
+  it('multiplies a page’s items by its size, not its single members (`pagination`, `includes`)', () => {
+    const items = cost(`{ contents(${SCOPE}, limit: 100) { data { id name } } }`);
+    expect(items).toBe(1 + 100 + 200);
+    const withIncludes = cost(
+      `{ contents(${SCOPE}, limit: 100, include: 2) { data { id name } pagination { lastKey } includes { content { id name } assets { id } } } }`,
+    );
+    expect(withIncludes).toBe(items + 2 + 1 + 3 + 2);
+    // A sized list under the items multiplies again.
+    expect(cost(`{ contents(${SCOPE}, limit: 10) { data { referencedBy(limit: 10) { data { id } } } } }`)).toBe(
+      1 + 10 + 10 + 100 + 100,
+    );
+  });
 });

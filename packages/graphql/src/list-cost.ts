@@ -4,11 +4,14 @@ import {
   isCompositeType,
   isInputObjectType,
   isInterfaceType,
+  isListType,
+  isNonNullType,
   isObjectType,
   Kind,
   type FragmentDefinitionNode,
   type GraphQLCompositeType,
   type GraphQLField,
+  type GraphQLOutputType,
   type GraphQLSchema,
   type OperationDefinitionNode,
   type SelectionSetNode,
@@ -23,7 +26,9 @@ const LIST_ARGUMENTS = ['limit', 'first'];
  * Every field instance costs 1, times the number of parents it is selected under: `contents(limit: 100) { data {
  * id name } }` costs about 200. graphql-armor's cost limit counts each field once whatever the list sizes, so 15
  * aliased `contents(limit: 100)` looked as cheap as one item. Lists without a size argument count once (their
- * length is bounded by the data, not the caller). Stops counting once `stopAbove` is passed.
+ * length is bounded by the data, not the caller). A page's size multiplies its list members (its items), not its
+ * single objects (`pagination`, `includes`): there is one of those per page. Stops counting once `stopAbove` is
+ * passed.
  */
 export function listAwareCost(
   schema: GraphQLSchema,
@@ -41,10 +46,12 @@ export function listAwareCost(
   if (!root) return 0;
   let total = 0;
 
+  /** `page`: the size the parent field asked for, which its list members (the page's items) multiply by. */
   const visit = (
     selectionSet: SelectionSetNode,
     parent: GraphQLCompositeType,
     multiplier: number,
+    page: number,
     seen: Set<string>,
   ): void => {
     for (const selection of selectionSet.selections) {
@@ -54,26 +61,32 @@ export function listAwareCost(
         if (selection.name.value.startsWith('__')) continue;
         const field = fieldOf(parent, selection.name.value);
         if (!field) continue;
-        total += multiplier;
+        // A page's list member counts once per item, as its items do; its single members once.
+        total += isList(field.type) ? multiplier * page : multiplier;
         const type = getNamedType(field.type);
         if (selection.selectionSet && isCompositeType(type)) {
-          visit(selection.selectionSet, type, multiplier * sizeOf(field, selection.arguments ?? [], variables), seen);
+          const size = sizeOf(field, selection.arguments ?? [], variables);
+          if (isList(field.type)) visit(selection.selectionSet, type, multiplier * page * size, 1, seen);
+          else visit(selection.selectionSet, type, multiplier, size, seen);
         }
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const type = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
-        if (type && isCompositeType(type)) visit(selection.selectionSet, type, multiplier, seen);
+        if (type && isCompositeType(type)) visit(selection.selectionSet, type, multiplier, page, seen);
       } else {
         const name = selection.name.value;
         const fragment = fragments[name];
         if (!fragment || seen.has(name)) continue;
         const type = schema.getType(fragment.typeCondition.name.value);
-        if (type && isCompositeType(type)) visit(fragment.selectionSet, type, multiplier, new Set([...seen, name]));
+        if (type && isCompositeType(type))
+          visit(fragment.selectionSet, type, multiplier, page, new Set([...seen, name]));
       }
     }
   };
-  visit(operation.selectionSet, root, 1, new Set());
+  visit(operation.selectionSet, root, 1, 1, new Set());
   return total;
 }
+
+const isList = (type: GraphQLOutputType): boolean => isListType(isNonNullType(type) ? type.ofType : type);
 
 function fieldOf(parent: GraphQLCompositeType, name: string): GraphQLField<unknown, unknown> | undefined {
   return isObjectType(parent) || isInterfaceType(parent) ? parent.getFields()[name] : undefined;

@@ -14,7 +14,13 @@ import { ContentType } from './content-type/content-type.entity';
 import { ContentTypeVersion } from './content-type/content-type-version.entity';
 import { ContentTypeResolver, ContentTypeVersionResolver } from './content-type/content-type.resolver';
 import { Content, ContentVersion } from './content/content.entity';
-import { ContentResolver, ContentVersionResolver, ContentVersionSnapshotResolver } from './content/content.resolver';
+import {
+  ContentListIncludesResolver,
+  ContentResolver,
+  ContentSearchIncludesResolver,
+  ContentVersionResolver,
+  ContentVersionSnapshotResolver,
+} from './content/content.resolver';
 import { PublishedContent } from './content/published-content.entity';
 import { EventResolver } from './event/event.resolver';
 import { Folder } from './folder/folder.entity';
@@ -75,6 +81,8 @@ export function buildContentSubgraph(options: {
       ContentTypeResolver,
       ContentTypeVersionResolver,
       ContentResolver,
+      ContentListIncludesResolver,
+      ContentSearchIncludesResolver,
       ContentVersionResolver,
       ContentVersionSnapshotResolver,
       TagResolver,
@@ -84,7 +92,13 @@ export function buildContentSubgraph(options: {
       EventResolver,
       WebhookResolver,
     ],
-    instances: [new WebhookResolver(webhooks), new ContentResolver(content), new SavedSearchResolver(content)],
+    instances: [
+      new WebhookResolver(webhooks),
+      new ContentResolver(content),
+      new ContentListIncludesResolver(content),
+      new ContentSearchIncludesResolver(content),
+      new SavedSearchResolver(content),
+    ],
   });
 }
 

@@ -29,6 +29,7 @@ import { logAnsweredFailure, parsedUrl } from '@cp/edge';
 import { bodyTypeErrors } from './body-types';
 import { restShapeOf, toRestShape, type RestShape } from './rest-shape';
 import { assertQueryParameters, liftDocumentFilters } from './query-parameters';
+import { asksForIncludes, assertIncludeMember, withoutIncludes, withRootIncludes } from './includes';
 import { operationFor, pathParameters, routeVariables } from './rest-operations';
 import { GRAPHQL_ONLY_FIELDS, PUBLIC_FIELDS } from '@cp/supergraph';
 import { currentScope, edgeContext } from '../http/request-scope';
@@ -64,24 +65,6 @@ export function restSchema(schema: GraphQLSchema, routes: CompiledRoute[]): Grap
     rootFieldFilter: (operation, name) => fields.has(`${operation}.${name}`),
     objectFieldFilter: (type, name) => !GRAPHQL_ONLY_FIELDS.has(`${type}.${name}`),
   });
-}
-
-/**
- * sofa hands the same DocumentNode per route on every request; Apollo would print it to a string each time (then
- * hash the string to find its parsed and validated copy). Cutting the selections the route omits (`RestRoute.omit`)
- * and printing the result once per route takes that off every request.
- */
-const sentDocuments = new WeakMap<DocumentNode, { sent: DocumentNode; text: string }>();
-function sentOf(
-  document: DocumentNode,
-  omitted: ReadonlyMap<string, readonly string[]>,
-): { sent: DocumentNode; text: string } {
-  let known = sentDocuments.get(document);
-  if (!known) {
-    const sent = withoutOmitted(document, omitted);
-    sentDocuments.set(document, (known = { sent, text: print(sent) }));
-  }
-  return known;
 }
 
 /** sofa's operation for a route (one root field) minus that route's `omit` paths. */
@@ -122,10 +105,12 @@ interface RouteOperation {
   hash: string;
   /** How its result becomes the REST body (rest-shape.ts). */
   shape: RestShape;
+  /** The same route selecting `includes` at its root: run when the request asks for them (includes.ts). */
+  withIncludes?: RouteOperation;
 }
 
 /** A route's operation as it ran: its data (the root field's value under the field's name), or the error answer. */
-type RestOutcome = { data: Record<string, unknown> } | { failure: Response };
+type RestOutcome = { data: Record<string, unknown>; shape: RestShape } | { failure: Response };
 
 export function createRestHandler(options: RestOptions) {
   const basePath = BASE_PATHS[options.family];
@@ -154,19 +139,27 @@ export function createRestHandler(options: RestOptions) {
       const document = operationFor(schema, r.field);
       const name = (document.definitions[0] as OperationDefinitionNode).name?.value;
       // What Apollo is sent for this route (`omit` applied), and its hash: the key of the gateway's plan for it.
-      const { sent, text } = sentOf(document, omitted);
+      // Built and printed once per route: nothing of it is redone per request.
+      const withOmissions = withoutOmitted(document, omitted);
       const read = r.field.startsWith('Query.');
-      const operation: RouteOperation = {
-        field: r.field,
-        document,
-        name,
-        pattern: pathParameters(r.path),
-        sent,
-        text,
-        read,
-        hash: queryHashOf(text),
-        shape: restShapeOf(schema, sent),
+      const operationOf = (sent: DocumentNode): RouteOperation => {
+        const text = print(sent);
+        const shape = restShapeOf(schema, sent);
+        return {
+          field: r.field,
+          document,
+          name,
+          pattern: pathParameters(r.path),
+          sent,
+          text,
+          read,
+          hash: queryHashOf(text),
+          shape,
+        };
       };
+      const operation = operationOf(withoutIncludes(schema, withOmissions));
+      const included = withRootIncludes(schema, withOmissions);
+      if (included) operation.withIncludes = operationOf(included);
       return [r, operation] as const;
     }),
   );
@@ -177,7 +170,8 @@ export function createRestHandler(options: RestOptions) {
     body: Record<string, unknown> | undefined,
     context: Context,
   ): Promise<RestOutcome> => {
-    const operation = operations.get(route)!;
+    const routeOperation = operations.get(route)!;
+    const operation = (asksForIncludes(query, body) && routeOperation.withIncludes) || routeOperation;
     try {
       const path = pathname.slice(basePath.length);
       const variableValues = routeVariables(operation.document, schema, operation.pattern, path, query, body);
@@ -204,7 +198,7 @@ export function createRestHandler(options: RestOptions) {
       }
       if (result.errors) return { failure: failure(result.errors) };
       if (!result.data) throw new Error(`${operation.field} answered neither data nor errors.`);
-      return { data: result.data as Record<string, unknown> };
+      return { data: result.data as Record<string, unknown>, shape: operation.shape };
     } catch (err) {
       // A read's failures before execution are thrown (the handler answers them); sofa's router answered whatever
       // failed in a mutation's handler through its error handler.
@@ -237,6 +231,7 @@ export function createRestHandler(options: RestOptions) {
         const revision = revisionFromIfMatch(ifMatch);
         if (revision !== undefined) query.expectedRevision = String(revision);
       }
+      if (body !== undefined && operations.get(route)!.withIncludes) assertIncludeMember(body);
       const wrongTypes = body === undefined ? [] : bodyTypeErrors(route.args, body);
       if (wrongTypes.length) {
         // Component routes answer their field-map 400 (the one exception to 422), every other route the 422.
@@ -254,7 +249,7 @@ export function createRestHandler(options: RestOptions) {
       }
       const value = outcome.data[route.field.slice(route.field.indexOf('.') + 1)];
       res.status(route.responseStatus ?? 200).type('application/json');
-      const shaped = toRestShape(value, operations.get(route)!.shape) as { revision?: unknown } | null;
+      const shaped = toRestShape(value, outcome.shape) as { revision?: unknown } | null;
       // One resource with a revision carries it as a strong ETag (admin responses).
       if (options.family === 'app' && typeof shaped?.revision === 'number')
         res.setHeader('ETag', `"${shaped.revision}"`);

@@ -281,3 +281,15 @@ export async function linksOf(
     [...ids, linkScope, scope.projectId, scope.organizationId],
   );
 }
+
+/** Which of the assets `ids` exist in the project and are not deleted (one query; none for no ids). */
+export async function liveAssetIds(em: EntityManager, scope: ProjectScope, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await sql<{ id: string }>(
+    em,
+    `select "id" from "asset" where "id" in (${marks(ids)}) and "organization_id" = ? and "project_id" = ?
+      and "status" <> 'deleted'`,
+    [...ids, scope.organizationId, scope.projectId],
+  );
+  return rows.map((r) => r.id);
+}

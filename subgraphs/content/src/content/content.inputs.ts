@@ -118,6 +118,13 @@ export class ContentListArgs extends CursorArgs {
       'Field → operators, as in `searchContent`; with one `typeId` selected, `content.<path>` names a property of the document, e.g. `{"content.slug": {"eq": "launch"}}`. REST: `content.slug=launch`, `content.price[gte]=10`.',
   })
   filter?: Record<string, unknown>;
+
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'Also answer `includes`: the entries and assets the page’s entries reference, to this many hops (0–3, default 0).',
+  })
+  include?: number;
 }
 
 @InputType({ description: 'Advanced search: a filter map of field → operators, a sort, and offset paging.' })
@@ -147,4 +154,11 @@ export class SearchContentInput {
 
   @Field({ nullable: true, description: 'Natural-language query (ranked full-text).' })
   query?: string;
+
+  @Field(() => Int, {
+    nullable: true,
+    description:
+      'Also answer `includes`: the entries and assets the page’s entries reference, to this many hops (0–3, default 0).',
+  })
+  include?: number;
 }

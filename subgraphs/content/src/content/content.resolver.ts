@@ -46,12 +46,18 @@ import { ContentService } from './content.service';
 import { AssetReference } from './asset-reference';
 import { linkedAssets } from './content-links';
 import { getResolvedContent, getVisibleContent } from './published-content';
+import { ContentIncludes, INCLUDE, parseInclude, withInclude, type WithInclude } from './content-includes';
 
 const ContentList = CursorList(Content, 'ContentList');
 const ContentVersionList = VersionList(ContentVersion, 'ContentVersionList');
 const ContentSearchResult = OffsetList(Content, 'ContentSearchResult');
 const idArg = { description: 'The content entry.' };
 const body = { description: 'The request body (REST: the JSON body).' };
+const includeArg = {
+  nullable: true,
+  description:
+    'Also answer `includes`: the entries and assets this entry references, to this many hops (0–3, default 0).',
+};
 
 @ObjectType({
   description:
@@ -78,7 +84,12 @@ class ContentReadsAndEdits {
     @Info() info: GraphQLResolveInfo,
   ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
-    return this.service.list(ctx.em, scope, args, { visibility, compiled: selects(info, ['data', 'compiled']) });
+    const depth = parseInclude(args.include);
+    const page = await this.service.list(ctx.em, scope, args, {
+      visibility,
+      compiled: selects(info, ['data', 'compiled']),
+    });
+    return withInclude(page, { scope, depth, visibility });
   }
 
   @Query(() => ContentSearchResult, {
@@ -92,24 +103,43 @@ class ContentReadsAndEdits {
   ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const compiled = selects(info, ['data', 'compiled']);
-    return this.service.search(ctx.em, scope, input ?? {}, { visibility, compiled });
+    const depth = parseInclude(input?.include);
+    const page = await this.service.search(ctx.em, scope, input ?? {}, { visibility, compiled });
+    return withInclude(page, { scope, depth, visibility });
   }
 
   @Query(() => Content, { description: 'One entry.' })
-  async content(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+  async content(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Arg('include', () => Int, includeArg) include: number | undefined,
+    @Ctx() ctx: Context,
+  ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
-    if (visibility === 'admin') return this.service.read(ctx.em, scope, id);
-    return getVisibleContent(ctx.em, scope, id, visibility);
+    const depth = parseInclude(include);
+    const entry =
+      visibility === 'admin'
+        ? await this.service.read(ctx.em, scope, id)
+        : await getVisibleContent(ctx.em, scope, id, visibility);
+    return withInclude(entry, { scope, depth, visibility });
   }
 
   @Query(() => ResolvedContent, {
     description:
       'The published entry (preview keys: the working copy) with its compiled module and its content type version.',
   })
-  async resolvedContent(@Args() scope: ProjectScopeArgs, @Arg('id', () => ID, idArg) id: string, @Ctx() ctx: Context) {
+  async resolvedContent(
+    @Args() scope: ProjectScopeArgs,
+    @Arg('id', () => ID, idArg) id: string,
+    @Arg('include', () => Int, includeArg) include: number | undefined,
+    @Ctx() ctx: Context,
+  ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
-    // Staff resolve what clients are served (the published version); a preview key what they will be.
-    return getResolvedContent(ctx.em, scope, id, visibility === 'preview' ? 'preview' : 'published');
+    const depth = parseInclude(include);
+    // Staff resolve what clients are served (the published version); a preview key what they will be. Its includes
+    // follow the same view.
+    const view = visibility === 'preview' ? 'preview' : 'published';
+    return withInclude(await getResolvedContent(ctx.em, scope, id, view), { scope, depth, visibility: view });
   }
 
   @Query(() => ContentVersionList, { description: 'Published versions of an entry, newest first, not paginated.' })
@@ -242,6 +272,72 @@ export class ContentResolver extends ContentLifecycle {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const compiled = selects(info, ['data', 'compiled']);
     return this.service.referencedBy(ctx.em, scope, entry.id, args, { visibility, compiled });
+  }
+
+  @FieldResolver(() => ContentIncludes, {
+    nullable: true,
+    description:
+      'With `include` > 0 on the field that answered this entry (`content`, `resolvedContent`): the entries and assets it references, to that many hops, each once and never this entry; otherwise null. (`references` follows one hop per level.)',
+  })
+  includes(
+    @Root() entry: WithInclude<Content>,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<ContentIncludes | null> {
+    return includesFor(this.service, entry, [entry.id], ctx, info);
+  }
+}
+
+/** What `includes` answers for a root field's answer: null unless the field was asked for `include` > 0. */
+async function includesFor(
+  service: ContentService,
+  answer: WithInclude<object>,
+  rootIds: string[],
+  ctx: Context,
+  info: GraphQLResolveInfo,
+): Promise<ContentIncludes | null> {
+  const request = answer[INCLUDE];
+  if (!request) return null;
+  const compiled = selects(info, ['content', 'compiled']);
+  const view = { visibility: request.visibility, compiled };
+  return service.includesOf(ctx.em, request.scope, rootIds, request.depth, view);
+}
+
+const listIncludes = {
+  nullable: true,
+  description:
+    'With `include` > 0 on the field that answered this page: the entries and assets its entries reference, to that many hops, each once and none already in `data`; otherwise null. (GraphQL can also follow `references`.)',
+};
+
+@Resolver(() => ContentList)
+export class ContentListIncludesResolver {
+  constructor(readonly service: ContentService) {}
+
+  @FieldResolver(() => ContentIncludes, listIncludes)
+  includes(@Root() list: WithInclude<{ data: Content[] }>, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
+    return includesFor(
+      this.service,
+      list,
+      list.data.map((e) => e.id),
+      ctx,
+      info,
+    );
+  }
+}
+
+@Resolver(() => ContentSearchResult)
+export class ContentSearchIncludesResolver {
+  constructor(readonly service: ContentService) {}
+
+  @FieldResolver(() => ContentIncludes, listIncludes)
+  includes(@Root() list: WithInclude<{ data: Content[] }>, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
+    return includesFor(
+      this.service,
+      list,
+      list.data.map((e) => e.id),
+      ctx,
+      info,
+    );
   }
 }
 

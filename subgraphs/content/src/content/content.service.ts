@@ -24,7 +24,14 @@ import { ContentType } from '../content-type/content-type.entity';
 import { afterEdit, assertTransition, publishedEvent } from '../lifecycle/lifecycle';
 import { deleteChange, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
 import { compileContent } from './content-compile';
-import { assertNotReferenced, checkedLinks, collectLinks, linksOf, writeWorkingLinks } from './content-links';
+import {
+  assertNotReferenced,
+  checkedLinks,
+  collectLinks,
+  linksOf,
+  liveAssetIds,
+  writeWorkingLinks,
+} from './content-links';
 import { documentSortKey } from './content-fields';
 import { Folder } from '../folder/folder.entity';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
@@ -353,26 +360,7 @@ export class ContentService {
     const published = view.visibility === 'published';
     const links = ids.length ? await linksOf(em, scope, ids, published ? 'published' : 'working') : [];
     const targetIds = [...new Set(links.filter((l) => l.target_kind === 'content').map((l) => l.target_id))];
-    const visible =
-      view.visibility === 'admin'
-        ? { status: { $ne: EntityStatus.deleted } }
-        : view.visibility === 'preview'
-          ? { status: { $in: [...PREVIEW_STATUSES] } }
-          : {};
-    const where = {
-      organizationId: scope.organizationId,
-      projectId: scope.projectId,
-      id: { $in: targetIds },
-      ...visible,
-    };
-    const rows = targetIds.length
-      ? await readContentRows(em, where as FilterQuery<Content>, {}, targetIds.length, {
-          published,
-          compiled: view.compiled,
-          offset: 0,
-        })
-      : [];
-    const byId = new Map(rows.map((row) => [row.id, row]));
+    const byId = new Map((await this.visibleRows(em, scope, targetIds, view)).map((row) => [row.id, row]));
     const result = new Map<string, Content[]>(ids.map((id) => [id, []]));
     const seen = new Map<string, Set<string>>(ids.map((id) => [id, new Set()]));
     for (const link of links) {
@@ -382,6 +370,71 @@ export class ContentService {
       result.get(link.from_id)!.push(target);
     }
     return result;
+  }
+
+  /**
+   * Every entry and asset reachable from `rootIds` through references, up to `depth` hops, each once and none of
+   * `rootIds` itself, as the caller sees them (the rules of `referencesOf`: API keys follow published links to
+   * published targets). Hop by hop: the frontier's links in one query, their entries and assets in one query each,
+   * so a request costs the same few statements whatever its page size; only the depth adds to them.
+   */
+  async includesOf(
+    em: EntityManager,
+    scope: ProjectScope,
+    rootIds: readonly string[],
+    depth: number,
+    view: ContentView,
+  ): Promise<{ content: Content[]; assets: { id: string }[] }> {
+    const linkScope = view.visibility === 'published' ? 'published' : 'working';
+    const seen = new Set(rootIds);
+    const content: Content[] = [];
+    const assets: { id: string }[] = [];
+    let frontier = [...seen];
+    for (let hop = 0; hop < depth && frontier.length > 0; hop++) {
+      const links = await linksOf(em, scope, frontier, linkScope);
+      const fresh = (kind: string) => [
+        ...new Set(links.filter((l) => l.target_kind === kind && !seen.has(l.target_id)).map((l) => l.target_id)),
+      ];
+      const entryIds = fresh('content');
+      const assetIds = fresh('asset');
+      const byId = new Map((await this.visibleRows(em, scope, entryIds, view)).map((row) => [row.id, row]));
+      const liveAssets = new Set(await liveAssetIds(em, scope, assetIds));
+      frontier = [];
+      // In link order (the frontier's entries, each in document order), each target once.
+      for (const id of entryIds) {
+        const row = byId.get(id);
+        if (!row) continue;
+        seen.add(id);
+        content.push(row);
+        frontier.push(id);
+      }
+      for (const id of assetIds) {
+        if (!liveAssets.has(id)) continue;
+        seen.add(id);
+        assets.push({ id });
+      }
+    }
+    return { content, assets };
+  }
+
+  /**
+   * The entries `ids` the caller can see, as plain rows in one query: for API keys published entries (their published
+   * version), for preview keys those in `PREVIEW_STATUSES`, for staff every entry that is not deleted.
+   */
+  private async visibleRows(em: EntityManager, scope: ProjectScope, ids: string[], view: ContentView) {
+    if (ids.length === 0) return [];
+    const visible =
+      view.visibility === 'admin'
+        ? { status: { $ne: EntityStatus.deleted } }
+        : view.visibility === 'preview'
+          ? { status: { $in: [...PREVIEW_STATUSES] } }
+          : {};
+    const where = { organizationId: scope.organizationId, projectId: scope.projectId, id: { $in: ids }, ...visible };
+    return readContentRows(em, where as FilterQuery<Content>, {}, ids.length, {
+      published: view.visibility === 'published',
+      compiled: view.compiled,
+      offset: 0,
+    });
   }
 
   /**
