@@ -17,7 +17,7 @@ import {
   LifecycleMutations,
   requestLoader,
 } from '@cp/graphql';
-import { isObjectType, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
+import type { GraphQLObjectType, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import {
   Arg,
   Args,
@@ -60,7 +60,8 @@ function entryFields(info: GraphQLResolveInfo, typeName: string): ReadonlySet<st
   let fields = byType.get(typeName);
   if (!fields) {
     const type = info.schema.getType(typeName);
-    fields = new Set(isObjectType(type) ? Object.keys(type.getFields()) : []);
+    // Duck-typed: the schema may come from another copy of graphql than this module's (tests load both).
+    fields = new Set(type && 'getFields' in type ? Object.keys((type as GraphQLObjectType).getFields()) : []);
     byType.set(typeName, fields);
   }
   return fields;
