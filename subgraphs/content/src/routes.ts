@@ -29,10 +29,10 @@ function crud(segment: string, singular: string, plural: string, client: boolean
 /** A POST to …/content without typeId, name or content is a search. */
 /**
  * A body with none of `typeId`, `name`, `content` and at least one search member (or `{}`) is a search. We count
- * `search` and `query` (full-text and semantic, as saved searches hold them) as search members too; any other body is
+ * `search`, `query` (full-text and semantic, as saved searches hold them) and `select` as search members too; any other body is
  * a creation, so `{"foo": 1}` is refused as one (422) instead of running as a search.
  */
-const SEARCH_MEMBERS = ['filter', 'sort', 'page', 'limit', 'search', 'query'];
+const SEARCH_MEMBERS = ['filter', 'sort', 'page', 'limit', 'search', 'query', 'select'];
 const isSearchBody = (body: Record<string, unknown> | undefined) =>
   !body ||
   (!('typeId' in body) &&

@@ -30,6 +30,7 @@ import { bodyTypeErrors } from './body-types';
 import { restShapeOf, toRestShape, type RestShape } from './rest-shape';
 import { assertQueryParameters, liftDocumentFilters } from './query-parameters';
 import { asksForIncludes, assertIncludeMember, withoutIncludes, withRootIncludes } from './includes';
+import { assertSelectable, selectedNames, selectFields, selectSource } from './select';
 import { operationFor, pathParameters, routeVariables } from './rest-operations';
 import { GRAPHQL_ONLY_FIELDS, PUBLIC_FIELDS } from '@cp/supergraph';
 import { currentScope, edgeContext } from '../http/request-scope';
@@ -232,6 +233,9 @@ export function createRestHandler(options: RestOptions) {
         if (revision !== undefined) query.expectedRevision = String(revision);
       }
       if (body !== undefined && operations.get(route)!.withIncludes) assertIncludeMember(body);
+      // `select`: the entry fields are checked and kept here, the document pruned by the content subgraph (select.ts).
+      const selected = selectedNames(selectSource(route.args), query, body);
+      if (selected) assertSelectable(selected, operations.get(route)!.shape);
       const wrongTypes = body === undefined ? [] : bodyTypeErrors(route.args, body);
       if (wrongTypes.length) {
         // Component routes answer their field-map 400 (the one exception to 422), every other route the 422.
@@ -249,10 +253,11 @@ export function createRestHandler(options: RestOptions) {
       }
       const value = outcome.data[route.field.slice(route.field.indexOf('.') + 1)];
       res.status(route.responseStatus ?? 200).type('application/json');
-      const shaped = toRestShape(value, outcome.shape) as { revision?: unknown } | null;
-      // One resource with a revision carries it as a strong ETag (admin responses).
-      if (options.family === 'app' && typeof shaped?.revision === 'number')
-        res.setHeader('ETag', `"${shaped.revision}"`);
+      const restBody = toRestShape(value, outcome.shape) as { revision?: unknown } | null;
+      const shaped = selected ? selectFields(restBody, selected) : restBody;
+      // One resource with a revision carries it as a strong ETag (admin responses), selected or not.
+      if (options.family === 'app' && typeof restBody?.revision === 'number')
+        res.setHeader('ETag', `"${restBody.revision}"`);
       res.send(JSON.stringify(shaped));
     } catch (err) {
       sendError(res, err);

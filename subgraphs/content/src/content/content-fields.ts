@@ -33,25 +33,44 @@ type SchemaNode = Record<string, unknown>;
  * The kind of the property at `path` in a content type's schema. A path the schema does not declare, or one that
  * goes into an array, is 400 naming the field.
  */
-function propertyKind(schema: SchemaNode, field: string, path: string[]): PropertyKind {
+function propertyKind(
+  schema: SchemaNode,
+  field: string,
+  path: string[],
+  details: Record<string, unknown> = {},
+): PropertyKind {
   let node: SchemaNode = schema;
   for (const [i, segment] of path.entries()) {
     const types = typesOf(node);
     if (types.includes('array'))
       throw new BadRequestError(`"${field}" goes into an array: only object properties can be filtered on.`, {
+        ...details,
         field,
       });
     const properties = node.properties as Record<string, SchemaNode> | undefined;
     const next = properties && Object.hasOwn(properties, segment) ? properties[segment] : undefined;
     if (!next || typeof next !== 'object') {
       const at = path.slice(0, i + 1).join('.');
-      throw new BadRequestError(`The content type's schema declares no property "${at}".`, { field });
+      throw new BadRequestError(`The content type's schema declares no property "${at}".`, { ...details, field });
     }
     node = next;
   }
   if (node.reference !== undefined) return 'reference';
   const [type] = typesOf(node).filter((t) => t !== 'null');
   return type === 'string' || type === 'number' || type === 'integer' || type === 'boolean' ? type : 'other';
+}
+
+/**
+ * Refuses (400 naming the field, with `details`) a `content.<path>` the schema does not declare or that goes into an
+ * array: the checks of a filter's path, for other uses of a path (`select`).
+ */
+export function assertDeclaredPath(
+  schema: SchemaNode,
+  field: string,
+  path: string[],
+  details: Record<string, unknown>,
+): void {
+  propertyKind(schema, field, path, details);
 }
 
 function typesOf(node: SchemaNode): string[] {

@@ -2,6 +2,10 @@
 import { CursorArgs, EntityStatus, JSONObjectScalar, JSONScalar } from '@cp/graphql';
 import { ArgsType, Field, ID, InputType, Int } from 'type-graphql';
 
+/** What `select` does, for every field that takes it. */
+export const SELECT_DESCRIPTION =
+  'The entry fields and `content.<path>`s to answer (`id` always). In GraphQL your selection set picks the entry fields; here `select` prunes `content` to the named paths (a nested path keeps its nesting; `content` keeps the whole document; with no path named, `content` is `{}`). With one content type selected, each path must be a property its schema declares. REST: comma-separated. `includes` are not pruned.';
+
 @InputType({ description: 'A new content entry.' })
 export class CreateContentInput {
   @Field(() => ID, { description: 'The content type; it must have a published version.' })
@@ -125,6 +129,12 @@ export class ContentListArgs extends CursorArgs {
       'Also answer `includes`: the entries and assets the page’s entries reference, to this many hops (0–3, default 0).',
   })
   include?: number;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: SELECT_DESCRIPTION,
+  })
+  select?: string[];
 }
 
 @InputType({ description: 'Advanced search: a filter map of field → operators, a sort, and offset paging.' })
@@ -161,4 +171,10 @@ export class SearchContentInput {
       'Also answer `includes`: the entries and assets the page’s entries reference, to this many hops (0–3, default 0).',
   })
   include?: number;
+
+  @Field(() => [String], {
+    nullable: true,
+    description: SELECT_DESCRIPTION,
+  })
+  select?: string[];
 }

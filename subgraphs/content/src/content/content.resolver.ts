@@ -17,7 +17,7 @@ import {
   LifecycleMutations,
   requestLoader,
 } from '@cp/graphql';
-import type { GraphQLResolveInfo } from 'graphql';
+import type { GraphQLObjectType, GraphQLResolveInfo, GraphQLSchema } from 'graphql';
 import {
   Arg,
   Args,
@@ -40,13 +40,37 @@ import {
   CreateContentInput,
   MigrateInput,
   SearchContentInput,
+  SELECT_DESCRIPTION,
   UpdateContentInput,
 } from './content.inputs';
+import { parseSelect, withSelectedDocument, type DocumentSelection } from './content-select';
 import { ContentService } from './content.service';
 import { AssetReference } from './asset-reference';
 import { linkedAssets } from './content-links';
 import { getResolvedContent, getVisibleContent } from './published-content';
 import { ContentIncludes, INCLUDE, parseInclude, withInclude, type WithInclude } from './content-includes';
+
+const selectArg = { nullable: true, description: SELECT_DESCRIPTION };
+
+/** The fields of an entry type (`Content`, `ResolvedContent`): the entry-field names `select` accepts. */
+const entryFieldsBySchema = new WeakMap<GraphQLSchema, Map<string, ReadonlySet<string>>>();
+function entryFields(info: GraphQLResolveInfo, typeName: string): ReadonlySet<string> {
+  let byType = entryFieldsBySchema.get(info.schema);
+  if (!byType) entryFieldsBySchema.set(info.schema, (byType = new Map()));
+  let fields = byType.get(typeName);
+  if (!fields) {
+    const type = info.schema.getType(typeName);
+    // Duck-typed: the schema may come from another copy of graphql than this module's (tests load both).
+    fields = new Set(type && 'getFields' in type ? Object.keys((type as GraphQLObjectType).getFields()) : []);
+    byType.set(typeName, fields);
+  }
+  return fields;
+}
+
+/** A page with its entries' documents pruned to the selection (a new page object; the rows are not changed). */
+function selectedPage<P extends { data: Content[] }>(page: P, selection: DocumentSelection | undefined): P {
+  return selection ? { ...page, data: page.data.map((e) => withSelectedDocument(e, selection)) } : page;
+}
 
 const ContentList = CursorList(Content, 'ContentList');
 const ContentVersionList = VersionList(ContentVersion, 'ContentVersionList');
@@ -85,11 +109,13 @@ class ContentReadsAndEdits {
   ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const depth = parseInclude(args.include);
+    const selection = parseSelect(args.select, entryFields(info, 'Content'));
+    if (selection) await this.service.assertSelectable(ctx.em, scope, args, selection, visibility);
     const page = await this.service.list(ctx.em, scope, args, {
       visibility,
       compiled: selects(info, ['data', 'compiled']),
     });
-    return withInclude(page, { scope, depth, visibility });
+    return withInclude(selectedPage(page, selection), { scope, depth, visibility });
   }
 
   @Query(() => ContentSearchResult, {
@@ -104,8 +130,10 @@ class ContentReadsAndEdits {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const compiled = selects(info, ['data', 'compiled']);
     const depth = parseInclude(input?.include);
+    const selection = parseSelect(input?.select, entryFields(info, 'Content'));
+    if (selection) await this.service.assertSelectable(ctx.em, scope, { filter: input?.filter }, selection, visibility);
     const page = await this.service.search(ctx.em, scope, input ?? {}, { visibility, compiled });
-    return withInclude(page, { scope, depth, visibility });
+    return withInclude(selectedPage(page, selection), { scope, depth, visibility });
   }
 
   @Query(() => Content, { description: 'One entry.' })
@@ -113,15 +141,18 @@ class ContentReadsAndEdits {
     @Args() scope: ProjectScopeArgs,
     @Arg('id', () => ID, idArg) id: string,
     @Arg('include', () => Int, includeArg) include: number | undefined,
+    @Arg('select', () => [String], selectArg) select: string[] | undefined,
     @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
   ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const depth = parseInclude(include);
+    const selection = parseSelect(select, entryFields(info, 'Content'));
     const entry =
       visibility === 'admin'
         ? await this.service.read(ctx.em, scope, id)
         : await getVisibleContent(ctx.em, scope, id, visibility);
-    return withInclude(entry, { scope, depth, visibility });
+    return withInclude(withSelectedDocument(entry, selection), { scope, depth, visibility });
   }
 
   @Query(() => ResolvedContent, {
@@ -132,14 +163,18 @@ class ContentReadsAndEdits {
     @Args() scope: ProjectScopeArgs,
     @Arg('id', () => ID, idArg) id: string,
     @Arg('include', () => Int, includeArg) include: number | undefined,
+    @Arg('select', () => [String], selectArg) select: string[] | undefined,
     @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
   ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const depth = parseInclude(include);
+    const selection = parseSelect(select, entryFields(info, 'ResolvedContent'));
     // Staff resolve what clients are served (the published version); a preview key what they will be. Its includes
     // follow the same view.
     const view = visibility === 'preview' ? 'preview' : 'published';
-    return withInclude(await getResolvedContent(ctx.em, scope, id, view), { scope, depth, visibility: view });
+    const entry = withSelectedDocument(await getResolvedContent(ctx.em, scope, id, view), selection);
+    return withInclude(entry, { scope, depth, visibility: view });
   }
 
   @Query(() => ContentVersionList, { description: 'Published versions of an entry, newest first, not paginated.' })

@@ -1,4 +1,5 @@
 // Content rules: create against the latest published type version, validate, lifecycle, migrate, find.
+import { assertSelectablePaths, type DocumentSelection } from './content-select';
 import { assertProjectFolder, lifecycleTransition, nextVersion, recordEvent } from '@cp/db';
 import { AppError, BadRequestError, NotFoundError } from '@cp/errors';
 import {
@@ -523,6 +524,22 @@ export class ContentService {
     const rows = await readContentRows(em, chosen, {}, limit, { published, compiled: view.compiled, offset: 0 });
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
+  }
+
+  /**
+   * A `select`'s `content.<path>`s checked against the schema filters are checked against, when the request selects
+   * one content type; without one, any well-formed path is answered (absent where a document lacks it).
+   */
+  async assertSelectable(
+    em: EntityManager,
+    scope: ProjectScope,
+    selection: Parameters<typeof selectedTypeId>[0],
+    chosen: DocumentSelection,
+    visibility: Visibility,
+  ): Promise<void> {
+    if (chosen.paths.length === 0 || !selectedTypeId(selection)) return;
+    const schema = await this.documentSchema(em, scope, selection, chosen.paths[0].field, visibility);
+    assertSelectablePaths(chosen, schema!);
   }
 
   /**
