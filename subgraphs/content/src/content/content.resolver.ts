@@ -344,37 +344,23 @@ const listIncludes = {
     'With `include` > 0 on the field that answered this page: the entries and assets its entries reference, to that many hops, each once and none already in `data`; otherwise null. (GraphQL can also follow `references`.)',
 };
 
-@Resolver(() => ContentList)
-export class ContentListIncludesResolver {
-  constructor(readonly service: ContentService) {}
+/** The `includes` field of a page: lists and searches answer it alike. */
+function PageIncludesResolver(page: typeof ContentList | typeof ContentSearchResult) {
+  @Resolver(() => page)
+  class PageIncludes {
+    constructor(readonly service: ContentService) {}
 
-  @FieldResolver(() => ContentIncludes, listIncludes)
-  includes(@Root() list: WithInclude<{ data: Content[] }>, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
-    return includesFor(
-      this.service,
-      list,
-      list.data.map((e) => e.id),
-      ctx,
-      info,
-    );
+    @FieldResolver(() => ContentIncludes, listIncludes)
+    includes(@Root() list: WithInclude<{ data: Content[] }>, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
+      const ids = list.data.map((e) => e.id);
+      return includesFor(this.service, list, ids, ctx, info);
+    }
   }
+  return PageIncludes;
 }
 
-@Resolver(() => ContentSearchResult)
-export class ContentSearchIncludesResolver {
-  constructor(readonly service: ContentService) {}
-
-  @FieldResolver(() => ContentIncludes, listIncludes)
-  includes(@Root() list: WithInclude<{ data: Content[] }>, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo) {
-    return includesFor(
-      this.service,
-      list,
-      list.data.map((e) => e.id),
-      ctx,
-      info,
-    );
-  }
-}
+export const ContentListIncludesResolver = PageIncludesResolver(ContentList);
+export const ContentSearchIncludesResolver = PageIncludesResolver(ContentSearchResult);
 
 export const ContentVersionResolver = VersionFieldsResolver(ContentVersion);
 
