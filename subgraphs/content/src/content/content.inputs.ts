@@ -2,6 +2,10 @@
 import { CursorArgs, EntityStatus, JSONObjectScalar, JSONScalar } from '@cp/graphql';
 import { ArgsType, Field, ID, InputType, Int } from 'type-graphql';
 
+/** What `include` does on a page (a list or a search). */
+const PAGE_INCLUDE_DESCRIPTION =
+  'Also answer `includes`: the entries and assets the page’s entries reference, to this many hops (0–3, default 0).';
+
 /** What `select` does, for every field that takes it. */
 export const SELECT_DESCRIPTION =
   'The entry fields and `content.<path>`s to answer (`id` always). In GraphQL your selection set picks the entry fields; here `select` prunes `content` to the named paths (a nested path keeps its nesting; `content` keeps the whole document; with no path named, `content` is `{}`). With one content type selected, each path must be a property its schema declares. REST: comma-separated. `includes` are not pruned.';
@@ -123,11 +127,7 @@ export class ContentListArgs extends CursorArgs {
   })
   filter?: Record<string, unknown>;
 
-  @Field(() => Int, {
-    nullable: true,
-    description:
-      'Also answer `includes`: the entries and assets the page’s entries reference, to this many hops (0–3, default 0).',
-  })
+  @Field(() => Int, { nullable: true, description: PAGE_INCLUDE_DESCRIPTION })
   include?: number;
 
   @Field(() => [String], {
@@ -165,11 +165,7 @@ export class SearchContentInput {
   @Field({ nullable: true, description: 'Natural-language query (ranked full-text).' })
   query?: string;
 
-  @Field(() => Int, {
-    nullable: true,
-    description:
-      'Also answer `includes`: the entries and assets the page’s entries reference, to this many hops (0–3, default 0).',
-  })
+  @Field(() => Int, { nullable: true, description: PAGE_INCLUDE_DESCRIPTION })
   include?: number;
 
   @Field(() => [String], {
