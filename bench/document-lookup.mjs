@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { PROJECT, startReadGateway } from './client-reads-lib.mjs';
-import { createDatabase, login, startBaseline } from './lib.mjs';
+import { copyEntry, createDatabase, login, startBaseline } from './lib.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const PASSES = Number(process.env.BENCH_PASSES ?? 2);
@@ -38,43 +38,25 @@ try {
   // projection's trigger fills `published_content` at commit, as for a publish through the API.
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
-  const began = performance.now();
-  await client.query('begin');
-  await client.query(
-    `create temporary table seq on commit drop as select i, gen_random_uuid()::text as id from generate_series(1, $1) i`,
-    [ENTRIES - 1],
-  );
-  const { rows: contentColumns } = await client.query(
-    `select column_name from information_schema.columns where table_name = 'content' and is_generated = 'NEVER'`,
-  );
-  const { rows: versionColumns } = await client.query(
-    `select column_name from information_schema.columns where table_name = 'content_version' and is_generated = 'NEVER'`,
-  );
-  const copy = (columns, replace) => columns.map(({ column_name: c }) => replace[c] ?? `t."${c}"`).join(', ');
-  const names = (columns) => columns.map(({ column_name: c }) => `"${c}"`).join(', ');
-  await client.query(
-    `insert into content (${names(contentColumns)}) select ${copy(contentColumns, {
-      id: 's.id',
-      name: `'Page ' || s.i`,
-      content: `jsonb_set(t.content, '{slug}', to_jsonb('page-' || s.i))`,
-    })} from content t, seq s where t.id = $1`,
-    [first.id],
-  );
-  await client.query(
-    `insert into content_version (${names(versionColumns)}) select ${copy(versionColumns, {
-      id: 'gen_random_uuid()::text',
-      content_id: 's.id',
-      content: `jsonb_set(jsonb_set(t.content, '{content,slug}', to_jsonb('page-' || s.i)), '{name}', to_jsonb('Page ' || s.i))`,
-    })} from content_version t, seq s where t.content_id = $1`,
-    [first.id],
-  );
-  await client.query('commit');
-  await client.query('analyze');
+  const seconds = await copyEntry(client, first.id, ENTRIES, [
+    [
+      'content',
+      'id',
+      { id: 's.id', name: `'Page ' || s.i`, content: `jsonb_set(t.content, '{slug}', to_jsonb('page-' || s.i))` },
+    ],
+    [
+      'content_version',
+      'content_id',
+      {
+        id: 'gen_random_uuid()::text',
+        content_id: 's.id',
+        content: `jsonb_set(jsonb_set(t.content, '{content,slug}', to_jsonb('page-' || s.i)), '{name}', to_jsonb('Page ' || s.i))`,
+      },
+    ],
+  ]);
   const { rows } = await client.query(`select count(*)::int as n from published_content where type_id = $1`, [type.id]);
   await client.end();
-  console.log(
-    `seeded ${rows[0].n} published entries of one type in ${((performance.now() - began) / 1000).toFixed(1)} s`,
-  );
+  console.log(`seeded ${rows[0].n} published entries of one type in ${seconds.toFixed(1)} s`);
 
   const { key } = await call('POST', '/api-keys', { name: 'bench' });
   const headers = { 'x-api-key': key };

@@ -189,3 +189,34 @@ export function serveAdminRead(read, close) {
   });
   process.on('SIGTERM', () => server.close(() => close().then(() => process.exit(0))));
 }
+
+/**
+ * Seeds `count - 1` copies of one entry in SQL, in one transaction: for each `[table, key, replace, where]`, the rows
+ * whose `key` column names the entry are copied once per copy, with the columns in `replace` set by SQL expressions
+ * over the source row `t` and the copy `s` (`s.i` its number, `s.id` its new id); `where` narrows the source rows.
+ * The published projection's trigger runs at commit, as for writes through the API. Returns the seconds it took.
+ */
+export async function copyEntry(client, entryId, count, tables) {
+  const began = performance.now();
+  await client.query('begin');
+  await client.query(
+    `create temporary table seq on commit drop as select i, gen_random_uuid()::text as id from generate_series(1, $1) i`,
+    [count - 1],
+  );
+  for (const [table, key, replace, where = ''] of tables) {
+    const { rows } = await client.query(
+      `select column_name from information_schema.columns where table_name = $1 and is_generated = 'NEVER'`,
+      [table],
+    );
+    const columns = rows.map((r) => r.column_name);
+    const names = columns.map((c) => `"${c}"`).join(', ');
+    const values = columns.map((c) => replace[c] ?? `t."${c}"`).join(', ');
+    await client.query(
+      `insert into "${table}" (${names}) select ${values} from "${table}" t, seq s where t."${key}" = $1${where}`,
+      [entryId],
+    );
+  }
+  await client.query('commit');
+  await client.query('analyze');
+  return (performance.now() - began) / 1000;
+}

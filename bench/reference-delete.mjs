@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { PROJECT, startReadGateway } from './client-reads-lib.mjs';
-import { createDatabase, login } from './lib.mjs';
+import { copyEntry, createDatabase, login } from './lib.mjs';
 
 const REFERRERS = Number(process.env.REFERRERS ?? 10_000);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 200);
@@ -42,45 +42,19 @@ try {
   // id each. The projection's trigger writes their published links at commit, as a publish through the API does.
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
-  const began = performance.now();
-  await client.query('begin');
-  await client.query(
-    `create temporary table seq on commit drop as select i, gen_random_uuid()::text as id from generate_series(1, $1) i`,
-    [REFERRERS - 1],
-  );
-  const columnsOf = async (table) =>
-    (
-      await client.query(
-        `select column_name from information_schema.columns where table_name = $1 and is_generated = 'NEVER'`,
-        [table],
-      )
-    ).rows.map((r) => r.column_name);
-  const copy = (columns, replace) => columns.map((c) => replace[c] ?? `t."${c}"`).join(', ');
-  const names = (columns) => columns.map((c) => `"${c}"`).join(', ');
-  const copies = [
+  const seconds = await copyEntry(client, first.id, REFERRERS, [
     ['content', 'id', { id: 's.id', name: `'Article ' || s.i` }],
     ['content_version', 'content_id', { id: 'gen_random_uuid()::text', content_id: 's.id' }],
-    ['content_link', 'from_id', { from_id: 's.id' }],
-  ];
-  for (const [table, key, replace] of copies) {
-    const columns = await columnsOf(table);
     // Working links only: the published ones are the trigger's to write.
-    const only = table === 'content_link' ? ` and t."scope" = 'working'` : '';
-    await client.query(
-      `insert into "${table}" (${names(columns)}) select ${copy(columns, replace)} from "${table}" t, seq s
-        where t."${key}" = $1${only}`,
-      [first.id],
-    );
-  }
-  await client.query('commit');
-  await client.query('analyze');
+    ['content_link', 'from_id', { from_id: 's.id' }, ` and t."scope" = 'working'`],
+  ]);
   const { rows } = await client.query(
     `select scope, count(*)::int as n from content_link where target_id = $1 group by scope order by scope`,
     [target.id],
   );
   await client.end();
   console.log(
-    `seeded ${REFERRERS} referrers in ${((performance.now() - began) / 1000).toFixed(1)} s; links to the target: ${rows
+    `seeded ${REFERRERS} referrers in ${seconds.toFixed(1)} s; links to the target: ${rows
       .map((r) => `${r.n} ${r.scope}`)
       .join(', ')}`,
   );
