@@ -140,11 +140,11 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   let apiSchema: GraphQLSchema | undefined;
   gateway.onSchemaLoadOrUpdate(({ apiSchema: schema }) => (apiSchema = schema));
 
-  // An admin's entry reads, answered again while their row is unchanged (cache/admin-reads.ts); a quarter of the
-  // read cache's budget.
+  // An admin's entry and list reads, answered again while what they show is unchanged (cache/admin-reads.ts); a
+  // quarter of the read cache's budget.
   const admin = config.cache.enabled
     ? adminReads({
-        route: allRoutes()['Query.content'].app!,
+        routes: { entry: allRoutes()['Query.content'].app!, list: allRoutes()['Query.contents'].app! },
         em: db.orm.em,
         maxBytes: Math.floor(config.cache.maxBytes / 4),
       })

@@ -8,10 +8,8 @@ import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
 import { adminReads } from './admin-reads';
 
-const route: RestRoute = {
-  method: 'GET',
-  path: '/organizations/:organizationId/projects/:projectId/content/:id',
-};
+const list: RestRoute = { method: 'GET', path: '/organizations/:organizationId/projects/:projectId/content' };
+const routes = { entry: { method: 'GET', path: `${list.path}/:id` } satisfies RestRoute, list };
 const url = '/app/v1/organizations/o/projects/p/content/e1';
 const principal: UserPrincipal = {
   kind: 'user',
@@ -61,11 +59,11 @@ const serve = (admin: ReturnType<typeof adminReads>, res: Response) =>
 
 describe('admin entry reads', () => {
   it('start with any budget: a quarter of the smallest CACHE_MAX_BYTES rounds to 0, which lru-cache alone refuses', () => {
-    expect(() => adminReads({ route, em, maxBytes: 0 })).not.toThrow();
+    expect(() => adminReads({ routes, em, maxBytes: 0 })).not.toThrow();
   });
 
   it('store a body that owns its bytes, not a view into the shared buffer pool', async () => {
-    const admin = adminReads({ route, em, maxBytes: 1 << 20 });
+    const admin = adminReads({ routes, em, maxBytes: 1 << 20 });
     // The miss: passed on to execution, whose 200 is captured as Express sends it.
     const res = expressResponse();
     expect(await serve(admin, res)).toBe(true);

@@ -1,5 +1,6 @@
-// An admin's read of one entry in `/app/v1`'s read-cache stage: a conditional read answered 304 by its revision, or the
-// bytes execution made for it replayed, once one query shows the entry's row unchanged since.
+// An admin's reads of content in `/app/v1`'s read-cache stage: an entry read answered 304 by its revision, and an
+// entry or list read answered with the bytes execution made for it, once one query shows that what it shows is
+// unchanged since (the entry's row, or for a list the project's content).
 import { authorizeClientRead, type Context, type RestRoute } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { RequestHandler } from 'express';
@@ -11,19 +12,20 @@ import { captureBody } from './client-cache';
 import { RowStamps } from './row-stamps';
 
 /**
- * The admin route of one entry (`Query.content`'s, `/organizations/:organizationId/projects/:projectId/content/:id`)
- * as a pattern of whole URLs: no query string, no trailing slash, ids as ours are written. Anything else takes the
- * full chain.
+ * An admin route (`Query.content`'s `/organizations/:organizationId/projects/:projectId/content/:id`, or
+ * `Query.contents`'s list) as a pattern of whole URLs: ids as ours are written, no trailing slash, and a query string
+ * only where `query` allows one (a list's filters, sort and page). Anything else takes the full chain.
  */
-function entryReadPattern(route: RestRoute): RegExp {
+function readPattern(route: RestRoute, query: boolean): RegExp {
   const path = route.path.replaceAll(/:(\w+)/g, (_, name: string) => `(?<${name}>[\\w-]{1,64})`);
-  return new RegExp(`^/app/v1${path}$`);
+  return new RegExp(`^/app/v1${path}${query ? '(?:\\?.*)?' : ''}$`);
 }
 
-interface EntryRead {
+interface Read {
   organizationId: string;
   projectId: string;
-  id: string;
+  /** An entry's; a list has none. */
+  id?: string;
 }
 
 /**
@@ -54,8 +56,8 @@ interface Entry {
 }
 
 export interface AdminReadOptions {
-  /** The admin REST route of `Query.content`. */
-  route: RestRoute;
+  /** The admin REST routes of `Query.content` and `Query.contents`. */
+  routes: { entry: RestRoute; list: RestRoute };
   /** The root EntityManager: the stamp query only borrows a connection. */
   em: EntityManager;
   maxBytes: number;
@@ -63,20 +65,21 @@ export interface AdminReadOptions {
 
 export interface AdminReadStats {
   hits: number;
-  /** Reads passed to the full chain with a stamp: no entry yet, or the row changed since it was stored. */
+  /** Reads passed to the full chain with a stamp: nothing stored yet, or a change since it was stored. */
   misses: number;
   entries: number;
 }
 
 /**
- * Strictly consistent by construction: every answer checks the row in the database (one primary-key lookup, any
- * replica's commit included), and a stored answer is one the full chain gave after that stamp was read, so it shows
- * the row as of the stamp or later. It runs after authentication and the rate limit, and authorizes with the same
+ * Strictly consistent by construction: every answer checks the database (an entry's row by its primary key, a list's
+ * project by two index lookups in the event log; any replica's commit included), and a stored answer is one the full
+ * chain gave after that stamp was read, so it shows the data as of the stamp or later. It runs after authentication and the rate limit, and authorizes with the same
  * `authorizeClientRead` the resolver calls. Anything else (a refusal, no row, a changed row, a failed stamp query)
  * goes on to execution, which answers it; a 200 from there is stored under the stamp read before it.
  */
 export function adminReads(options: AdminReadOptions): { serve: RequestHandler; stats(): AdminReadStats } {
-  const pattern = entryReadPattern(options.route);
+  const entryPattern = readPattern(options.routes.entry, false);
+  const listPattern = readPattern(options.routes.list, true);
   const counters = { hits: 0, misses: 0 };
   const lru = new LRUCache<string, Entry>({
     // CACHE_MAX_BYTES takes any positive integer: a quarter of a tiny one may round to 0, which lru-cache refuses.
@@ -84,45 +87,49 @@ export function adminReads(options: AdminReadOptions): { serve: RequestHandler; 
     ttl: TTL_MS,
     sizeCalculation: (entry, key) => entry.body.length + key.length * 2 + ENTRY_OVERHEAD,
   });
-  const stamps = new RowStamps(options.em);
+  const entries = RowStamps.entries(options.em);
+  const projects = RowStamps.projects(options.em);
 
-  /** The stamp of the entry a request reads, when this stage may answer it; undefined sends it on. */
-  const stampOf = async (context: Context, { organizationId, projectId, id }: EntryRead) => {
+  /** The stamp of what a request reads, when this stage may answer it; undefined sends it on. */
+  const stampOf = async (context: Context, { organizationId, projectId, id }: Read) => {
     try {
       await authorizeClientRead(context, { organizationId, projectId }, 'content');
     } catch {
       return undefined;
     }
-    return stamps.of(organizationId, projectId, id);
+    return id === undefined ? projects.of(organizationId, projectId) : entries.of(organizationId, projectId, id);
   };
 
   return {
     serve(req, res, next) {
-      const read = req.method === 'GET' ? pattern.exec(req.originalUrl)?.groups : undefined;
+      const url = req.originalUrl;
+      const read = req.method === 'GET' ? (entryPattern.exec(url) ?? listPattern.exec(url))?.groups : undefined;
       const context = res.locals.context as Context | undefined;
       const principal = context?.principal;
       if (!read || !context || principal?.kind !== 'user' || !eligible(req.headers)) return next();
-      stampOf(context, read as unknown as EntryRead).then(
+      stampOf(context, read as unknown as Read).then(
         (stamp) => {
           if (stamp === undefined) return next();
-          // The answer's `ETag` is the revision (rest.ts): a client holding it gets 304 after the one stamp query,
-          // decided as Express decides it after execution (`fresh`: `Cache-Control: no-cache` asks for the whole answer).
-          const etag = `"${stamp.slice(stamp.indexOf('/') + 1)}"`;
-          if (fresh(req.headers, { etag })) {
+          const key = `${principal.organizationId}\0${principal.userId}\0${edgeContext().lang}\0${req.headers.accept ?? ''}\0${url}`;
+          const stored = lru.get(key);
+          const current = stored?.stamp === stamp ? stored : undefined;
+          // An entry's `ETag` is its revision (rest.ts), known from the stamp alone; a list's is the one execution
+          // gave its stored answer. A client holding it gets 304, decided as Express decides it after execution
+          // (`fresh`: `Cache-Control: no-cache` asks for the whole answer).
+          const etag = read.id === undefined ? current?.etag : `"${stamp.slice(stamp.indexOf('/') + 1)}"`;
+          if (etag !== undefined && fresh(req.headers, { etag })) {
             counters.hits++;
             res.setHeader('ETag', etag);
             res.statusCode = 304;
             res.end();
             return;
           }
-          const key = `${principal.organizationId}\0${principal.userId}\0${edgeContext().lang}\0${req.headers.accept ?? ''}\0${req.originalUrl}`;
-          const entry = lru.get(key);
-          if (entry?.stamp === stamp) {
+          if (current) {
             counters.hits++;
-            res.setHeader('ETag', entry.etag);
-            res.setHeader('Content-Type', entry.contentType);
-            res.setHeader('Content-Length', entry.body.length);
-            res.end(entry.body);
+            res.setHeader('ETag', current.etag);
+            res.setHeader('Content-Type', current.contentType);
+            res.setHeader('Content-Length', current.body.length);
+            res.end(current.body);
             return;
           }
           counters.misses++;

@@ -38,7 +38,7 @@ const turn = () => new Promise((resolve) => setImmediate(resolve));
 describe('row stamps', () => {
   it('share one query among the reads of one turn, each answered for its own organization and project', async () => {
     const db = database({ a: { org: 'o', project: 'p', stamp: '1/1' }, b: { org: 'o', project: 'p', stamp: '2/1' } });
-    const stamps = new RowStamps(db.em);
+    const stamps = RowStamps.entries(db.em);
     const asked = [
       stamps.of('o', 'p', 'a'),
       stamps.of('o', 'p', 'a'),
@@ -54,7 +54,7 @@ describe('row stamps', () => {
 
   it('never give a read the answer of a query sent before it was asked', async () => {
     const db = database({ a: { org: 'o', project: 'p', stamp: '1/1' } });
-    const stamps = new RowStamps(db.em);
+    const stamps = RowStamps.entries(db.em);
     const first = stamps.of('o', 'p', 'a');
     await turn();
     expect(db.queries).toHaveLength(1);

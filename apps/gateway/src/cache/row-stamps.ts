@@ -1,5 +1,5 @@
-// Content rows' version stamps for the admin entry reads: every stamp asked for in one turn of the event loop is read
-// by one query, sent after the last of them was asked.
+// Version stamps for the admin reads, of one content row or of a whole project's content: every stamp asked for in one
+// turn of the event loop is read by one query, sent after the last of them was asked.
 import type { EntityManager } from '@mikro-orm/postgresql';
 
 /**
@@ -8,9 +8,28 @@ import type { EntityManager } from '@mikro-orm/postgresql';
  * transaction-id wraparound, which an entry's TTL makes moot anyway. A named statement: PostgreSQL parses and plans
  * it once per connection.
  */
-const STAMPS = {
+const ENTRY_STAMPS = {
   name: 'cp_admin_read_stamps',
   sql: `select id, organization_id, project_id, xmin::text || '/' || revision as stamp from "content" where id = any(?::varchar[])`,
+};
+
+/**
+ * A project's stamp, for its lists: every change made through the platform writes its event in the change's own
+ * transaction, and the dispatcher numbers committed events from one sequence. So a commit that a list read earlier
+ * could not see shows up, once committed, either unnumbered (the second part) or numbered above the first part: the
+ * stamp never comes back to a value it had before that commit. Two index lookups (`event_project_id_position_index`,
+ * `event_unnumbered_record_seq_index`) per project, whatever its size. The key is `organization/project`.
+ */
+const PROJECT_STAMPS = {
+  name: 'cp_admin_list_stamps',
+  sql: `select k.id, k.organization_id, k.project_id,
+      coalesce((select max(e.position) from "event" e
+                 where e.project_id = k.project_id and e.organization_id = k.organization_id), 0)::text || '/' ||
+      coalesce((select max(e.record_seq) from "event" e
+                 where e.position is null and e.project_id = k.project_id and e.organization_id = k.organization_id), 0)::text
+      as stamp
+    from (select id, split_part(id, '/', 1) as organization_id, split_part(id, '/', 2) as project_id
+            from unnest(?::varchar[]) as id) k`,
 };
 
 interface Row {
@@ -37,10 +56,23 @@ export class RowStamps {
   private asked = new Map<string, Asked[]>();
   private scheduled = false;
 
-  constructor(private readonly em: EntityManager) {}
+  /** Stamps of content rows (`of(organization, project, id)`). */
+  static entries(em: EntityManager): RowStamps {
+    return new RowStamps(em, ENTRY_STAMPS);
+  }
 
-  /** The row's stamp; undefined when it is not there, or not in that organization and project. */
-  of(organizationId: string, projectId: string, id: string): Promise<string | undefined> {
+  /** Stamps of projects' content as their lists show it (`of(organization, project)`). */
+  static projects(em: EntityManager): RowStamps {
+    return new RowStamps(em, PROJECT_STAMPS);
+  }
+
+  private constructor(
+    private readonly em: EntityManager,
+    private readonly statement: { name: string; sql: string },
+  ) {}
+
+  /** The stamp; undefined when the row is not there, or not in that organization and project. */
+  of(organizationId: string, projectId: string, id = `${organizationId}/${projectId}`): Promise<string | undefined> {
     return new Promise((resolve, reject) => {
       const waiting = this.asked.get(id);
       const asked = { organizationId, projectId, resolve, reject };
@@ -61,8 +93,8 @@ export class RowStamps {
     try {
       const { rows } = await this.em
         .getKnex()
-        .raw<{ rows: Row[] }>(STAMPS.sql, [[...asked.keys()]])
-        .options({ name: STAMPS.name });
+        .raw<{ rows: Row[] }>(this.statement.sql, [[...asked.keys()]])
+        .options({ name: this.statement.name });
       const found = new Map(rows.map((row) => [row.id, row]));
       for (const [id, waiting] of asked) {
         const row = found.get(id);
