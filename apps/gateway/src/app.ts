@@ -2,14 +2,22 @@
 // returns a server tests can start on port 0.
 import { createLogger, loadSubgraphSecret, type Config, type Logger, type SubgraphName } from '@cp/config';
 import { EventFeed, sqlProjectDirectory } from '@cp/db';
-import { lingerAfterEarlyAnswers, familyOnly, idempotency, LiveStreams, startIdempotencyCleanup } from '@cp/edge';
+import {
+  familyOnly,
+  graphqlBody,
+  idempotency,
+  lingerAfterEarlyAnswers,
+  LiveStreams,
+  readBody,
+  startIdempotencyCleanup,
+} from '@cp/edge';
 import { AppError } from '@cp/errors';
 import { JSON_LIMIT_BYTES, jsonBodyError, type ApiFamily } from '@cp/graphql';
 import { mountHttpRoutes, packageVersion, startHost, type Host, type HostedService, type HostParts } from '@cp/host';
 import type { SubgraphModule } from '@cp/host';
 import { registerCacheStats } from '@cp/metrics';
 import { AccessWatch, createAuthentication, type Authentication } from '@cp/auth';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { apolloHandler, createApollo, OperationCounter } from './graphql/apollo';
 import { DirectReads } from './graphql/direct-reads';
@@ -21,7 +29,7 @@ import { createGateway, readSupergraph } from './graphql/gateway';
 import { adminReads } from './cache/admin-reads';
 import { mountDocs } from './docs/mount';
 import { gatewayHttpRoutes } from './rest/http-routes';
-import { assertJsonDepth, graphqlInputGuard, inputGuard } from './http/input-guard';
+import { graphqlInputGuard, inputGuard } from './http/input-guard';
 import { apiHeaders } from './http/api-headers';
 import { headAsGet } from './http/head-as-get';
 import { stages } from './http/stages';
@@ -175,7 +183,6 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       graphql: body === 'parsed',
       // A mutation sent as a persisted query's hash: its text from Apollo's store (Idempotency-Key needs to read it).
       persistedQuery: (hash) => persistedQueries.textOf(hash),
-      maxBodyBytes: JSON_LIMIT_BYTES,
       onError,
     });
   const idempotencyCleanup = startIdempotencyCleanup(db.orm, logger);
@@ -198,7 +205,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   app.use(
     '/graphql',
     stages(
-      express.json({ limit: JSON_LIMIT_BYTES, verify: (_req, _res, buf) => assertJsonDepth(buf.toString('utf8')) }),
+      graphqlBody(JSON_LIMIT_BYTES),
       graphqlInputGuard(sendGraphQLError),
       contextMiddleware(contextDeps, limiter.onAuthFailure(sendGraphQLError)),
       limiter.middleware(sendGraphQLError),
@@ -233,7 +240,6 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       apollo,
       direct,
       routes: allRoutes(),
-      maxBodyBytes: JSON_LIMIT_BYTES,
     });
     // Client reads come from the published-read cache; admin POSTs honour Idempotency-Key.
     const familyMiddleware =
@@ -243,6 +249,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       stages(
         contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
         limiter.middleware(sendError),
+        readBody(JSON_LIMIT_BYTES),
         ...familyMiddleware,
         responseSizeLimit(sendError, config.http.maxResponseBytes),
         rest,

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotency } from './idempotency';
+import { readBody } from './request-body';
 
 /** The error envelope, as each host's own error writer answers it. */
 const sendError = (res: Response, err: unknown) => {
@@ -37,16 +38,16 @@ describe.each(['postgres', 'pglite'] as const)('Idempotency-Key on %s', (kind) =
       next();
     });
     const logger = pino({ level: 'silent' }) as unknown as Logger;
-    const plain = idempotency({ orm: db.orm, logger, body: 'raw', maxBodyBytes: 1 << 20, onError: sendError });
+    const plain = idempotency({ orm: db.orm, logger, body: 'raw', onError: sendError });
     // A host's own key space within the caller's (a standalone service's /graphql), chosen by `x-scope` here.
     const scoped = idempotency({
       orm: db.orm,
       logger,
       body: 'raw',
-      maxBodyBytes: 1 << 20,
       onError: sendError,
       scope: 'content/graphql',
     });
+    app.use(readBody(1 << 20));
     app.use((req, res, next) => (req.header('x-scope') ? scoped : plain)(req, res, next));
     app.use(async (req: Request & { rawBody?: Buffer }, res: Response) => {
       const user = req.header('x-user')!;

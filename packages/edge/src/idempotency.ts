@@ -17,6 +17,7 @@ import {
 } from 'graphql';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
+import type { BodyRequest } from './request-body';
 
 const TTL_HOURS = 24;
 /**
@@ -27,8 +28,6 @@ const ABANDONED_AFTER_SECONDS = 120;
 const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
 /** Response headers a replay repeats; the others (request id, rate limits) describe the new request. */
 const REPLAYED_HEADERS = ['content-type', 'etag', 'location'];
-
-type Fingerprinted = Request & { rawBody?: Buffer };
 
 /**
  * A key's states: `running` (claimed, nothing committed yet: a retry after a crash may run it again), `committed` (a
@@ -51,7 +50,10 @@ interface StoredKey {
 export interface IdempotencyOptions {
   orm: MikroORM;
   logger: Logger;
-  /** How the request body enters the fingerprint: `raw` reads it here (REST), `parsed` uses express.json's `req.body`, `none` skips it (multipart uploads). */
+  /**
+   * How the request body enters the fingerprint: `raw` its bytes as the body reader kept them (REST,
+   * request-body.ts), `parsed` the parsed GraphQL body, `none` not at all (multipart uploads, streamed to their route).
+   */
   body: 'raw' | 'parsed' | 'none';
   /** Only GraphQL mutations take part on /graphql; queries run as usual. */
   graphql?: boolean;
@@ -60,7 +62,6 @@ export interface IdempotencyOptions {
    * (Apollo's store on this host); without it, or when the host has not seen the hash, such a body is let through.
    */
   persistedQuery?(sha256Hash: string): string | undefined;
-  maxBodyBytes: number;
   /** Answers a refused key (400, 409, 422) in the route's own error shape. */
   onError(res: Response, err: unknown): void;
   /**
@@ -145,7 +146,7 @@ export function idempotency(options: IdempotencyOptions) {
   const sql = async <T>(query: string, params: unknown[]) =>
     (await connection().execute(query, params as never[], 'all')) as T;
 
-  return async (req: Fingerprinted, res: Response, next: NextFunction) => {
+  return async (req: BodyRequest, res: Response, next: NextFunction) => {
     const key = req.header('idempotency-key');
     if (key === undefined || req.method !== 'POST') return next();
     try {
@@ -160,7 +161,7 @@ export function idempotency(options: IdempotencyOptions) {
       const mutation = options.graphql ? mutationIn(req.body, options.persistedQuery) : undefined;
       if (options.graphql && !mutation) return next();
       const secrets = mutation ? secretPaths(mutation.document, mutation.operation) : REST_SECRET_PATHS;
-      const fingerprint = await fingerprintOf(req, options, mutation?.text);
+      const fingerprint = fingerprintOf(req, options, mutation?.text);
 
       const claimed = await sql<{ key: string }[]>(
         `insert into "idempotency_key" ("caller", "key", "fingerprint", "state", "started_at", "expires_at")
@@ -262,11 +263,11 @@ export function mutationIn(
  * sha256 over method, path with query string, `If-Match` when sent (the same key with another precondition is
  * another request), and the body (raw bytes for REST; for GraphQL, the mutation’s text, operation name and variables).
  */
-export async function fingerprintOf(
-  req: Fingerprinted,
-  options: IdempotencyOptions,
+export function fingerprintOf(
+  req: BodyRequest,
+  options: Pick<IdempotencyOptions, 'body'>,
   graphqlText?: string,
-): Promise<string> {
+): string {
   const hash = createHash('sha256').update(`${req.method} ${req.originalUrl}\n`);
   const ifMatch = req.header('if-match');
   if (ifMatch !== undefined) hash.update(`If-Match: ${ifMatch}\n`);
@@ -280,21 +281,7 @@ export async function fingerprintOf(
   }
   if (options.body === 'none')
     hash.update(`${req.header('content-type')?.split(';')[0] ?? ''} ${req.header('content-length') ?? ''}`);
-  if (options.body === 'raw') {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size > options.maxBodyBytes)
-        throw new AppError('PAYLOAD_TOO_LARGE', `The body exceeds ${options.maxBodyBytes} bytes.`, {
-          limit: options.maxBodyBytes,
-        });
-      chunks.push(chunk as Buffer);
-    }
-    // The REST handler reads this instead of the (now consumed) stream.
-    req.rawBody = Buffer.concat(chunks);
-    hash.update(req.rawBody);
-  }
+  if (options.body === 'raw' && req.rawBody) hash.update(req.rawBody);
   return hash.digest('hex');
 }
 

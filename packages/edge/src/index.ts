@@ -16,3 +16,4 @@ export * from './error-writer';
 export * from './request-id';
 export * from './family-guard';
 export * from './parser-refusals';
+export * from './request-body';

@@ -9,6 +9,7 @@ import {
   lingerAfterEarlyAnswers,
   exitGracefullyOnSignals,
   familyOnly,
+  graphqlBody,
   idempotency,
   sentRequestId,
   startIdempotencyCleanup,
@@ -27,7 +28,6 @@ import {
 import {
   armorProtection,
   assertGraphQLLimits,
-  assertJsonDepth,
   JSON_LIMIT_BYTES,
   jsonBodyError,
   PRINCIPAL_HEADER,
@@ -176,11 +176,9 @@ async function serveSubgraph(
     }
     next();
   };
-  const gatewayBody = express.json({ limit: '50mb' });
-  const clientBody = express.json({
-    limit: JSON_LIMIT_BYTES,
-    verify: (_req, _res, buf) => assertJsonDepth(buf.toString('utf8')),
-  });
+  // The gateway's fetches carry whole entities (up to 50 MB); anyone else's the client limit.
+  const gatewayBody = graphqlBody(50 * 1024 * 1024);
+  const clientBody = graphqlBody(JSON_LIMIT_BYTES);
   const body = (req: Request, res: Response, next: NextFunction) =>
     (res.locals.caller ? gatewayBody : clientBody)(req, res, next);
   const bodyError = (err: unknown, _req: Request, res: Response, _next: NextFunction) =>
@@ -222,7 +220,6 @@ async function serveSubgraph(
       body: 'parsed',
       graphql: true,
       scope: `${module.name}/graphql`,
-      maxBodyBytes: JSON_LIMIT_BYTES,
       onError: sendGraphQLError,
     }),
   );
@@ -239,9 +236,7 @@ async function serveSubgraph(
     expressMiddleware(apollo, { context: async ({ res }) => res.locals.context as Context }),
   );
   // Admin uploads: keys in the caller's own key space, as at the gateway, so a retry answers alike at every address.
-  const idempotentUnlessVouched = unlessVouched(
-    idempotency({ orm: db.orm, logger, body: 'none', maxBodyBytes: JSON_LIMIT_BYTES, onError: sendError }),
-  );
+  const idempotentUnlessVouched = unlessVouched(idempotency({ orm: db.orm, logger, body: 'none', onError: sendError }));
   // Every service records GraphQL mutations, so every service sweeps expired keys (the delete is idempotent).
   const idempotencyCleanup = startIdempotencyCleanup(db.orm, logger);
   // The module's HTTP routes (uploads, CDN), credential ones authenticated like GraphQL and held to their API family's

@@ -2,13 +2,15 @@
 import { ApolloServer } from '@apollo/server';
 import type { Logger } from '@cp/config';
 import type { Context, Principal, RestRoutes } from '@cp/graphql';
-import express from 'express';
+import express, { type NextFunction, type Request, type Response } from 'express';
 import { buildSchema } from 'graphql';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
+import { readBody } from '@cp/edge';
 import { inputGuard } from '../http/input-guard';
 import { requestScope } from '../http/request-scope';
+import { sendError } from '../http/send-error';
 import { createRestHandler } from './rest';
 
 /** Shaped like the subgraphs' types: a list with `pagination`, a `User` reference, a revision, create and update. */
@@ -85,7 +87,8 @@ export async function startRestApp(): Promise<RestApp> {
     res.locals.context = { principal: USER, requestId: 'r', lang: 'en' };
     next();
   });
-  app.use('/app/v1', createRestHandler({ family: 'app', schema, apollo, routes: THING_ROUTES, maxBodyBytes: 1 << 16 }));
+  app.use('/app/v1', readBody(1 << 16), createRestHandler({ family: 'app', schema, apollo, routes: THING_ROUTES }));
+  app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err));
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

@@ -24,8 +24,8 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { coercible, executeDirect, queryHashOf, type DirectReads } from '../graphql/direct-reads';
-import { assertJsonDepth, assertSafeJsonValue } from '../http/input-guard';
-import { logAnsweredFailure, parsedUrl } from '@cp/edge';
+import { assertSafeJsonValue } from '../http/input-guard';
+import { isJsonType, logAnsweredFailure, parsedUrl, parseJson, type BodyRequest } from '@cp/edge';
 import { bodyTypeErrors } from './body-types';
 import { restShapeOf, toRestShape, type RestShape } from './rest-shape';
 import { assertQueryParameters, liftDocumentFilters } from './query-parameters';
@@ -52,7 +52,6 @@ export interface RestOptions {
   /** Reads one in-process subgraph answers alone skip the gateway; without it every route goes through Apollo. */
   direct?: DirectReads;
   routes: RestRoutes;
-  maxBodyBytes: number;
 }
 
 /**
@@ -210,8 +209,7 @@ export function createRestHandler(options: RestOptions) {
 
   return async (req: ExpressRequest, res: ExpressResponse) => {
     try {
-      const body =
-        req.method === 'GET' || req.method === 'DELETE' ? undefined : await readJsonBody(req, options.maxBodyBytes);
+      const body = req.method === 'GET' || req.method === 'DELETE' ? undefined : requestBody(req);
       const { route, aliased } = routeFor(byMethod, req.method, req.path, body) ?? {};
       if (!route) throw new AppError('NOT_FOUND', `No route ${req.method} ${basePath}${req.path}.`);
       // Its answer is a committed change's: never refused for its size (armor.ts `responseSizeLimit`).
@@ -342,36 +340,20 @@ export function compileRoutes(schema: GraphQLSchema, routes: RestRoutes, family:
   });
 }
 
-async function readJsonBody(req: ExpressRequest, maxBytes: number): Promise<Record<string, unknown> | undefined> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // The idempotency middleware may have read the body already to fingerprint it.
-  const read = (req as { rawBody?: Buffer }).rawBody;
-  for await (const chunk of read ? [read] : req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes)
-      throw new AppError('PAYLOAD_TOO_LARGE', `The body exceeds ${maxBytes} bytes.`, { limit: maxBytes });
-    chunks.push(chunk as Buffer);
+/**
+ * A REST body: JSON (415 for another type) holding an object (422 for anything else), from the bytes the pipeline's
+ * body reader kept; undefined when there is none.
+ */
+function requestBody(req: ExpressRequest): Record<string, unknown> | undefined {
+  const raw = (req as BodyRequest).rawBody;
+  if (!raw || raw.toString('utf8').trim() === '') return undefined;
+  // A body is JSON and says so; multipart uploads have their own routes.
+  const contentType = req.headers['content-type'];
+  if (!isJsonType(contentType)) {
+    const type = contentType?.split(';')[0].trim().toLowerCase() ?? null;
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be application/json.', { contentType: type });
   }
-  const raw = Buffer.concat(chunks).toString('utf8');
-  if (raw.trim() === '') return undefined;
-  // A body is JSON and says so; multipart uploads have their own routes. `+json` types are JSON too.
-  const type = req.headers['content-type']?.split(';')[0].trim().toLowerCase();
-  if (!type || !(type === 'application/json' || type.endsWith('+json'))) {
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be application/json.', { contentType: type ?? null });
-  }
-  // JSON is UTF-8 (RFC 8259); a body declared in another charset would be read as UTF-8 and mean something else.
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1].toLowerCase();
-  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be UTF-8 JSON.', { charset });
-  }
-  assertJsonDepth(raw);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch (e) {
-    throw new BadRequestError('The body is not valid JSON.', { reason: (e as Error).message });
-  }
+  const parsed = parseJson(raw, contentType);
   assertSafeJsonValue(parsed);
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
     throw new ValidationFailedError([{ path: '', message: 'must be a JSON object' }]);
