@@ -5,7 +5,7 @@ import { AppError, BadRequestError, ForbiddenError } from '@cp/errors';
 import { GRAPHQL_LIMITS } from '@cp/graphql';
 import type { Context } from '@cp/principal';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import type { NextFunction, Request, Response } from 'express';
+import type { NextFunction, Response } from 'express';
 import {
   getOperationAST,
   Kind,

@@ -34,7 +34,7 @@ import {
   type Context,
 } from '@cp/graphql';
 import type { Tracing } from '@cp/tracing';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { mountHttpRoutes, packageVersion, startHost, type HostedService, type HostParts } from '@cp/host';
 import type { SubgraphModule } from '@cp/host';
