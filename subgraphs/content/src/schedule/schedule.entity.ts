@@ -1,4 +1,4 @@
-// A scheduled publish or unpublish of a content entry or content type, run once by whichever replica claims it.
+// A scheduled publish or unpublish (entries, content types) or release publish, run once by whichever replica claims it.
 import { ProjectScopedEntity } from '@cp/db';
 import { Entity, Enum, Index, Property, type Opt } from '@mikro-orm/core';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
