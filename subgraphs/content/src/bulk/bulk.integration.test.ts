@@ -1,6 +1,7 @@
 // Bulk actions against the single requests they stand for: each id's status and error as its own request's, the
 // same final state, and exactly one event per changed entry.
 import { loadConfig } from '@cp/config';
+import { onEventsCommitted } from '@cp/db';
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
 import { statusOf, type ErrorCode } from '@cp/errors';
 import { adminPrincipal, fixedProjects, runOperation, type RunOptions } from '@cp/graphql/testing';
@@ -22,6 +23,8 @@ describe('bulk content actions (real PostgreSQL)', () => {
   const typeIds: Record<string, string> = {};
   const folderIds: Record<string, string> = {};
   let serial = 0;
+  /** Commits that reported recording events: each wakes the event dispatcher, and a write's answer waits for it. */
+  let announced = 0;
 
   const exec = async (source: string, variables: Record<string, unknown> = {}) => {
     const res = await runOperation(run, source, variables);
@@ -83,6 +86,7 @@ describe('bulk content actions (real PostgreSQL)', () => {
 
   beforeAll(async () => {
     db = await openTestDatabase('postgres', [contentDatabase]);
+    onEventsCommitted(db.orm.em, () => announced++);
     run = {
       schema: (await buildContentSubgraph({ config: loadConfig({ DATA_DIR: tmpdir() }), secret: new Uint8Array(32) }))
         .schema,
@@ -121,6 +125,7 @@ describe('bulk content actions (real PostgreSQL)', () => {
           // Ids picked from the entries, repeats allowed: a repeated id is applied again, as a second request would be.
           const order = picks.map((p) => p % entries.length);
           const since = await lastSeq();
+          const announcedBefore = announced;
           const { data, code } = await exec(
             `mutation($input: BulkContentInput!) { bulkContent(organizationId: "o", projectId: "a", input: $input) { results { id status error { code message details } } } }`,
             {
@@ -133,6 +138,9 @@ describe('bulk content actions (real PostgreSQL)', () => {
             },
           );
           expect(code).toBeUndefined();
+          expect(announced > announcedBefore).toBe(
+            data.bulkContent.results.some((r: { status: number }) => r.status === 200),
+          );
           const results = data.bulkContent.results as { id: string; status: number; error: { code: string } | null }[];
           const expected = [];
           for (const i of order) {

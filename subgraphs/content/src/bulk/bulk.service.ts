@@ -2,6 +2,7 @@
 // its own, and the answer reports each one in the order given; one entry's refusal doesn't stop the others.
 import { distinctNames, type ProjectScope } from '@cp/graphql';
 import { AppError, knownErrorOf, statusOf, ValidationFailedError, type FieldError } from '@cp/errors';
+import { carryEvents } from '@cp/db';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ContentService } from '../content/content.service';
 import type { BulkContentInput } from './bulk.inputs';
@@ -69,6 +70,9 @@ export class BulkContentService {
           // flush would compare them all again).
           await tx.transactional((savepoint) => this.apply(savepoint, scope, bulk, id, actorId), { clear: true });
           results.push({ id, status: 200 });
+          // The savepoint's events are this transaction's: its commit wakes the dispatcher, and the answer waits
+          // for their announcement, as a single request's does.
+          carryEvents(tx);
         } catch (err) {
           results.push({ id, ...refusal(err) });
         }
