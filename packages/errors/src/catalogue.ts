@@ -11,6 +11,7 @@ export const ERROR_CATALOGUE = {
   COMPONENT_IN_USE: { status: 409, message: 'The component is referenced by a package.' },
   CONTENT_REFERENCED: { status: 409, message: 'Other entries reference this; remove those references first.' },
   NAME_TAKEN: { status: 409, message: 'The name is already used in this project.' },
+  RELEASE_FAILED: { status: 409, message: 'An item of the release was refused; nothing changed.' },
   NOTHING_TO_PUBLISH: { status: 409, message: 'There is nothing to publish.' },
   FOLDER_NOT_EMPTY: { status: 409, message: 'The folder is not empty.' },
   CONFLICT: { status: 409, message: 'The request conflicts with the current state.' },

@@ -5,6 +5,7 @@ const types = `${PROJECT_PATH}/content-types`;
 const webhooks = `${PROJECT_PATH}/webhooks`;
 const content = `${PROJECT_PATH}/content`;
 const schedules = `${PROJECT_PATH}/schedules`;
+const releases = `${PROJECT_PATH}/releases`;
 
 /** List, get, create, update and delete routes of a named resource; `client` adds list and get under /api/v1. */
 function crud(segment: string, singular: string, plural: string, client: boolean): RestRoutes {
@@ -93,6 +94,7 @@ export const contentRoutes: RestRoutes = {
   'Mutation.rollbackContent': post(`${content}/:id/rollback`),
   'Mutation.restoreContent': post(`${content}/:id/restore`),
   'Mutation.migrateContent': post(`${content}/:id/migrate`),
+  'Mutation.bulkContent': post(`${content}/bulk`),
   ...crud('tags', 'Tag', 'Tags', true),
   ...crud('folders', 'Folder', 'Folders', false),
   ...crud('saved-searches', 'SavedSearch', 'SavedSearches', true),
@@ -100,6 +102,13 @@ export const contentRoutes: RestRoutes = {
   'Query.schedule': { app: { method: 'GET', path: `${schedules}/:id` } },
   'Mutation.createSchedule': { app: { method: 'POST', path: schedules, responseStatus: 201 } },
   'Mutation.cancelSchedule': { app: { method: 'DELETE', path: `${schedules}/:id` } },
+  'Query.releases': { app: { method: 'GET', path: releases } },
+  'Query.release': { app: { method: 'GET', path: `${releases}/:id` } },
+  'Mutation.createRelease': { app: { method: 'POST', path: releases, responseStatus: 201 } },
+  'Mutation.updateRelease': { app: { method: 'PUT', path: `${releases}/:id` } },
+  'Mutation.deleteRelease': { app: { method: 'DELETE', path: `${releases}/:id` } },
+  'Mutation.validateRelease': post(`${releases}/:id/validate`),
+  'Mutation.publishRelease': post(`${releases}/:id/publish`),
   'Query.executeSavedSearch': {
     app: { method: 'POST', path: `${PROJECT_PATH}/saved-searches/:id/execute`, omit },
     api: { method: 'POST', path: `${PROJECT_PATH}/saved-searches/:id/execute`, omit },

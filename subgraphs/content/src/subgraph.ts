@@ -1,4 +1,4 @@
-// The content subgraph: content types, content entries, tags, folders, saved searches, the event log, webhooks.
+// The content subgraph: content types, content entries, tags, folders, saved searches, releases, the event log, webhooks.
 import type { Config } from '@cp/config';
 import { ContentService } from './content/content.service';
 import { createEmbedder, type Embedder } from './semantic/embedder';
@@ -22,6 +22,11 @@ import {
   ContentVersionSnapshotResolver,
 } from './content/content.resolver';
 import { PublishedContent } from './content/published-content.entity';
+import { BulkContentResolver } from './bulk/bulk.resolver';
+import { BulkContentService } from './bulk/bulk.service';
+import { Release } from './release/release.entity';
+import { ReleaseResolver } from './release/release.resolver';
+import { ReleaseService } from './release/release.service';
 import { EventResolver } from './event/event.resolver';
 import { Folder } from './folder/folder.entity';
 import { FolderResolver } from './folder/folder.resolver';
@@ -51,6 +56,7 @@ export const contentDatabase: DatabaseModule = {
     Folder,
     SavedSearch,
     Schedule,
+    Release,
     Webhook,
     WebhookDelivery,
   ],
@@ -89,6 +95,8 @@ export function buildContentSubgraph(options: {
       FolderResolver,
       SavedSearchResolver,
       ScheduleResolver,
+      ReleaseResolver,
+      BulkContentResolver,
       EventResolver,
       WebhookResolver,
     ],
@@ -98,6 +106,8 @@ export function buildContentSubgraph(options: {
       new ContentListIncludesResolver(content),
       new ContentSearchIncludesResolver(content),
       new SavedSearchResolver(content),
+      new ReleaseResolver(new ReleaseService(content)),
+      new BulkContentResolver(new BulkContentService(content)),
     ],
   });
 }

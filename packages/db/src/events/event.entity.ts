@@ -26,9 +26,10 @@ export const EVENT_ROUTE_RESOURCE_TYPES = [
   'saved-searches',
   'folders',
 ] as const;
-/** Every `resourceType` value: the routed ones, then those of the organization and access (no event routes). */
+/** Every `resourceType` value: the routed ones, then releases and those of the organization and access (no event routes). */
 export const EVENT_RESOURCE_TYPES = [
   ...EVENT_ROUTE_RESOURCE_TYPES,
+  'releases',
   'api-keys',
   'users',
   'roles',

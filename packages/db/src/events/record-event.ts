@@ -42,6 +42,14 @@ export function recordEvent(em: EntityManager, input: EventInput): EventRecord {
   return event;
 }
 
+/**
+ * For a transaction whose savepoints ran on forks of their own (`transactional` inside `transactional`): their events
+ * were recorded on those forks, and only the outer transaction's commit is reported, so it must count as recording them.
+ */
+export function carryEvents(em: EntityManager): void {
+  withEvents.add(em);
+}
+
 /** Calls `onCommit` after every committed transaction that recorded events. */
 export function onEventsCommitted(em: EntityManager, onCommit: () => void): void {
   em.getEventManager().registerSubscriber({

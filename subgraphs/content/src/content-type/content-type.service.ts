@@ -1,5 +1,14 @@
 // Content type rules: tenancy-scoped reads, creation, partial update and the lifecycle, each write with its event.
-import { assertProjectReferences, lifecycleTransition, nextVersion, recordEvent, transactionalNamed } from '@cp/db';
+import {
+  assertProjectReferences,
+  lifecycleBatch,
+  lifecycleTransition,
+  nextVersion,
+  recordEvent,
+  transactionalNamed,
+  type Lifecycle,
+  type LifecycleAction,
+} from '@cp/db';
 import { AppError, NotFoundError } from '@cp/errors';
 import { EntityStatus, keysetPage, type CursorArgs, type ProjectScope, requireName } from '@cp/graphql';
 import { LockMode } from '@mikro-orm/core';
@@ -18,13 +27,22 @@ const OVERRIDABLE = [EntityStatus.draft, EntityStatus.published, EntityStatus.de
 
 export class ContentTypeService {
   /** Writes after creation (not `PATCH …/status` to draft): lock, state table, change, event; NAME_TAKEN on names. */
-  private readonly transition = lifecycleTransition({
+  private readonly lifecycle: Lifecycle<ContentType, LifecycleAction> = {
     resourceType: 'content-types',
     namedAs: 'content type',
     lock: (tx, scope, id) => this.get(tx, scope, id, true),
     guard: assertTransition,
     published: publishedEvent,
-  });
+  };
+  private readonly transition = lifecycleTransition(this.lifecycle);
+  /** A release's content types: locked in one statement, in id order. */
+  private readonly batch = lifecycleBatch(this.lifecycle, (tx, scope, ids) =>
+    tx.find(
+      ContentType,
+      { id: { $in: ids }, organizationId: scope.organizationId, projectId: scope.projectId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } },
+    ),
+  );
 
   list(em: EntityManager, scope: ProjectScope, args: CursorArgs) {
     return keysetPage(em, ContentType, {
@@ -85,20 +103,22 @@ export class ContentTypeService {
 
   /** The next consecutive version: the row lock makes concurrent publishes queue, the unique key backs it up. */
   publish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'publish', actorId, async (tx, type) => {
-      const version = nextVersion(type);
-      const packageVersion = await latestPackageVersion(tx, scope);
-      tx.create(ContentTypeVersion, {
-        contentTypeId: type.id,
-        ...scope,
-        version,
-        content: snapshot(type),
-        packageVersion,
-        createdById: actorId,
-      });
-      Object.assign(type, { status: EntityStatus.published, version, lastPublishedVersion: version, packageVersion });
-      return version;
-    });
+    return this.transition(em, scope, id, 'publish', actorId, (tx, type) => publishChange(tx, scope, type, actorId));
+  }
+
+  /**
+   * Publishes or unpublishes many content types in the caller's transaction, each as `publish` / `unpublish` would,
+   * and reports each one's outcome (see `lifecycleBatch`): nothing is written before the caller's commit.
+   */
+  transitionMany(
+    tx: EntityManager,
+    scope: ProjectScope,
+    items: readonly { id: string; action: 'publish' | 'unpublish' }[],
+    actorId: string,
+  ) {
+    return this.batch(tx, scope, items, actorId, (action) =>
+      action === 'publish' ? (inner, type) => publishChange(inner, scope, type, actorId) : unpublishChange,
+    );
   }
 
   unpublish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
@@ -169,6 +189,22 @@ export class ContentTypeService {
     if (!row) throw new NotFoundError('ContentTypeVersion', String(version));
     return row;
   }
+}
+
+/** Publish: a new version pinning the project's latest package. */
+async function publishChange(tx: EntityManager, scope: ProjectScope, type: ContentType, actorId: string) {
+  const version = nextVersion(type);
+  const packageVersion = await latestPackageVersion(tx, scope);
+  tx.create(ContentTypeVersion, {
+    contentTypeId: type.id,
+    ...scope,
+    version,
+    content: snapshot(type),
+    packageVersion,
+    createdById: actorId,
+  });
+  Object.assign(type, { status: EntityStatus.published, version, lastPublishedVersion: version, packageVersion });
+  return version;
 }
 
 function snapshot(type: ContentType): ContentTypeSnapshot {

@@ -1,6 +1,14 @@
 // Content rules: create against the latest published type version, validate, lifecycle, migrate, find.
 import { assertSelectablePaths, type DocumentSelection } from './content-select';
-import { assertProjectFolder, lifecycleTransition, nextVersion, recordEvent } from '@cp/db';
+import {
+  assertProjectFolder,
+  lifecycleBatch,
+  lifecycleTransition,
+  nextVersion,
+  recordEvent,
+  type Lifecycle,
+  type LifecycleAction,
+} from '@cp/db';
 import { AppError, BadRequestError, NotFoundError } from '@cp/errors';
 import {
   CursorPagination,
@@ -65,12 +73,21 @@ export class ContentService {
   constructor(private readonly semantic?: SemanticSearch) {}
 
   /** Every write after creation: lock, state table, change, event (published-state events flagged). */
-  private readonly transition = lifecycleTransition({
+  private readonly lifecycle: Lifecycle<Content, LifecycleAction> = {
     resourceType: 'content',
     lock: (tx, scope, id) => this.get(tx, scope, id, true),
     guard: assertTransition,
     published: publishedEvent,
-  });
+  };
+  private readonly transition = lifecycleTransition(this.lifecycle);
+  /** A release's entries: locked in one statement, in id order. */
+  private readonly batch = lifecycleBatch(this.lifecycle, (tx, scope, ids) =>
+    tx.find(
+      Content,
+      { id: { $in: ids }, organizationId: scope.organizationId, projectId: scope.projectId },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } },
+    ),
+  );
 
   /**
    * One entry as the admin API reads it: a plain row, like an admin list page's (`readContentRows`), not an entity.
@@ -136,7 +153,19 @@ export class ContentService {
     input: UpdateContentInput,
     actorId: string,
   ): Promise<Content> {
+    return this.edit(em, scope, id, actorId, () => input);
+  }
+
+  /** An update whose members are worked out from the locked entry (bulk actions add tags to its own, …). */
+  edit(
+    em: EntityManager,
+    scope: ProjectScope,
+    id: string,
+    actorId: string,
+    inputOf: (entry: Content) => UpdateContentInput,
+  ): Promise<Content> {
     return this.transition(em, scope, id, 'update', actorId, async (tx, entry) => {
+      const input = inputOf(entry);
       const typeVersion = await this.typeVersion(tx, entry.typeId, entry.typeVersion);
       if (input.content !== undefined) await this.validate(tx, scope, input.content, typeVersion);
       if (input.name !== undefined) entry.name = requireName(input.name);
@@ -167,7 +196,26 @@ export class ContentService {
 
   /** The next consecutive version under a row lock (concurrent publishes queue; the unique key backs it up). */
   publish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
-    return this.transition(em, scope, id, 'publish', actorId, async (tx, entry) => {
+    return this.transition(em, scope, id, 'publish', actorId, this.publishChange(scope, actorId));
+  }
+
+  /**
+   * Publishes or unpublishes many entries in the caller's transaction, each as `publish` / `unpublish` would, and
+   * reports each entry's outcome (see `lifecycleBatch`): nothing is written before the caller's commit.
+   */
+  transitionMany(
+    tx: EntityManager,
+    scope: ProjectScope,
+    items: readonly { id: string; action: 'publish' | 'unpublish' }[],
+    actorId: string,
+  ) {
+    return this.batch(tx, scope, items, actorId, (action) =>
+      action === 'publish' ? this.publishChange(scope, actorId) : unpublishChange,
+    );
+  }
+
+  private publishChange(scope: ProjectScope, actorId: string) {
+    return async (tx: EntityManager, entry: Content) => {
       const version = nextVersion(entry);
       entry.metadata = { ...entry.metadata, publishedAt: new Date().toISOString(), publishedBy: actorId };
       Object.assign(entry, { status: EntityStatus.published, version, lastPublishedVersion: version });
@@ -184,7 +232,7 @@ export class ContentService {
         createdById: actorId,
       });
       return version;
-    });
+    };
   }
 
   unpublish(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {

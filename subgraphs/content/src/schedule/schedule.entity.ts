@@ -1,4 +1,4 @@
-// A scheduled publish or unpublish of a content entry or content type, run once by whichever replica claims it.
+// A scheduled publish or unpublish (entries, content types) or release publish, run once by whichever replica claims it.
 import { ProjectScopedEntity } from '@cp/db';
 import { Entity, Enum, Index, Property, type Opt } from '@mikro-orm/core';
 import { Field, ID, ObjectType, registerEnumType } from 'type-graphql';
@@ -21,7 +21,7 @@ registerEnumType(ScheduleStatus, {
   },
 });
 
-export const SCHEDULE_RESOURCE_TYPES = ['content', 'content-types'] as const;
+export const SCHEDULE_RESOURCE_TYPES = ['content', 'content-types', 'releases'] as const;
 export const SCHEDULE_ACTIONS = ['publish', 'unpublish'] as const;
 export type ScheduleResourceType = (typeof SCHEDULE_RESOURCE_TYPES)[number];
 export type ScheduleAction = (typeof SCHEDULE_ACTIONS)[number];
@@ -41,15 +41,15 @@ export class ScheduleError {
 @Entity({ tableName: 'schedule' })
 @Index({ properties: ['projectId', 'at'] })
 export class Schedule extends ProjectScopedEntity {
-  @Field(() => String, { description: '`content` or `content-types`.' })
+  @Field(() => String, { description: '`content`, `content-types` or `releases`.' })
   @Property({ type: 'string', length: 32 })
   resourceType!: ScheduleResourceType;
 
-  @Field(() => ID, { description: 'The entry or content type.' })
+  @Field(() => ID, { description: 'The entry, content type or release.' })
   @Property({ length: 64 })
   resourceId!: string;
 
-  @Field(() => String, { description: '`publish` or `unpublish`.' })
+  @Field(() => String, { description: '`publish` or `unpublish` (a release: `publish`).' })
   @Property({ type: 'string', length: 16 })
   action!: ScheduleAction;
 

@@ -5,13 +5,13 @@ import { ScheduleStatus } from './schedule.entity';
 
 @InputType({ description: 'A new schedule.' })
 export class CreateScheduleInput {
-  @Field(() => String, { nullable: true, description: '`content` or `content-types` (required).' })
+  @Field(() => String, { nullable: true, description: '`content`, `content-types` or `releases` (required).' })
   resourceType?: string | null;
 
-  @Field(() => ID, { nullable: true, description: 'The entry or content type (required).' })
+  @Field(() => ID, { nullable: true, description: 'The entry, content type or release (required).' })
   resourceId?: string | null;
 
-  @Field(() => String, { nullable: true, description: '`publish` or `unpublish` (required).' })
+  @Field(() => String, { nullable: true, description: '`publish` or `unpublish` (required; a release: `publish`).' })
   action?: string | null;
 
   @Field(() => String, {
@@ -26,7 +26,7 @@ export class ScheduleListArgs extends CursorArgs {
   @Field(() => ID, { nullable: true, description: 'Only schedules of this resource.' })
   resourceId?: string;
 
-  @Field(() => String, { nullable: true, description: 'Only `content` or `content-types` schedules.' })
+  @Field(() => String, { nullable: true, description: 'Only `content`, `content-types` or `releases` schedules.' })
   resourceType?: string;
 
   @Field(() => ScheduleStatus, { nullable: true, description: 'Only schedules in this status.' })

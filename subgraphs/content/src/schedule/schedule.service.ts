@@ -23,6 +23,8 @@ import {
   type ScheduleResourceType,
 } from './schedule.entity';
 import type { CreateScheduleInput, ScheduleListArgs } from './schedule.inputs';
+import { ReleaseStatus } from '../release/release.entity';
+import { ReleaseService } from '../release/release.service';
 
 export interface ValidSchedule {
   resourceType: ScheduleResourceType;
@@ -31,21 +33,27 @@ export interface ValidSchedule {
   at: Date;
 }
 
-/** The permission resource whose `publish` flag a schedule needs. */
+/**
+ * The permission resource whose `publish` flag creating or cancelling a schedule needs: a release's is `content`
+ * (editing a release needs content rights); when it runs, each of its items needs its own resource's.
+ */
 export const permissionOf = (resourceType: ScheduleResourceType) =>
-  resourceType === 'content' ? 'content' : 'contentTypes';
+  resourceType === 'content-types' ? 'contentTypes' : 'content';
 
 export class ScheduleService {
   private readonly content = new ContentService();
   private readonly contentTypes = new ContentTypeService();
+  private readonly releases = new ReleaseService(this.content, this.contentTypes);
 
   /** 422 VALIDATION_FAILED with one entry per bad member; `at` must be an ISO-8601 instant within the coming year. */
   validate(input: CreateScheduleInput, now = Date.now()): ValidSchedule {
     const errors: FieldError[] = [];
     if (!SCHEDULE_RESOURCE_TYPES.includes(input.resourceType as never))
-      errors.push({ path: '/resourceType', message: 'must be `content` or `content-types`' });
+      errors.push({ path: '/resourceType', message: 'must be `content`, `content-types` or `releases`' });
     if (!input.resourceId) errors.push({ path: '/resourceId', message: 'is required' });
-    if (!SCHEDULE_ACTIONS.includes(input.action as never))
+    if (input.resourceType === 'releases' && input.action !== 'publish')
+      errors.push({ path: '/action', message: 'must be `publish` for a release' });
+    else if (!SCHEDULE_ACTIONS.includes(input.action as never))
       errors.push({ path: '/action', message: 'must be `publish` or `unpublish`' });
     // An instant needs a date, a time and a zone: `2026-12-01T09:00:00Z` or with an offset.
     const at = typeof input.at === 'string' ? instant(input.at) : undefined;
@@ -66,6 +74,14 @@ export class ScheduleService {
   }
 
   async create(em: EntityManager, scope: ProjectScope, input: ValidSchedule, actorId: string): Promise<Schedule> {
+    if (input.resourceType === 'releases') {
+      const release = await this.releases.get(em, scope, input.resourceId);
+      if (release.status === ReleaseStatus.published)
+        throw new InvalidStatusTransitionError(release.status, ReleaseStatus.published);
+      const schedule = em.create(Schedule, { ...scope, ...input, createdById: actorId });
+      await em.flush();
+      return schedule;
+    }
     const entity = input.resourceType === 'content' ? Content : ContentType;
     const resource = await em.findOne(entity as typeof Content, {
       id: input.resourceId,
@@ -85,7 +101,7 @@ export class ScheduleService {
       args.resourceType !== null &&
       !SCHEDULE_RESOURCE_TYPES.includes(args.resourceType as never)
     ) {
-      throw new BadRequestError('resourceType must be `content` or `content-types`.', {
+      throw new BadRequestError('resourceType must be `content`, `content-types` or `releases`.', {
         parameter: 'resourceType',
         value: args.resourceType,
       });
@@ -118,24 +134,36 @@ export class ScheduleService {
   /**
    * Runs a claimed schedule inside the claiming transaction: the creator's rights are read now (user and role), the
    * action goes through the normal service (validation, versions, events) in a savepoint, and a refusal is recorded.
+   * A release is published with the creator's rights on every kind of resource it holds; when it is refused, nothing
+   * it holds changes and the release is marked `failed`.
    */
   async run(tx: EntityManager, schedule: Schedule): Promise<unknown> {
     const scope = { organizationId: schedule.organizationId, projectId: schedule.projectId };
     try {
-      await this.assertCreatorMayPublish(tx, schedule);
-      const service = schedule.resourceType === 'content' ? this.content : this.contentTypes;
       // A nested transaction is a savepoint: a refused action rolls back alone, the schedule's outcome still commits.
-      const act = service[schedule.action].bind(service) as (
-        em: EntityManager,
-        scope: ProjectScope,
-        id: string,
-        actorId: string,
-      ) => Promise<unknown>;
-      await tx.transactional((inner) => act(inner, scope, schedule.resourceId, schedule.createdById));
+      if (schedule.resourceType === 'releases') {
+        await tx.transactional((inner) =>
+          this.releases.publish(inner, scope, schedule.resourceId, schedule.createdById, (resources) =>
+            this.assertCreatorMayPublish(tx, schedule, resources),
+          ),
+        );
+      } else {
+        await this.assertCreatorMayPublish(tx, schedule, [permissionOf(schedule.resourceType)]);
+        const service = schedule.resourceType === 'content' ? this.content : this.contentTypes;
+        const act = service[schedule.action].bind(service) as (
+          em: EntityManager,
+          scope: ProjectScope,
+          id: string,
+          actorId: string,
+        ) => Promise<unknown>;
+        await tx.transactional((inner) => act(inner, scope, schedule.resourceId, schedule.createdById));
+      }
       Object.assign(schedule, { status: ScheduleStatus.done, error: null });
       return undefined;
     } catch (err) {
       const known = err instanceof AppError;
+      if (known && err.code === 'RELEASE_FAILED')
+        await this.releases.markFailed(tx, scope, schedule.resourceId, schedule.createdById);
       Object.assign(schedule, {
         status: ScheduleStatus.failed,
         error: {
@@ -148,8 +176,12 @@ export class ScheduleService {
     }
   }
 
-  /** The creator as of now: still in the organization, and its role still holds `publish` on the resource. */
-  private async assertCreatorMayPublish(tx: EntityManager, schedule: Schedule): Promise<void> {
+  /** The creator as of now: still in the organization, and its role still holds `publish` on each resource. */
+  private async assertCreatorMayPublish(
+    tx: EntityManager,
+    schedule: Schedule,
+    resources: ('content' | 'contentTypes')[],
+  ): Promise<void> {
     // The access subgraph owns these tables; all subgraphs share one database (docs/configuration.md), so one read suffices here.
     const rows = await tx
       .getConnection()
@@ -159,16 +191,17 @@ export class ScheduleService {
         'all',
         tx.getTransactionContext(),
       );
-    const resource = permissionOf(schedule.resourceType);
     const row = rows[0];
     const permissions =
       row && (typeof row.permissions === 'string' ? (JSON.parse(row.permissions) as Permissions) : row.permissions);
-    const flags = permissions?.[resource] as Record<string, boolean | undefined> | undefined;
-    if (!row || row.organization_id !== schedule.organizationId || flags?.publish !== true) {
-      throw new AppError('FORBIDDEN', `The schedule's creator may no longer ${schedule.action} ${resource}.`, {
-        resource,
-        action: 'publish',
-      });
+    for (const resource of resources) {
+      const flags = permissions?.[resource] as Record<string, boolean | undefined> | undefined;
+      if (!row || row.organization_id !== schedule.organizationId || flags?.publish !== true) {
+        throw new AppError('FORBIDDEN', `The schedule's creator may no longer ${schedule.action} ${resource}.`, {
+          resource,
+          action: 'publish',
+        });
+      }
     }
   }
 }

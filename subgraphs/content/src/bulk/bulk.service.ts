@@ -1,0 +1,112 @@
+// Bulk actions on content entries: each entry goes through its own single request's service call, in a savepoint of
+// its own, and the answer reports each one in the order given; one entry's refusal doesn't stop the others.
+import { distinctNames, type ProjectScope } from '@cp/graphql';
+import { AppError, knownErrorOf, statusOf, ValidationFailedError, type FieldError } from '@cp/errors';
+import { carryEvents } from '@cp/db';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ContentService } from '../content/content.service';
+import type { BulkContentInput } from './bulk.inputs';
+
+export const BULK_ACTIONS = ['publish', 'unpublish', 'delete', 'addTags', 'removeTags', 'move'] as const;
+export type BulkAction = (typeof BULK_ACTIONS)[number];
+export const MAX_BULK_IDS = 100;
+
+export interface ValidBulk {
+  action: BulkAction;
+  ids: string[];
+  tags: string[];
+  folderId: string | null;
+}
+
+/** One entry's outcome: the HTTP status its single request would have had, and that request's envelope `error`. */
+export interface BulkResult {
+  id: string;
+  status: number;
+  error?: { code: string; message: string; details?: Record<string, unknown> };
+}
+
+/** The role flag each action needs, as its single request does. */
+export const BULK_PERMISSION = {
+  publish: 'publish',
+  unpublish: 'publish',
+  delete: 'delete',
+  addTags: 'update',
+  removeTags: 'update',
+  move: 'update',
+} as const satisfies Record<BulkAction, string>;
+
+export class BulkContentService {
+  constructor(private readonly content: ContentService) {}
+
+  /** 422 VALIDATION_FAILED with one entry per bad member. */
+  validate(input: BulkContentInput): ValidBulk {
+    const errors: FieldError[] = [];
+    const action = input.action as BulkAction;
+    if (!BULK_ACTIONS.includes(action))
+      errors.push({ path: '/action', message: `must be one of ${BULK_ACTIONS.join(', ')}` });
+    const ids = input.ids ?? [];
+    if (ids.length < 1 || ids.length > MAX_BULK_IDS)
+      errors.push({ path: '/ids', message: `must hold 1 to ${MAX_BULK_IDS} ids` });
+    const tags = distinctNames(input.tags ?? undefined);
+    if ((action === 'addTags' || action === 'removeTags') && tags.length === 0)
+      errors.push({ path: '/tags', message: 'must name at least one tag' });
+    if (action === 'move' && input.folderId === undefined)
+      errors.push({ path: '/folderId', message: 'is required (null: out of any folder)' });
+    if (errors.length > 0) throw new ValidationFailedError(errors);
+    return { action, ids, tags, folderId: input.folderId ?? null };
+  }
+
+  /**
+   * One transaction, each id in a savepoint of its own: a refused id rolls back alone and the others go on, and the
+   * whole bulk pays for one commit (and one event dispatch) instead of a hundred. Ids run in the order given, so a
+   * repeated id sees its earlier result.
+   */
+  run(em: EntityManager, scope: ProjectScope, bulk: ValidBulk, actorId: string): Promise<BulkResult[]> {
+    return em.transactional(async (tx) => {
+      const results: BulkResult[] = [];
+      for (const id of bulk.ids) {
+        try {
+          // A clear fork: the unit of work of one id holds that id's entities only, not every earlier id's (each
+          // flush would compare them all again).
+          await tx.transactional((savepoint) => this.apply(savepoint, scope, bulk, id, actorId), { clear: true });
+          results.push({ id, status: 200 });
+          // The savepoint's events are this transaction's: its commit wakes the dispatcher, and the answer waits
+          // for their announcement, as a single request's does.
+          carryEvents(tx);
+        } catch (err) {
+          results.push({ id, ...refusal(err) });
+        }
+      }
+      return results;
+    });
+  }
+
+  private apply(em: EntityManager, scope: ProjectScope, bulk: ValidBulk, id: string, actorId: string) {
+    switch (bulk.action) {
+      case 'publish':
+      case 'unpublish':
+      case 'delete':
+        return this.content[bulk.action](em, scope, id, actorId);
+      case 'addTags':
+        return this.content.edit(em, scope, id, actorId, (entry) => ({ tags: [...entry.tags, ...bulk.tags] }));
+      case 'removeTags':
+        return this.content.edit(em, scope, id, actorId, (entry) => ({
+          tags: entry.tags.filter((tag) => !bulk.tags.includes(tag)),
+        }));
+      case 'move':
+        return this.content.edit(em, scope, id, actorId, () => ({ folderId: bulk.folderId }));
+    }
+  }
+}
+
+/** The status and envelope `error` the single request would have answered; anything unexpected is INTERNAL. */
+function refusal(err: unknown): Omit<BulkResult, 'id'> {
+  const known = knownErrorOf(err) ?? err;
+  if (!(known instanceof AppError)) {
+    return { status: 500, error: { code: 'INTERNAL', message: 'An internal error occurred.' } };
+  }
+  return {
+    status: statusOf(known.code),
+    error: { code: known.code, message: known.message, ...(known.details ? { details: known.details } : {}) },
+  };
+}
