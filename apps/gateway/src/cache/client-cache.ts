@@ -2,7 +2,7 @@
 import { sharedCacheable, type Context } from '@cp/graphql';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { graphqlPayload } from '@cp/edge';
+import { graphqlPayload, parsedUrl } from '@cp/edge';
 import { edgeContext } from '../http/request-scope';
 import { graphqlRequestKey } from './graphql-key';
 import { applyCachingHeaders, etagOf, notModified, sendCached, surrogateKeys } from './http-caching';
@@ -83,7 +83,8 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
         res,
         next,
         principal.projectId,
-        key,
+        // The same document means another thing at /graphql and at a project's typed endpoint.
+        `${parsedUrl(req).path}\0${key}`,
         surrogateKeys(principal.projectId, ['graphql']),
         isCleanGraphQLResult,
       );

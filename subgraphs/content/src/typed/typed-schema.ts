@@ -77,7 +77,10 @@ const Sys = new GraphQLObjectType<TypedEntry>({
     id: { type: nonNull(GraphQLID), description: 'The entry’s id.' },
     typeId: { type: nonNull(GraphQLID), description: 'The id of its content type.' },
     typeVersion: { type: nonNull(GraphQLInt), description: 'The content type version its document follows.' },
-    version: { type: nonNull(GraphQLInt), description: 'The entry’s version.' },
+    version: {
+      type: GraphQLInt,
+      description: 'The entry’s published version; null on a working copy (preview keys) not yet published as is.',
+    },
     publishedAt: {
       type: GraphQLString,
       description: 'When it was last published (ISO 8601).',

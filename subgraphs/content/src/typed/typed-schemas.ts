@@ -1,0 +1,113 @@
+// The typed schema of each project, per replica: keyed by the versions of its published content types, rebuilt in the
+// background when a content type's event reaches this replica, the previous schema served until then.
+import type { Logger } from '@cp/config';
+import type { ProjectScope } from '@cp/graphql';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { printSchema } from 'graphql';
+import { buildTypedSchema, type TypedSchema } from './typed-schema';
+import type { TypedContentType } from './typed-source';
+
+/** At most this many projects' schemas are kept; the least recently used goes first. */
+const MAX_PROJECTS = 500;
+
+/** A project's published content types, oldest first (their last published version each): one statement. */
+export async function publishedTypes(em: EntityManager, scope: ProjectScope): Promise<TypedContentType[]> {
+  const rows: { id: string; version: number; content: { name?: unknown; schema?: unknown } }[] = await em
+    .getConnection()
+    .execute(
+      `select t."id", v."version", v."content" from "content_type" t
+        join "content_type_version" v on v."content_type_id" = t."id" and v."version" = t."last_published_version"
+        where t."organization_id" = ? and t."project_id" = ? and t."status" not in ('deleted', 'unpublished')
+        order by t."created_at", t."id"`,
+      [scope.organizationId, scope.projectId],
+      'all',
+      em.getTransactionContext(),
+    );
+  return rows.map((row) => ({
+    id: row.id,
+    version: row.version,
+    name: typeof row.content?.name === 'string' ? row.content.name : '',
+    schema: (row.content?.schema ?? {}) as Record<string, unknown>,
+  }));
+}
+
+/** What the versions of a project's types are: equal keys build equal schemas. */
+const versionKey = (types: TypedContentType[]) => types.map((t) => `${t.id}@${t.version}`).join(',');
+
+/** A built schema with its SDL (printed once, for `schema.graphql`). */
+export interface ServedSchema extends TypedSchema {
+  key: string;
+  sdl: string;
+}
+
+interface Slot {
+  current?: ServedSchema;
+  /** The load in progress, if any. */
+  loading?: Promise<ServedSchema>;
+  /** An event arrived while loading: load again once this load ends. */
+  again: boolean;
+}
+
+export class TypedSchemas {
+  private readonly slots = new Map<string, Slot>();
+
+  constructor(
+    /** A fresh entity manager for background loads (they outlive the request that started them). */
+    private readonly em: () => EntityManager,
+    private readonly logger?: Logger,
+  ) {}
+
+  /**
+   * The project's schema: the one built, even while a newer one is being built; the first request of a project waits
+   * for its first build.
+   */
+  async get(scope: ProjectScope): Promise<ServedSchema> {
+    const id = `${scope.organizationId}/${scope.projectId}`;
+    let slot = this.slots.get(id);
+    if (slot) {
+      // Most recently used last: the map's first project is the one to drop.
+      this.slots.delete(id);
+      this.slots.set(id, slot);
+    } else {
+      this.slots.set(id, (slot = { again: false }));
+      if (this.slots.size > MAX_PROJECTS) this.slots.delete(this.slots.keys().next().value!);
+    }
+    return slot.current ?? slot.loading ?? this.load(scope, slot);
+  }
+
+  /**
+   * A content type of the project was created, changed, published, unpublished or deleted: rebuild in the background
+   * (only when the versions of its published types changed). Projects not served here are left alone.
+   */
+  changed(scope: ProjectScope): void {
+    const slot = this.slots.get(`${scope.organizationId}/${scope.projectId}`);
+    if (!slot) return;
+    if (slot.loading) slot.again = true;
+    else void this.load(scope, slot).catch(() => undefined);
+  }
+
+  private load(scope: ProjectScope, slot: Slot): Promise<ServedSchema> {
+    const loading = (async () => {
+      try {
+        const types = await publishedTypes(this.em(), scope);
+        const key = versionKey(types);
+        if (slot.current?.key !== key) {
+          const built = buildTypedSchema(types);
+          slot.current = { ...built, key, sdl: printSchema(built.schema) };
+        }
+        return slot.current;
+      } catch (err) {
+        this.logger?.warn({ err, projectId: scope.projectId }, 'building a typed GraphQL schema failed');
+        throw err;
+      } finally {
+        slot.loading = undefined;
+        if (slot.again) {
+          slot.again = false;
+          void this.load(scope, slot).catch(() => undefined);
+        }
+      }
+    })();
+    slot.loading = loading;
+    return loading;
+  }
+}
