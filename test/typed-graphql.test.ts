@@ -2,8 +2,10 @@
 // (D21 filters, sort, include), for API keys and preview keys; it follows the model as types are published; refusals
 // carry `errors[].extensions.code`.
 import fc from 'fast-check';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
+import { startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver';
 import { UNLIMITED } from './support/service';
 import { useService } from './support/setup';
 
@@ -65,6 +67,7 @@ describe('typed GraphQL per project', () => {
   const app = `/app/v1${PROJECT}`;
   const api = `/api/v1${PROJECT}`;
   let articleType = '';
+  let authorType = '';
   let key = '';
   let previewKey = '';
 
@@ -92,7 +95,7 @@ describe('typed GraphQL per project', () => {
   };
 
   beforeAll(async () => {
-    const authorType = await type('Author', { type: 'object', properties: { fullName: { type: 'string' } } });
+    authorType = await type('Author', { type: 'object', properties: { fullName: { type: 'string' } } });
     ARTICLE_SCHEMA.properties.author.reference.typeIds = [authorType];
     articleType = await type('Article', ARTICLE_SCHEMA);
     const hero = await upload();
@@ -250,6 +253,20 @@ describe('typed GraphQL per project', () => {
     await eventually((s) => !s.includes('EventDay'));
   });
 
+  it('answers published keys from the read cache until the project changes; preview keys never', async () => {
+    const path = `${api}/graphql?query=${encodeURIComponent('{ authorCollection { total } }')}`;
+    await fx.api.call('GET', path, { apiKey: key });
+    const hit = await fx.api.call('GET', path, { apiKey: key });
+    expect(hit.headers.get('x-cache')).toBe('HIT');
+    const total = hit.body.data.authorCollection.total as number;
+    const preview = await fx.api.call('GET', path, { apiKey: previewKey });
+    expect(preview.headers.get('x-cache')).not.toBe('HIT');
+    const id = (await admin('POST', '/content', { typeId: authorType, name: 'new', content: { fullName: 'New' } })).id;
+    await admin('POST', `/content/${id}/publish`);
+    const after = await fx.api.call('GET', path, { apiKey: key });
+    expect(after.body.data.authorCollection.total).toBe(total + 1);
+  });
+
   it('refuses bad requests with a code in errors[].extensions, and other projects’ keys', async () => {
     const code = (res: Body) => res.body.errors?.[0]?.extensions?.code;
     const tooMany = await typed(key, '{ articleCollection(limit: 500) { total } }');
@@ -270,5 +287,91 @@ describe('typed GraphQL per project', () => {
       body: { query: '{ __typename }' },
     });
     expect([other.status, code(other)]).toEqual([404, 'NOT_FOUND']);
+  });
+});
+
+describe('typed GraphQL: statements per request', () => {
+  const env: Record<string, string> = { ...UNLIMITED, OTEL_BSP_SCHEDULE_DELAY: '50', CACHE: 'off' };
+  let receiver: OtlpReceiver;
+  // Before the service starts: it exports its spans (the database's statements among them) here.
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+    env.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+  });
+  afterAll(() => receiver?.close());
+  const fx = useService({ env });
+  const app = `/app/v1${PROJECT}`;
+  const api = `/api/v1${PROJECT}`;
+
+  const admin = async (method: string, path: string, body?: unknown) => {
+    const res = await fx.api.call(method, `${app}${path}`, { token: fx.token, body });
+    expect(res.status, `${method} ${path}: ${JSON.stringify(res.body)}`).toBeLessThan(300);
+    return res.body;
+  };
+  /** The database statements one typed query ran (its trace's PostgreSQL query spans). */
+  const statements = async (apiKey: string, query: string) => {
+    const traceId = randomBytes(16).toString('hex');
+    const traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
+    const res = await fx.api.call('POST', `${api}/graphql`, { apiKey, body: { query }, headers: { traceparent } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.errors).toBeUndefined();
+    const queries = () =>
+      receiver.spans.filter(
+        (s) =>
+          s.traceId === traceId &&
+          (s.attributes['db.system'] === 'postgresql' || s.attributes['db.system.name'] === 'postgresql') &&
+          !/connect/i.test(s.name),
+      ).length;
+    // The batch exporter sends every 50 ms: wait until the count holds still.
+    let count = -1;
+    for (let stable = 0; stable < 3;) {
+      await new Promise((r) => setTimeout(r, 150));
+      const now = queries();
+      stable = now === count && now > 0 ? stable + 1 : 0;
+      count = now;
+    }
+    return { count, body: res.body };
+  };
+
+  it('runs as many statements for 20 items as for 2, two levels of references deep', async () => {
+    const type = async (name: string, schema: unknown) => {
+      const id = (await admin('POST', '/content-types', { name, schema })).id as string;
+      await admin('POST', `/content-types/${id}/publish`);
+      return id;
+    };
+    const tagType = await type('Tag', { type: 'object', properties: { label: { type: 'string' } } });
+    const authorType = await type('Author', {
+      type: 'object',
+      properties: { tags: { type: 'array', items: { reference: { typeIds: [tagType] } } } },
+    });
+    const pageType = await type('Page', {
+      type: 'object',
+      properties: { title: { type: 'string' }, authors: { type: 'array', items: { reference: {} } } },
+    });
+    const publish = async (typeId: string, name: string, content: unknown) => {
+      const id = (await admin('POST', '/content', { typeId, name, content })).id as string;
+      await admin('POST', `/content/${id}/publish`);
+      return id;
+    };
+    for (let i = 0; i < 20; i++) {
+      const tag = await publish(tagType, `t${i}`, { label: `tag ${i}` });
+      const authors = [await publish(authorType, `a${i}`, { tags: [tag] }), await publish(authorType, `b${i}`, {})];
+      await publish(pageType, `p${i}`, { title: `page ${i}`, authors });
+    }
+    const key = (await admin('POST', '/api-keys', { name: 'site' })).key as string;
+    const page = (limit: number) =>
+      statements(
+        key,
+        `{ pageCollection(limit: ${limit}) { items { title authors { sys { id } ... on Author { tags { label } } } } } }`,
+      );
+    // The first request builds the project's schema and warms caches: not counted.
+    await page(3);
+    const small = await page(2);
+    const large = await page(20);
+    expect(large.body.data.pageCollection.items).toHaveLength(20);
+    expect(large.body.data.pageCollection.items[0].authors[0].tags[0].label).toMatch(/^tag /);
+    // The page, then one statement per level of references (authors, then tags).
+    expect(small.count, `statements: ${small.count}`).toBeGreaterThanOrEqual(3);
+    expect(large.count).toBe(small.count);
   });
 });
