@@ -1,5 +1,5 @@
 // Black-box: a project's typed GraphQL endpoint answers the same entries, fields and order as the equivalent REST list
-// (D21 filters, sort, include), for API keys and preview keys; it follows the model as types are published; refusals
+// (document filters, sort, include), for API keys and preview keys; it follows the model as types are published; refusals
 // carry `errors[].extensions.code`.
 import fc from 'fast-check';
 import { randomBytes } from 'node:crypto';
@@ -36,7 +36,7 @@ const ARTICLE_SCHEMA = {
   },
 };
 
-/** One D21 condition per property, as a REST query parameter and as the typed filter's member. */
+/** One document filter condition per property, as a REST query parameter and as the typed filter's member. */
 const condition = fc.oneof(
   word.map((v) => ({ field: 'title', op: 'eq', value: v })),
   fc.subarray(WORDS, { minLength: 1 }).map((v) => ({ field: 'title', op: 'in', value: v })),

@@ -1,4 +1,4 @@
-// A typed collection's page: D21's filter and sort builders, combined with AND/OR and several sort keys, on the rows
+// A typed collection's page: the content lists' document filter and sort builders, combined with AND/OR and several sort keys, on the rows
 // the caller may see (the published projection for API keys, working copies in preview for preview keys).
 import type { ProjectScope } from '@cp/graphql';
 import { raw, RawQueryFragment, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';

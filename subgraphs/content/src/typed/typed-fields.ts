@@ -10,7 +10,7 @@ export type FieldPlan =
   | { kind: 'asset'; list: boolean }
   | { kind: 'json' };
 
-/** Which filter operators a property takes (D21's, by its JSON Schema type), or only `exists`. */
+/** Which filter operators a property takes (the document filters', by its JSON Schema type), or only `exists`. */
 export type FilterKind = Scalar | 'Reference' | 'Exists';
 
 type Node = Record<string, unknown>;

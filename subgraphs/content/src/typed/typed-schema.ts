@@ -123,7 +123,7 @@ const AssetTransformInput = new GraphQLInputObjectType({
 
 const TRANSFORMABLE = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/avif', 'image/gif']);
 
-/** D19's ranges, checked here so the address given is one the CDN serves. */
+/** The CDN's image transformation ranges, checked here so the address given is one the CDN serves. */
 function checkedTransform(asset: TypedAsset, transform: AssetTransform | null | undefined): AssetTransform | undefined {
   const given = Object.entries(transform ?? {}).filter(([, v]) => v !== null && v !== undefined);
   if (given.length === 0) return undefined;
@@ -195,7 +195,7 @@ interface PropertyField {
   property: string;
   field: string;
   plan: FieldPlan;
-  /** Filter and order apply (a name with `.` can't be a D21 path). */
+  /** Filter and order apply (a name with `.` can't be a document filter's dotted path). */
   queryable: boolean;
 }
 
@@ -442,7 +442,7 @@ function rootFields(info: TypeInfo): GraphQLFieldConfigMap<unknown, TypedSource>
   };
 }
 
-/** A `where` argument as D21 filters on `content.<property>`; operators given as null are left out. */
+/** A `where` argument as document filters on `content.<property>`; operators given as null are left out. */
 function filterTree(where: Record<string, unknown>, propertyOf: Map<string, string>): FilterTree {
   const tree: FilterTree = { filter: {}, and: [] };
   for (const [field, value] of Object.entries(where)) {

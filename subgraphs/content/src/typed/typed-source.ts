@@ -29,7 +29,7 @@ export interface TypedAsset {
   size: number;
 }
 
-/** D19's parameters of an image's CDN address. */
+/** The image transformation parameters of an asset's CDN address. */
 export interface AssetTransform {
   w?: number;
   h?: number;
@@ -39,7 +39,7 @@ export interface AssetTransform {
 }
 
 /**
- * A `where` argument as D21 filters: `filter` holds `content.<property>` → operators (what a D2 search body's
+ * A `where` argument as document filters: `filter` holds `content.<property>` → operators (what a search body's
  * `filter` holds), and every member of `and` and `or` is such a tree of its own.
  */
 export interface FilterTree {
