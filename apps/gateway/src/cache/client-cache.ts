@@ -38,7 +38,9 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
     // A placeholder tells Express not to hash the body for a weak ETag: the strong one below replaces it.
     res.setHeader('ETag', PENDING_ETAG);
     captureBody(req, res, (body) => {
-      if (!validate(body)) {
+      // A handler that answered from state older than an event it has seen (the typed endpoint while its schema is
+      // rebuilt) says so: the ticket can't tell, the event came before it.
+      if (!validate(body) || res.locals.uncacheable === true) {
         res.setHeader('Cache-Control', 'no-store');
         return false;
       }

@@ -45,6 +45,7 @@ function execute({ typed, cache, maxResponseBytes }: TypedRouteDeps): RequestHan
           variables: payload.variables,
           operationName: payload.operationName,
         });
+        if (!answer.cacheable) res.locals.uncacheable = true;
         res.status(answer.status).json(answer.body);
       } catch (err) {
         sendGraphQLError(res, err);
@@ -139,7 +140,8 @@ export const TYPED_HTTP_ROUTES: readonly HttpRoute<TypedRouteDeps>[] = [
     handler: ({ typed, cache }) =>
       stages(cache.rest, async (req: Request, res: Response) => {
         try {
-          const sdl = await typed.sdl(res.locals.context as Context, scopeOf(req));
+          const { sdl, cacheable } = await typed.sdl(res.locals.context as Context, scopeOf(req));
+          if (!cacheable) res.locals.uncacheable = true;
           res.type('text/plain; charset=utf-8').send(sdl);
         } catch (err) {
           sendError(res, err);

@@ -37,6 +37,8 @@ export interface TypedRequest {
 export interface TypedAnswer {
   status: number;
   body: { data?: unknown; errors?: GraphQLFormattedError[] };
+  /** False when answered from a schema a rebuild is replacing: no cache may keep it. */
+  cacheable: boolean;
 }
 
 /** graphql-js's rules and the gateway's depth, cost, alias and directive limits, built once. */
@@ -69,9 +71,10 @@ export class TypedGraphQL {
   }
 
   /** The project's SDL, for code generators. Refusals (wrong project, …) are thrown as typed errors. */
-  async sdl(context: Context, scope: ProjectScope): Promise<string> {
+  async sdl(context: Context, scope: ProjectScope): Promise<{ sdl: string; cacheable: boolean }> {
     await this.visibility(context, scope);
-    return (await this.schemas.get(scope)).sdl;
+    const { schema, fresh } = await this.schemas.get(scope);
+    return { sdl: schema.sdl, cacheable: fresh };
   }
 
   /**
@@ -80,7 +83,10 @@ export class TypedGraphQL {
    */
   async execute(request: TypedRequest): Promise<TypedAnswer> {
     const visibility = await this.visibility(request.context, request.scope);
-    const { schema } = await this.schemas.get(request.scope);
+    const {
+      schema: { schema },
+      fresh: cacheable,
+    } = await this.schemas.get(request.scope);
     const edge: EdgeContext = {
       requestId: request.context.requestId,
       lang: request.context.lang,
@@ -97,9 +103,9 @@ export class TypedGraphQL {
       parsed = parseWithinLimits(schema, request.query, RULES);
     } catch (err) {
       if (!(err instanceof GraphQLError) || err.extensions.code) throw err;
-      return { status: 400, body: { errors: format([err], true) } };
+      return { status: 400, body: { errors: format([err], true) }, cacheable };
     }
-    if (parsed.errors.length > 0) return { status: 400, body: { errors: format(parsed.errors, true) } };
+    if (parsed.errors.length > 0) return { status: 400, body: { errors: format(parsed.errors, true) }, cacheable };
     const operation = getOperationAST(parsed.document, operationName);
     if (!operation)
       throw new BadRequestError('The document holds no such operation, or several and no `operationName`.', {
@@ -117,6 +123,7 @@ export class TypedGraphQL {
     return {
       status: graphQLResultStatus(result.data, errors) ?? 200,
       body: { ...(errors ? { errors } : {}), ...(result.data !== undefined ? { data: result.data } : {}) },
+      cacheable,
     };
   }
 

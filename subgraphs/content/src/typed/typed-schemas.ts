@@ -44,8 +44,20 @@ interface Slot {
   current?: ServedSchema;
   /** The load in progress, if any. */
   loading?: Promise<ServedSchema>;
-  /** An event arrived while loading: load again once this load ends. */
-  again: boolean;
+  /** Events of the project's types seen so far: a load that started before the last one may be out of date. */
+  events: number;
+  /** `current` may be older than the last event (a rebuild is pending, running, or failed). */
+  stale: boolean;
+}
+
+/** A schema to serve, and whether it is known to follow every event this replica has seen. */
+export interface SchemaAnswer {
+  schema: ServedSchema;
+  /**
+   * False while a newer schema is being built: what it answers must not be kept in a cache, which would keep it past
+   * the event that made it old.
+   */
+  fresh: boolean;
 }
 
 export class TypedSchemas {
@@ -58,10 +70,10 @@ export class TypedSchemas {
   ) {}
 
   /**
-   * The project's schema: the one built, even while a newer one is being built; the first request of a project waits
-   * for its first build.
+   * The project's schema: the one built, even while a newer one is being built (a failed rebuild is retried); the
+   * first request of a project waits for its first build.
    */
-  async get(scope: ProjectScope): Promise<ServedSchema> {
+  async get(scope: ProjectScope): Promise<SchemaAnswer> {
     const id = `${scope.organizationId}/${scope.projectId}`;
     let slot = this.slots.get(id);
     if (slot) {
@@ -69,10 +81,15 @@ export class TypedSchemas {
       this.slots.delete(id);
       this.slots.set(id, slot);
     } else {
-      this.slots.set(id, (slot = { again: false }));
+      this.slots.set(id, (slot = { events: 0, stale: false }));
       if (this.slots.size > MAX_PROJECTS) this.slots.delete(this.slots.keys().next().value!);
     }
-    return slot.current ?? slot.loading ?? this.load(scope, slot);
+    if (slot.current) {
+      if (slot.stale && !slot.loading) this.refresh(scope, slot);
+      return { schema: slot.current, fresh: !slot.stale };
+    }
+    const schema = await (slot.loading ?? this.load(scope, slot));
+    return { schema, fresh: !slot.stale };
   }
 
   /**
@@ -82,11 +99,18 @@ export class TypedSchemas {
   changed(scope: ProjectScope): void {
     const slot = this.slots.get(`${scope.organizationId}/${scope.projectId}`);
     if (!slot) return;
-    if (slot.loading) slot.again = true;
-    else void this.load(scope, slot).catch(() => undefined);
+    slot.events++;
+    slot.stale = true;
+    if (!slot.loading) this.refresh(scope, slot);
+  }
+
+  /** A load in the background: its failure is logged and retried by the next request. */
+  private refresh(scope: ProjectScope, slot: Slot): void {
+    void this.load(scope, slot).catch(() => undefined);
   }
 
   private load(scope: ProjectScope, slot: Slot): Promise<ServedSchema> {
+    const seen = slot.events;
     const loading = (async () => {
       try {
         const types = await publishedTypes(this.em(), scope);
@@ -95,16 +119,16 @@ export class TypedSchemas {
           const built = buildTypedSchema(types);
           slot.current = { ...built, key, sdl: printSchema(built.schema) };
         }
+        // Read after every event seen when it started: up to date unless another came meanwhile.
+        if (slot.events === seen) slot.stale = false;
         return slot.current;
       } catch (err) {
         this.logger?.warn({ err, projectId: scope.projectId }, 'building a typed GraphQL schema failed');
         throw err;
       } finally {
         slot.loading = undefined;
-        if (slot.again) {
-          slot.again = false;
-          void this.load(scope, slot).catch(() => undefined);
-        }
+        // An event came during the load: load again.
+        if (slot.stale && slot.events !== seen) this.refresh(scope, slot);
       }
     })();
     slot.loading = loading;
