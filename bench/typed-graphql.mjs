@@ -103,7 +103,11 @@ try {
     headers: { 'x-api-key': previewKey, 'content-type': 'application/json' },
     body: JSON.stringify({ query }),
   });
-  report('Typed GraphQL: a collection of 20 with one level of references', base, [hits, misses]);
+  const restMisses = await load('REST list of the same 20, include=1, preview key (miss, same run)', {
+    url: `${service.url}/api/v1${PROJECT}/content?typeId=${article}&limit=20&include=1`,
+    headers: { 'x-api-key': previewKey },
+  });
+  report('Typed GraphQL: a collection of 20 with one level of references', base, [hits, misses, restMisses]);
 
   // 4. A publish while misses run: from the publish's answer until the SDL has the new type (the event reached the
   // replica, the types were read and the schema of 51 types built), the load failing on any refused request.

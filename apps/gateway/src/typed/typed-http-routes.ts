@@ -1,14 +1,14 @@
 // The HTTP mount of a project's typed GraphQL endpoint and its SDL (the endpoint itself: @cp/subgraph-content's
 // TypedGraphQL, free of HTTP). Behind the family's credential check and rate limit, like every client route.
-import { graphqlPayload } from '@cp/edge';
+import { graphqlBody, graphqlPayload } from '@cp/edge';
 import { errorResponses, successHeaders } from '@cp/errors';
 import { JSON_LIMIT_BYTES, PROJECT_PATH, type Context } from '@cp/graphql';
 import type { HttpRoute } from '@cp/host';
 import type { TypedGraphQL } from '@cp/subgraph-content';
-import express, { type Request, type RequestHandler, type Response } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import type { OpenAPIV3 } from 'openapi-types';
 import { documentSizeLimit, responseSizeLimit } from '../graphql/armor';
-import { assertJsonDepth, graphqlInputGuard } from '../http/input-guard';
+import { graphqlInputGuard } from '../http/input-guard';
 import { sendError, sendGraphQLError } from '../http/send-error';
 import { stages } from '../http/stages';
 
@@ -29,7 +29,7 @@ const scopeOf = (req: Request) => ({
 /** Runs the parsed request (a GET's parameters or a POST's JSON body) and answers its result. */
 function execute({ typed, cache, maxResponseBytes }: TypedRouteDeps): RequestHandler {
   return stages(
-    express.json({ limit: JSON_LIMIT_BYTES, verify: (_req, _res, buf) => assertJsonDepth(buf.toString('utf8')) }),
+    graphqlBody(JSON_LIMIT_BYTES),
     graphqlInputGuard(sendGraphQLError),
     documentSizeLimit(sendGraphQLError),
     cache.graphql,
