@@ -74,7 +74,7 @@ export class TypedGraphQL {
   async sdl(context: Context, scope: ProjectScope): Promise<{ sdl: string; cacheable: boolean }> {
     await this.visibility(context, scope);
     const { schema, fresh } = await this.schemas.get(scope);
-    return { sdl: schema.sdl, cacheable: fresh };
+    return { sdl: schema.sdl(), cacheable: fresh };
   }
 
   /**

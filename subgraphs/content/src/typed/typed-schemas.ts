@@ -34,10 +34,15 @@ export async function publishedTypes(em: EntityManager, scope: ProjectScope): Pr
 /** What the versions of a project's types are: equal keys build equal schemas. */
 const versionKey = (types: TypedContentType[]) => types.map((t) => `${t.id}@${t.version}`).join(',');
 
-/** A built schema with its SDL (printed once, for `schema.graphql`). */
+/** A built schema with its SDL (printed once, when first asked for: queries don't need it). */
 export interface ServedSchema extends TypedSchema {
   key: string;
-  sdl: string;
+  sdl(): string;
+}
+
+function served(built: TypedSchema, key: string): ServedSchema {
+  let sdl: string | undefined;
+  return { ...built, key, sdl: () => (sdl ??= printSchema(built.schema)) };
 }
 
 interface Slot {
@@ -116,8 +121,7 @@ export class TypedSchemas {
         const types = await publishedTypes(this.em(), scope);
         const key = versionKey(types);
         if (slot.current?.key !== key) {
-          const built = buildTypedSchema(types);
-          slot.current = { ...built, key, sdl: printSchema(built.schema) };
+          slot.current = served(buildTypedSchema(types), key);
         }
         // Read after every event seen when it started: up to date unless another came meanwhile.
         if (slot.events === seen) slot.stale = false;
