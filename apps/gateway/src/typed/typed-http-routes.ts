@@ -64,6 +64,43 @@ const RESULT: OpenAPIV3.ResponseObject = {
   },
 };
 
+/**
+ * GraphQL clients read refusals as `{errors: [{message, extensions: {code, details}}]}`, not the REST envelope; the
+ * operation says so with `x-graphql-errors` (the documents' contract tests check the body against it).
+ */
+function graphqlErrors(options: Parameters<typeof errorResponses>[0]): Record<string, OpenAPIV3.ResponseObject> {
+  const schema: OpenAPIV3.SchemaObject = {
+    type: 'object',
+    required: ['errors'],
+    properties: {
+      errors: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['message', 'extensions'],
+          properties: {
+            message: { type: 'string' },
+            extensions: {
+              type: 'object',
+              required: ['code'],
+              properties: { code: { type: 'string' }, details: { type: 'object' } },
+            },
+          },
+        },
+      },
+    },
+  };
+  return Object.fromEntries(
+    Object.keys(errorResponses(options)).map((status) => [
+      status,
+      {
+        description: 'Refused: the code is in `errors[].extensions.code`.',
+        content: { 'application/json': { schema } },
+      },
+    ]),
+  );
+}
+
 const DESCRIPTION =
   'The project’s typed GraphQL schema, generated from its published content types: per type `t(id)` and ' +
   '`tCollection(where, order, limit, skip)`. API keys read published entries, preview keys working copies. ' +
@@ -96,8 +133,9 @@ export const TYPED_HTTP_ROUTES: readonly HttpRoute<TypedRouteDeps>[] = [
           },
         },
       },
-      responses: { '200': RESULT, ...errorResponses({ authenticated: true, write: false, body: true }) },
-    },
+      responses: { '200': RESULT, ...graphqlErrors({ authenticated: true, write: false, body: true }) },
+      'x-graphql-errors': true,
+    } as OpenAPIV3.OperationObject,
     handler: execute,
   },
   {
@@ -115,8 +153,9 @@ export const TYPED_HTTP_ROUTES: readonly HttpRoute<TypedRouteDeps>[] = [
         { in: 'query', name: 'variables', required: false, schema: { type: 'string' }, description: 'JSON.' },
         { in: 'query', name: 'operationName', required: false, schema: { type: 'string' } },
       ],
-      responses: { '200': RESULT, ...errorResponses({ authenticated: true, write: false, body: false }) },
-    },
+      responses: { '200': RESULT, ...graphqlErrors({ authenticated: true, write: false, body: false }) },
+      'x-graphql-errors': true,
+    } as OpenAPIV3.OperationObject,
     handler: execute,
   },
   {
