@@ -41,9 +41,9 @@ import type {
 } from './typed-source';
 
 /** The largest `limit` of a collection, as on every list of the API. */
-export const MAX_COLLECTION_LIMIT = 100;
+const MAX_COLLECTION_LIMIT = 100;
 /** The largest `skip`: deeper pages are for the sync API, not offsets. */
-export const MAX_COLLECTION_SKIP = 10_000;
+const MAX_COLLECTION_SKIP = 10_000;
 
 const nonNull = <T extends GraphQLOutputType | GraphQLInputType>(type: T) => new GraphQLNonNull(type);
 const list = <T extends GraphQLOutputType | GraphQLInputType>(type: T) => new GraphQLList(new GraphQLNonNull(type));
@@ -206,13 +206,28 @@ interface TypeInfo {
   object?: GraphQLObjectType<TypedEntry, TypedSource>;
 }
 
-/** A built schema and what tests and the endpoint need to know of its names. */
+/** A built schema, with the GraphQL type name of each content type (by id). */
 export interface TypedSchema {
   schema: GraphQLSchema;
-  /** Content type id → its GraphQL type name. */
   typeNames: Map<string, string>;
-  /** Content type id → property → GraphQL field name. */
-  fieldNames: Map<string, Map<string, string>>;
+}
+
+/**
+ * A reference property's resolver: the target of the id it holds, or of each id of a list (those that resolve to
+ * nothing left out); null when the value is not an id (or a list of them).
+ */
+function references<T>(
+  value: (entry: TypedEntry) => unknown,
+  many: boolean,
+  load: (source: TypedSource, id: string) => Promise<T | null>,
+) {
+  const one = (source: TypedSource, id: unknown) => (typeof id === 'string' ? load(source, id) : null);
+  return async (entry: TypedEntry, _args: unknown, source: TypedSource) => {
+    const held = value(entry);
+    if (!many) return one(source, held);
+    if (!Array.isArray(held)) return null;
+    return (await Promise.all(held.map((id) => one(source, id)))).filter((target) => target !== null);
+  };
 }
 
 /**
@@ -261,6 +276,8 @@ export function buildTypedSchema(types: readonly TypedContentType[]): TypedSchem
   const allowedTarget = (entry: TypedEntry | null, typeIds: string[] | undefined) =>
     entry && byId.has(entry.typeId) && (!typeIds || typeIds.includes(entry.typeId)) ? entry : null;
 
+  const assetOf = (source: TypedSource, id: string) => source.asset(id);
+
   const propertyField = (field: PropertyField): GraphQLFieldConfig<TypedEntry, TypedSource> => {
     const { plan, property } = field;
     const description =
@@ -279,33 +296,12 @@ export function buildTypedSchema(types: readonly TypedContentType[]): TypedSchem
           resolve: (e) => (Array.isArray(value(e)) ? (value(e) as unknown[]).filter(fits) : null),
         };
       }
-      case 'asset': {
-        const load = (source: TypedSource, id: unknown) => (typeof id === 'string' ? source.asset(id) : null);
-        if (!plan.list) return { type: Asset, description, resolve: (e, _a, source) => load(source, value(e)) };
-        return {
-          type: list(Asset),
-          description,
-          resolve: async (e, _a, source) => {
-            const ids = value(e);
-            if (!Array.isArray(ids)) return null;
-            return (await Promise.all(ids.map((id) => load(source, id)))).filter(Boolean);
-          },
-        };
-      }
+      case 'asset':
+        return { type: plan.list ? list(Asset) : Asset, description, resolve: references(value, plan.list, assetOf) };
       case 'entry': {
         const target = targets.get(field)!;
-        const load = async (source: TypedSource, id: unknown) =>
-          typeof id === 'string' ? allowedTarget(await source.entry(id), plan.typeIds) : null;
-        if (!plan.list) return { type: target, description, resolve: (e, _a, source) => load(source, value(e)) };
-        return {
-          type: list(target),
-          description,
-          resolve: async (e, _a, source) => {
-            const ids = value(e);
-            if (!Array.isArray(ids)) return null;
-            return (await Promise.all(ids.map((id) => load(source, id)))).filter(Boolean);
-          },
-        };
+        const entryOf = async (source: TypedSource, id: string) => allowedTarget(await source.entry(id), plan.typeIds);
+        return { type: plan.list ? list(target) : target, description, resolve: references(value, plan.list, entryOf) };
       }
     }
   };
@@ -350,7 +346,6 @@ export function buildTypedSchema(types: readonly TypedContentType[]): TypedSchem
   return {
     schema,
     typeNames: new Map(infos.map((i) => [i.type.id, i.name])),
-    fieldNames: new Map(infos.map((i) => [i.type.id, new Map(i.fields.map((f) => [f.property, f.field]))])),
   };
 }
 
