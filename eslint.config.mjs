@@ -12,6 +12,7 @@ export default tseslint.config(
       'schema/**',
       'test/artifacts/**',
       'examples/typed-client/src/gql/**',
+      'examples/typed-client/project/src/gql/**',
     ],
   },
   js.configs.recommended,

@@ -77,6 +77,15 @@ describe('OpenAPI documents', () => {
       expect(envelope.properties.error.required).toEqual(['code', 'message']);
       for (const { path, method, op } of operations(docs[family])) {
         for (const status of ['400', '404', '500']) {
+          // A GraphQL endpoint (the typed one per project) documents `errors[]` instead, with the code in extensions.
+          if (op['x-graphql-errors']) {
+            const schema = op.responses[status]?.content['application/json'].schema;
+            expect(
+              schema.properties.errors.items.properties.extensions.required,
+              `${method} ${path} ${status}`,
+            ).toEqual(['code']);
+            continue;
+          }
           expect(op.responses[status], `${method} ${path} ${status}`).toEqual({
             $ref: `#/components/responses/Error${status}`,
           });
@@ -175,7 +184,10 @@ describe('contract: every documented operation exists on the running service', (
         if (res.status >= 500) problems.push(`server error: ${label}`);
         if (res.status >= 400) {
           const parsed = JSON.parse(text);
-          if (typeof parsed?.error?.code !== 'string' || typeof parsed.error.message !== 'string')
+          const error = op['x-graphql-errors']
+            ? { ...parsed?.errors?.[0], ...parsed?.errors?.[0]?.extensions }
+            : parsed?.error;
+          if (typeof error?.code !== 'string' || typeof error.message !== 'string')
             problems.push(`not the error envelope: ${label}`);
         }
       }

@@ -1,4 +1,5 @@
-// Black-box property: an API key's answers depend on the published state only; draft edits never change them.
+// Black-box property: an API key's answers (REST, /graphql and the typed endpoint) depend on the published state only;
+// draft edits never change them.
 import fc from 'fast-check';
 import { Client as Pg } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -144,7 +145,31 @@ const request = fc.oneof(
   fc.record({ kind: fc.constant('list' as const), query: listQuery, walk: fc.boolean() }),
   fc.record({ kind: fc.constant('search' as const), body: d2Body }),
   fc.record({ kind: fc.constant('graphql' as const), query: listQuery }),
+  fc.record({ kind: fc.constant('typed' as const), query: listQuery }),
 );
+
+/** A list query's document filters as the typed endpoint's `where` (`content.price[gte]=3` → `{price: {gte: 3}}`). */
+function typedWhere(document: Record<string, string> | undefined): Record<string, Record<string, unknown>> {
+  const where: Record<string, Record<string, unknown>> = {};
+  for (const [name, value] of Object.entries(document ?? {})) {
+    const [, field, op = 'eq'] = /^content\.([a-z]+)(?:\[([a-z]+)\])?$/.exec(name)!;
+    (where[field] ??= {})[op] =
+      op === 'in'
+        ? value.split(',')
+        : op === 'exists' || field === 'featured'
+          ? value === 'true'
+          : field === 'price'
+            ? Number(value)
+            : value;
+  }
+  return where;
+}
+/** `content.price:asc` → `price_ASC`, `updatedAt:desc` → `sys_updatedAt_DESC`. */
+const typedOrder = (sort: string) => {
+  const [field, direction] = sort.split(':');
+  return `${field === 'updatedAt' ? 'sys_updatedAt' : field.slice('content.'.length)}_${direction.toUpperCase()}`;
+};
+const TYPED_ENTRY = 'sys { id typeId typeVersion version publishedAt updatedAt } name body slug price featured';
 
 interface Project {
   app: string;
@@ -283,6 +308,16 @@ export default function render(props: Props) { return '<h1>' + props.title + '</
             ? { ...r.body, filter: { ...filter, typeId: { eq: p.typeIds[0] } } }
             : r.body;
         out.push(await raw('POST', `${p.api}/content/search`, p.key, typed));
+      } else if (r.kind === 'typed') {
+        const { type, limit, document, sort } = r.query;
+        const [name, root] = (type ?? 0) === 0 ? ['Article', 'article'] : ['Note', 'note'];
+        const source = `query($where: ${name}Filter, $order: [${name}Order!], $limit: Int) {
+          ${root}Collection(where: $where, order: $order, limit: $limit) { total items { ${TYPED_ENTRY} } } }`;
+        const variables = { where: typedWhere(document), order: sort && [typedOrder(sort)], limit };
+        const answer = await raw('POST', `${p.api}/graphql`, p.key, { query: source, variables });
+        // Every generated typed query is valid: equal refusals would prove nothing.
+        expect(answer.startsWith('200 {"data"'), answer).toBe(true);
+        out.push(answer);
       } else {
         const { type, query, document, ...rest } = r.query;
         // The REST parameters' filters as GraphQL's `filter` argument: `content.price[gte]` → `{"content.price": {gte}}`.
@@ -308,7 +343,11 @@ export default function render(props: Props) { return '<h1>' + props.title + '</
     for (const e of p.entries) {
       out.push(await raw('GET', `${p.api}/content/${e.id}`, p.key));
       out.push(await raw('GET', `${p.api}/content/${e.id}/resolved`, p.key));
+      const typedSingle = `{ article(id: "${e.id}") { ${TYPED_ENTRY} } note(id: "${e.id}") { ${TYPED_ENTRY} } entry(id: "${e.id}") { sys { id version } } }`;
+      out.push(await raw('POST', `${p.api}/graphql`, p.key, { query: typedSingle }));
     }
+    // The typed schema follows published types only: a working copy's schema changes nothing.
+    out.push(await raw('GET', `${p.api}/graphql/schema.graphql`, p.key));
     out.push(await raw('GET', `${p.api}/content`, p.key));
     out.push(await raw('POST', `${p.api}/saved-searches/${p.savedSearchId}/execute`, p.key, {}));
     out.push(await raw('GET', `${p.api}/events?limit=100`, p.key));

@@ -23,6 +23,8 @@ import { apolloHandler, createApollo, OperationCounter } from './graphql/apollo'
 import { DirectReads } from './graphql/direct-reads';
 import { PersistedQueries } from './graphql/persisted-queries';
 import { EVENT_HTTP_ROUTES } from './events/event-http-routes';
+import { TYPED_HTTP_ROUTES } from './typed/typed-http-routes';
+import { TypedGraphQL } from '@cp/subgraph-content';
 import { documentSizeLimit, responseSizeLimit } from './graphql/armor';
 import { contextMiddleware } from './http/context';
 import { createGateway, readSupergraph } from './graphql/gateway';
@@ -130,6 +132,9 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
     feed.onEvent((event) => (event.projectId ? cache.invalidateProject(event.projectId) : cache.invalidateAll()));
   }
   const clientCache = clientReadCache({ cache, cdnMaxAge: config.cache.cdnMaxAge });
+  // Each project's typed GraphQL schema, rebuilt when an event of one of its content types reaches this replica.
+  const typed = new TypedGraphQL({ em: () => db.orm.em.fork(), cdnUrl: config.http.cdnUrl, logger });
+  feed.onEvent((event) => typed.eventArrived(event));
 
   const inProcess = modules.filter((s) => !config.subgraphUrls[s.name]);
   const local: Partial<Record<SubgraphName, GraphQLSchema>> = {};
@@ -218,21 +223,24 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   );
   // The modules' HTTP routes (uploads, CDN) for every subgraph, remote ones included: clients only know the
   // gateway's address, and the handlers work on the shared database and DATA_DIR. Then the event routes.
-  const authenticated = (family: ApiFamily) => [
-    contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
-    limiter.middleware(sendError),
-    familyOnly(family, sendError),
+  const authenticated = (family: ApiFamily, send = sendError) => [
+    contextMiddleware(contextDeps, limiter.onAuthFailure(send)),
+    limiter.middleware(send),
+    familyOnly(family, send),
     // Multipart uploads take Idempotency-Key too (fingerprinted without their body, see idempotency.ts).
-    ...(family === 'app' ? [idempotent('none', sendError)] : []),
+    ...(family === 'app' ? [idempotent('none', send)] : []),
   ];
   // The OpenAPI documents describe the same declarations (gatewayHttpRoutes); the contract test walks them here.
   mountHttpRoutes(
     app,
     modules.flatMap((s) => s.httpRoutes ?? []),
     deps,
-    authenticated,
+    (family) => authenticated(family),
   );
-  mountHttpRoutes(app, EVENT_HTTP_ROUTES, { feed, access, streams }, authenticated);
+  mountHttpRoutes(app, EVENT_HTTP_ROUTES, { feed, access, streams }, (family) => authenticated(family));
+  // GraphQL clients read refusals in `errors[]`, the typed endpoint's included.
+  const typedDeps = { typed, cache: clientCache, maxResponseBytes: config.http.maxResponseBytes };
+  mountHttpRoutes(app, TYPED_HTTP_ROUTES, typedDeps, (family) => authenticated(family, sendGraphQLError));
   for (const family of ['app', 'api'] as const) {
     const rest = createRestHandler({
       family,

@@ -3,3 +3,4 @@ export { buildContentSubgraph, contentDatabase, contentEmbedder, contentModule, 
 export { sign as signWebhook, verify as verifyWebhookSignature } from './webhook/signature';
 export { contentRoutes } from './routes';
 export { createContentTransfer } from './transfer';
+export { TypedGraphQL, type TypedAnswer, type TypedRequest } from './typed/typed-graphql';

@@ -2,7 +2,7 @@
 import { sharedCacheable, type Context } from '@cp/graphql';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { graphqlPayload } from '@cp/edge';
+import { graphqlPayload, parsedUrl } from '@cp/edge';
 import { edgeContext } from '../http/request-scope';
 import { graphqlRequestKey } from './graphql-key';
 import { applyCachingHeaders, etagOf, notModified, sendCached, surrogateKeys } from './http-caching';
@@ -38,7 +38,9 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
     // A placeholder tells Express not to hash the body for a weak ETag: the strong one below replaces it.
     res.setHeader('ETag', PENDING_ETAG);
     captureBody(req, res, (body) => {
-      if (!validate(body)) {
+      // A handler that answered from state older than an event it has seen (the typed endpoint while its schema is
+      // rebuilt) says so: the ticket can't tell, the event came before it.
+      if (!validate(body) || res.locals.uncacheable === true) {
         res.setHeader('Cache-Control', 'no-store');
         return false;
       }
@@ -83,7 +85,8 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
         res,
         next,
         principal.projectId,
-        key,
+        // The same document means another thing at /graphql and at a project's typed endpoint.
+        `${parsedUrl(req).path}\0${key}`,
         surrogateKeys(principal.projectId, ['graphql']),
         isCleanGraphQLResult,
       );

@@ -1,6 +1,6 @@
 // Read-only content pages in one query as plain rows: no entities, no identity map, no change-tracking snapshots.
 import { QueryShapes } from '@cp/db';
-import { EntityStatus, type Visibility } from '@cp/graphql';
+import { EntityStatus, PREVIEW_STATUSES, type ProjectScope, type Visibility } from '@cp/graphql';
 import type { EntityManager, FilterQuery, QBFilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { Content } from './content.entity';
@@ -160,5 +160,30 @@ export async function readContentRows(
       revision: entry.version,
     };
     return (typeMeta ? { ...view, contentType } : view) as unknown as Content;
+  });
+}
+
+/**
+ * The entries `ids` the caller can see, as plain rows in one query: for API keys published entries (their published
+ * version), for preview keys those in `PREVIEW_STATUSES`, for staff every entry that is not deleted.
+ */
+export async function visibleContentRows(
+  em: EntityManager,
+  scope: ProjectScope,
+  ids: readonly string[],
+  view: ContentView,
+): Promise<Content[]> {
+  if (ids.length === 0) return [];
+  const visible =
+    view.visibility === 'admin'
+      ? { status: { $ne: EntityStatus.deleted } }
+      : view.visibility === 'preview'
+        ? { status: { $in: [...PREVIEW_STATUSES] } }
+        : {};
+  const where = { organizationId: scope.organizationId, projectId: scope.projectId, id: { $in: [...ids] }, ...visible };
+  return readContentRows(em, where as FilterQuery<Content>, {}, ids.length, {
+    published: view.visibility === 'published',
+    compiled: view.compiled,
+    offset: 0,
   });
 }

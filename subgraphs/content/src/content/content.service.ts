@@ -17,7 +17,6 @@ import {
   encodeCursor,
   EntityStatus,
   keysetPage,
-  PREVIEW_STATUSES,
   offsetPage,
   parseLimit,
   parseOffsetArgs,
@@ -56,7 +55,7 @@ import {
   selectedTypeId,
   sortOrder,
 } from './content-query';
-import { ADMIN_VIEW, readContentRows, type ContentView } from './content-rows';
+import { ADMIN_VIEW, readContentRows, visibleContentRows, type ContentView } from './content-rows';
 import { PublishedContent } from './published-content.entity';
 import type { SemanticSearch } from '../semantic/semantic-search';
 import { allowedComponents, validateDocument } from './content-validation';
@@ -409,7 +408,7 @@ export class ContentService {
     const published = view.visibility === 'published';
     const links = ids.length ? await linksOf(em, scope, ids, published ? 'published' : 'working') : [];
     const targetIds = [...new Set(links.filter((l) => l.target_kind === 'content').map((l) => l.target_id))];
-    const byId = new Map((await this.visibleRows(em, scope, targetIds, view)).map((row) => [row.id, row]));
+    const byId = new Map((await visibleContentRows(em, scope, targetIds, view)).map((row) => [row.id, row]));
     const result = new Map<string, Content[]>(ids.map((id) => [id, []]));
     const seen = new Map<string, Set<string>>(ids.map((id) => [id, new Set()]));
     for (const link of links) {
@@ -446,7 +445,7 @@ export class ContentService {
       ];
       const entryIds = fresh('content');
       const assetIds = fresh('asset');
-      const byId = new Map((await this.visibleRows(em, scope, entryIds, view)).map((row) => [row.id, row]));
+      const byId = new Map((await visibleContentRows(em, scope, entryIds, view)).map((row) => [row.id, row]));
       const liveAssets = new Set(await liveAssetIds(em, scope, assetIds));
       frontier = [];
       // In link order (the frontier's entries, each in document order), each target once.
@@ -464,26 +463,6 @@ export class ContentService {
       }
     }
     return { content, assets };
-  }
-
-  /**
-   * The entries `ids` the caller can see, as plain rows in one query: for API keys published entries (their published
-   * version), for preview keys those in `PREVIEW_STATUSES`, for staff every entry that is not deleted.
-   */
-  private async visibleRows(em: EntityManager, scope: ProjectScope, ids: string[], view: ContentView) {
-    if (ids.length === 0) return [];
-    const visible =
-      view.visibility === 'admin'
-        ? { status: { $ne: EntityStatus.deleted } }
-        : view.visibility === 'preview'
-          ? { status: { $in: [...PREVIEW_STATUSES] } }
-          : {};
-    const where = { organizationId: scope.organizationId, projectId: scope.projectId, id: { $in: ids }, ...visible };
-    return readContentRows(em, where as FilterQuery<Content>, {}, ids.length, {
-      published: view.visibility === 'published',
-      compiled: view.compiled,
-      offset: 0,
-    });
   }
 
   /**
