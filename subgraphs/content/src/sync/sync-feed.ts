@@ -43,13 +43,15 @@ export async function eventsAfter(
   after: string,
   limit: number,
 ): Promise<FeedEvent[]> {
-  return em.getConnection().execute<FeedEvent[]>(
+  const rows = await em.getConnection().execute<{ id: string; position: string; occurredAt: string | Date }[]>(
     `select e."resource_id" as "id", e."position"::text as "position", e."occurred_at" as "occurredAt"
        from "event" e
       where e."organization_id" = ? and e."project_id" = ? and ${relevant(binding, 'e')} and e."position" > ?
       order by e."position" limit ?`,
     [binding.organizationId, binding.projectId, after, limit],
   );
+  // The driver leaves timestamps as text (the ORM maps dates itself).
+  return rows.map((row) => ({ ...row, occurredAt: new Date(row.occurredAt) }));
 }
 
 /**
