@@ -56,7 +56,8 @@ export async function eventsAfter(
 
 /**
  * Those of `ids` with a relevant event after `after`: a delta answers an entry at its last event, so each appears once.
- * One index probe per id that stops at the first later event (`event_content_resource_index`).
+ * One index probe per id that stops at the first later event (`event_content_resource_index`): a lateral `limit 1`,
+ * so the planner never trades the probes for a scan of the feed's tail.
  */
 export async function changedAgainAfter(
   em: EntityManager,
@@ -67,7 +68,8 @@ export async function changedAgainAfter(
   if (ids.length === 0) return new Set();
   const rows = await em.getConnection().execute<{ id: string }[]>(
     `select r."id" from unnest(?::varchar[]) as r("id")
-      where exists (select 1 from "event" e where e."resource_id" = r."id" and ${relevant(binding, 'e')} and e."position" > ?)`,
+      cross join lateral (select 1 from "event" e
+        where e."resource_id" = r."id" and ${relevant(binding, 'e')} and e."position" > ? limit 1) later`,
     [textArray(ids), after],
   );
   return new Set(rows.map((r) => r.id));
