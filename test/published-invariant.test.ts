@@ -181,6 +181,8 @@ interface Project {
   entries: { id: string; status: 'draft' | 'published' | 'modified' }[];
   savedSearchId: string;
   componentId: string;
+  /** The sync token of an initial sync walked when the project was seeded. */
+  syncToken: string;
 }
 
 describe('what an API key sees does not depend on drafts (property, real service, read cache off)', () => {
@@ -257,6 +259,7 @@ export default function render(props: Props) { return '<h1>' + props.title + '</
     await admin('POST', `${app}/packages`, {});
     const key = (await admin('POST', `${app}/api-keys`, { name: 'site' })).key;
     const api = `/api/v1${scope}`;
+    const { last } = await walkSync(api, key, 'initial=true');
     return {
       app,
       api,
@@ -266,7 +269,23 @@ export default function render(props: Props) { return '<h1>' + props.title + '</
       entries,
       savedSearchId: saved.id,
       componentId: component.id,
+      syncToken: JSON.parse(last.slice(4)).nextSyncToken,
     };
+  }
+
+  /**
+   * Every page of a sync (`initial=true` or a `syncToken`), tokens masked: they carry feed positions, which any write
+   * moves, while the pages' contents must not move with drafts.
+   */
+  async function walkSync(api: string, key: string, start: string) {
+    const pages: string[] = [];
+    let last = await raw('GET', `${api}/sync?${start}`, key);
+    for (;;) {
+      pages.push(last.replace(/"(nextPageToken|nextSyncToken)":"[^"]*"/g, '"$1":"-"'));
+      const next = /"nextPageToken":"([^"]+)"/.exec(last)?.[1];
+      if (!next || pages.length > 20) return { pages, last };
+      last = await raw('GET', `${api}/sync?pageToken=${encodeURIComponent(next)}`, key);
+    }
   }
 
   /** Every recorded request's answer, in order. */
@@ -360,6 +379,9 @@ export default function render(props: Props) { return '<h1>' + props.title + '</
     out.push(await raw('POST', '/graphql', p.key, { query: tagsQuery }));
     out.push(await raw('GET', `${p.api}/components`, p.key));
     out.push(await raw('GET', `${p.api}/components/${p.componentId}`, p.key));
+    // A new sync, and the changes since the one walked at seeding: drafts are in neither.
+    out.push(...(await walkSync(p.api, p.key, 'initial=true')).pages);
+    out.push(...(await walkSync(p.api, p.key, `syncToken=${encodeURIComponent(p.syncToken)}`)).pages);
     return out;
   }
 

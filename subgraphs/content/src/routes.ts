@@ -113,4 +113,5 @@ export const contentRoutes: RestRoutes = {
     app: { method: 'POST', path: `${PROJECT_PATH}/saved-searches/:id/execute`, omit },
     api: { method: 'POST', path: `${PROJECT_PATH}/saved-searches/:id/execute`, omit },
   },
+  'Query.sync': { api: { method: 'GET', path: `${PROJECT_PATH}/sync`, omit: ['items.compiled'] } },
 };

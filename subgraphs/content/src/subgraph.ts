@@ -38,6 +38,9 @@ import { ScheduleWorker } from './schedule/schedule-worker';
 import { Tag } from './tag/tag.entity';
 import { TagResolver } from './tag/tag.resolver';
 import { contentMigrations } from './migrations';
+import { SyncResolver } from './sync/sync.resolver';
+import { SyncService } from './sync/sync.service';
+import { SyncTokens } from './sync/sync-token';
 import { SecretBox } from './webhook/secret-box';
 import { Webhook, WebhookDelivery } from './webhook/webhook.entity';
 import { WebhookResolver } from './webhook/webhook.resolver';
@@ -71,7 +74,7 @@ export function contentEmbedder(config: ContentConfig): Embedder | undefined {
   return createEmbedder({ apiKey: config.embeddings.apiKey, idleMs: config.embeddings.idleSeconds * 1000 });
 }
 
-/** `secret` keys the webhook secrets' box; `embedder` answers semantic searches (none: they are refused). */
+/** `secret` keys the webhook secrets' box and signs sync tokens; `embedder` answers semantic searches (none: they are refused). */
 export function buildContentSubgraph(options: {
   config: ContentConfig;
   secret: Uint8Array;
@@ -99,6 +102,7 @@ export function buildContentSubgraph(options: {
       BulkContentResolver,
       EventResolver,
       WebhookResolver,
+      SyncResolver,
     ],
     instances: [
       new WebhookResolver(webhooks),
@@ -108,6 +112,7 @@ export function buildContentSubgraph(options: {
       new SavedSearchResolver(content),
       new ReleaseResolver(new ReleaseService(content)),
       new BulkContentResolver(new BulkContentService(content)),
+      new SyncResolver(new SyncService(new SyncTokens(secret))),
     ],
   });
 }

@@ -56,7 +56,12 @@ export async function restoreChange(_tx: EntityManager, record: Versioned): Prom
   return null;
 }
 
-/** Published-state events that API keys may see: publish, unpublish and deleting what was published. */
+/**
+ * Published-state events that API keys may see: publish, unpublish, deleting what was published, and restoring it
+ * (a restored entry with a published version is `modified`, so its published version is served again).
+ */
 export function publishedEvent(action: LifecycleAction, wasPublished: boolean): boolean {
-  return action === 'publish' || action === 'unpublish' || (action === 'delete' && wasPublished);
+  return (
+    action === 'publish' || action === 'unpublish' || ((action === 'delete' || action === 'restore') && wasPublished)
+  );
 }

@@ -13,6 +13,7 @@ import { Migration20261122001200_immutable_versions } from './Migration202611220
 import { Migration20261125120000_published_content } from './Migration20261125120000_published_content';
 import { Migration20261128120000_published_document } from './Migration20261128120000_published_document';
 import { Migration20261128150000_content_links } from './Migration20261128150000_content_links';
+import { Migration20261128170000_sync_indexes } from './Migration20261128170000_sync_indexes';
 import { Migration20261128180000_release } from './Migration20261128180000_release';
 
 export const contentMigrations: MigrationObject[] = [
@@ -29,5 +30,6 @@ export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261125120000_published_content', class: Migration20261125120000_published_content },
   { name: 'Migration20261128120000_published_document', class: Migration20261128120000_published_document },
   { name: 'Migration20261128150000_content_links', class: Migration20261128150000_content_links },
+  { name: 'Migration20261128170000_sync_indexes', class: Migration20261128170000_sync_indexes },
   { name: 'Migration20261128180000_release', class: Migration20261128180000_release },
 ];
