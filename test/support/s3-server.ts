@@ -18,10 +18,10 @@ export interface S3Server {
   /** Every key in the bucket under `prefix`, read from s3rver directly. */
   keys(prefix?: string): Promise<string[]>;
   /**
-   * Multipart uploads begun and never ended (neither completed nor aborted) as the relay saw them. s3rver does not
-   * implement AbortMultipartUpload, so the relay checks that the request was sent rather than its effect.
+   * Multipart uploads as the relay saw them: how many were begun, and the ids of those never ended (neither completed
+   * nor aborted). s3rver does not implement AbortMultipartUpload, so the relay checks the request rather than its effect.
    */
-  openMultipartUploads(): string[];
+  multipartUploads(): { begun: number; open: string[] };
   destroy(): Promise<void>;
 }
 
@@ -107,7 +107,7 @@ export async function startS3(): Promise<S3Server> {
       } while (token);
       return keys;
     },
-    openMultipartUploads: () => [...begun].filter((id) => !ended.has(id)),
+    multipartUploads: () => ({ begun: begun.size, open: [...begun].filter((id) => !ended.has(id)) }),
     async destroy() {
       client.destroy();
       server.closeAllConnections();
