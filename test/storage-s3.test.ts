@@ -341,6 +341,23 @@ describe('asset bytes in an S3-compatible bucket: two replicas, one PostgreSQL, 
     expect((await get(on(b, again))).bytes.toString()).toBe('after the outage');
   }, 120_000);
 
+  it('answers 503 within seconds while the store stalls (a frozen process), and heals when it answers again', async () => {
+    const asset = await upload(a, token, Buffer.from('frozen'), 'frozen.txt');
+    s3.process.freeze();
+    try {
+      const started = Date.now();
+      const stalled = await get(on(b, asset));
+      expect(stalled.status).toBe(503);
+      expect(stalled.json.error.code).toBe('UNAVAILABLE');
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      s3.process.thaw();
+    }
+    const back = await get(on(b, asset));
+    expect(back.status).toBe(200);
+    expect(back.bytes.toString()).toBe('frozen');
+  }, 60_000);
+
   it('the CLI moves local assets into the bucket, and exports bytes from the bucket', async () => {
     const bytes = Buffer.from('bytes on local disk');
     const onDisk = await upload(local, token, bytes, 'moved.txt');

@@ -52,6 +52,8 @@ function relay(target: () => number, begun: Set<string>, ended: Set<string>): Se
       },
     );
     upstream.on('error', () => (req.destroy(), res.destroy()));
+    // The client gave up (a stalled s3rver): so does the relay, instead of waiting on it forever.
+    res.on('close', () => res.writableFinished || upstream.destroy());
     req.on('error', () => upstream.destroy());
     req.pipe(upstream);
   });

@@ -28,11 +28,24 @@ export interface S3StorageOptions {
  */
 const PART_BYTES = 5 * 1024 * 1024;
 
+/**
+ * How long a request waits for the store's answer (its headers; a download's body may then take as long as the client
+ * reads). A stalled store (a frozen process, a partition) is an outage after this, not a request held for minutes.
+ */
+const ANSWER_TIMEOUT_MS = 5000;
+
 /** A store that does not answer is an outage the client may retry (503 with Retry-After); it heals by itself. */
 export class StoreUnavailableError extends UnavailableError {
   constructor(cause: unknown) {
     super('The file store is temporarily unavailable; retry shortly.');
     this.cause = cause;
+  }
+}
+
+class StoreTimeoutError extends Error {
+  override readonly name = 'StoreTimeoutError';
+  constructor() {
+    super(`The store did not answer within ${ANSWER_TIMEOUT_MS} ms.`);
   }
 }
 
@@ -49,8 +62,20 @@ export class S3Storage implements AssetStorage {
       // Checksums the SDK would add by default are not understood by every S3-compatible server; ours is sha256.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // Between two packets of a transfer (an upload's part, a download the client reads slowly), a longer silence.
       requestHandler: { connectionTimeout: 2000, requestTimeout: 30_000 },
     });
+  }
+
+  /** Runs `call`, aborting it when the store's answer has not begun within ANSWER_TIMEOUT_MS. */
+  private async answered<T>(call: (options: { abortSignal: AbortSignal }) => Promise<T>): Promise<T> {
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new StoreTimeoutError()), ANSWER_TIMEOUT_MS);
+    try {
+      return await call({ abortSignal: deadline.signal });
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private key(key: string): string {
@@ -84,7 +109,8 @@ export class S3Storage implements AssetStorage {
 
   async stat(key: string): Promise<{ size: number } | null> {
     try {
-      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.key(key) }));
+      const command = new HeadObjectCommand({ Bucket: this.options.bucket, Key: this.key(key) });
+      const head = await this.answered((options) => this.client.send(command, options));
       return { size: head.ContentLength ?? 0 };
     } catch (err) {
       if (notFound(err)) return null;
@@ -94,13 +120,12 @@ export class S3Storage implements AssetStorage {
 
   async open(key: string, range?: ByteRange): Promise<{ size: number; body: Readable } | null> {
     try {
-      const got = await this.client.send(
-        new GetObjectCommand({
-          Bucket: this.options.bucket,
-          Key: this.key(key),
-          Range: range && `bytes=${range.start}-${range.end}`,
-        }),
-      );
+      const command = new GetObjectCommand({
+        Bucket: this.options.bucket,
+        Key: this.key(key),
+        Range: range && `bytes=${range.start}-${range.end}`,
+      });
+      const got = await this.answered((options) => this.client.send(command, options));
       // A ranged answer's Content-Range ends with the whole object's size.
       const size = range ? Number(got.ContentRange?.split('/')[1]) : (got.ContentLength ?? 0);
       return { size, body: got.Body as Readable };
@@ -121,14 +146,18 @@ export class S3Storage implements AssetStorage {
       const keys = [this.key(key)];
       let token: string | undefined;
       do {
-        const page = await this.client.send(
-          new ListObjectsV2Command({ Bucket: bucket, Prefix: `${this.key(key)}/`, ContinuationToken: token }),
-        );
+        const command = new ListObjectsV2Command({
+          Bucket: bucket,
+          Prefix: `${this.key(key)}/`,
+          ContinuationToken: token,
+        });
+        const page = await this.answered((options) => this.client.send(command, options));
         keys.push(...(page.Contents ?? []).map((o) => o.Key!));
         token = page.NextContinuationToken;
       } while (token);
       // One request per key rather than DeleteObjects: that one needs a Content-MD5 not every compatible server takes.
-      await Promise.all(keys.map((k) => this.client.send(new DeleteObjectCommand({ Bucket: bucket, Key: k }))));
+      const commands = keys.map((k) => new DeleteObjectCommand({ Bucket: bucket, Key: k }));
+      await Promise.all(commands.map((c) => this.answered((options) => this.client.send(c, options))));
     } catch (err) {
       throw storeError(err);
     }
@@ -140,14 +169,17 @@ function notFound(err: unknown): boolean {
   return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
 }
 
-/** Network failures, time-outs, throttling and 5xx: the store is (for now) out of reach. */
+/**
+ * Network failures, time-outs (the SDK's, and ours: an abort at ANSWER_TIMEOUT_MS), throttling and 5xx: the store is
+ * (for now) out of reach.
+ */
 function isStoreError(err: unknown): boolean {
   const e = err as S3ServiceException & { code?: string };
   if (e?.$metadata?.httpStatusCode !== undefined) return e.$metadata.httpStatusCode >= 500 || e.name === 'SlowDown';
   return (
     ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(
       e?.code ?? '',
-    ) || ['TimeoutError', 'RequestTimeout'].includes(e?.name ?? '')
+    ) || ['TimeoutError', 'RequestTimeout', 'AbortError'].includes(e?.name ?? '')
   );
 }
 
