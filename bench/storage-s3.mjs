@@ -121,16 +121,19 @@ try {
       `variant ${ratio(bucketVariant, diskVariant)} (target ≥ 0.5)\n`,
   );
 
+  // Three uploads, the worst reported: RSS also moves with garbage collection, which a single run can catch or miss.
   await streamUpload(bucket.url, token, 1000);
-  const baseline = rss(bucket.pid);
-  let peak = baseline;
-  const sampler = setInterval(() => (peak = Math.max(peak, rss(bucket.pid))), 5);
-  const started = Date.now();
-  await streamUpload(bucket.url, token, 50 * MiB).finally(() => clearInterval(sampler));
+  const growths = [];
+  for (let i = 0; i < 3; i++) {
+    const baseline = rss(bucket.pid);
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, rss(bucket.pid))), 5);
+    await streamUpload(bucket.url, token, 50 * MiB).finally(() => clearInterval(sampler));
+    growths.push((peak - baseline) / MiB);
+  }
   console.log(
-    `50 MiB upload into the bucket: ${((Date.now() - started) / 1000).toFixed(1)} s, gateway RSS ` +
-      `${(baseline / MiB).toFixed(0)} MiB before, peak growth ${((peak - baseline) / MiB).toFixed(1)} MiB ` +
-      '(target ≤ 32 MB)\n',
+    `50 MiB uploads into the bucket: gateway peak RSS growth ${growths.map((g) => g.toFixed(1)).join(', ')} MiB; ` +
+      `worst ${Math.max(...growths).toFixed(1)} MiB (target ≤ 32 MB)\n`,
   );
 } finally {
   await bucket.stop();
