@@ -14,7 +14,7 @@ const MiB = 1024 * 1024;
 
 /** A photo-like JPEG of about 100 KB. */
 async function photo() {
-  const [width, height] = [640, 480];
+  const [width, height] = [960, 720];
   const pixels = Buffer.alloc(width * height * 3);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
