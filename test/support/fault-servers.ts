@@ -47,7 +47,8 @@ async function untilListening(port: number, timeoutMs = 20_000): Promise<void> {
   }
 }
 
-function processServer(
+/** A server run as one process of ours, stopped with SIGKILL (an outage) and started again on the same port. */
+export function processServer(
   url: (port: number) => string,
   command: (port: number) => [string, string[]],
   port: number,

@@ -162,10 +162,10 @@ export interface CliRun {
 
 /**
  * Runs the linked `content-platform` bin (what `npx content-platform` runs) with these database settings
- * (`DATA_DIR`, `JWT_SECRET`, and `DATABASE_URL` unless embedded).
+ * (`DATA_DIR`, `JWT_SECRET`, and `DATABASE_URL` unless embedded), and any other settings given (a bucket's).
  */
 export function runCli(
-  settings: { DATA_DIR: string; JWT_SECRET: string; DATABASE_URL?: string },
+  settings: { DATA_DIR: string; JWT_SECRET: string; DATABASE_URL?: string } & Record<string, string | undefined>,
   args: string[],
 ): Promise<CliRun> {
   const env = { PATH: process.env.PATH ?? '', ...runEnv(), LOG_LEVEL: 'silent', ...settings };

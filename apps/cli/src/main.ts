@@ -14,7 +14,7 @@ import { createProgress } from './progress';
 
 const program = new Command('content-platform')
   .description(
-    'Operate a content platform installation. Reads DATABASE_URL (unset: the embedded database under DATA_DIR), DATA_DIR and JWT_SECRET like the service.',
+    'Operate a content platform installation. Reads DATABASE_URL (unset: the embedded database under DATA_DIR), DATA_DIR, STORAGE_URL (with S3_* and AWS_*) and JWT_SECRET like the service.',
   )
   .showHelpAfterError()
   .exitOverride();

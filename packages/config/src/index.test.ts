@@ -20,6 +20,32 @@ describe('loadConfig', () => {
     });
   });
 
+  it('keeps asset bytes on local disk unless STORAGE_URL names a bucket, with its prefix and S3 settings', () => {
+    expect(loadConfig({}).storage).toBeUndefined();
+    expect(loadConfig({ STORAGE_URL: 's3://assets' }).storage).toEqual({
+      bucket: 'assets',
+      prefix: '',
+      endpoint: undefined,
+      region: 'us-east-1',
+      forcePathStyle: false,
+    });
+    const minio = loadConfig({
+      STORAGE_URL: 's3://my.bucket/a/b/',
+      S3_ENDPOINT: 'http://minio:9000',
+      S3_REGION: 'auto',
+      S3_FORCE_PATH_STYLE: 'true',
+    });
+    expect(minio.storage).toEqual({
+      bucket: 'my.bucket',
+      prefix: 'a/b/',
+      endpoint: 'http://minio:9000',
+      region: 'auto',
+      forcePathStyle: true,
+    });
+    for (const url of ['http://bucket', 's3://', 's3://B', 's3:///prefix'])
+      expect(() => loadConfig({ STORAGE_URL: url }), url).toThrow(ConfigError);
+  });
+
   it('bounds slow clients and stalled brokers by default, and takes other bounds', () => {
     const c = loadConfig({});
     expect(c.http).toMatchObject({ headersTimeoutMs: 5000, requestTimeoutMs: 120_000 });

@@ -67,6 +67,15 @@ const envSchema = z
       z.number().int().min(0),
     ),
     MAX_UPLOAD_BYTES: int(50 * 1024 * 1024),
+    STORAGE_URL: optionalString.pipe(
+      z
+        .string()
+        .regex(/^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/.*)?$/, 'must be s3://<bucket>[/<prefix>]')
+        .optional(),
+    ),
+    S3_ENDPOINT: optionalString.pipe(z.url().optional()),
+    S3_REGION: z.string().default('us-east-1'),
+    S3_FORCE_PATH_STYLE: z.preprocess((v) => v === '1' || v === 'true', z.boolean()),
     MAX_RESPONSE_BYTES: int(8 * 1024 * 1024),
     // Each transformation holds one of libuv's 4 pool threads, shared with file reads and password hashing: keep one free.
     IMAGE_TRANSFORM_CONCURRENCY: int(Math.min(availableParallelism(), 3)),
@@ -172,6 +181,12 @@ export interface Config {
     signInWindowSeconds: number;
   };
   uploads: { maxBytes: number };
+  /**
+   * Where asset bytes, image variants and component assets live: `undefined` keeps them on local disk under
+   * `DATA_DIR/assets`; otherwise an S3-compatible bucket (AWS S3, R2, MinIO, Ceph), keys under `prefix`.
+   * Credentials come from the SDK's standard chain (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, profiles, roles).
+   */
+  storage?: { bucket: string; prefix: string; endpoint?: string; region: string; forcePathStyle: boolean };
   /** CDN image transformations: how many run at once in a process, and how many may wait for a slot. */
   images: { concurrency: number; queue: number };
   /** Semantic search: the local MiniLM model, a hosted OpenAI-compatible API (key), or off. */
@@ -260,6 +275,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       signInWindowSeconds: e.SIGN_IN_FAILURE_WINDOW_SECONDS,
     },
     uploads: { maxBytes: e.MAX_UPLOAD_BYTES },
+    storage: e.STORAGE_URL ? s3Storage(e.STORAGE_URL, e) : undefined,
     images: { concurrency: e.IMAGE_TRANSFORM_CONCURRENCY, queue: e.IMAGE_TRANSFORM_QUEUE },
     embeddings: {
       enabled: e.EMBEDDINGS === 'local' || Boolean(e.EMBEDDINGS_API_KEY),
@@ -279,6 +295,22 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     tracing: { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT?.replace(/\/$/, ''), serviceName: e.OTEL_SERVICE_NAME },
   };
 }
+/** `s3://bucket/some/prefix` → the bucket and its key prefix (`some/prefix/`, empty for the bucket's root). */
+function s3Storage(
+  url: string,
+  e: { S3_ENDPOINT?: string; S3_REGION: string; S3_FORCE_PATH_STYLE: boolean },
+): NonNullable<Config['storage']> {
+  const [bucket, ...rest] = url.slice('s3://'.length).split('/');
+  const prefix = rest.filter(Boolean).join('/');
+  return {
+    bucket,
+    prefix: prefix ? `${prefix}/` : '',
+    endpoint: e.S3_ENDPOINT,
+    region: e.S3_REGION,
+    forcePathStyle: e.S3_FORCE_PATH_STYLE,
+  };
+}
+
 /** For a process's entry point: the configuration, or every error on stderr and exit 1 (a message, not a stack). */
 export function loadConfigOrExit(env: Record<string, string | undefined> = process.env): Config {
   try {

@@ -1,8 +1,10 @@
 // Serves stored bytes the way a CDN origin should: strong ETag, 304, Range, a year of caching, no sniffing.
 import { AppError } from '@cp/errors';
 import type { Request, Response } from 'express';
+import parseRange from 'range-parser';
+import { pipeline } from 'node:stream/promises';
 import { ACTIVE_TYPES } from './sniff';
-import type { AssetStorage } from './storage';
+import type { AssetStorage, ByteRange } from './storage';
 
 export interface Deliverable {
   key: string;
@@ -12,8 +14,42 @@ export interface Deliverable {
   name: string;
 }
 
+/**
+ * A 304 is answered from the row's checksum alone: the store is not asked. Otherwise a plain GET is one read of the
+ * store; a Range first asks the size (metadata only), then reads just that range.
+ */
 export async function deliver(req: Request, res: Response, storage: AssetStorage, file: Deliverable): Promise<void> {
   const etag = `"${file.checksum}"`;
+  const ifNoneMatch = req.header('if-none-match');
+  if (
+    ifNoneMatch &&
+    (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))
+  ) {
+    setFileHeaders(res, file, etag);
+    res.status(304).end();
+    return;
+  }
+  const part = await requestedRange(req, res, storage, file, etag);
+  const opened = await storage.open(file.key, part);
+  if (!opened) throw notFound(res, file);
+  setFileHeaders(res, file, etag);
+  res.setHeader('Accept-Ranges', 'bytes');
+  if (part) {
+    res.status(206);
+    res.setHeader('Content-Range', `bytes ${part.start}-${part.end}/${opened.size}`);
+  }
+  res.setHeader('Content-Length', part ? part.end - part.start + 1 : opened.size);
+  if (req.method === 'HEAD') {
+    opened.body.destroy();
+    res.end();
+    return;
+  }
+  // A store failing mid-transfer, or a client gone, cuts the response short: the client sees a truncated body
+  // (fewer bytes than Content-Length), never bytes that pass for the whole file.
+  await pipeline(opened.body, res).catch(() => undefined);
+}
+
+function setFileHeaders(res: Response, file: Deliverable, etag: string): void {
   res.setHeader('ETag', etag);
   res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
   res.setHeader('X-Content-Type-Options', 'nosniff');
@@ -25,44 +61,37 @@ export async function deliver(req: Request, res: Response, storage: AssetStorage
     `${active ? 'attachment' : 'inline'}; filename*=UTF-8''${encodeURIComponent(file.name)}`,
   );
   if (active) res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
-  const ifNoneMatch = req.header('if-none-match');
-  if (
-    ifNoneMatch &&
-    (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))
-  ) {
-    res.status(304).end();
-    return;
-  }
-  await new Promise<void>((resolve, reject) =>
-    res.sendFile(
-      storage.path(file.key),
-      { etag: false, lastModified: false, cacheControl: false, acceptRanges: true },
-      (err) => (err && !res.headersSent ? reject(deliveryError(res, err, file)) : resolve()),
-    ),
-  );
 }
 
 /**
- * `send` reports an unsatisfiable Range as status 416 and a vanished file as 404; both become the envelope instead of
- * a 500. The error answer must not look like the cacheable, immutable bytes. A client that disconnected mid-transfer
- * (headers already sent) ends quietly.
+ * The one range to send, or undefined for the whole file: as HTTP allows, a malformed or multi-range header, another
+ * unit, or an `If-Range` that no longer matches is answered with the whole file. A range past the end is 416.
  */
-function deliveryError(
+async function requestedRange(
+  req: Request,
   res: Response,
-  err: Error & { status?: number; statusCode?: number; headers?: Record<string, string> },
+  storage: AssetStorage,
   file: Deliverable,
-) {
-  for (const header of ['ETag', 'Cache-Control', 'Content-Disposition', 'Content-Security-Policy', 'Content-Type'])
-    res.removeHeader(header);
-  res.setHeader('Cache-Control', 'no-store');
-  const status = err.status ?? err.statusCode;
-  if (status === 416) {
-    const range = err.headers?.['Content-Range'];
-    if (range) res.setHeader('Content-Range', range);
-    return new AppError('RANGE_NOT_SATISFIABLE', undefined, { range: res.req.headers.range ?? null });
+  etag: string,
+): Promise<ByteRange | undefined> {
+  const header = req.header('range');
+  if (!header) return undefined;
+  const ifRange = req.header('if-range');
+  if (ifRange && ifRange.trim() !== etag) return undefined;
+  const found = await storage.stat(file.key);
+  if (!found) throw notFound(res, file);
+  const ranges = parseRange(found.size, header, { combine: true });
+  if (ranges === -1) {
+    // The error answer must not look like the cacheable, immutable bytes.
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Content-Range', `bytes */${found.size}`);
+    return Promise.reject(new AppError('RANGE_NOT_SATISFIABLE', undefined, { range: header }));
   }
-  if (status === 404) return new AppError('NOT_FOUND', 'File not found.', { resource: 'Asset', name: file.name });
-  if (status !== undefined && status >= 400 && status < 500)
-    return new AppError('BAD_REQUEST', 'The request for the file is malformed.', { status });
-  return err;
+  if (ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return undefined;
+  return ranges[0];
+}
+
+function notFound(res: Response, file: Deliverable) {
+  res.setHeader('Cache-Control', 'no-store');
+  return new AppError('NOT_FOUND', 'File not found.', { resource: 'Asset', name: file.name });
 }

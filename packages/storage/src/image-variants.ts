@@ -1,7 +1,9 @@
-// Transformed images: each variant computed once, stored beside its original, under a bounded work queue.
+// Transformed images: each variant computed once across replicas, stored beside its original, under a bounded work queue.
 import { AppError, UnavailableError, ValidationFailedError } from '@cp/errors';
 import { counter } from '@cp/metrics';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import type Sharp from 'sharp';
 import type { Deliverable } from './deliver';
 import { FORMAT_TYPES, variantId, type ImageTransform } from './image-params';
@@ -15,6 +17,18 @@ const transformations = counter(
   'Image variants computed and stored (a variant found in storage or being computed already is not counted).',
   ['format'],
 );
+
+/**
+ * Who computes a variant, across every replica sharing the store: `acquire` is true for exactly one caller at a time
+ * (until it releases the lease, or a holder that crashed lets it lapse).
+ */
+export interface VariantLease {
+  acquire(key: string): Promise<boolean>;
+  release(key: string): Promise<void>;
+}
+
+/** How long a request waits for another replica's computation before answering 503 with Retry-After. */
+const WAIT_FOR_OTHER_MS = 30_000;
 
 export interface ImageTransformOptions {
   /** Transformations running at once in this process. */
@@ -63,6 +77,7 @@ export class ImageVariants {
 
   constructor(
     private readonly storage: AssetStorage,
+    private readonly lease: VariantLease,
     options: ImageTransformOptions,
   ) {
     this.queue = new BoundedQueue(options);
@@ -83,13 +98,33 @@ export class ImageVariants {
     return { file: { key, checksum: id, type: FORMAT_TYPES[transform.format], name }, computed };
   }
 
+  /** False when the variant was stored already, or another replica stored it while this one waited for its lease. */
   private async ensure(source: Deliverable, transform: ImageTransform, key: string): Promise<boolean> {
-    if (await this.storage.exists(key)) return false;
-    const input = this.storage.path(source.key);
+    const deadline = Date.now() + WAIT_FOR_OTHER_MS;
+    for (let pause = 25; ; pause = Math.min(pause * 2, 500)) {
+      if (await this.storage.exists(key)) return false;
+      if (await this.lease.acquire(key)) break;
+      if (Date.now() > deadline)
+        throw new UnavailableError('The image variant is still being computed; retry shortly.');
+      await sleep(pause);
+    }
+    try {
+      // Stored by the previous holder between this replica's look and its lease.
+      if (await this.storage.exists(key)) return false;
+      await this.compute(source, transform, key);
+      return true;
+    } finally {
+      await this.lease.release(key).catch(() => undefined);
+    }
+  }
+
+  private async compute(source: Deliverable, transform: ImageTransform, key: string): Promise<void> {
+    // Originals are bounded by the upload limit; sharp needs the whole encoded image anyway.
+    const opened = await this.storage.open(source.key);
+    if (!opened) throw new AppError('NOT_FOUND', 'File not found.', { resource: 'Asset', name: source.name });
+    const input = await buffer(opened.body);
     await assertWithinLimit(input, transform);
     const bytes = await this.queue.run(() => render(input, transform));
-    // put() writes a temporary file and renames it: another replica computing the same variant at the same moment
-    // replaces identical bytes, and a reader never sees a partial file.
     // A full disk answers 507 as an upload does (retrying later helps once space is freed), not an opaque 500.
     // Serving the bytes unstored instead would compute the variant again for every request while the disk is full,
     // at full CPU cost, with nothing telling the client or the operator why.
@@ -97,7 +132,6 @@ export class ImageVariants {
       throw err instanceof StorageFullError ? new AppError('INSUFFICIENT_STORAGE') : err;
     });
     transformations.inc({ format: transform.format });
-    return true;
   }
 }
 
@@ -120,7 +154,7 @@ let loading: Promise<typeof Sharp> | undefined;
 const loadSharp = () => (loading ??= import('sharp').then((m) => m.default));
 
 /** Reads only the header: a small file claiming huge dimensions (a decompression bomb) is refused undecoded. */
-async function assertWithinLimit(input: string, t: ImageTransform): Promise<void> {
+async function assertWithinLimit(input: Buffer, t: ImageTransform): Promise<void> {
   const sharp = await loadSharp();
   const meta = await sharp(input)
     .metadata()
@@ -146,7 +180,7 @@ function outputSize(width: number, height: number, t: ImageTransform): { width: 
 }
 
 /** Same input, parameters and library version → same bytes; metadata (EXIF, GPS) is dropped, orientation applied. */
-async function render(input: string, t: ImageTransform): Promise<Buffer> {
+async function render(input: Buffer, t: ImageTransform): Promise<Buffer> {
   const sharp = await loadSharp();
   let image = sharp(input, { limitInputPixels: MAX_IMAGE_PIXELS, autoOrient: true });
   if (t.width || t.height) {

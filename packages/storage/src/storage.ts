@@ -1,34 +1,33 @@
-// Where uploaded bytes live: a small interface with a local-filesystem implementation under DATA_DIR (S3-compatible stores plug in here).
+// Where uploaded bytes live: the interface every store implements, and the local-filesystem store under DATA_DIR.
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { dirname, join, resolve, sep } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
+import { meter, type StoredObject } from './meter';
 
-export interface StoredObject {
-  size: number;
-  /** SHA-256 of the bytes, hex. */
-  checksum: string;
-  /** The first bytes, for type sniffing. */
-  head: Buffer;
+export { TooLargeError, type StoredObject } from './meter';
+
+/** Inclusive byte offsets, as in an HTTP `Range`. */
+export interface ByteRange {
+  start: number;
+  end: number;
 }
 
 export interface AssetStorage {
-  /** Streams `body` into `key`; `maxBytes` aborts with `TooLargeError` and leaves nothing behind. */
+  /**
+   * Streams `body` into `key`, measuring it on the way; past `maxBytes` it fails with `TooLargeError`. A failed put
+   * (too large, a broken body, a full disk, an unreachable store) leaves nothing under `key`.
+   */
   put(key: string, body: Readable, maxBytes: number): Promise<StoredObject>;
-  /** Absolute path for `res.sendFile` (local storage); a remote store would return a URL or stream instead. */
-  path(key: string): string;
+  /** The stored size of `key` (metadata only, no bytes read), or null when there is no such key. */
+  stat(key: string): Promise<{ size: number } | null>;
+  /** Streams the bytes of `key`, or of one range of them; null when there is no such key. `size` is the whole object's. */
+  open(key: string, range?: ByteRange): Promise<{ size: number; body: Readable } | null>;
   exists(key: string): Promise<boolean>;
   /** Removes a key, or a folder of keys (an original's image variants) with everything under it. */
   remove(key: string): Promise<void>;
-}
-
-export class TooLargeError extends Error {
-  constructor(readonly limit: number) {
-    super(`The file exceeds ${limit} bytes.`);
-  }
 }
 
 /** The disk (or the user's quota) is full: the upload was refused and nothing of it was kept. */
@@ -44,8 +43,6 @@ function storageError(err: unknown): unknown {
   return code === 'ENOSPC' || code === 'EDQUOT' ? new StorageFullError(err as Error) : err;
 }
 
-const HEAD_BYTES = 4100;
-
 export class LocalFileStorage implements AssetStorage {
   private readonly root: string;
 
@@ -53,7 +50,7 @@ export class LocalFileStorage implements AssetStorage {
     this.root = resolve(root);
   }
 
-  path(key: string): string {
+  private path(key: string): string {
     const full = resolve(this.root, key);
     // Keys are built from ids, never from client file names; this guard keeps it that way.
     if (!full.startsWith(this.root + sep)) throw new Error(`storage key escapes the root: ${key}`);
@@ -65,45 +62,35 @@ export class LocalFileStorage implements AssetStorage {
     // A full disk can refuse the folder as much as the file (a variant's folder is made with its first variant).
     await mkdir(dirname(target), { recursive: true }).catch((err) => Promise.reject(storageError(err)));
     const temp = join(dirname(target), `.upload-${randomUUID()}`);
-    const hash = createHash('sha256');
-    let size = 0;
-    const heads: Buffer[] = [];
-    let headSize = 0;
-    const meter = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        size += chunk.length;
-        if (size > maxBytes) return done(new TooLargeError(maxBytes));
-        hash.update(chunk);
-        if (headSize < HEAD_BYTES) {
-          heads.push(chunk.subarray(0, HEAD_BYTES - headSize));
-          headSize += Math.min(chunk.length, HEAD_BYTES - headSize);
-        }
-        done(null, chunk);
-      },
-    });
+    const measured = meter(maxBytes);
     try {
-      await pipeline(body, meter, createWriteStream(temp, { flags: 'wx' }));
+      await pipeline(body, measured.stream, createWriteStream(temp, { flags: 'wx' }));
       await rename(temp, target);
     } catch (err) {
       await rm(temp, { force: true });
       throw storageError(err);
     }
-    return { size, checksum: hash.digest('hex'), head: Buffer.concat(heads) };
+    return measured.result();
+  }
+
+  async stat(key: string): Promise<{ size: number } | null> {
+    return stat(this.path(key)).then(
+      (s) => (s.isFile() ? { size: s.size } : null),
+      () => null,
+    );
+  }
+
+  async open(key: string, range?: ByteRange): Promise<{ size: number; body: Readable } | null> {
+    const found = await this.stat(key);
+    return found && { size: found.size, body: createReadStream(this.path(key), range) };
   }
 
   async exists(key: string): Promise<boolean> {
-    return stat(this.path(key)).then(
-      () => true,
-      () => false,
-    );
+    return (await this.stat(key)) !== null;
   }
 
   async remove(key: string): Promise<void> {
     await rm(this.path(key), { force: true, recursive: true });
-  }
-
-  read(key: string): Readable {
-    return createReadStream(this.path(key));
   }
 }
 

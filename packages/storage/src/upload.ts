@@ -86,13 +86,16 @@ export async function receiveUpload(
       if (e instanceof TooLargeError) throw tooLarge(maxBytes);
       // Checked before partError: the failed write also destroys the part stream, which would read as a cut body.
       if (e instanceof StorageFullError) throw new AppError('INSUFFICIENT_STORAGE');
+      // The same for a store that failed (503 while it is out of reach).
+      if (e instanceof AppError) throw e;
       throw partError ? malformed(partError) : e;
     });
     return { name, stored, ...parseFields(fields) };
   } catch (e) {
     // Nothing is kept from a failed upload: wait for the file part to settle, then remove whatever it wrote.
     await file?.catch(() => undefined);
-    await storage.remove(key);
+    // A store that failed the put may fail this too; the put left nothing behind, so its error is the one to answer.
+    await storage.remove(key).catch(() => undefined);
     throw e;
   }
 }

@@ -30,7 +30,7 @@ export async function exportProject(target: string, options: ExportOptions, prog
         }
         progress.step(`copy ${transfer.name} files`, files.length);
         for (const file of files) {
-          await writer.stream(`files/${file.path}`, file.read());
+          await writer.stream(`files/${file.path}`, await file.read());
           progress.tick();
         }
         progress.end();

@@ -14,7 +14,7 @@ export type TransferData = Record<string, TransferRecord[]>;
 /** A file (asset bytes) that goes into the archive as `files/<path>`. */
 export interface ExportedFile {
   path: string;
-  read(): Readable;
+  read(): Promise<Readable>;
 }
 
 /** A file an import must put into storage; written by the caller after every row is in, removed again on failure. */
@@ -284,9 +284,9 @@ export const summarize = (result: SyncResult) => ({
   unchanged: result.unchanged,
 });
 
-/** The part of a file store (`@cp/storage`'s AssetStorage) that transfers use. */
+/** The part of a file store (`@cp/storage`'s AssetStorage, on local disk or in a bucket) that transfers use. */
 export interface TransferFileStore {
-  path(key: string): string;
+  open(key: string): Promise<{ body: Readable } | null>;
   exists(key: string): Promise<boolean>;
   put(key: string, body: Readable, maxBytes: number): Promise<{ checksum: string }>;
   remove(key: string): Promise<void>;
@@ -299,12 +299,16 @@ export async function exportFiles(
   rows: TransferRecord[],
   keyOf: (row: TransferRecord) => string,
 ): Promise<ExportedFile[]> {
-  const { createReadStream } = await import('node:fs');
   const files: ExportedFile[] = [];
   for (const row of rows) {
     const key = keyOf(row);
     if (!row.checksum || !(await store.exists(key))) continue;
-    files.push({ path: `${folder}/${row.id}`, read: () => createReadStream(store.path(key)) });
+    const read = async () => {
+      const opened = await store.open(key);
+      if (!opened) throw new Error(`the stored bytes of ${folder}/${row.id} were removed during the export`);
+      return opened.body;
+    };
+    files.push({ path: `${folder}/${row.id}`, read });
   }
   return files;
 }

@@ -1,9 +1,8 @@
-// The asset service over the assets directory of `DATA_DIR`: one way to build it, for the resolver and the HTTP routes.
+// The asset service over the configured file store: one way to build it, for the resolver and the HTTP routes.
 import type { Config } from '@cp/config';
-import { LocalFileStorage } from '@cp/storage';
-import { join } from 'node:path';
+import { createAssetStorage } from '@cp/storage';
 import { AssetService } from './asset.service';
 
-export function createAssetService(config: Pick<Config, 'database' | 'uploads'>): AssetService {
-  return new AssetService(new LocalFileStorage(join(config.database.dataDir, 'assets')), config.uploads.maxBytes);
+export function createAssetService(config: Pick<Config, 'database' | 'storage' | 'uploads'>): AssetService {
+  return new AssetService(createAssetStorage(config.database.dataDir, config.storage), config.uploads.maxBytes);
 }

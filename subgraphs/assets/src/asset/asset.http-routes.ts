@@ -13,6 +13,7 @@ import {
 } from '@cp/storage';
 import { createAssetService } from './asset.factory';
 import { cdnHandler, uploadHandler } from './asset.http';
+import { sqlVariantLease } from './variant-lease';
 
 const upload: HttpRoute = {
   method: 'post',
@@ -64,7 +65,7 @@ const cdn: HttpRoute = {
   handler({ config, orm }) {
     const assets = createAssetService(config);
     // One per process: the single-flight map and the work queue bound this process's transformations.
-    return cdnHandler(orm, assets, new ImageVariants(assets.storage, config.images));
+    return cdnHandler(orm, assets, new ImageVariants(assets.storage, sqlVariantLease(orm), config.images));
   },
 };
 

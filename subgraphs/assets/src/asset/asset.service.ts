@@ -101,7 +101,7 @@ export class AssetService {
   }
 
   /**
-   * Soft delete: the row stays for history; the CDN stops serving the bytes, and the image variants are removed.
+   * Soft delete: the row stays for history; the bytes and the image variants are removed from the store.
    * Refused (409 `CONTENT_REFERENCED`) while an entry references the asset.
    */
   async delete(em: EntityManager, scope: ProjectScope, id: string, actorId: string): Promise<Asset> {
@@ -119,7 +119,10 @@ export class AssetService {
       });
       return asset;
     });
-    await this.storage.remove(variantsKey(storageKey(deleted)));
+    // The bytes go after the commit: a store out of reach then leaves unreachable bytes (the CDN serves active rows
+    // only), never a deleted asset that still answers, nor a live one without bytes.
+    const key = storageKey(deleted);
+    await Promise.all([this.storage.remove(key), this.storage.remove(variantsKey(key))]).catch(() => undefined);
     return deleted;
   }
 }
