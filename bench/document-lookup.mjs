@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { PROJECT, startReadGateway } from './client-reads-lib.mjs';
-import { copyEntry, createDatabase, login, startBaseline } from './lib.mjs';
+import { adminCaller, copyEntry, createDatabase, startBaseline } from './lib.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const PASSES = Number(process.env.BENCH_PASSES ?? 2);
@@ -19,16 +19,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'cp-bench-lookup-'));
 const baseline = await startBaseline();
 const service = await startReadGateway({ DATA_DIR: dataDir, DATABASE_URL: database.url, CACHE: 'off' });
 try {
-  const token = await login(service.url);
-  const call = async (method, path, body) => {
-    const res = await fetch(`${service.url}/app/v1${PROJECT}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body && JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json();
-  };
+  const call = await adminCaller(service.url);
   const schema = { type: 'object', properties: { slug: { type: 'string' }, body: { type: 'string' } } };
   const type = await call('POST', '/content-types', { name: 'Page', schema });
   await call('POST', `/content-types/${type.id}/publish`);

@@ -120,6 +120,23 @@ export async function login(url) {
   return (await res.json()).token;
 }
 
+/**
+ * The default project's admin REST API as its administrator: `call(method, path, body)` under
+ * `/app/v1/organizations/default/projects/default`, answering the parsed body; anything but 2xx throws.
+ */
+export async function adminCaller(url) {
+  const token = await login(url);
+  return async (method, path, body) => {
+    const res = await fetch(`${url}/app/v1/organizations/default/projects/default${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+}
+
 /** A bare node:http server answering a fixed 1 KB JSON body: the baseline every result is divided by. */
 export async function startBaseline() {
   const body = JSON.stringify({ data: 'x'.repeat(1000) });

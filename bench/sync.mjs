@@ -10,7 +10,7 @@ import { openDatabase } from '../packages/db/dist/index.js';
 import { SUBGRAPHS } from '../apps/supergraph/dist/index.js';
 import { SyncService } from '../subgraphs/content/dist/sync/sync.service.js';
 import { SyncTokens } from '../subgraphs/content/dist/sync/sync-token.js';
-import { JWT_SECRET, copyEntry, createDatabase, login, startGateway } from './lib.mjs';
+import { adminCaller, copyEntry, createDatabase, JWT_SECRET, startGateway } from './lib.mjs';
 
 const ENTRIES = Number(process.env.ENTRIES ?? 100_000);
 const CHANGES = Number(process.env.CHANGES ?? 1000);
@@ -31,16 +31,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'cp-bench-sync-'));
 const service = await startGateway({ DATA_DIR: dataDir, DATABASE_URL: database.url, CACHE: 'off', EMBEDDINGS: 'off' });
 let db;
 try {
-  const token = await login(service.url);
-  const call = async (method, path, body) => {
-    const res = await fetch(`${service.url}/app/v1${PROJECT}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body && JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json();
-  };
+  const call = await adminCaller(service.url);
   const type = await call('POST', '/content-types', {
     name: 'Page',
     schema: { type: 'object', properties: { n: { type: 'integer' } } },

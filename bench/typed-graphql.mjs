@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { printSchema } from 'graphql';
 import { PROJECT, startReadGateway } from './client-reads-lib.mjs';
-import { createDatabase, load, login, report, ROOT, startBaseline } from './lib.mjs';
+import { adminCaller, createDatabase, load, report, ROOT, startBaseline } from './lib.mjs';
 
 const TYPES = 50;
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 20);
@@ -59,16 +59,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'cp-bench-typed-'));
 const service = await startReadGateway({ DATA_DIR: dataDir, DATABASE_URL: database.url });
 const baseline = await startBaseline();
 try {
-  const token = await login(service.url);
-  const call = async (method, path, body) => {
-    const res = await fetch(`${service.url}/app/v1${PROJECT}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body && JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json();
-  };
+  const call = await adminCaller(service.url);
   const publishType = async (name, schema) => {
     const { id } = await call('POST', '/content-types', { name, schema });
     await call('POST', `/content-types/${id}/publish`);

@@ -2,7 +2,7 @@
 import { AppError } from '@cp/errors';
 import type { ProjectScope } from '@cp/principal';
 import type { EntityStatus } from './entity-status';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityClass, type EntityManager } from '@mikro-orm/postgresql';
 import type { EventAction, EventResourceType } from './events/event.entity';
 import { recordEvent } from './events/record-event';
 import { transactionalNamed } from './unique-violation';
@@ -74,18 +74,23 @@ export function lifecycleTransition<E extends LifecycleRecord, A extends Lifecyc
 export type BatchOutcome<E> = { id: string; record: E; error?: undefined } | { id: string; error: AppError };
 
 /**
- * Transitions of many records in the caller's transaction (a release applies all or nothing): every record locked by
- * one `lockAll` statement in id order, whatever the actions, so two batches sharing records queue instead of
+ * Transitions of many records in the caller's transaction (a release applies all or nothing): every record of the
+ * project locked by one statement in id order, whatever the actions, so two batches sharing records queue instead of
  * deadlocking; then, in the order given, the state table, the change and the event of each, exactly as
  * `lifecycleTransition` applies them, without a flush: the caller's commit writes all of it in a few batched
  * statements. A record refused with a known error is reported and the others still run, so the caller sees every
- * problem; the caller must not commit then (a refused change may have left its record half changed). An id `lockAll`
- * did not find gets the error a single transition would have given (`lock`'s 404).
+ * problem; the caller must not commit then (a refused change may have left its record half changed). An id the
+ * statement did not find gets the error a single transition would have given (`lock`'s 404).
  */
 export function lifecycleBatch<E extends LifecycleRecord & { id: string }, A extends LifecycleAction>(
   lifecycle: Lifecycle<E, A>,
-  lockAll: (tx: EntityManager, scope: ProjectScope, sortedIds: string[]) => Promise<E[]>,
+  entity: EntityClass<E>,
 ) {
+  const lockAll = (tx: EntityManager, scope: ProjectScope, ids: string[]) =>
+    tx.find(entity, { id: { $in: ids }, organizationId: scope.organizationId, projectId: scope.projectId } as never, {
+      lockMode: LockMode.PESSIMISTIC_WRITE,
+      orderBy: { id: 'asc' } as never,
+    });
   return async (
     tx: EntityManager,
     scope: ProjectScope,

@@ -35,14 +35,8 @@ export class ContentTypeService {
     published: publishedEvent,
   };
   private readonly transition = lifecycleTransition(this.lifecycle);
-  /** A release's content types: locked in one statement, in id order. */
-  private readonly batch = lifecycleBatch(this.lifecycle, (tx, scope, ids) =>
-    tx.find(
-      ContentType,
-      { id: { $in: ids }, organizationId: scope.organizationId, projectId: scope.projectId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } },
-    ),
-  );
+  /** A release's content types, locked in one statement in id order. */
+  private readonly batch = lifecycleBatch(this.lifecycle, ContentType);
 
   list(em: EntityManager, scope: ProjectScope, args: CursorArgs) {
     return keysetPage(em, ContentType, {

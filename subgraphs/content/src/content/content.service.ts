@@ -79,14 +79,8 @@ export class ContentService {
     published: publishedEvent,
   };
   private readonly transition = lifecycleTransition(this.lifecycle);
-  /** A release's entries: locked in one statement, in id order. */
-  private readonly batch = lifecycleBatch(this.lifecycle, (tx, scope, ids) =>
-    tx.find(
-      Content,
-      { id: { $in: ids }, organizationId: scope.organizationId, projectId: scope.projectId },
-      { lockMode: LockMode.PESSIMISTIC_WRITE, orderBy: { id: 'asc' } },
-    ),
-  );
+  /** A release's entries, locked in one statement in id order. */
+  private readonly batch = lifecycleBatch(this.lifecycle, Content);
 
   /**
    * One entry as the admin API reads it: a plain row, like an admin list page's (`readContentRows`), not an entity.
