@@ -41,10 +41,13 @@ async function upload(service: TestService, token: string, bytes: Buffer, name: 
   return (await res.json()) as Asset;
 }
 
-async function get(url: string, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { headers });
+async function get(url: string, headers: Record<string, string> = {}, method = 'GET') {
+  const res = await fetch(url, { headers, method });
   const bytes = Buffer.from(await res.arrayBuffer());
-  const json = res.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(bytes.toString()) : null;
+  const json =
+    bytes.length > 0 && res.headers.get('content-type')?.startsWith('application/json')
+      ? JSON.parse(bytes.toString())
+      : null;
   return { status: res.status, headers: res.headers, bytes, json };
 }
 
@@ -191,7 +194,7 @@ describe('asset bytes in an S3-compatible bucket: two replicas, one PostgreSQL, 
     expect(part.bytes.equals(bytes.subarray(10, 20))).toBe(true);
   });
 
-  it('answers every file and Range from the bucket exactly as from local disk', async () => {
+  it('answers every file, Range and HEAD from the bucket exactly as from local disk', async () => {
     const position = fc.nat({ max: 5000 });
     const range = fc.oneof(
       fc.constant(undefined),
@@ -204,14 +207,17 @@ describe('asset bytes in an S3-compatible bucket: two replicas, one PostgreSQL, 
     await fc.assert(
       fc.asyncProperty(
         fc.uint8Array({ minLength: 1, maxLength: 4000 }),
-        fc.array(range, { maxLength: 4 }),
-        async (raw, ranges) => {
+        fc.array(fc.tuple(range, fc.constantFrom('GET', 'HEAD')), { maxLength: 4 }),
+        async (raw, requests) => {
           const bytes = Buffer.from(raw);
           const inBucket = await upload(a, token, bytes, 'p.bin');
           const onDisk = await upload(local, token, bytes, 'p.bin');
-          for (const header of ranges) {
+          for (const [header, method] of requests) {
             const headers: Record<string, string> = header ? { range: header } : {};
-            const [s3Answer, diskAnswer] = [await get(on(b, inBucket), headers), await get(on(local, onDisk), headers)];
+            const [s3Answer, diskAnswer] = [
+              await get(on(b, inBucket), headers, method),
+              await get(on(local, onDisk), headers, method),
+            ];
             expect(s3Answer.status, header).toBe(diskAnswer.status);
             for (const name of ['content-range', 'content-length', 'etag', 'content-type', 'cache-control'])
               expect(s3Answer.headers.get(name), `${header} ${name}`).toBe(diskAnswer.headers.get(name));

@@ -2,6 +2,7 @@
 import { AppError } from '@cp/errors';
 import type { Request, Response } from 'express';
 import parseRange from 'range-parser';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { ACTIVE_TYPES } from './sniff';
 import type { AssetStorage, ByteRange } from './storage';
@@ -16,7 +17,7 @@ export interface Deliverable {
 
 /**
  * A 304 is answered from the row's checksum alone: the store is not asked. Otherwise a plain GET is one read of the
- * store; a Range first asks the size (metadata only), then reads just that range.
+ * store; a Range first asks the size (metadata only), then reads just that range; a HEAD asks the size only.
  */
 export async function deliver(req: Request, res: Response, storage: AssetStorage, file: Deliverable): Promise<void> {
   const etag = `"${file.checksum}"`;
@@ -30,7 +31,8 @@ export async function deliver(req: Request, res: Response, storage: AssetStorage
     return;
   }
   const part = await requestedRange(req, res, storage, file, etag);
-  const opened = await storage.open(file.key, part);
+  // HEAD asks the store for the size alone, never for the bytes.
+  const opened = req.method === 'HEAD' ? await storage.stat(file.key) : await storage.open(file.key, part);
   if (!opened) throw notFound(res, file);
   setFileHeaders(res, file, etag);
   res.setHeader('Accept-Ranges', 'bytes');
@@ -39,14 +41,14 @@ export async function deliver(req: Request, res: Response, storage: AssetStorage
     res.setHeader('Content-Range', `bytes ${part.start}-${part.end}/${opened.size}`);
   }
   res.setHeader('Content-Length', part ? part.end - part.start + 1 : opened.size);
-  if (req.method === 'HEAD') {
-    opened.body.destroy();
+  const body = (opened as { body?: Readable }).body;
+  if (!body) {
     res.end();
     return;
   }
   // A store failing mid-transfer, or a client gone, cuts the response short: the client sees a truncated body
   // (fewer bytes than Content-Length), never bytes that pass for the whole file.
-  await pipeline(opened.body, res).catch(() => undefined);
+  await pipeline(body, res).catch(() => undefined);
 }
 
 function setFileHeaders(res: Response, file: Deliverable, etag: string): void {
