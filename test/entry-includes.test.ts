@@ -406,13 +406,16 @@ describe('include: statements per request', () => {
     }
     const list = (limit: number) => statements(`${app}/content?typeId=${pageType}&limit=${limit}&include=2`);
     // The first request of a shape warms caches (type versions, query shapes): not counted.
-    await list(3);
-    const small = await list(2);
-    const large = await list(20);
+    await list(4);
+    // Two pages of each size, each counted once (an admin's repeated URL would be a stored answer): the fewer of the
+    // two, as a principal cache refreshed in the background can add a statement to either request.
+    const [small, small3, large, large19] = [await list(2), await list(3), await list(20), await list(19)];
     expect(small.body.includes.content).toHaveLength(2 * 2 + 2);
     expect(large.body.includes.content).toHaveLength(20 * 2 + 20);
+    const smallCount = Math.min(small.count, small3.count);
+    const largeCount = Math.min(large.count, large19.count);
     // The list, then per hop its links and its entries (no assets here): more than that would grow with the page.
-    expect(small.count, `statements: ${small.count}`).toBeGreaterThanOrEqual(5);
-    expect(large.count).toBe(small.count);
+    expect(smallCount, `statements: ${smallCount}`).toBeGreaterThanOrEqual(5);
+    expect(largeCount).toBe(smallCount);
   });
 });
