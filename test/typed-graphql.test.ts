@@ -2,10 +2,9 @@
 // (document filters, sort, include), for API keys and preview keys; it follows the model as types are published; refusals
 // carry `errors[].extensions.code`.
 import fc from 'fast-check';
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
-import { startOtlpReceiver, type OtlpReceiver } from './support/otlp-receiver';
+import { newTrace, startOtlpReceiver, statementsOf, type OtlpReceiver } from './support/otlp-receiver';
 import { UNLIMITED } from './support/service';
 import { useService } from './support/setup';
 
@@ -310,27 +309,11 @@ describe('typed GraphQL: statements per request', () => {
   };
   /** The database statements one typed query ran (its trace's PostgreSQL query spans). */
   const statements = async (apiKey: string, query: string) => {
-    const traceId = randomBytes(16).toString('hex');
-    const traceparent = `00-${traceId}-${randomBytes(8).toString('hex')}-01`;
+    const { traceId, traceparent } = newTrace();
     const res = await fx.api.call('POST', `${api}/graphql`, { apiKey, body: { query }, headers: { traceparent } });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.errors).toBeUndefined();
-    const queries = () =>
-      receiver.spans.filter(
-        (s) =>
-          s.traceId === traceId &&
-          (s.attributes['db.system'] === 'postgresql' || s.attributes['db.system.name'] === 'postgresql') &&
-          !/connect/i.test(s.name),
-      ).length;
-    // The batch exporter sends every 50 ms: wait until the count holds still.
-    let count = -1;
-    for (let stable = 0; stable < 3;) {
-      await new Promise((r) => setTimeout(r, 150));
-      const now = queries();
-      stable = now === count && now > 0 ? stable + 1 : 0;
-      count = now;
-    }
-    return { count, body: res.body };
+    return { count: await statementsOf(receiver, traceId), body: res.body };
   };
 
   it('runs as many statements for 20 items as for 2, two levels of references deep', async () => {

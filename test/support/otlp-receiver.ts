@@ -1,4 +1,5 @@
 // An OTLP/HTTP (JSON) trace receiver for tests: what a collector would get, kept in memory.
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
@@ -69,4 +70,29 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     spans,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A fresh W3C `traceparent` (sampled) and its trace id: the spans a request sends back are found by it. */
+export function newTrace(): { traceId: string; traceparent: string } {
+  const traceId = randomBytes(16).toString('hex');
+  return { traceId, traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` };
+}
+
+/** How many PostgreSQL statements a trace ran, once the count holds still (the batch exporter sends every 50 ms). */
+export async function statementsOf(receiver: OtlpReceiver, traceId: string): Promise<number> {
+  const queries = () =>
+    receiver.spans.filter(
+      (s) =>
+        s.traceId === traceId &&
+        (s.attributes['db.system'] === 'postgresql' || s.attributes['db.system.name'] === 'postgresql') &&
+        !/connect/i.test(s.name),
+    ).length;
+  let count = -1;
+  for (let stable = 0; stable < 3;) {
+    await new Promise((r) => setTimeout(r, 150));
+    const now = queries();
+    stable = now === count && now > 0 ? stable + 1 : 0;
+    count = now;
+  }
+  return count;
 }
