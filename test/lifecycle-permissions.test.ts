@@ -73,7 +73,7 @@ describe('lifecycle mutations of the real subgraphs', () => {
       principal,
       requestId: 'test',
       lang: 'en',
-      projects: { exists: async (o: string, p: string) => o === 'o' && p === 'p' },
+      projects: { exists: async (o: string, p: string) => o === 'o' && p === 'p', locales: async () => undefined },
     };
     const result = await graphql({ schema: schemas[c.subgraph], source, contextValue });
     expect(result.errors, JSON.stringify(result)).toBeDefined();

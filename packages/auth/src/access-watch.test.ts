@@ -15,7 +15,10 @@ function setup() {
   const auth = createAuthentication({ auth: { tokenTtlSeconds: 60 } }, new TextEncoder().encode('w'.repeat(40)));
   const orm = { em: { fork: () => tables.em } } as unknown as MikroORM;
   const errors: unknown[] = [];
-  const watch = new AccessWatch({ orm, auth, projects: { exists: async () => true } }, (err) => errors.push(err));
+  const watch = new AccessWatch(
+    { orm, auth, projects: { exists: async () => true, locales: async () => undefined } },
+    (err) => errors.push(err),
+  );
   const stream = (principal: Principal, rest: Partial<WatchedCaller> = {}) => {
     const state = { revoked: false };
     watch.watch({ principal, authorize: async () => undefined, revoke: () => (state.revoked = true), ...rest });

@@ -1,6 +1,7 @@
-// Answers "does this project exist in this organization" for the authorization guards of every subgraph.
+// Answers "does this project exist in this organization" for the authorization guards of every subgraph, and which
+// locales it serves (the reads and writes of localized content).
 import { FeedCache } from '@cp/config';
-import type { ProjectDirectory } from '@cp/principal';
+import { DEFAULT_LOCALES, type ProjectDirectory, type ProjectLocale } from '@cp/principal';
 import type { MikroORM } from '@mikro-orm/postgresql';
 
 /** A safety net for a lost notification only: entries are dropped by the events that change them. */
@@ -23,8 +24,8 @@ export interface ProjectChange {
  * (standalone subgraph services) every check reads the table.
  */
 export class SqlProjectDirectory implements ProjectDirectory {
-  /** `${organizationId}/${projectId}` → the project exists; only once `follow` turned caching on. */
-  private cache?: FeedCache<true>;
+  /** `${organizationId}/${projectId}` → the project's record; only once `follow` turned caching on. */
+  private cache?: FeedCache<ProjectRecord>;
 
   constructor(private readonly orm: MikroORM) {}
 
@@ -40,10 +41,21 @@ export class SqlProjectDirectory implements ProjectDirectory {
   }
 
   async exists(organizationId: string, projectId: string): Promise<boolean> {
+    return (await this.record(organizationId, projectId)) !== undefined;
+  }
+
+  /**
+   * Cached and dropped like `exists`: a project's locale change reaches every replica's next read as its deletion
+   * does.
+   */
+  async locales(organizationId: string, projectId: string): Promise<readonly ProjectLocale[] | undefined> {
+    return (await this.record(organizationId, projectId))?.locales;
+  }
+
+  private async record(organizationId: string, projectId: string): Promise<ProjectRecord | undefined> {
     const key = `${organizationId}/${projectId}`;
     const read = () => this.read(organizationId, projectId);
-    const found = this.cache ? (this.cache.get(key) ?? (await this.cache.load(key, read))) : await read();
-    return found === true;
+    return this.cache ? (this.cache.get(key) ?? (await this.cache.load(key, read))) : read();
   }
 
   /** Drops what a project or organization change can affect (a deletion, a restore). */
@@ -53,16 +65,22 @@ export class SqlProjectDirectory implements ProjectDirectory {
       this.cache?.dropWhere((key) => key.startsWith(`${change.resourceId}/`));
   }
 
-  /** `true` when the project exists, nothing otherwise: a missing project is not cached. */
-  private async read(organizationId: string, projectId: string): Promise<true | undefined> {
-    const rows = await this.orm.em
+  /** The project's record when it exists, nothing otherwise: a missing project is not cached. */
+  private async read(organizationId: string, projectId: string): Promise<ProjectRecord | undefined> {
+    const rows: { locales: ProjectLocale[] | null }[] = await this.orm.em
       .getConnection()
-      .execute('select 1 from "project" where "id" = ? and "organization_id" = ? and "deleted_at" is null', [
+      .execute('select "locales" from "project" where "id" = ? and "organization_id" = ? and "deleted_at" is null', [
         projectId,
         organizationId,
       ]);
-    return rows.length > 0 || undefined;
+    if (rows.length === 0) return undefined;
+    return { locales: rows[0].locales?.length ? rows[0].locales : DEFAULT_LOCALES };
   }
+}
+
+/** What the directory keeps of a project. */
+interface ProjectRecord {
+  locales: readonly ProjectLocale[];
 }
 
 /** One per ORM: the resolvers' guards and the upload and CDN handlers share its cache and its invalidation. */

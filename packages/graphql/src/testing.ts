@@ -1,7 +1,7 @@
 // Test support: run an operation against one subgraph schema with a given principal, as the gateway would.
 import { graphql, type GraphQLSchema } from 'graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { allPermissions, type Context, type Principal, type ProjectDirectory } from '@cp/principal';
+import { allPermissions, DEFAULT_LOCALES, type Context, type Principal, type ProjectDirectory } from '@cp/principal';
 
 export function adminPrincipal(organizationId: string, userId = 'user-1'): Principal {
   return { kind: 'user', userId, organizationId, permissions: allPermissions() };
@@ -10,7 +10,10 @@ export function adminPrincipal(organizationId: string, userId = 'user-1'): Princ
 /** Projects known to exist in a test, standing in for the access subgraph's project table. */
 export function fixedProjects(...pairs: [organizationId: string, projectId: string][]): ProjectDirectory {
   const known = new Set(pairs.map(([o, p]) => `${o}/${p}`));
-  return { exists: async (o, p) => known.has(`${o}/${p}`) };
+  return {
+    exists: async (o, p) => known.has(`${o}/${p}`),
+    locales: async (o, p) => (known.has(`${o}/${p}`) ? DEFAULT_LOCALES : undefined),
+  };
 }
 
 export interface RunOptions {

@@ -1,7 +1,9 @@
 // A project: the scope of content, components, assets and API keys.
 import { Entity, Index, PrimaryKey, Property, type Opt } from '@mikro-orm/core';
 import { randomUUID } from 'node:crypto';
+import { DEFAULT_LOCALES } from '@cp/graphql';
 import { Directive, Field, ID, ObjectType } from 'type-graphql';
+import { ProjectLocale } from './project-locale';
 
 @ObjectType({
   description: 'A project inside an organization; content, components, assets and API keys belong to one.',
@@ -25,6 +27,12 @@ export class Project {
   @Field(() => String, { nullable: true, description: 'Free-form description.' })
   @Property({ nullable: true, type: 'text' })
   description?: string | null;
+
+  @Field(() => [ProjectLocale], {
+    description: 'The locales content is written and read in (see `localized` in content type schemas).',
+  })
+  @Property({ type: 'json' })
+  locales: ProjectLocale[] & Opt = DEFAULT_LOCALES.map((l) => ({ ...l }));
 
   @Field(() => Date, { description: 'When the project was created.' })
   @Property({ type: 'timestamptz' })

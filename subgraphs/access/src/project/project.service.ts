@@ -2,6 +2,7 @@
 import { NotFoundError } from '@cp/errors';
 import { offsetPage, type OffsetArgs, type UserPrincipal, requireName } from '@cp/graphql';
 import { recordEvent } from '@cp/db';
+import { checkedLocales } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LockMode, raw } from '@mikro-orm/core';
 import { ApiKey, ApiKeyStatus } from '../api-key/api-key.entity';
@@ -32,8 +33,14 @@ export class ProjectService {
     actorId: string,
   ): Promise<Project> {
     const name = requireName(input.name);
+    const locales = input.locales && checkedLocales(input.locales);
     return em.transactional(async (tx) => {
-      const project = tx.create(Project, { organizationId, name, description: input.description ?? null });
+      const project = tx.create(Project, {
+        organizationId,
+        name,
+        description: input.description ?? null,
+        ...(locales && { locales }),
+      });
       recordEvent(tx, {
         resourceType: 'projects',
         action: 'created',
@@ -48,9 +55,11 @@ export class ProjectService {
 
   async update(em: EntityManager, caller: UserPrincipal, id: string, input: UpdateProjectInput): Promise<Project> {
     const name = input.name == null ? undefined : requireName(input.name);
+    const locales = input.locales && checkedLocales(input.locales);
     return em.transactional(async (tx) => {
       const project = await this.get(tx, caller, id, true);
       if (name !== undefined) project.name = name;
+      if (locales) project.locales = locales;
       if (input.description !== undefined) project.description = input.description;
       recordEvent(tx, {
         resourceType: 'projects',

@@ -3,6 +3,8 @@
 import { escapeLike } from '@cp/db';
 import { BadRequestError } from '@cp/errors';
 import { raw, type FilterQuery } from '@mikro-orm/postgresql';
+import { isLocalized } from '../shared/json-schema';
+import { STORED, valueIn } from './content-locales';
 import type { Content } from './content.entity';
 
 /** A filter field naming a property of the document. */
@@ -93,8 +95,10 @@ export function documentCondition(
   path: string[],
   op: string,
   value: unknown,
+  chain?: readonly string[],
 ): FilterQuery<Content> {
   const kind = propertyKind(schema, field, path);
+  const at = located(schema, path, chain);
   if (!OPERATORS[kind].includes(op)) {
     throw new BadRequestError(`Operator "${op}" does not apply to "${field}".`, {
       field,
@@ -102,25 +106,23 @@ export function documentCondition(
       allowed: OPERATORS[kind],
     });
   }
-  const pointer = pgPath(path);
   // MikroORM renders a raw key as `<sql> = true`: the parentheses keep that a comparison of the whole condition.
   const where = (sql: (alias: string) => string, params: unknown[]) =>
     ({ [raw((alias) => `(${sql(alias)})`, params)]: true }) as FilterQuery<Content>;
-  const contains = (v: unknown) => JSON.stringify(nested(path, v));
   switch (op) {
     case 'exists': {
       if (value !== true && value !== false && value !== 'true' && value !== 'false')
         throw new BadRequestError(`"exists" on "${field}" takes true or false.`, { field, operator: op });
       const present = value === true || value === 'true';
       return where(
-        (a) => `coalesce(jsonb_typeof(${a}.content #> ?::text[]), 'null') ${present ? '<>' : '='} 'null'`,
-        [pointer],
+        (a) => `coalesce(jsonb_typeof(${at.value(a)}), 'null') ${present ? '<>' : '='} 'null'`,
+        at.valueParams,
       );
     }
     case 'eq':
-      return where((a) => `${a}.content @> ?::jsonb`, [contains(typed(kind, field, op, value))]);
+      return where((a) => at.equals(a), at.equalsParams(typed(kind, field, op, value)));
     case 'neq':
-      return where((a) => `not (${a}.content @> ?::jsonb)`, [contains(typed(kind, field, op, value))]);
+      return where((a) => `not ${at.equals(a)}`, at.equalsParams(typed(kind, field, op, value)));
     case 'in': {
       const values = (Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : undefined)?.map(
         (v) => typed(kind, field, op, v),
@@ -133,23 +135,69 @@ export function documentCondition(
       if (values.length > MAX_IN_VALUES)
         throw new BadRequestError(`"in" on "${field}" takes at most ${MAX_IN_VALUES} values.`, { field, operator: op });
       if (values.length === 0) return NOTHING;
-      return where((a) => `(${values.map(() => `${a}.content @> ?::jsonb`).join(' or ')})`, values.map(contains));
+      return where(
+        (a) => `(${values.map(() => at.equals(a)).join(' or ')})`,
+        values.flatMap((v) => at.equalsParams(v)),
+      );
     }
     case 'like':
       return where(
-        (a) => `(${a}.content #>> ?::text[]) ilike ?`,
-        [pointer, likePattern(field, typed(kind, field, op, value) as string)],
+        (a) => `((${at.value(a)}) #>> '{}') ilike ?`,
+        [...at.valueParams, likePattern(field, typed(kind, field, op, value) as string)],
       );
     default: {
       const comparison = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[op]!;
       const type = kind === 'string' ? 'string' : 'number';
       return where(
-        (a) =>
-          `jsonb_typeof(${a}.content #> ?::text[]) = '${type}' and (${a}.content #> ?::text[]) ${comparison} ?::jsonb`,
-        [pointer, pointer, JSON.stringify(typed(kind, field, op, value))],
+        (a) => `jsonb_typeof(${at.value(a)}) = '${type}' and (${at.value(a)}) ${comparison} ?::jsonb`,
+        [...at.valueParams, ...at.valueParams, JSON.stringify(typed(kind, field, op, value))],
       );
     }
   }
+}
+
+/** Where a property's value is read: SQL for "the value equals v" and for the value itself, with their bindings. */
+interface Location {
+  /** Containment (`@>`), so the `jsonb_path_ops` index answers it; `equalsParams(v)` are its bindings. */
+  equals(alias: string): string;
+  equalsParams(value: unknown): unknown[];
+  /** The value as `jsonb` (SQL null when absent); `valueParams` are its bindings. */
+  value(alias: string): string;
+  valueParams: unknown[];
+}
+
+/**
+ * A property's value as SQL. For a localized property in a locale's `chain` it is the value of the first locale of the
+ * chain that has one (a stored locale never holds null, content-locales.ts): containment of the path through that
+ * locale, for each step with "no value in the earlier locales" beside it, so every step is still an index probe.
+ */
+function located(schema: SchemaNode, path: string[], chain: readonly string[] | undefined): Location {
+  const properties = schema.properties as Record<string, SchemaNode> | undefined;
+  const localized = chain && isLocalized(properties?.[path[0]]);
+  if (!localized) {
+    return {
+      equals: (a) => `${a}.content @> ?::jsonb`,
+      equalsParams: (v) => [JSON.stringify(nested(path, v))],
+      value: (a) => `${a}.content #> ?::text[]`,
+      valueParams: [pgPath(path)],
+    };
+  }
+  const [key, ...rest] = path;
+  const absent = (a: string) => `${a}.content #> ?::text[] is null`;
+  const steps = chain.map((code, i) => ({
+    equals: (a: string) => [`${a}.content @> ?::jsonb`, ...chain.slice(0, i).map(() => absent(a))].join(' and '),
+    equalsParams: (v: unknown) => [
+      JSON.stringify(nested([key, code, ...rest], v)),
+      ...chain.slice(0, i).map((earlier) => pgPath([key, earlier])),
+    ],
+  }));
+  return {
+    equals: (a) => `(${steps.map((s) => `(${s.equals(a)})`).join(' or ')})`,
+    equalsParams: (v) => steps.flatMap((s) => s.equalsParams(v)),
+    value: (a) =>
+      `(case ${chain.map(() => `when ${a}.content #> ?::text[] is not null then ${a}.content #> ?::text[]`).join(' ')} end)`,
+    valueParams: chain.flatMap((code) => [pgPath([key, code]), pgPath([key, code, ...rest])]),
+  };
 }
 
 /** How a list sorts on a document property: its SQL over a table alias, and a row's value as a cursor keeps it. */
@@ -163,21 +211,34 @@ export interface DocumentSortKey {
  * place in PostgreSQL's total order of JSON values (null, then strings, numbers, booleans; each type in its own
  * order) and a cursor compares the pair (value, id). Only scalar properties sort; an object or array is 400.
  */
-export function documentSortKey(schema: SchemaNode, field: string): DocumentSortKey {
+export function documentSortKey(schema: SchemaNode, field: string, chain?: readonly string[]): DocumentSortKey {
   const path = DOCUMENT_FIELD.exec(field)![1].split('.');
   if (propertyKind(schema, field, path) === 'other')
     throw new BadRequestError(`"${field}" is not a string, number, boolean or reference: it can't be sorted on.`, {
       field,
       parameter: 'sort',
     });
+  const at = located(schema, path, chain);
   // The path is a literal of the SQL text (an ORDER BY takes no bindings here); its quotes doubled.
-  const literal = `'${pgPath(path).replace(/'/g, "''")}'::text[]`;
+  const literals = at.valueParams.map((p) => `'${String(p).replace(/'/g, "''")}'::text[]`);
+  const [key, ...rest] = path;
+  const valueAt = (document: unknown, steps: string[]) =>
+    steps.reduce<unknown>((node, step) => (node as Record<string, unknown> | undefined)?.[step], document);
   return {
-    sql: (alias) => `coalesce(${alias}.content #> ${literal}, 'null'::jsonb)`,
-    valueOf: (row) =>
-      JSON.stringify(
-        path.reduce<unknown>((node, key) => (node as Record<string, unknown>)?.[key], row.content) ?? null,
-      ),
+    sql: (alias) => {
+      let i = 0;
+      return `coalesce(${at.value(alias).replace(/\?::text\[\]/g, () => literals[i++])}, 'null'::jsonb)`;
+    },
+    // A localized property's value in the chain, from the stored document (the answer's is already localized, and
+    // holds maps with `*`).
+    valueOf: (row) => {
+      const stored = (row as { [STORED]?: Record<string, unknown> })[STORED] ?? row.content;
+      const value =
+        chain && isLocalized((schema.properties as Record<string, unknown> | undefined)?.[key])
+          ? valueAt(valueIn(stored?.[key], { chain }), rest)
+          : valueAt(row.content, path);
+      return JSON.stringify(value ?? null);
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 // `include`: the entries and assets an answer's entries reference, to a few hops, sent beside the answer.
 import { BadRequestError } from '@cp/errors';
-import type { ProjectScope, Visibility } from '@cp/graphql';
+import type { LocaleRequest, ProjectScope, Visibility } from '@cp/graphql';
 import { Field, ObjectType } from 'type-graphql';
 import { AssetReference } from './asset-reference';
 import { Content } from './content.entity';
@@ -27,6 +27,8 @@ export interface IncludeRequest {
   scope: ProjectScope;
   depth: number;
   visibility: Visibility;
+  /** The locale the answer was read in: its includes are read in it too. */
+  locale: LocaleRequest;
 }
 
 /** Where a root field's answer (a list page or one entry) keeps its `include` request. */

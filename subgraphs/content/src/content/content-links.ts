@@ -3,6 +3,7 @@ import { AppError, ValidationFailedError, type FieldError } from '@cp/errors';
 import { lockReferenceTargets } from '@cp/db';
 import type { ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { forEachSubschema, isLocalized, pointerSegment as segment } from '../shared/json-schema';
 
 /** What a reference may point to: an entry (of any type, or of `typeIds`), or an asset. */
 export interface ReferenceRule {
@@ -21,9 +22,6 @@ type SchemaNode = Record<string, unknown>;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** A JSON Pointer segment: `~` and `/` are escaped (RFC 6901). */
-const segment = (key: string | number) => String(key).replaceAll('~', '~0').replaceAll('/', '~1');
 
 /** The schema's `reference` as a rule, or undefined when the node is no reference. Assumes a checked schema. */
 function ruleOf(node: SchemaNode): ReferenceRule | undefined {
@@ -48,18 +46,28 @@ export function collectLinks(schema: Record<string, unknown>, document: Record<s
 function collectRuled(schema: Record<string, unknown>, document: Record<string, unknown>) {
   const { components: _components, ...data } = document;
   const links: (Link & { typeIds?: string[] })[] = [];
-  walk(schema, data, '', links);
+  walk(schema, data, '', links, true);
   return links;
 }
 
-function walk(node: unknown, value: unknown, path: string, out: (Link & { typeIds?: string[] })[]): void {
+/**
+ * `top`: the document itself, whose localized properties hold a value per locale (`/<property>/<locale>/…`): a
+ * localized reference links to every locale's target, so integrity holds for each.
+ */
+function walk(node: unknown, value: unknown, path: string, out: (Link & { typeIds?: string[] })[], top = false): void {
   if (!isObject(node) || value === undefined) return;
   const rule = ruleOf(node);
   if (rule && typeof value === 'string') out.push({ path, kind: rule.kind, targetId: value, typeIds: rule.typeIds });
   if (Array.isArray(node.allOf)) for (const branch of node.allOf) walk(branch, value, path, out);
   if (isObject(value) && isObject(node.properties)) {
-    for (const [key, property] of Object.entries(node.properties))
-      if (Object.hasOwn(value, key)) walk(property, value[key], `${path}/${segment(key)}`, out);
+    for (const [key, property] of Object.entries(node.properties)) {
+      if (!Object.hasOwn(value, key)) continue;
+      const at = `${path}/${segment(key)}`;
+      const perLocale = value[key];
+      if (top && isLocalized(property) && isObject(perLocale))
+        for (const [code, one] of Object.entries(perLocale)) walk(property, one, `${at}/${segment(code)}`, out);
+      else walk(property, value[key], at, out);
+    }
   }
   if (Array.isArray(value)) {
     const prefix = Array.isArray(node.prefixItems) ? node.prefixItems : [];
@@ -67,35 +75,16 @@ function walk(node: unknown, value: unknown, path: string, out: (Link & { typeId
   }
 }
 
-/** Keywords whose value is one subschema, a map of them, or a list of them (JSON Schema 2020-12). */
-const ONE = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames'];
-const ONE_MORE = ['unevaluatedItems', 'unevaluatedProperties', 'additionalItems'];
-const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
-const LIST = ['prefixItems', 'allOf', 'anyOf', 'oneOf'];
-
 /**
  * A type's schema may hold `reference` wherever a subschema stands: `{}`, `{"typeIds": [ids]}` or `{"to": "asset"}`.
  * Anything else inside it is refused (422) with the pointer of the offending member, before the schema is saved.
  */
 export function assertReferenceKeywords(schema: unknown, path = '/schema'): void {
   const errors: FieldError[] = [];
-  checkNode(schema, path, errors);
+  forEachSubschema(schema, path, (node, at) => {
+    if (node.reference !== undefined) errors.push(...checkReference(node.reference, `${at}/reference`));
+  });
   if (errors.length > 0) throw new ValidationFailedError(errors, 'The schema holds an invalid `reference`.');
-}
-
-function checkNode(node: unknown, path: string, errors: FieldError[]): void {
-  if (!isObject(node)) return;
-  if (node.reference !== undefined) errors.push(...checkReference(node.reference, `${path}/reference`));
-  for (const key of [...ONE, ...ONE_MORE]) checkNode(node[key], `${path}/${key}`, errors);
-  for (const key of MAP) {
-    const members = node[key];
-    if (isObject(members))
-      for (const [name, sub] of Object.entries(members)) checkNode(sub, `${path}/${key}/${segment(name)}`, errors);
-  }
-  for (const key of LIST) {
-    const list = node[key];
-    if (Array.isArray(list)) list.forEach((sub, i) => checkNode(sub, `${path}/${key}/${i}`, errors));
-  }
 }
 
 function checkReference(reference: unknown, path: string): FieldError[] {

@@ -54,6 +54,7 @@ export function listWhere(
   args: ContentListArgs,
   visibility: Visibility = 'admin',
   schema?: Record<string, unknown>,
+  chain?: readonly string[],
 ): FilterQuery<Content>[] {
   const where: FilterQuery<Content>[] = [{ organizationId: scope.organizationId, projectId: scope.projectId }];
   const typeId = args.typeId ?? args.type ?? args.contentType;
@@ -77,7 +78,7 @@ export function listWhere(
   if (tags?.length) where.push({ tags: { $contains: tags } } as FilterQuery<Content>);
   const text = fullText(args.search ?? '');
   if (text) where.push(text);
-  where.push(...searchWhere(args.filter, visibility, schema));
+  where.push(...searchWhere(args.filter, visibility, schema, chain));
   return where;
 }
 
@@ -144,12 +145,14 @@ const ALL_OPERATORS = [...new Set(Object.values(OPERATORS).flat())];
 /**
  * Search filter → MikroORM conditions; unknown fields, operators or ill-typed values are 400 naming them. For the
  * `published` view (API keys, the published projection) `status` is decided here: every entry there is `published`.
- * Every other view filters the working rows' own status (a preview key's are limited by `listWhere`).
+ * Every other view filters the working rows' own status (a preview key's are limited by `listWhere`). A localized
+ * property is read in the locale whose fallback `chain` is given (every read passes its request's).
  */
 export function searchWhere(
   filter: Record<string, unknown> | undefined,
   visibility: Visibility = 'admin',
   schema?: Record<string, unknown>,
+  chain?: readonly string[],
 ): FilterQuery<Content>[] {
   return Object.entries(filter ?? {}).flatMap(([field, ops]) => {
     const document = DOCUMENT_FIELD.exec(field);
@@ -158,7 +161,7 @@ export function searchWhere(
         throw new BadRequestError(`"${field}" needs exactly one content type selected (\`typeId\`).`, { field });
       const path = document[1].split('.');
       return Object.entries(operatorsOf(field, ops)).map(([op, value]) =>
-        documentCondition(schema, field, path, op, value),
+        documentCondition(schema, field, path, op, value, chain),
       );
     }
     const spec = Object.hasOwn(FIELDS, field) ? FIELDS[field] : undefined;

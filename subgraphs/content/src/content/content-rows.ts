@@ -1,9 +1,10 @@
 // Read-only content pages in one query as plain rows: no entities, no identity map, no change-tracking snapshots.
 import { QueryShapes } from '@cp/db';
-import { EntityStatus, PREVIEW_STATUSES, type ProjectScope, type Visibility } from '@cp/graphql';
+import { EntityStatus, PREVIEW_STATUSES, type LocaleRequest, type ProjectScope, type Visibility } from '@cp/graphql';
 import type { EntityManager, FilterQuery, QBFilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { Content } from './content.entity';
+import { localizeRows } from './content-locales';
 import { PublishedContent } from './published-content.entity';
 
 interface Columns {
@@ -53,10 +54,11 @@ function shapesOf(em: EntityManager, kind: keyof ShapeCaches): QueryShapes<Filte
   return shapes[kind];
 }
 
-/** Who reads, and whether the caller selected `compiled`. */
+/** Who reads, whether the caller selected `compiled`, and in which locale (absent: rows as stored). */
 export interface ContentView {
   visibility: Visibility;
   compiled: boolean;
+  locale?: LocaleRequest;
 }
 
 export const ADMIN_VIEW: ContentView = { visibility: 'admin', compiled: true };
@@ -73,6 +75,8 @@ export interface ContentRowsOptions {
   compiled?: boolean;
   /** Rows to skip (offset pages). Searches pass it, page 1 included, so their shapes go to their own cache. */
   offset?: number;
+  /** The locale the documents are answered in (content-locales.ts); absent: as stored, every locale. */
+  locale?: LocaleRequest;
 }
 
 /**
@@ -84,7 +88,7 @@ export async function readContentRows(
   where: FilterQuery<Content>,
   orderBy: Record<string, 'asc' | 'desc'>,
   limit: number,
-  { published = false, typeVersion = false, compiled = true, offset }: ContentRowsOptions = {},
+  { published = false, typeVersion = false, compiled = true, offset, locale }: ContentRowsOptions = {},
 ): Promise<Content[]> {
   const build = (filter: FilterQuery<Content>) => {
     let query;
@@ -137,7 +141,7 @@ export async function readContentRows(
   const driver = em.getDriver();
   const meta = em.getMetadata().get(published ? PublishedContent.name : Content.name);
   const typeMeta = typeVersion ? em.getMetadata().get(ContentTypeVersion.name) : undefined;
-  return rows.map((row) => {
+  const entries = rows.map((row) => {
     let contentType: unknown;
     if (typeMeta) {
       const typeRow: Record<string, unknown> = {};
@@ -161,6 +165,8 @@ export async function readContentRows(
     };
     return (typeMeta ? { ...view, contentType } : view) as unknown as Content;
   });
+  if (locale) await localizeRows(em, entries, locale, { compiled, published });
+  return entries;
 }
 
 /**
@@ -185,5 +191,6 @@ export async function visibleContentRows(
     published: view.visibility === 'published',
     compiled: view.compiled,
     offset: 0,
+    locale: view.locale,
   });
 }

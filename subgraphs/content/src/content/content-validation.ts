@@ -1,11 +1,12 @@
 // Validates a document: the type's JSON Schema for everything but `content.components`, then each component instance.
 import { AppError, ValidationFailedError, type FieldError } from '@cp/errors';
-import type { ProjectScope } from '@cp/graphql';
+import type { LocaleRequest, ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import { createHash } from 'node:crypto';
 import { projectComponents, type CatalogComponent } from '../shared/component-catalog';
-import { jsonSchema as ajv } from '../shared/json-schema';
+import { jsonSchema as ajv, pointerSegment } from '../shared/json-schema';
+import { documentsToValidate } from './content-locales';
 
 /** Compiled validators by schema content: types and components change rarely, documents are validated often. */
 const validators = new Map<string, ValidateFunction>();
@@ -57,15 +58,35 @@ interface ComponentNode {
   children?: unknown;
 }
 
+/**
+ * A stored document against its type's schema, and its component tree against the catalog. With `localized`, the
+ * document holds every locale's values of those properties: the default locale's document must satisfy the schema,
+ * and each other locale's values their property's schema (errors name them `/<property>/<locale>/…`).
+ */
 export function validateDocument(
   document: Record<string, unknown>,
   schema: Record<string, unknown>,
   allowed: Map<string, CatalogComponent>,
+  localized?: { keys: readonly string[]; locale: LocaleRequest },
 ): void {
-  const { components, ...data } = document;
+  const [first, ...others] = localized
+    ? documentsToValidate(document, localized.keys, localized.locale)
+    : [{ code: '', document, own: [] }];
+  const { components, ...data } = first.document;
   const validate = validatorFor(schema);
   const errors = validate(data) ? [] : toFieldErrors(validate.errors, '');
   if (components !== undefined) errors.push(...validateNodes(components, '/components', allowed));
+  for (const { code, document: inLocale, own } of others) {
+    const { components: _components, ...values } = inLocale;
+    if (validate(values)) continue;
+    // Only this locale's own values differ from the default's document, which was checked above.
+    for (const error of toFieldErrors(validate.errors, '')) {
+      const key = own
+        .map((k) => `/${pointerSegment(k)}`)
+        .find((k) => error.path === k || error.path.startsWith(`${k}/`));
+      if (key !== undefined) errors.push({ ...error, path: `${key}/${code}${error.path.slice(key.length)}` });
+    }
+  }
   if (errors.length > 0) throw new ValidationFailedError(errors);
 }
 

@@ -10,6 +10,14 @@ const PAGE_INCLUDE_DESCRIPTION =
 export const SELECT_DESCRIPTION =
   'The entry fields and `content.<path>`s to answer (`id` always). In GraphQL your selection set picks the entry fields; here `select` prunes `content` to the named paths (a nested path keeps its nesting; `content` keeps the whole document; with no path named, `content` is `{}`). With one content type selected, each path must be a property its schema declares. REST: comma-separated. `includes` are not pruned.';
 
+/** What `locale` does on reads. */
+export const LOCALE_DESCRIPTION =
+  'The locale to answer in (a code of the project’s `locales`; default: its default locale). A localized property answers its value in that locale, else in its fallback chain, else it is left out; filters and sort read it the same way. `*` answers every locale’s values as maps `{"<code>": value}`. The locale cascades to `includes` and `references`.';
+
+/** What `locale` does on writes. */
+export const WRITE_LOCALE_DESCRIPTION =
+  'The locale `content`’s localized properties are written in (default: the project’s default locale); the other locales’ values are kept, and a null or absent value is removed (reads fall back). `*`: they hold maps `{"<code>": value}` that replace every locale’s values.';
+
 @InputType({ description: 'A new content entry.' })
 export class CreateContentInput {
   @Field(() => ID, { description: 'The content type; it must have a published version.' })
@@ -135,6 +143,9 @@ export class ContentListArgs extends CursorArgs {
     description: SELECT_DESCRIPTION,
   })
   select?: string[];
+
+  @Field({ nullable: true, description: LOCALE_DESCRIPTION })
+  locale?: string;
 }
 
 @InputType({ description: 'Advanced search: a filter map of field → operators, a sort, and offset paging.' })

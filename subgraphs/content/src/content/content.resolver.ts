@@ -10,6 +10,7 @@ import {
   selects,
   VersionList,
   type Context,
+  type LocaleRequest,
   UserReference,
   userRef,
   VersionFieldsResolver,
@@ -38,11 +39,14 @@ import { Content, ContentVersion } from './content.entity';
 import {
   ContentListArgs,
   CreateContentInput,
+  LOCALE_DESCRIPTION,
   MigrateInput,
   SearchContentInput,
   SELECT_DESCRIPTION,
   UpdateContentInput,
+  WRITE_LOCALE_DESCRIPTION,
 } from './content.inputs';
+import { LOCALE, localizeRows, requestLocale, type LocalizedEntry } from './content-locales';
 import { parseSelect, withSelectedDocument, type DocumentSelection } from './content-select';
 import { ContentService } from './content.service';
 import { AssetReference } from './asset-reference';
@@ -51,6 +55,8 @@ import { getResolvedContent, getVisibleContent } from './published-content';
 import { ContentIncludes, INCLUDE, parseInclude, withInclude, type WithInclude } from './content-includes';
 
 const selectArg = { nullable: true, description: SELECT_DESCRIPTION };
+const localeArg = { nullable: true, description: LOCALE_DESCRIPTION };
+const writeLocaleArg = { nullable: true, description: WRITE_LOCALE_DESCRIPTION };
 
 /** The fields of an entry type (`Content`, `ResolvedContent`): the entry-field names `select` accepts. */
 const entryFieldsBySchema = new WeakMap<GraphQLSchema, Map<string, ReadonlySet<string>>>();
@@ -109,13 +115,15 @@ class ContentReadsAndEdits {
   ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const depth = parseInclude(args.include);
+    const locale = await requestLocale(ctx, scope, args.locale);
     const selection = parseSelect(args.select, entryFields(info, 'Content'));
     if (selection) await this.service.assertSelectable(ctx.em, scope, args, selection, visibility);
     const page = await this.service.list(ctx.em, scope, args, {
       visibility,
       compiled: selects(info, ['data', 'compiled']),
+      locale,
     });
-    return withInclude(selectedPage(page, selection), { scope, depth, visibility });
+    return withInclude(selectedPage(page, selection), { scope, depth, visibility, locale });
   }
 
   @Query(() => ContentSearchResult, {
@@ -124,16 +132,18 @@ class ContentReadsAndEdits {
   async searchContent(
     @Args() scope: ProjectScopeArgs,
     @Arg('input', () => SearchContentInput, { nullable: true, ...body }) input: SearchContentInput | undefined,
+    @Arg('locale', () => String, localeArg) requested: string | undefined,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const compiled = selects(info, ['data', 'compiled']);
     const depth = parseInclude(input?.include);
+    const locale = await requestLocale(ctx, scope, requested);
     const selection = parseSelect(input?.select, entryFields(info, 'Content'));
     if (selection) await this.service.assertSelectable(ctx.em, scope, { filter: input?.filter }, selection, visibility);
-    const page = await this.service.search(ctx.em, scope, input ?? {}, { visibility, compiled });
-    return withInclude(selectedPage(page, selection), { scope, depth, visibility });
+    const page = await this.service.search(ctx.em, scope, input ?? {}, { visibility, compiled, locale });
+    return withInclude(selectedPage(page, selection), { scope, depth, visibility, locale });
   }
 
   @Query(() => Content, { description: 'One entry.' })
@@ -142,17 +152,19 @@ class ContentReadsAndEdits {
     @Arg('id', () => ID, idArg) id: string,
     @Arg('include', () => Int, includeArg) include: number | undefined,
     @Arg('select', () => [String], selectArg) select: string[] | undefined,
+    @Arg('locale', () => String, localeArg) requested: string | undefined,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const depth = parseInclude(include);
+    const locale = await requestLocale(ctx, scope, requested);
     const selection = parseSelect(select, entryFields(info, 'Content'));
     const entry =
       visibility === 'admin'
-        ? await this.service.read(ctx.em, scope, id)
-        : await getVisibleContent(ctx.em, scope, id, visibility);
-    return withInclude(withSelectedDocument(entry, selection), { scope, depth, visibility });
+        ? await this.service.read(ctx.em, scope, id, locale)
+        : await getVisibleContent(ctx.em, scope, id, visibility, locale);
+    return withInclude(withSelectedDocument(entry, selection), { scope, depth, visibility, locale });
   }
 
   @Query(() => ResolvedContent, {
@@ -164,17 +176,19 @@ class ContentReadsAndEdits {
     @Arg('id', () => ID, idArg) id: string,
     @Arg('include', () => Int, includeArg) include: number | undefined,
     @Arg('select', () => [String], selectArg) select: string[] | undefined,
+    @Arg('locale', () => String, localeArg) requested: string | undefined,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const depth = parseInclude(include);
+    const locale = await requestLocale(ctx, scope, requested);
     const selection = parseSelect(select, entryFields(info, 'ResolvedContent'));
     // Staff resolve what clients are served (the published version); a preview key what they will be. Its includes
     // follow the same view.
     const view = visibility === 'preview' ? 'preview' : 'published';
-    const entry = withSelectedDocument(await getResolvedContent(ctx.em, scope, id, view), selection);
-    return withInclude(entry, { scope, depth, visibility: view });
+    const entry = withSelectedDocument(await getResolvedContent(ctx.em, scope, id, view, locale), selection);
+    return withInclude(entry, { scope, depth, visibility: view, locale });
   }
 
   @Query(() => ContentVersionList, { description: 'Published versions of an entry, newest first, not paginated.' })
@@ -187,10 +201,12 @@ class ContentReadsAndEdits {
   async createContent(
     @Args() scope: ProjectScopeArgs,
     @Arg('input', body) input: CreateContentInput,
+    @Arg('locale', () => String, writeLocaleArg) requested: string | undefined,
     @Ctx() ctx: Context,
   ) {
     const user = await authorizeProject(ctx, scope, 'content', 'create');
-    return this.service.create(ctx.em, scope, input, user.userId);
+    const locale = await requestLocale(ctx, scope, requested);
+    return localizedAnswer(ctx, await this.service.create(ctx.em, scope, input, user.userId, locale), locale);
   }
 
   @Mutation(() => Content, { description: 'Changes the members given; a published entry becomes `modified`.' })
@@ -198,11 +214,13 @@ class ContentReadsAndEdits {
     @Args() scope: ProjectScopeArgs,
     @Arg('id', () => ID, idArg) id: string,
     @Arg('input', body) input: UpdateContentInput,
+    @Arg('locale', () => String, writeLocaleArg) requested: string | undefined,
     @Args() _revision: ExpectedRevisionArgs,
     @Ctx() ctx: Context,
   ) {
     const user = await authorizeProject(ctx, scope, 'content', 'update');
-    return this.service.update(ctx.em, scope, id, input, user.userId);
+    const locale = await requestLocale(ctx, scope, requested);
+    return localizedAnswer(ctx, await this.service.update(ctx.em, scope, id, input, user.userId, locale), locale);
   }
 }
 
@@ -249,29 +267,37 @@ export class ContentResolver extends ContentLifecycle {
     @Args() scope: ProjectScopeArgs,
     @Arg('id', () => ID, idArg) id: string,
     @Args() args: CursorArgs,
+    @Arg('locale', () => String, localeArg) requested: string | undefined,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ) {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
+    const locale = await requestLocale(ctx, scope, requested);
     // The entry itself must be one the caller can read (404 otherwise), as for a read of it.
     if (visibility === 'admin') await this.service.read(ctx.em, scope, id);
     else await getVisibleContent(ctx.em, scope, id, visibility);
     const compiled = selects(info, ['data', 'compiled']);
-    return this.service.referencedBy(ctx.em, scope, id, args, { visibility, compiled });
+    return this.service.referencedBy(ctx.em, scope, id, args, { visibility, compiled, locale });
   }
 
   @FieldResolver(() => [Content], {
     description:
       'The entries this entry’s document references, in document order, each once. API keys follow the published version to published entries; an entry you cannot see is left out.',
   })
-  async references(@Root() entry: Content, @Ctx() ctx: Context, @Info() info: GraphQLResolveInfo): Promise<Content[]> {
+  async references(
+    @Root() entry: LocalizedEntry,
+    @Ctx() ctx: Context,
+    @Info() info: GraphQLResolveInfo,
+  ): Promise<Content[]> {
     const scope = { organizationId: entry.organizationId, projectId: entry.projectId };
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const compiled = selects(info, ['compiled']);
+    // The targets are read in the locale this entry was.
+    const locale = entry[LOCALE] ?? (await requestLocale(ctx, scope));
     // One loader per request and view: every entry of a page asks in the same tick, and two queries answer them all.
-    const key = `Content.references:${scope.organizationId}:${scope.projectId}:${visibility}:${compiled}`;
+    const key = `Content.references:${scope.organizationId}:${scope.projectId}:${visibility}:${compiled}:${locale.code}`;
     const loader = requestLoader<{ id: string; targets: Content[] }>(ctx, key, async (ids) => {
-      const found = await this.service.referencesOf(ctx.em, scope, ids, { visibility, compiled });
+      const found = await this.service.referencesOf(ctx.em, scope, ids, { visibility, compiled, locale });
       return [...found].map(([id, targets]) => ({ id, targets }));
     });
     return (await loader.load(entry.id))?.targets ?? [];
@@ -298,7 +324,7 @@ export class ContentResolver extends ContentLifecycle {
       'The entries whose document references this one, newest first (cursor pagination), as `contentReferencedBy` lists them.',
   })
   async referencedBy(
-    @Root() entry: Content,
+    @Root() entry: LocalizedEntry,
     @Args() args: CursorArgs,
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
@@ -306,7 +332,26 @@ export class ContentResolver extends ContentLifecycle {
     const scope = { organizationId: entry.organizationId, projectId: entry.projectId };
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const compiled = selects(info, ['data', 'compiled']);
-    return this.service.referencedBy(ctx.em, scope, entry.id, args, { visibility, compiled });
+    const locale = entry[LOCALE] ?? (await requestLocale(ctx, scope));
+    return this.service.referencedBy(ctx.em, scope, entry.id, args, { visibility, compiled, locale });
+  }
+
+  @FieldResolver(() => JSONObjectScalar, {
+    name: 'content',
+    description:
+      'The document; `components` holds the component tree. Localized properties answer the entry’s `locale` (`*`: maps of every locale’s values).',
+  })
+  async document(@Root() entry: LocalizedEntry, @Ctx() ctx: Context): Promise<Record<string, unknown>> {
+    if (entry[LOCALE]) return entry.content;
+    // An answer no read localized (a lifecycle mutation's entry): the project's default locale.
+    return (await localizedAnswer(ctx, entry, await requestLocale(ctx, entryScope(entry)), false)).content;
+  }
+
+  @FieldResolver(() => String, {
+    description: 'The locale this entry’s localized properties are answered in (the requested code, or `*`).',
+  })
+  async locale(@Root() entry: LocalizedEntry, @Ctx() ctx: Context): Promise<string> {
+    return (entry[LOCALE] ?? (await requestLocale(ctx, entryScope(entry)))).code;
   }
 
   @FieldResolver(() => ContentIncludes, {
@@ -323,6 +368,20 @@ export class ContentResolver extends ContentLifecycle {
   }
 }
 
+const entryScope = (entry: Content) => ({ organizationId: entry.organizationId, projectId: entry.projectId });
+
+/** A written entry as answered in the locale it was written in: a copy, the entity itself is the ORM's. */
+async function localizedAnswer(
+  ctx: Context,
+  entry: Content,
+  locale: LocaleRequest,
+  compiled = true,
+): Promise<LocalizedEntry> {
+  const copy = { ...entry } as LocalizedEntry;
+  await localizeRows(ctx.em, [copy], locale, { compiled, published: false });
+  return copy;
+}
+
 /** What `includes` answers for a root field's answer: null unless the field was asked for `include` > 0. */
 async function includesFor(
   service: ContentService,
@@ -334,7 +393,7 @@ async function includesFor(
   const request = answer[INCLUDE];
   if (!request) return null;
   const compiled = selects(info, ['content', 'compiled']);
-  const view = { visibility: request.visibility, compiled };
+  const view = { visibility: request.visibility, compiled, locale: request.locale };
   return service.includesOf(ctx.em, request.scope, rootIds, request.depth, view);
 }
 

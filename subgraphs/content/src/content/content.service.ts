@@ -20,6 +20,7 @@ import {
   offsetPage,
   parseLimit,
   parseOffsetArgs,
+  type LocaleRequest,
   type ProjectScope,
   type Visibility,
   distinctNames,
@@ -28,7 +29,9 @@ import {
 import { LockMode } from '@mikro-orm/core';
 import { raw, RawQueryFragment, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
+import { localizedDocument, mergeLocalized, projectLocale, reshapeLocalized } from './content-locales';
 import { ContentType } from '../content-type/content-type.entity';
+import { typeVersion as readTypeVersion, type FrozenTypeVersion } from '../content-type/type-versions';
 import { afterEdit, assertTransition, publishedEvent } from '../lifecycle/lifecycle';
 import { deleteChange, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
 import { compileContent } from './content-compile';
@@ -61,12 +64,6 @@ import type { SemanticSearch } from '../semantic/semantic-search';
 import { allowedComponents, validateDocument } from './content-validation';
 import { ensureTags } from '../tag/tag.resolver';
 
-/** What content needs of a type version; immutable, so shared between requests. */
-type FrozenTypeVersion = Pick<ContentTypeVersion, 'version' | 'packageVersion' | 'content'>;
-
-/** Type versions read so far, per database (a connection per ORM): every edit and publish needs its entry's. */
-const typeVersions = new WeakMap<object, Map<string, FrozenTypeVersion>>();
-
 export class ContentService {
   /** Without semantic search (embeddings off), `query` falls back to full-text matching. */
   constructor(private readonly semantic?: SemanticSearch) {}
@@ -87,12 +84,13 @@ export class ContentService {
    * Nothing is written back, so the identity map and change-tracking snapshots `get` builds were pure cost. Always
    * the database's current row (the writer sees a write at once): admin reads never pass through the read cache.
    */
-  async read(em: EntityManager, scope: ProjectScope, id: string): Promise<Content> {
+  async read(em: EntityManager, scope: ProjectScope, id: string, locale?: LocaleRequest): Promise<Content> {
     const [entry] = await readContentRows(
       em,
       { id, organizationId: scope.organizationId, projectId: scope.projectId },
       {},
       1,
+      { locale },
     );
     if (!entry) throw new NotFoundError('Content', id);
     return entry;
@@ -105,10 +103,18 @@ export class ContentService {
     return entry;
   }
 
-  async create(em: EntityManager, scope: ProjectScope, input: CreateContentInput, actorId: string): Promise<Content> {
+  /** `locale`: the locale `input.content`'s localized properties are written in (`*`: all of them, as maps). */
+  async create(
+    em: EntityManager,
+    scope: ProjectScope,
+    input: CreateContentInput,
+    actorId: string,
+    locale: LocaleRequest,
+  ): Promise<Content> {
     const name = requireName(input.name);
     const typeVersion = await this.latestTypeVersion(em, scope, input.typeId);
-    await this.validate(em, scope, input.content, typeVersion);
+    const content = mergeLocalized({}, input.content, typeVersion.localized, locale);
+    await this.validate(em, scope, content, typeVersion, locale);
     return em.transactional(async (tx) => {
       await assertProjectFolder(tx, scope, input.folderId);
       const entry = tx.create(Content, {
@@ -119,7 +125,7 @@ export class ContentService {
         name,
         description: input.description ?? null,
         isTemplate: input.isTemplate ?? false,
-        content: input.content,
+        content,
         compiled: '',
         tags: distinctNames(input.tags),
         folderId: input.folderId ?? null,
@@ -132,7 +138,7 @@ export class ContentService {
         entry.id,
         await checkedLinks(tx, scope, typeVersion.content.schema, entry.content),
       );
-      entry.compiled = await compileContent(tx, scope, entry, typeVersion.content.layoutComponentId);
+      entry.compiled = await this.compile(tx, scope, entry, typeVersion, locale);
       await ensureTags(tx, scope, entry.tags);
       recordEvent(tx, { resourceType: 'content', action: 'created', resourceId: entry.id, ...scope, actorId });
       return entry;
@@ -145,27 +151,38 @@ export class ContentService {
     id: string,
     input: UpdateContentInput,
     actorId: string,
+    locale: LocaleRequest,
   ): Promise<Content> {
-    return this.edit(em, scope, id, actorId, () => input);
+    return this.edit(em, scope, id, actorId, () => input, locale);
   }
 
-  /** An update whose members are worked out from the locked entry (bulk actions add tags to its own, …). */
+  /**
+   * An update whose members are worked out from the locked entry (bulk actions add tags to its own, …). A change of
+   * `content` needs the `locale` it is written in.
+   */
   edit(
     em: EntityManager,
     scope: ProjectScope,
     id: string,
     actorId: string,
     inputOf: (entry: Content) => UpdateContentInput,
+    locale?: LocaleRequest,
   ): Promise<Content> {
     return this.transition(em, scope, id, 'update', actorId, async (tx, entry) => {
       const input = inputOf(entry);
-      const typeVersion = await this.typeVersion(tx, entry.typeId, entry.typeVersion);
-      if (input.content !== undefined) await this.validate(tx, scope, input.content, typeVersion);
+      const typeVersion = await readTypeVersion(tx, entry.typeId, entry.typeVersion);
+      if (input.content !== undefined && !locale)
+        throw new Error('A content change needs the locale it is written in.');
+      const content =
+        input.content === undefined
+          ? undefined
+          : mergeLocalized(entry.content, input.content, typeVersion.localized, locale!);
+      if (content !== undefined) await this.validate(tx, scope, content, typeVersion, locale);
       if (input.name !== undefined) entry.name = requireName(input.name);
       if (input.description !== undefined) entry.description = input.description;
       if (input.isTemplate !== undefined) entry.isTemplate = input.isTemplate;
-      if (input.content !== undefined) {
-        entry.content = input.content;
+      if (content !== undefined) {
+        entry.content = content;
         await writeWorkingLinks(
           tx,
           scope,
@@ -183,7 +200,7 @@ export class ContentService {
       }
       if (input.metadata !== undefined) entry.metadata = clientMetadata(input.metadata, entry.metadata);
       afterEdit(entry);
-      entry.compiled = await compileContent(tx, scope, entry, typeVersion.content.layoutComponentId);
+      entry.compiled = await this.compile(tx, scope, entry, typeVersion, locale);
     });
   }
 
@@ -212,8 +229,8 @@ export class ContentService {
       const version = nextVersion(entry);
       entry.metadata = { ...entry.metadata, publishedAt: new Date().toISOString(), publishedBy: actorId };
       Object.assign(entry, { status: EntityStatus.published, version, lastPublishedVersion: version });
-      const typeVersion = await this.typeVersion(tx, entry.typeId, entry.typeVersion);
-      entry.compiled = await compileContent(tx, scope, entry, typeVersion.content.layoutComponentId);
+      const typeVersion = await readTypeVersion(tx, entry.typeId, entry.typeVersion);
+      entry.compiled = await this.compile(tx, scope, entry, typeVersion);
       tx.create(ContentVersion, {
         contentId: entry.id,
         ...scope,
@@ -276,7 +293,7 @@ export class ContentService {
    */
   restore(em: EntityManager, scope: ProjectScope, id: string, actorId: string) {
     return this.transition(em, scope, id, 'restore', actorId, async (tx, entry) => {
-      const typeVersion = await this.typeVersion(tx, entry.typeId, entry.typeVersion);
+      const typeVersion = await readTypeVersion(tx, entry.typeId, entry.typeVersion);
       await writeWorkingLinks(tx, scope, entry.id, collectLinks(typeVersion.content.schema, entry.content));
       return restoreChange(tx, entry);
     });
@@ -291,8 +308,8 @@ export class ContentService {
     actorId: string,
   ): Promise<Content> {
     return this.transition(em, scope, id, 'migrate', actorId, async (tx, entry) => {
-      const target = await tx.findOne(ContentTypeVersion, { contentTypeId: entry.typeId, version: targetTypeVersion });
-      if (!target) {
+      const exists = await tx.count(ContentTypeVersion, { contentTypeId: entry.typeId, version: targetTypeVersion });
+      if (!exists) {
         throw new AppError('TYPE_VERSION_NOT_FOUND', `Content type version ${targetTypeVersion} does not exist.`, {
           typeId: entry.typeId,
           targetVersion: targetTypeVersion,
@@ -304,12 +321,18 @@ export class ContentService {
           targetVersion: targetTypeVersion,
         });
       }
-      await this.validate(tx, scope, entry.content, target);
+      const target = await readTypeVersion(tx, entry.typeId, targetTypeVersion);
+      const from = await readTypeVersion(tx, entry.typeId, entry.typeVersion);
+      // A property the target localizes (or no longer does) changes shape: its value becomes the default locale's.
+      const locale = await projectLocale(tx, scope);
+      const content = reshapeLocalized(entry.content, from.localized, target.localized, locale.defaultCode);
+      await this.validate(tx, scope, content, target, locale);
+      entry.content = content;
       // The target version may declare other references: they are checked and recorded under its schema.
       await writeWorkingLinks(tx, scope, entry.id, await checkedLinks(tx, scope, target.content.schema, entry.content));
       Object.assign(entry, { typeVersion: target.version, packageVersion: target.packageVersion });
       afterEdit(entry);
-      entry.compiled = await compileContent(tx, scope, entry, target.content.layoutComponentId);
+      entry.compiled = await this.compile(tx, scope, entry, target, locale);
     });
   }
 
@@ -334,7 +357,8 @@ export class ContentService {
   async list(em: EntityManager, scope: ProjectScope, args: ContentListArgs, view: ContentView = ADMIN_VIEW) {
     const order = parseSort(args.sort);
     const schema = await this.documentSchema(em, scope, args, documentField(args.filter, order), view.visibility);
-    const where = listWhere(scope, args, view.visibility, schema);
+    const chain = view.locale?.chain;
+    const where = listWhere(scope, args, view.visibility, schema, chain);
     if (args.query) searchWords(args.query, 'query');
     if (args.query && this.semantic) {
       const limit = parseLimit(args.limit);
@@ -352,7 +376,7 @@ export class ContentService {
     }
     const text = args.query ? fullText(args.query, 'query') : undefined;
     const published = view.visibility === 'published';
-    const byDocument = order.field === 'updatedAt' ? undefined : documentSortKey(schema!, order.field);
+    const byDocument = order.field === 'updatedAt' ? undefined : documentSortKey(schema!, order.field, chain);
     return keysetPage<Content>(em, (published ? PublishedContent : Content) as typeof Content, {
       where: { $and: text ? [...where, text] : where } as FilterQuery<Content>,
       sortField: 'updatedAt',
@@ -360,7 +384,7 @@ export class ContentService {
       direction: order.direction,
       args,
       // Read-only: plain rows in one query (the published document joined in), no entities.
-      rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, { published, compiled: view.compiled }),
+      rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, { published, ...rowsOf(view) }),
     });
   }
 
@@ -383,7 +407,7 @@ export class ContentService {
       sortField: 'updatedAt',
       direction: 'desc',
       args,
-      rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, { published, compiled: view.compiled }),
+      rows: (page, orderBy, limit) => readContentRows(em, page, orderBy, limit, { published, ...rowsOf(view) }),
     });
   }
 
@@ -468,9 +492,10 @@ export class ContentService {
     const order = sortOrder(input.sort);
     const field = documentField(input.filter, order);
     const schema = await this.documentSchema(em, scope, { filter: input.filter }, field, view.visibility);
+    const chain = view.locale?.chain;
     const where = [
       ...listWhere(scope, { search: input.search }, view.visibility),
-      ...searchWhere(input.filter, view.visibility, schema),
+      ...searchWhere(input.filter, view.visibility, schema, chain),
     ];
     const published = view.visibility === 'published';
     if (input.query) searchWords(input.query, 'query');
@@ -500,9 +525,9 @@ export class ContentService {
       input,
       order.field === 'updatedAt'
         ? { updatedAt: order.direction, id: 'asc' }
-        : { [raw((alias) => documentSortKey(schema!, order.field).sql(alias))]: order.direction, id: 'asc' },
+        : { [raw((alias) => documentSortKey(schema!, order.field, chain).sql(alias))]: order.direction, id: 'asc' },
       (page, orderBy, limit, offset) =>
-        readContentRows(em, page, orderBy, limit, { published, compiled: view.compiled, offset }),
+        readContentRows(em, page, orderBy, limit, { published, ...rowsOf(view), offset }),
     );
   }
 
@@ -542,7 +567,7 @@ export class ContentService {
     if (ids.length === 0) return [];
     const chosen = { organizationId: scope.organizationId, projectId: scope.projectId, id: { $in: ids } };
     const published = view.visibility === 'published';
-    const rows = await readContentRows(em, chosen, {}, limit, { published, compiled: view.compiled, offset: 0 });
+    const rows = await readContentRows(em, chosen, {}, limit, { published, ...rowsOf(view), offset: 0 });
     const byId = new Map(rows.map((row) => [row.id, row]));
     return ids.flatMap((id) => byId.get(id) ?? []);
   }
@@ -590,7 +615,7 @@ export class ContentService {
     if (visibility === 'published') {
       if (!type?.version)
         throw new BadRequestError(`"${field}": the selected content type has no published version.`, { field, typeId });
-      return (await this.typeVersion(em, typeId, type.version)).content.schema;
+      return (await readTypeVersion(em, typeId, type.version)).content.schema;
     }
     if (!type?.schema)
       throw new BadRequestError(`"${field}": the selected content type does not exist.`, { field, typeId });
@@ -610,40 +635,52 @@ export class ContentService {
       throw new AppError('CONTENT_TYPE_NOT_FOUND', 'The content type does not exist or has no published version.', {
         typeId,
       });
-    return this.typeVersion(em, type.id, type.lastPublishedVersion!);
+    return readTypeVersion(em, type.id, type.lastPublishedVersion!);
   }
 
-  /** Type versions are immutable (the database refuses changes): each is read once per database, then kept. */
-  private async typeVersion(em: EntityManager, typeId: string, version: number): Promise<FrozenTypeVersion> {
-    let known = typeVersions.get(em.getConnection());
-    if (!known) typeVersions.set(em.getConnection(), (known = new Map()));
-    const key = `${typeId}:${version}`;
-    const cached = known.get(key);
-    if (cached) return cached;
-    const row = await em.findOne(ContentTypeVersion, { contentTypeId: typeId, version });
-    if (!row)
-      throw new AppError('TYPE_VERSION_NOT_FOUND', `Content type version ${version} does not exist.`, {
-        typeId,
-        version,
-      });
-    if (known.size >= 1000) known.clear();
-    const frozen = { version: row.version, packageVersion: row.packageVersion, content: row.content };
-    known.set(key, frozen);
-    return frozen;
-  }
-
+  /**
+   * A stored document (localized properties hold every locale's values) against its type version: the default
+   * locale's document, and every other locale's values (content-validation.ts).
+   */
   private async validate(
     em: EntityManager,
     scope: ProjectScope,
     document: Record<string, unknown>,
     typeVersion: FrozenTypeVersion,
+    locale?: LocaleRequest,
   ): Promise<void> {
     // Without a component tree there is nothing to check against the catalog: no query for it.
     const allowList = typeVersion.content.componentIdsAllowList ?? [];
     const allowed = document.components === undefined ? new Map() : await allowedComponents(em, scope, allowList);
-    validateDocument(document, typeVersion.content.schema, allowed);
+    const localized = typeVersion.localized.length ? { keys: typeVersion.localized, locale: locale! } : undefined;
+    validateDocument(document, typeVersion.content.schema, allowed, localized);
+  }
+
+  /**
+   * The module stored with the entry: for a type with localized properties, the default locale's (reads in other
+   * locales build their own, content-locales.ts).
+   */
+  private async compile(
+    tx: EntityManager,
+    scope: ProjectScope,
+    entry: Content,
+    typeVersion: FrozenTypeVersion,
+    locale?: LocaleRequest,
+  ): Promise<string> {
+    const { id, name, typeId, packageVersion, version } = entry;
+    let content = entry.content;
+    if (typeVersion.localized.length) {
+      const { defaultCode, codes } = locale ?? (await projectLocale(tx, scope));
+      const inDefault = { code: defaultCode, chain: [defaultCode], codes, defaultCode };
+      content = localizedDocument(content, typeVersion.localized, inDefault);
+    }
+    const compilable = { id, name, typeId, typeVersion: entry.typeVersion, packageVersion, version, content };
+    return compileContent(tx, scope, compilable, typeVersion.content.layoutComponentId);
   }
 }
+
+/** What a view asks of the rows read for it. */
+const rowsOf = (view: ContentView) => ({ compiled: view.compiled, locale: view.locale });
 
 function snapshot(entry: Content): ContentSnapshot {
   const { name, description, content, tags, folderId, metadata, typeVersion, packageVersion, isTemplate } = entry;

@@ -1,6 +1,6 @@
 // What API keys see of one entry: the published projection, or for preview keys the working copy.
 import { NotFoundError } from '@cp/errors';
-import { PREVIEW_STATUSES, type ProjectScope, type KeyVisibility } from '@cp/graphql';
+import { PREVIEW_STATUSES, type LocaleRequest, type ProjectScope, type KeyVisibility } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import type { Content } from './content.entity';
@@ -11,8 +11,9 @@ export async function getVisibleContent(
   scope: ProjectScope,
   id: string,
   visibility: KeyVisibility,
+  locale?: LocaleRequest,
 ): Promise<Content> {
-  return oneVisible(em, scope, id, visibility, {});
+  return oneVisible(em, scope, id, visibility, { locale });
 }
 
 /**
@@ -24,8 +25,9 @@ export async function getResolvedContent(
   scope: ProjectScope,
   id: string,
   visibility: KeyVisibility,
+  locale?: LocaleRequest,
 ): Promise<Content & { contentType: ContentTypeVersion }> {
-  const entry = await oneVisible(em, scope, id, visibility, { typeVersion: true });
+  const entry = await oneVisible(em, scope, id, visibility, { typeVersion: true, locale });
   return entry as Content & { contentType: ContentTypeVersion };
 }
 
@@ -34,7 +36,7 @@ async function oneVisible(
   scope: ProjectScope,
   id: string,
   visibility: KeyVisibility,
-  options: { typeVersion?: boolean },
+  options: { typeVersion?: boolean; locale?: LocaleRequest },
 ) {
   const where = { id, organizationId: scope.organizationId, projectId: scope.projectId };
   const published = visibility === 'published';

@@ -33,3 +33,63 @@ const isId: DataValidateFunction = (_rule: unknown, data: unknown) => {
   return false;
 };
 jsonSchema.addKeyword({ keyword: 'reference', errors: true, validate: isId });
+
+/**
+ * `localized: true` on a top-level property: the document holds one value of it per locale of the project (a map of
+ * locale code → value), each valid against the property's schema (content-locales.ts).
+ */
+jsonSchema.addKeyword({ keyword: 'localized', metaSchema: { type: 'boolean' } });
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Whether a schema node is a localized property's. */
+export const isLocalized = (node: unknown): boolean => isObject(node) && node.localized === true;
+
+/** The schema's top-level properties marked `localized`, in the schema's order. */
+export function localizedKeys(schema: Record<string, unknown>): string[] {
+  const properties = schema.properties;
+  if (!isObject(properties)) return [];
+  return Object.keys(properties).filter((key) => isLocalized(properties[key]));
+}
+
+/** A JSON Pointer segment: `~` and `/` are escaped (RFC 6901). */
+export const pointerSegment = (key: string | number) => String(key).replaceAll('~', '~0').replaceAll('/', '~1');
+
+/** Keywords whose value is one subschema, a map of them, or a list of them (JSON Schema 2020-12). */
+const ONE = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedItems',
+  'unevaluatedProperties',
+  'additionalItems',
+];
+const MAP = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas'];
+const LIST = ['prefixItems', 'allOf', 'anyOf', 'oneOf'];
+
+/** Calls `visit` on every subschema of `schema` (itself included) with its JSON Pointer. */
+export function forEachSubschema(
+  schema: unknown,
+  path: string,
+  visit: (node: Record<string, unknown>, path: string) => void,
+): void {
+  if (!isObject(schema)) return;
+  visit(schema, path);
+  for (const key of ONE) forEachSubschema(schema[key], `${path}/${key}`, visit);
+  for (const key of MAP) {
+    const members = schema[key];
+    if (isObject(members))
+      for (const [name, sub] of Object.entries(members))
+        forEachSubschema(sub, `${path}/${key}/${pointerSegment(name)}`, visit);
+  }
+  for (const key of LIST) {
+    const list = schema[key];
+    if (Array.isArray(list)) list.forEach((sub, i) => forEachSubschema(sub, `${path}/${key}/${i}`, visit));
+  }
+}

@@ -4,7 +4,7 @@ import { loadConfig } from '@cp/config';
 import { EventDispatcher, LocalBroker } from '@cp/db';
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
 import { adminPrincipal, runOperation, type RunOptions } from '@cp/graphql/testing';
-import type { KeyVisibility, Principal } from '@cp/graphql';
+import { DEFAULT_LOCALES, type KeyVisibility, type Principal } from '@cp/graphql';
 import fc from 'fast-check';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,7 +89,7 @@ describe.each(['postgres', 'pglite'] as const)('sync (%s, property test)', (kind
   /** Runs the history in a new project with three syncing clients, then checks every client's copy. */
   const check = async (ops: Op[]) => {
     const scope = { organizationId: 'o', projectId: `p${++project}` };
-    const projects = { exists: async () => true };
+    const projects = { exists: async () => true, locales: async () => DEFAULT_LOCALES };
     const as = (principal: Principal): RunOptions => ({ schema, em: db.orm.em, principal, projects });
     const admin = as(adminPrincipal('o', 'u'));
     const key = (view: KeyVisibility) => as({ kind: 'apiKey', keyId: `k-${view}`, ...scope, scope: view } as Principal);
@@ -123,7 +123,7 @@ describe.each(['postgres', 'pglite'] as const)('sync (%s, property test)', (kind
 
     /** One page for the client, applied; checks what every page promises. */
     const step = async (client: Client): Promise<SyncPage> => {
-      const page = await sync.page(db.orm.em.fork(), scope, client.view, client.next, false);
+      const page = await sync.page(db.orm.em.fork(), scope, client.view, client.next, { compiled: false });
       const named = [...page.items.map((e) => e.id), ...page.deleted.map((d) => d.id)];
       expect(new Set(named).size).toBe(named.length); // each entry once
       expect(named.length).toBeLessThanOrEqual(PAGE);
@@ -197,7 +197,7 @@ describe.each(['postgres', 'pglite'] as const)('sync (%s, property test)', (kind
       const expected = sorted(await listed(client));
       expect(sorted(client.entries)).toEqual(expected);
       // Caught up: a delta now is empty, and replaying any earlier token's deltas leaves the copy as it is.
-      const now = await sync.page(db.orm.em.fork(), scope, client.view, client.next, false);
+      const now = await sync.page(db.orm.em.fork(), scope, client.view, client.next, { compiled: false });
       expect([now.items, now.deleted, now.nextPageToken]).toEqual([[], [], undefined]);
       for (const token of [...client.syncTokens]) {
         client.next = { syncToken: token };

@@ -1,5 +1,6 @@
 // GraphQL surface of sync (REST: `GET …/sync` under /api/v1, see routes.ts).
-import { authorizeClientRead, ProjectScopeArgs, selects, type Context } from '@cp/graphql';
+import { ALL_LOCALES, authorizeClientRead, ProjectScopeArgs, selects, type Context } from '@cp/graphql';
+import { requestLocale } from '../content/content-locales';
 import type { GraphQLResolveInfo } from 'graphql';
 import { Args, Ctx, Info, Query, Resolver } from 'type-graphql';
 import { SyncArgs, SyncPage } from './sync.inputs';
@@ -22,6 +23,8 @@ export class SyncResolver {
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     // Staff sync what clients are served, as they resolve it.
     const view = visibility === 'preview' ? 'preview' : 'published';
-    return this.service.page(ctx.em, scope, view, args, selects(info, ['items', 'compiled']));
+    // A copy keeps every locale's values (`*`); the client resolves fallbacks with the project's `locales`.
+    const locale = await requestLocale(ctx, scope, ALL_LOCALES);
+    return this.service.page(ctx.em, scope, view, args, { compiled: selects(info, ['items', 'compiled']), locale });
   }
 }

@@ -3,10 +3,13 @@ import { BadRequestError } from '@cp/errors';
 import { PREVIEW_STATUSES, type KeyVisibility, type ProjectScope } from '@cp/graphql';
 import { raw, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import type { Content } from '../content/content.entity';
-import { readContentRows } from '../content/content-rows';
+import { readContentRows, type ContentRowsOptions } from '../content/content-rows';
 import { changedAgainAfter, eventsAfter, feedPosition, textArray, type FeedEvent } from './sync-feed';
 import type { SyncArgs, SyncDeletion, SyncPage } from './sync.inputs';
 import type { SyncBinding, SyncCursor, SyncTokens } from './sync-token';
+
+/** What the caller asks of the entries' rows: their modules or not, and the locale (`*`: a copy keeps every locale). */
+export type SyncRows = Pick<ContentRowsOptions, 'compiled' | 'locale'>;
 
 /** Entries (`items` and `deleted` together) per page. */
 export const SYNC_PAGE = 100;
@@ -23,17 +26,17 @@ export class SyncService {
     private readonly pageSize = SYNC_PAGE,
   ) {}
 
-  /** One page of a sync. `compiled`: the caller selected the entries' modules. */
+  /** One page of a sync. `rows`: whether the caller selected the entries' modules, and the locale (`*`) they are in. */
   async page(
     em: EntityManager,
     scope: ProjectScope,
     view: KeyVisibility,
     args: SyncArgs,
-    compiled: boolean,
+    rows: SyncRows,
   ): Promise<SyncPage> {
     const { binding, cursor } = this.start(scope, view, args);
-    if (cursor === undefined || cursor.kind === 'snapshot') return this.snapshotPage(em, binding, cursor, compiled);
-    return this.deltaPage(em, binding, cursor.kind === 'delta' ? cursor.after : cursor.at, compiled);
+    if (cursor === undefined || cursor.kind === 'snapshot') return this.snapshotPage(em, binding, cursor, rows);
+    return this.deltaPage(em, binding, cursor.kind === 'delta' ? cursor.after : cursor.at, rows);
   }
 
   /** The binding and cursor the arguments name (no cursor: a new initial sync); 400 for any other combination. */
@@ -73,13 +76,13 @@ export class SyncService {
     em: EntityManager,
     binding: SyncBinding,
     cursor: Extract<SyncCursor, { kind: 'snapshot' }> | undefined,
-    compiled: boolean,
+    rows: SyncRows,
   ): Promise<SyncPage> {
     const at = cursor?.at ?? (await feedPosition(em));
     const after = cursor?.after ? [{ id: { $gt: cursor.after } }] : [];
-    const rows = await this.visibleRows(em, binding, after, { id: 'asc' }, this.pageSize + 1, compiled);
-    const items = rows.slice(0, this.pageSize);
-    if (rows.length > this.pageSize)
+    const found = await this.visibleRows(em, binding, after, { id: 'asc' }, this.pageSize + 1, rows);
+    const items = found.slice(0, this.pageSize);
+    if (found.length > this.pageSize)
       return {
         items,
         deleted: [],
@@ -94,12 +97,7 @@ export class SyncService {
    * when the view no longer sees it. Reads the page's events, one probe per entry and the entries' rows: never the
    * project's other entries.
    */
-  private async deltaPage(
-    em: EntityManager,
-    binding: SyncBinding,
-    after: string,
-    compiled: boolean,
-  ): Promise<SyncPage> {
+  private async deltaPage(em: EntityManager, binding: SyncBinding, after: string, rows: SyncRows): Promise<SyncPage> {
     const picked = new Map<string, FeedEvent>();
     let position = after;
     let caughtUp = false;
@@ -123,8 +121,8 @@ export class SyncService {
       if (caughtUp) break;
     }
     const ids = [...picked.keys()];
-    const rows = ids.length === 0 ? [] : await this.visibleRows(em, binding, [idIn(ids)], {}, ids.length, compiled);
-    const byId = new Map(rows.map((row) => [row.id, row]));
+    const found = ids.length === 0 ? [] : await this.visibleRows(em, binding, [idIn(ids)], {}, ids.length, rows);
+    const byId = new Map(found.map((row) => [row.id, row]));
     const items: Content[] = [];
     const deleted: SyncDeletion[] = [];
     for (const [id, event] of picked) {
@@ -144,7 +142,7 @@ export class SyncService {
     more: FilterQuery<Content>[],
     orderBy: Record<string, 'asc' | 'desc'>,
     limit: number,
-    compiled: boolean,
+    rows: SyncRows,
   ): Promise<Content[]> {
     const where: FilterQuery<Content>[] = [{ organizationId: binding.organizationId, projectId: binding.projectId }];
     if (binding.view === 'preview') where.push({ status: { $in: [...PREVIEW_STATUSES] } });
@@ -154,7 +152,7 @@ export class SyncService {
         [raw((alias) => `(${alias}."metadata"->>'locale' = ?)`, [binding.locale])]: true,
       } as FilterQuery<Content>);
     const published = binding.view === 'published';
-    return readContentRows(em, { $and: [...where, ...more] }, orderBy, limit, { published, compiled });
+    return readContentRows(em, { $and: [...where, ...more] }, orderBy, limit, { published, ...rows });
   }
 }
 

@@ -15,7 +15,7 @@ const EVERYTHING = { id: { $ne: null } } as FilterQuery<Content>;
 /** A filter tree as one condition: its own filters, every `AND` member, and one of its `OR` members. */
 function treeWhere(tree: FilterTree, view: ContentView, schema: Record<string, unknown>): FilterQuery<Content> {
   const conditions = [
-    ...searchWhere(tree.filter, view.visibility, schema),
+    ...searchWhere(tree.filter, view.visibility, schema, view.locale?.chain),
     ...tree.and.map((member) => treeWhere(member, view, schema)),
   ];
   if (tree.or) conditions.push(tree.or.length ? { $or: tree.or.map((m) => treeWhere(m, view, schema)) } : NOTHING);
@@ -42,13 +42,18 @@ export async function collectionPage(
     }) as FilterQuery<Content>;
   const orderBy: Record<string, 'asc' | 'desc'> = {};
   for (const key of request.order) {
-    const sortKey = key.field === 'updatedAt' ? undefined : documentSortKey(schema, key.field);
+    const sortKey = key.field === 'updatedAt' ? undefined : documentSortKey(schema, key.field, view.locale?.chain);
     const column = sortKey ? raw((alias) => sortKey.sql(alias)) : key.field;
     orderBy[column] ??= key.direction;
   }
   orderBy.id = request.order.at(-1)!.direction;
   const items = (await RawQueryFragment.run(() =>
-    readContentRows(em, where(), orderBy, request.limit, { published, compiled: false, offset: request.skip }),
+    readContentRows(em, where(), orderBy, request.limit, {
+      published,
+      compiled: false,
+      offset: request.skip,
+      locale: view.locale,
+    }),
   )) as unknown as TypedEntry[];
   const known = items.length < request.limit && (items.length > 0 || request.skip === 0);
   return {

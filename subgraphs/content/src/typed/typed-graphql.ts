@@ -6,6 +6,7 @@ import {
   armorProtection,
   assertListCost,
   authorizeClientRead,
+  DEFAULT_LOCALES,
   parseWithinLimits,
   type Context,
   type KeyVisibility,
@@ -117,7 +118,14 @@ export class TypedGraphQL {
       document: parsed.document,
       variableValues: variables,
       operationName,
-      contextValue: typedReads(request.context.em, request.scope, { visibility, compiled: false }, this.cdnUrl),
+      contextValue: typedReads(
+        request.context.em,
+        request.scope,
+        { visibility, compiled: false },
+        this.cdnUrl,
+        (await request.context.projects.locales(request.scope.organizationId, request.scope.projectId)) ??
+          DEFAULT_LOCALES,
+      ),
     });
     const errors = result.errors && format(result.errors);
     return {

@@ -1,8 +1,9 @@
 // One request's reads for the typed schema: entries and assets by id in batches (one statement per kind and level of
 // references), collections through typed-collection.ts, as the caller may see them.
-import type { ProjectScope } from '@cp/graphql';
+import { localeRequest, type LocaleRequest, type ProjectLocale, type ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
+import { LOCALE, type LocalizedEntry } from '../content/content-locales';
 import { visibleContentRows, type ContentView } from '../content/content-rows';
 import { collectionPage } from './typed-collection';
 import type { AssetTransform, TypedAsset, TypedEntry, TypedSource } from './typed-source';
@@ -33,18 +34,29 @@ export function typedReads(
   view: ContentView,
   /** The CDN's base address (`config.http.cdnUrl`). */
   cdnUrl: string,
+  locales: readonly ProjectLocale[],
 ): TypedSource {
-  const entries = new DataLoader<string, TypedEntry | null>(
-    async (ids) => byId(ids, (await visibleContentRows(em, scope, ids, view)) as unknown as TypedEntry[]),
-    { maxBatchSize: 1000 },
-  );
+  const byDefault = localeRequest(locales);
+  // One batch per locale a request reads in (most read in one).
+  const loaders = new Map<string, DataLoader<string, TypedEntry | null>>();
+  const entriesIn = (locale: LocaleRequest) => {
+    let loader = loaders.get(locale.code);
+    if (!loader) {
+      const read = async (ids: readonly string[]) =>
+        byId(ids, (await visibleContentRows(em, scope, ids, { ...view, locale })) as unknown as TypedEntry[]);
+      loaders.set(locale.code, (loader = new DataLoader(read, { maxBatchSize: 1000 })));
+    }
+    return loader;
+  };
   const assets = new DataLoader<string, TypedAsset | null>(async (ids) => byId(ids, await liveAssets(em, scope, ids)), {
     maxBatchSize: 1000,
   });
   return {
-    entry: (id) => entries.load(id),
+    locale: (requested) => (requested == null ? byDefault : localeRequest(locales, requested)),
+    localeOf: (entry) => (entry as unknown as LocalizedEntry)[LOCALE] ?? byDefault,
+    entry: (id, locale) => entriesIn(locale).load(id),
     asset: (id) => assets.load(id),
-    collection: (request) => collectionPage(em, scope, request, view),
+    collection: (request) => collectionPage(em, scope, request, { ...view, locale: request.locale }),
     assetUrl(asset: TypedAsset, transform?: AssetTransform) {
       const base = `${cdnUrl}/${scope.organizationId}/${scope.projectId}/assets/${asset.id}/${encodeURIComponent(asset.name)}`;
       if (!transform) return base;

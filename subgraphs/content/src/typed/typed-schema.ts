@@ -219,16 +219,24 @@ export interface TypedSchema {
 function references<T>(
   value: (entry: TypedEntry) => unknown,
   many: boolean,
-  load: (source: TypedSource, id: string) => Promise<T | null>,
+  load: (source: TypedSource, id: string, from: TypedEntry) => Promise<T | null>,
 ) {
-  const one = (source: TypedSource, id: unknown) => (typeof id === 'string' ? load(source, id) : null);
+  const one = (source: TypedSource, id: unknown, from: TypedEntry) =>
+    typeof id === 'string' ? load(source, id, from) : null;
   return async (entry: TypedEntry, _args: unknown, source: TypedSource) => {
     const held = value(entry);
-    if (!many) return one(source, held);
+    if (!many) return one(source, held, entry);
     if (!Array.isArray(held)) return null;
-    return (await Promise.all(held.map((id) => one(source, id)))).filter((target) => target !== null);
+    return (await Promise.all(held.map((id) => one(source, id, entry)))).filter((target) => target !== null);
   };
 }
+
+/** Every root field's `locale`. */
+const LOCALE_ARG = {
+  type: GraphQLString,
+  description:
+    'The locale to answer in (a code of the project’s `locales`; default: its default locale): a localized property answers its value in that locale, else in its fallback chain, else null; filters and order read it the same way, and referenced entries are answered in it too.',
+};
 
 /**
  * The typed schema of a project's published content types, given oldest first (see typed-names.ts for how names are
@@ -300,7 +308,8 @@ export function buildTypedSchema(types: readonly TypedContentType[]): TypedSchem
         return { type: plan.list ? list(Asset) : Asset, description, resolve: references(value, plan.list, assetOf) };
       case 'entry': {
         const target = targets.get(field)!;
-        const entryOf = async (source: TypedSource, id: string) => allowedTarget(await source.entry(id), plan.typeIds);
+        const entryOf = async (source: TypedSource, id: string, from: TypedEntry) =>
+          allowedTarget(await source.entry(id, source.localeOf(from)), plan.typeIds);
         return { type: plan.list ? list(target) : target, description, resolve: references(value, plan.list, entryOf) };
       }
     }
@@ -329,8 +338,9 @@ export function buildTypedSchema(types: readonly TypedContentType[]): TypedSchem
     entry: {
       type: Entry,
       description: 'Any entry of the project by its id, when its content type is in this schema.',
-      args: { id: { type: nonNull(GraphQLID) } },
-      resolve: async (_root, args: { id: string }, source) => allowedTarget(await source.entry(args.id), undefined),
+      args: { id: { type: nonNull(GraphQLID) }, locale: LOCALE_ARG },
+      resolve: async (_root, args: { id: string; locale?: string | null }, source) =>
+        allowedTarget(await source.entry(args.id, source.locale(args.locale)), undefined),
     },
   };
   for (const info of infos) Object.assign(query, rootFields(info));
@@ -397,9 +407,9 @@ function rootFields(info: TypeInfo): GraphQLFieldConfigMap<unknown, TypedSource>
     [root]: {
       type: object,
       description: `One ${info.name} entry by its id.`,
-      args: { id: { type: nonNull(GraphQLID) } },
-      resolve: async (_root, args: { id: string }, source) => {
-        const entry = await source.entry(args.id);
+      args: { id: { type: nonNull(GraphQLID) }, locale: LOCALE_ARG },
+      resolve: async (_root, args: { id: string; locale?: string | null }, source) => {
+        const entry = await source.entry(args.id, source.locale(args.locale));
         return entry?.typeId === info.type.id ? entry : null;
       },
     },
@@ -411,10 +421,17 @@ function rootFields(info: TypeInfo): GraphQLFieldConfigMap<unknown, TypedSource>
         order: { type: list(order) },
         limit: { type: GraphQLInt, defaultValue: 20, description: `Page size, 1–${MAX_COLLECTION_LIMIT}.` },
         skip: { type: GraphQLInt, defaultValue: 0, description: `Entries to skip, 0–${MAX_COLLECTION_SKIP}.` },
+        locale: LOCALE_ARG,
       },
       resolve: async (
         _root,
-        args: { where?: Record<string, unknown> | null; order?: OrderKey[] | null; limit?: number; skip?: number },
+        args: {
+          where?: Record<string, unknown> | null;
+          order?: OrderKey[] | null;
+          limit?: number;
+          skip?: number;
+          locale?: string | null;
+        },
         source,
       ) => {
         const limit = args.limit ?? 20;
@@ -430,6 +447,7 @@ function rootFields(info: TypeInfo): GraphQLFieldConfigMap<unknown, TypedSource>
           order: orderKeys,
           limit,
           skip,
+          locale: source.locale(args.locale),
         });
         return { items: page.items, total: page.total, skip, limit };
       },

@@ -1,4 +1,6 @@
-// What the typed schema's resolvers read through: entries, assets and collections, as the caller may see them.
+// What the typed schema's resolvers read through: entries, assets and collections, as the caller may see them, in a
+// locale.
+import type { LocaleRequest } from '@cp/graphql';
 
 /** A content type as the typed schema is built from it: its last published version. */
 export interface TypedContentType {
@@ -61,6 +63,7 @@ export interface CollectionRequest {
   order: OrderKey[];
   limit: number;
   skip: number;
+  locale: LocaleRequest;
 }
 
 export interface CollectionPage {
@@ -71,7 +74,11 @@ export interface CollectionPage {
 
 /** One request's reads: lookups by id are batched (one statement per kind and tick), collections one statement each. */
 export interface TypedSource {
-  entry(id: string): Promise<TypedEntry | null>;
+  /** A field's `locale` argument against the project's locales (400 for a code it doesn't have); absent: the default. */
+  locale(requested?: string | null): LocaleRequest;
+  /** The locale `entry` was read in: the entries it references are read in it too. */
+  localeOf(entry: TypedEntry): LocaleRequest;
+  entry(id: string, locale: LocaleRequest): Promise<TypedEntry | null>;
   asset(id: string): Promise<TypedAsset | null>;
   collection(request: CollectionRequest): Promise<CollectionPage>;
   assetUrl(asset: TypedAsset, transform?: AssetTransform): string;
