@@ -1,5 +1,5 @@
 // Black-box property: an API key's answers (REST, /graphql and the typed endpoint) depend on the published state only;
-// draft edits never change them.
+// draft edits never change them, in any locale.
 import fc from 'fast-check';
 import { Client as Pg } from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +19,16 @@ const words = (min: number, max: number) => fc.array(word, { minLength: min, max
 const tags = fc.subarray(TAGS);
 const SLUGS = ['launch', 'about', 'pricing'];
 const slug = fc.constantFrom(...SLUGS);
+/** The project's locales: German falls back to English, French to nothing. */
+const LOCALES = [{ code: 'en', default: true }, { code: 'de', fallback: 'en' }, { code: 'fr' }];
+const CODES = LOCALES.map((l) => l.code);
+const code = fc.constantFrom(...CODES);
+const TITLES = ['alpha', 'beta', 'gamma'];
+const title = fc.constantFrom(...TITLES);
+/** A localized property's values: some locales of the project have one. */
+const titles = fc.record({ en: title, de: title, fr: title }, { requiredKeys: [] });
 /** Properties of the document that filters name (`content.<path>`), as the types' schema declares them. */
-const documentFields = { slug, price: fc.integer({ min: 0, max: 20 }), featured: fc.boolean() };
+const documentFields = { slug, price: fc.integer({ min: 0, max: 20 }), featured: fc.boolean(), titles };
 const entryFields = {
   name: words(1, 3),
   body: words(1, 4),
@@ -36,6 +44,7 @@ const TYPE_SCHEMA = {
     slug: { type: 'string' },
     price: { type: 'integer' },
     featured: { type: 'boolean' },
+    title: { type: 'string', localized: true },
   },
 };
 const entry = fc.record(entryFields);
@@ -55,6 +64,13 @@ const world = fc.record({
 const draftOp = fc.oneof(
   fc.record({ kind: fc.constant('create' as const), entry: draftEntry }),
   fc.record({ kind: fc.constant('edit' as const), target: fc.nat(), entry: draftEntry }),
+  // One locale's value of a working copy, written in that locale (null removes it: reads fall back).
+  fc.record({
+    kind: fc.constant('editLocale' as const),
+    target: fc.nat(),
+    locale: code,
+    title: fc.option(title, { nil: null }),
+  }),
   // A published component's working copy: its metadata and collection change, its published version does not.
   fc.record({
     kind: fc.constant('editComponent' as const),
@@ -70,7 +86,13 @@ const draftOp = fc.oneof(
 );
 
 const status = fc.constantFrom('published', 'modified', 'draft');
-const sort = fc.constantFrom('updatedAt:asc', 'updatedAt:desc', 'content.price:asc', 'content.slug:desc');
+const sort = fc.constantFrom(
+  'updatedAt:asc',
+  'updatedAt:desc',
+  'content.price:asc',
+  'content.slug:desc',
+  'content.title:asc',
+);
 /** A REST list query: any combination of the list filters, sort, full-text search and page size. */
 const listQuery = fc.record(
   {
@@ -82,6 +104,7 @@ const listQuery = fc.record(
     sort,
     limit: fc.integer({ min: 1, max: 3 }),
     query: words(1, 2),
+    locale: fc.constantFrom(...CODES, '*'),
     /** Filters on the document's fields (the request then selects a type). */
     document: fc.record(
       {
@@ -92,6 +115,8 @@ const listQuery = fc.record(
         'content.featured': fc.boolean().map(String),
         'content.body[like]': word,
         'content.slug[exists]': fc.boolean().map(String),
+        'content.title': title,
+        'content.title[exists]': fc.boolean().map(String),
       },
       { requiredKeys: [] },
     ),
@@ -124,6 +149,10 @@ const d2Filter = fc.record(
     ),
     'content.price': fc.integer({ min: 0, max: 20 }).map((v) => ({ gt: v })),
     'content.featured': fc.boolean().map((v) => ({ eq: v })),
+    'content.title': fc.oneof(
+      title.map((v) => ({ eq: v })),
+      title.map((v) => ({ like: v.slice(1) })),
+    ),
   },
   { requiredKeys: [] },
 );
@@ -143,7 +172,7 @@ const d2Body = fc.record(
 );
 const request = fc.oneof(
   fc.record({ kind: fc.constant('list' as const), query: listQuery, walk: fc.boolean() }),
-  fc.record({ kind: fc.constant('search' as const), body: d2Body }),
+  fc.record({ kind: fc.constant('search' as const), body: d2Body, locale: fc.option(code, { nil: undefined }) }),
   fc.record({ kind: fc.constant('graphql' as const), query: listQuery }),
   fc.record({ kind: fc.constant('typed' as const), query: listQuery }),
 );
@@ -169,7 +198,7 @@ const typedOrder = (sort: string) => {
   const [field, direction] = sort.split(':');
   return `${field === 'updatedAt' ? 'sys_updatedAt' : field.slice('content.'.length)}_${direction.toUpperCase()}`;
 };
-const TYPED_ENTRY = 'sys { id typeId typeVersion version publishedAt updatedAt } name body slug price featured';
+const TYPED_ENTRY = 'sys { id typeId typeVersion version publishedAt updatedAt } name body slug price featured title';
 
 interface Project {
   app: string;
@@ -213,14 +242,18 @@ describe('what an API key sees does not depend on drafts (property, real service
 
   const document = (e: Of<typeof entry>, typeIds: string[]) => ({
     name: e.name,
-    content: { body: e.body, slug: e.slug, price: e.price, featured: e.featured },
+    // Written with `locale=*`: the localized title as a map of every locale's value.
+    content: { body: e.body, slug: e.slug, price: e.price, featured: e.featured, title: e.titles },
     tags: e.tags,
     isTemplate: e.isTemplate,
     typeId: typeIds[e.type],
   });
 
   async function seed(w: Of<typeof world>): Promise<Project> {
-    const project = await admin('POST', `/app/v1${ORG}/projects`, { name: `p-${Date.now()}-${Math.random()}` });
+    const project = await admin('POST', `/app/v1${ORG}/projects`, {
+      name: `p-${Date.now()}-${Math.random()}`,
+      locales: LOCALES,
+    });
     const scope = `${ORG}/projects/${project.id}`;
     const app = `/app/v1${scope}`;
     const typeIds: string[] = [];
@@ -232,17 +265,17 @@ describe('what an API key sees does not depend on drafts (property, real service
     const entries: Project['entries'] = [];
     for (const p of w.published) {
       const { typeId, ...rest } = document(p, typeIds);
-      const created = await admin('POST', `${app}/content`, { typeId, ...rest });
+      const created = await admin('POST', `${app}/content?locale=*`, { typeId, ...rest });
       await admin('POST', `${app}/content/${created.id}/publish`);
       entries.push({ id: created.id, status: 'published' });
       if (p.editedSince) {
         const { typeId: _t, ...edit } = document(p.editedSince, typeIds);
-        await admin('PUT', `${app}/content/${created.id}`, edit);
+        await admin('PUT', `${app}/content/${created.id}?locale=*`, edit);
         entries.at(-1)!.status = 'modified';
       }
     }
     for (const d of w.drafts)
-      entries.push({ id: (await admin('POST', `${app}/content`, document(d, typeIds))).id, status: 'draft' });
+      entries.push({ id: (await admin('POST', `${app}/content?locale=*`, document(d, typeIds))).id, status: 'draft' });
     const saved = await admin('POST', `${app}/saved-searches`, {
       name: 'reports',
       query: { filter: { name: { like: 'report' } }, search: 'qua' },
@@ -326,13 +359,14 @@ export default function render(props: Props) { return '<h1>' + props.title + '</
           Object.keys(filter ?? {}).some((f) => f.startsWith('content.')) || r.body.sort?.field.startsWith('content.')
             ? { ...r.body, filter: { ...filter, typeId: { eq: p.typeIds[0] } } }
             : r.body;
-        out.push(await raw('POST', `${p.api}/content/search`, p.key, typed));
+        const locale = r.locale ? `?locale=${r.locale}` : '';
+        out.push(await raw('POST', `${p.api}/content/search${locale}`, p.key, typed));
       } else if (r.kind === 'typed') {
-        const { type, limit, document, sort } = r.query;
+        const { type, limit, document, sort, locale } = r.query;
         const [name, root] = (type ?? 0) === 0 ? ['Article', 'article'] : ['Note', 'note'];
-        const source = `query($where: ${name}Filter, $order: [${name}Order!], $limit: Int) {
-          ${root}Collection(where: $where, order: $order, limit: $limit) { total items { ${TYPED_ENTRY} } } }`;
-        const variables = { where: typedWhere(document), order: sort && [typedOrder(sort)], limit };
+        const source = `query($where: ${name}Filter, $order: [${name}Order!], $limit: Int, $locale: String) {
+          ${root}Collection(where: $where, order: $order, limit: $limit, locale: $locale) { total items { ${TYPED_ENTRY} } } }`;
+        const variables = { where: typedWhere(document), order: sort && [typedOrder(sort)], limit, locale };
         const answer = await raw('POST', `${p.api}/graphql`, p.key, { query: source, variables });
         // Every generated typed query is valid: equal refusals would prove nothing.
         expect(answer.startsWith('200 {"data"'), answer).toBe(true);
@@ -362,6 +396,8 @@ export default function render(props: Props) { return '<h1>' + props.title + '</
     for (const e of p.entries) {
       out.push(await raw('GET', `${p.api}/content/${e.id}`, p.key));
       out.push(await raw('GET', `${p.api}/content/${e.id}/resolved`, p.key));
+      for (const locale of ['de', '*'])
+        out.push(await raw('GET', `${p.api}/content/${e.id}/resolved?locale=${locale}`, p.key));
       const typedSingle = `{ article(id: "${e.id}") { ${TYPED_ENTRY} } note(id: "${e.id}") { ${TYPED_ENTRY} } entry(id: "${e.id}") { sys { id version } } }`;
       out.push(await raw('POST', `${p.api}/graphql`, p.key, { query: typedSingle }));
     }
@@ -418,14 +454,21 @@ export default function render(props: Props) { return '<h1>' + props.title + '</
     for (const op of ops) {
       if (op.kind === 'create') {
         p.entries.push({
-          id: (await admin('POST', `${p.app}/content`, document(op.entry, p.typeIds))).id,
+          id: (await admin('POST', `${p.app}/content?locale=*`, document(op.entry, p.typeIds))).id,
           status: 'draft',
         });
       } else if (op.kind === 'edit') {
         const e = pick(op.target, () => true);
         const { typeId: _t, ...edit } = document(op.entry, p.typeIds);
-        await admin('PUT', `${p.app}/content/${e!.id}`, edit);
+        await admin('PUT', `${p.app}/content/${e!.id}?locale=*`, edit);
         if (e!.status === 'published') e!.status = 'modified';
+      } else if (op.kind === 'editLocale') {
+        const e = pick(op.target, () => true)!;
+        const { content } = await admin('GET', `${p.app}/content/${e.id}?locale=${op.locale}`);
+        await admin('PUT', `${p.app}/content/${e.id}?locale=${op.locale}`, {
+          content: { ...content, title: op.title },
+        });
+        if (e.status === 'published') e.status = 'modified';
       } else if (op.kind === 'deleteDraft') {
         const e = pick(op.target, (s) => s === 'draft');
         if (e) {
