@@ -99,11 +99,27 @@ export interface LocaleRequest {
   defaultCode: string;
 }
 
+/** Requests resolved per list of locales (the directory hands out one list object per project while it is current). */
+const resolved = new WeakMap<readonly ProjectLocale[], Map<string, LocaleRequest>>();
+const MAX_RESOLVED = 256;
+
 /**
  * `requested` (absent: the default locale) against the project's locales; an unknown or malformed code is 400
- * `BAD_REQUEST` naming the parameter.
+ * `BAD_REQUEST` naming the parameter. Answers are kept per list and code: a read resolves its locale on every request.
  */
 export function localeRequest(locales: readonly ProjectLocale[], requested?: string | null): LocaleRequest {
+  const key = requested ?? '';
+  let known = resolved.get(locales);
+  const hit = known?.get(key);
+  if (hit) return hit;
+  const request = resolve(locales, requested);
+  if (!known) resolved.set(locales, (known = new Map()));
+  if (known.size >= MAX_RESOLVED) known.clear();
+  known.set(key, request);
+  return request;
+}
+
+function resolve(locales: readonly ProjectLocale[], requested?: string | null): LocaleRequest {
   const defaultCode = (locales.find((l) => l.default) ?? locales[0]).code;
   const codes = locales.map((l) => l.code);
   const chainOf = (code: string) => {
@@ -114,7 +130,8 @@ export function localeRequest(locales: readonly ProjectLocale[], requested?: str
     }
     return chain;
   };
-  if (requested === ALL_LOCALES) return { code: ALL_LOCALES, chain: chainOf(defaultCode), codes, defaultCode };
+  if (requested === ALL_LOCALES)
+    return Object.freeze({ code: ALL_LOCALES, chain: chainOf(defaultCode), codes, defaultCode });
   const code = requested == null || requested === '' ? defaultCode : canonicalLocale(requested);
   if (!code || !codes.includes(code))
     throw new BadRequestError(
@@ -125,5 +142,5 @@ export function localeRequest(locales: readonly ProjectLocale[], requested?: str
         allowed: [...codes, ALL_LOCALES],
       },
     );
-  return { code, chain: chainOf(code), codes, defaultCode };
+  return Object.freeze({ code, chain: chainOf(code), codes, defaultCode });
 }

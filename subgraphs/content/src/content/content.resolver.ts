@@ -341,17 +341,20 @@ export class ContentResolver extends ContentLifecycle {
     description:
       'The document; `components` holds the component tree. Localized properties answer the entry’s `locale` (`*`: maps of every locale’s values).',
   })
-  async document(@Root() entry: LocalizedEntry, @Ctx() ctx: Context): Promise<Record<string, unknown>> {
+  document(@Root() entry: LocalizedEntry, @Ctx() ctx: Context): Document | Promise<Document> {
+    // Reads localize their rows (sync here, as most fields are); an answer no read localized (a lifecycle mutation's
+    // entry) is read in the project's default locale.
     if (entry[LOCALE]) return entry.content;
-    // An answer no read localized (a lifecycle mutation's entry): the project's default locale.
-    return (await localizedAnswer(ctx, entry, await requestLocale(ctx, entryScope(entry)), false)).content;
+    return requestLocale(ctx, entryScope(entry))
+      .then((locale) => localizedAnswer(ctx, entry, locale, false))
+      .then((answer) => answer.content);
   }
 
   @FieldResolver(() => String, {
     description: 'The locale this entry’s localized properties are answered in (the requested code, or `*`).',
   })
-  async locale(@Root() entry: LocalizedEntry, @Ctx() ctx: Context): Promise<string> {
-    return (entry[LOCALE] ?? (await requestLocale(ctx, entryScope(entry)))).code;
+  locale(@Root() entry: LocalizedEntry, @Ctx() ctx: Context): string | Promise<string> {
+    return entry[LOCALE]?.code ?? requestLocale(ctx, entryScope(entry)).then((locale) => locale.code);
   }
 
   @FieldResolver(() => ContentIncludes, {
@@ -367,6 +370,8 @@ export class ContentResolver extends ContentLifecycle {
     return includesFor(this.service, entry, [entry.id], ctx, info);
   }
 }
+
+type Document = Record<string, unknown>;
 
 const entryScope = (entry: Content) => ({ organizationId: entry.organizationId, projectId: entry.projectId });
 

@@ -33,6 +33,7 @@ import { Content } from '../content/content.entity';
 import { ContentService } from '../content/content.service';
 import { NamedResources } from '../shared/named-resources';
 import { SavedSearch } from './saved-search.entity';
+import { requestLocale } from '../content/content-locales';
 
 const SavedSearchList = OffsetList(SavedSearch, 'SavedSearchList');
 const SavedSearchResult = OffsetList(Content, 'SavedSearchResult');
@@ -149,7 +150,10 @@ export class SavedSearchResolver {
       page: input?.page ?? 1,
       limit: input?.limit ?? (saved.query.limit as number | undefined),
     };
-    return this.content.search(ctx.em, scope, query, { visibility, compiled: selects(info, ['data', 'compiled']) });
+    // A stored body runs in the project's default locale.
+    const locale = await requestLocale(ctx, scope);
+    const compiled = selects(info, ['data', 'compiled']);
+    return this.content.search(ctx.em, scope, query, { visibility, compiled, locale });
   }
 
   @FieldResolver(() => UserReference, { description: 'The user who saved the search.' })
