@@ -1,6 +1,7 @@
 // One request's reads for the typed schema: entries and assets by id in batches (one statement per kind and level of
 // references), collections through typed-collection.ts, as the caller may see them.
-import { localeRequest, type LocaleRequest, type ProjectLocale, type ProjectScope } from '@cp/graphql';
+import { BadRequestError } from '@cp/errors';
+import { ALL_LOCALES, localeRequest, type LocaleRequest, type ProjectLocale, type ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import { LOCALE, type LocalizedEntry } from '../content/content-locales';
@@ -52,7 +53,16 @@ export function typedReads(
     maxBatchSize: 1000,
   });
   return {
-    locale: (requested) => (requested == null ? byDefault : localeRequest(locales, requested)),
+    locale(requested) {
+      if (requested == null) return byDefault;
+      // A typed field holds one value: every locale's map (`*`) has no type here.
+      if (requested === ALL_LOCALES)
+        throw new BadRequestError('The typed endpoint answers one locale: `*` is for the content API.', {
+          parameter: 'locale',
+          value: requested,
+        });
+      return localeRequest(locales, requested);
+    },
     localeOf: (entry) => (entry as unknown as LocalizedEntry)[LOCALE] ?? byDefault,
     entry: (id, locale) => entriesIn(locale).load(id),
     asset: (id) => assets.load(id),
