@@ -27,7 +27,7 @@ describe('SignIn', () => {
 
   it('issues scoped tokens no wider and no longer-lived than the caller', async () => {
     const signIn = new SignIn(tokens, 60, memorySignInThrottle(10, 60));
-    const projects = { exists: async (_org: string, id: string) => id === 'p1' };
+    const projects = { exists: async (_org: string, id: string) => id === 'p1', locales: async () => undefined };
     const caller = {
       kind: 'user' as const,
       userId: 'u1',
