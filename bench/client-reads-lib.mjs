@@ -109,10 +109,38 @@ const W3 = JSON.stringify({
   query: `{ contents(organizationId: "default", projectId: "default", limit: 20) { data { id name version content createdAt updatedAt } } }`,
 });
 
-/** The workloads as `[short name, title, autocannon options]`. */
-export function workloads(url, { key, token, id }) {
+/**
+ * `W1i`: a client list of 20 entries with `include=2`, each entry referencing 3 others (a type of its own, published),
+ * so the answer carries its includes. Built on the seeded articles (the targets of the first hop); answers the
+ * workload's autocannon options.
+ */
+export async function seedIncludes(url, { token, key }) {
+  const call = async (method, path, body) => {
+    const res = await fetch(`${url}/app/v1${PROJECT}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: body && JSON.stringify(body),
+    });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
+    return res.json();
+  };
+  const articles = (await call('GET', '/content?limit=20')).data.map((e) => e.id);
+  const schema = { type: 'object', properties: { refs: { type: 'array', items: { type: 'string', reference: {} } } } };
+  const type = await call('POST', '/content-types', { name: 'Linked', schema });
+  await call('POST', `/content-types/${type.id}/publish`);
+  for (let i = 0; i < 20; i++) {
+    const refs = [0, 1, 2].map((k) => articles[(i + k * 7) % articles.length]);
+    const entry = await call('POST', '/content', { typeId: type.id, name: `Linked ${i}`, content: { refs } });
+    await call('POST', `/content/${entry.id}/publish`);
+  }
+  return { url: `${url}/api/v1${PROJECT}/content?typeId=${type.id}&limit=20&include=2`, headers: { 'x-api-key': key } };
+}
+
+/** The workloads as `[short name, title, autocannon options]`; `W1i` once `seeded.include` holds `seedIncludes`'. */
+export function workloads(url, { key, token, id, include }) {
   const client = { 'x-api-key': key };
   return [
+    ...(include ? [['W1i', 'W1i GET /api/v1/…/content?limit=20&include=2 (3 references each)', include]] : []),
     ['W1', 'W1 GET /api/v1/…/content?limit=20', { url: `${url}/api/v1${PROJECT}/content?limit=20`, headers: client }],
     [
       'W2',

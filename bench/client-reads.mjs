@@ -1,14 +1,14 @@
 // Client-read benchmark: (W1 list, W2 resolved entry, W3 key-holder GraphQL) cache hit vs miss, admin list, admin
 // read by id (W2a, JWT), on PostgreSQL and on the embedded database, as ratios to a node:http baseline; plus idle RSS and cold start.
 // Standalone: `node bench/client-reads.mjs` after `npm run build` (BENCH_SECONDS, BENCH_PASSES, BENCH_DATABASES=postgres,embedded;
-// BENCH_CACHES=on,off and BENCH_ONLY=W1,W2,W3,admin,W2a,W2a-floor,W2a-arch-floor narrow it; BENCH_PROFILE=<dir> writes the
+// BENCH_CACHES=on,off and BENCH_ONLY=W1,W2,W3,W1i,admin,W2a,W2a-floor,W2a-arch-floor narrow it (W1i, a list with include=2, only when named); BENCH_PROFILE=<dir> writes the
 // service's CPU profiles there). The floors, PostgreSQL only: W2a's load on `read-floor-server.mjs` (the same row behind
 // bare node:http) and on `read-arch-floor-server.mjs` (node:http, the resolvers and MikroORM, nothing else).
 import autocannon from 'autocannon';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { seedPublished, startReadGateway, workloads } from './client-reads-lib.mjs';
+import { seedIncludes, seedPublished, startReadGateway, workloads } from './client-reads-lib.mjs';
 import { createDatabase, freePort, JWT_SECRET, spawnNode, startBaseline } from './lib.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -58,6 +58,7 @@ try {
         const service = await startReadGateway({ ...env, CACHE: cache }, { profileDir: PROFILE });
         try {
           const seeded = facts.seeded ?? (facts.seeded = await seedPublished(service.url));
+          if (ONLY?.includes('W1i')) seeded.include ??= await seedIncludes(service.url, seeded);
           await new Promise((r) => setTimeout(r, 2000));
           facts[`rss_${cache}`] = service.rssMb();
           facts[`cold_${cache}`] = service.coldStartMs;

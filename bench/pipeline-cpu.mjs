@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PROJECT, seedPublished, startReadGateway, workloads } from './client-reads-lib.mjs';
+import { seedIncludes, seedPublished, startReadGateway, workloads } from './client-reads-lib.mjs';
 import { cpuSecondsOf, createDatabase, ROOT } from './lib.mjs';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20000);
@@ -44,32 +44,6 @@ async function cpuPerRequest(pid, options) {
   return ((cpuSecondsOf(pid) - before) * 1e6) / REQUESTS;
 }
 
-/**
- * `W1i`: a client list of 20 entries with `include=2`, each entry referencing 3 others (a type of its own, published),
- * so the answer carries its includes. Built on the seeded articles (the targets of the first hop).
- */
-async function includeWorkload(url, { token, key }) {
-  const call = async (method, path, body) => {
-    const res = await fetch(`${url}/app/v1${PROJECT}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: body && JSON.stringify(body),
-    });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return res.json();
-  };
-  const articles = (await call('GET', '/content?limit=20')).data.map((e) => e.id);
-  const schema = { type: 'object', properties: { refs: { type: 'array', items: { type: 'string', reference: {} } } } };
-  const type = await call('POST', '/content-types', { name: 'Linked', schema });
-  await call('POST', `/content-types/${type.id}/publish`);
-  for (let i = 0; i < 20; i++) {
-    const refs = [0, 1, 2].map((k) => articles[(i + k * 7) % articles.length]);
-    const entry = await call('POST', '/content', { typeId: type.id, name: `Linked ${i}`, content: { refs } });
-    await call('POST', `/content/${entry.id}/publish`);
-  }
-  return { url: `${url}/api/v1${PROJECT}/content?typeId=${type.id}&limit=20&include=2`, headers: { 'x-api-key': key } };
-}
-
 async function measureBuild(root, databaseUrl) {
   const dataDir = mkdtempSync(join(tmpdir(), 'cp-bench-cpu-'));
   const service = await startReadGateway(
@@ -81,7 +55,7 @@ async function measureBuild(root, databaseUrl) {
     const out = {};
     for (const [name, , options] of workloads(service.url, seeded))
       if (ONLY.includes(name)) out[name] = await cpuPerRequest(service.pid, options);
-    if (ONLY.includes('W1i')) out.W1i = await cpuPerRequest(service.pid, await includeWorkload(service.url, seeded));
+    if (ONLY.includes('W1i')) out.W1i = await cpuPerRequest(service.pid, await seedIncludes(service.url, seeded));
     return out;
   } finally {
     await service.stop();
