@@ -1,5 +1,6 @@
-// Bulk actions on content entries: each entry goes through its own single request's service call, in a savepoint of
-// its own, and the answer reports each one in the order given; one entry's refusal doesn't stop the others.
+// Bulk actions on content entries: each entry gets its single request's rules and outcome, reported in the order
+// given; one entry's refusal doesn't stop the others. Publishes and unpublishes run as one batch (a release's path),
+// everything else (and a batch that can't keep a refusal apart) one savepoint per entry.
 import { distinctNames, type ProjectScope } from '@cp/graphql';
 import { AppError, knownErrorOf, statusOf, ValidationFailedError, type FieldError } from '@cp/errors';
 import { carryEvents } from '@cp/db';
@@ -56,12 +57,47 @@ export class BulkContentService {
     return { action, ids, tags, folderId: input.folderId ?? null };
   }
 
+  async run(em: EntityManager, scope: ProjectScope, bulk: ValidBulk, actorId: string): Promise<BulkResult[]> {
+    if (bulk.action === 'publish' || bulk.action === 'unpublish') {
+      const batched = await this.batch(em, scope, bulk.action, bulk.ids, actorId);
+      if (batched) return batched;
+    }
+    return this.oneByOne(em, scope, bulk, actorId);
+  }
+
+  /**
+   * Publishes or unpublishes every id in one transaction, the entries locked by one statement and written in a few
+   * batched ones at commit, as a release does (`transitionMany`), each with its own version and event. A refusal by
+   * the lock (404) or the state table (409) comes before its entry is touched, so the others are committed without it;
+   * any other refusal may have left its entry half changed: then nothing is committed and undefined is answered (the
+   * savepoint path runs instead).
+   */
+  private async batch(
+    em: EntityManager,
+    scope: ProjectScope,
+    action: 'publish' | 'unpublish',
+    ids: string[],
+    actorId: string,
+  ): Promise<BulkResult[] | undefined> {
+    const items = ids.map((id) => ({ id, action }));
+    try {
+      return await em.transactional(async (tx) => {
+        const outcomes = await this.content.transitionMany(tx, scope, items, actorId);
+        if (outcomes.some((o) => o.error && !UNTOUCHED.has(o.error.code))) throw UNSAFE;
+        return outcomes.map((o) => (o.error ? { id: o.id, ...refusal(o.error) } : { id: o.id, status: 200 }));
+      });
+    } catch (err) {
+      if (err === UNSAFE) return undefined;
+      throw err;
+    }
+  }
+
   /**
    * One transaction, each id in a savepoint of its own: a refused id rolls back alone and the others go on, and the
    * whole bulk pays for one commit (and one event dispatch) instead of a hundred. Ids run in the order given, so a
    * repeated id sees its earlier result.
    */
-  run(em: EntityManager, scope: ProjectScope, bulk: ValidBulk, actorId: string): Promise<BulkResult[]> {
+  private oneByOne(em: EntityManager, scope: ProjectScope, bulk: ValidBulk, actorId: string): Promise<BulkResult[]> {
     return em.transactional(async (tx) => {
       const results: BulkResult[] = [];
       for (const id of bulk.ids) {
@@ -98,6 +134,11 @@ export class BulkContentService {
     }
   }
 }
+
+/** Refusals that come before an entry is changed: the lock's (not found) and the state table's. */
+const UNTOUCHED = new Set(['NOT_FOUND', 'INVALID_STATUS_TRANSITION']);
+/** Rolls a batch back when a refusal may have changed its entry. */
+const UNSAFE = new Error('A refusal in the batch may have changed its entry.');
 
 /** The status and envelope `error` the single request would have answered; anything unexpected is INTERNAL. */
 function refusal(err: unknown): Omit<BulkResult, 'id'> {

@@ -10,7 +10,7 @@ import { REFRESH as REFRESH_WITHOUT_LINKS } from './Migration20261128120000_publ
  * restore, discard, rollback, a schedule, an import). `content_link_target_index` answers "who references X" for
  * deletes and referenced-by lists.
  */
-const REFRESH = `create or replace function "refresh_published_content"(entry varchar) returns void language plpgsql as $$
+export const REFRESH = `create or replace function "refresh_published_content"(entry varchar) returns void language plpgsql as $$
   declare shown int;
   begin
     if not exists (select 1 from "content" c where c."id" = entry) then

@@ -15,6 +15,7 @@ import { Migration20261128120000_published_document } from './Migration202611281
 import { Migration20261128150000_content_links } from './Migration20261128150000_content_links';
 import { Migration20261128170000_sync_indexes } from './Migration20261128170000_sync_indexes';
 import { Migration20261128180000_release } from './Migration20261128180000_release';
+import { Migration20261128210000_published_refresh } from './Migration20261128210000_published_refresh';
 
 export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261122000200_content_type', class: Migration20261122000200_content_type },
@@ -32,4 +33,5 @@ export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261128150000_content_links', class: Migration20261128150000_content_links },
   { name: 'Migration20261128170000_sync_indexes', class: Migration20261128170000_sync_indexes },
   { name: 'Migration20261128180000_release', class: Migration20261128180000_release },
+  { name: 'Migration20261128210000_published_refresh', class: Migration20261128210000_published_refresh },
 ];
