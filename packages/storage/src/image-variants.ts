@@ -70,10 +70,19 @@ class BoundedQueue {
   }
 }
 
+/** Keys of stored variants a process remembers (about 100 bytes each); past it, it starts over. */
+const MAX_KNOWN_VARIANTS = 20_000;
+
 export class ImageVariants {
   private readonly queue: BoundedQueue;
   /** Variants being computed by this process: concurrent requests for one variant share one computation. */
   private readonly inFlight = new Map<string, Promise<boolean>>();
+  /**
+   * Variants this process saw stored: their keys are never reused (they name the asset and hash its bytes and the
+   * parameters), and a deleted asset is refused before its variants are asked for, so a hit here saves the store a
+   * look (a `HEAD` per request on a bucket).
+   */
+  private readonly stored = new Set<string>();
 
   constructor(
     private readonly storage: AssetStorage,
@@ -88,14 +97,21 @@ export class ImageVariants {
     const id = variantId(source.checksum, transform);
     const key = `${variantsKey(source.key)}/${id}`;
     let flight = this.inFlight.get(key);
-    if (!flight) {
+    if (!flight && !this.stored.has(key)) {
       flight = this.ensure(source, transform, key).finally(() => this.inFlight.delete(key));
       this.inFlight.set(key, flight);
     }
-    const computed = await flight;
+    const computed = flight ? await flight : false;
+    if (this.stored.size >= MAX_KNOWN_VARIANTS) this.stored.clear();
+    this.stored.add(key);
     const name = `${source.name.replace(/\.[^.]*$/, '')}.${EXTENSIONS[transform.format]}`;
     // The id hashes the source checksum and the normalised parameters: a strong validator of its own.
     return { file: { key, checksum: id, type: FORMAT_TYPES[transform.format], name }, computed };
+  }
+
+  /** The store no longer has the variant at `key` (a bucket restored from an older copy): the next request makes it. */
+  forget(key: string): void {
+    this.stored.delete(key);
   }
 
   /** False when the variant was stored already, or another replica stored it while this one waited for its lease. */

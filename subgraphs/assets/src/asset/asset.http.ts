@@ -82,13 +82,22 @@ export function cdnHandler(orm: MikroORM, service: AssetService, images: ImageVa
     const original = { key, checksum: asset.checksum, type: asset.type, name: asset.name };
     if (!params) return deliver(req, res, service.storage, original);
     const transform = resolveTransform(params, asset.type, req.header('accept'));
-    const { file: variant, computed } = await images.variant(original, transform);
-    // Deleted while its variant was computed: the delete may have run before the variant was stored.
-    if (computed && !(await find(req))) {
-      await service.storage.remove(variantsKey(key));
-      throw notFound(req);
-    }
     if (transform.negotiated) res.vary('Accept');
-    await deliver(req, res, service.storage, variant);
+    // A variant this replica saw stored is served without asking the store first; should the store have lost it (a
+    // bucket restored from an older copy), it is made again, once, within this request.
+    for (let attempt = 1; ; attempt++) {
+      const { file: variant, computed } = await images.variant(original, transform);
+      // Deleted while its variant was computed: the delete may have run before the variant was stored.
+      if (computed && !(await find(req))) {
+        await service.storage.remove(variantsKey(key));
+        throw notFound(req);
+      }
+      try {
+        return await deliver(req, res, service.storage, variant);
+      } catch (err) {
+        if (attempt > 1 || !(err instanceof AppError) || err.code !== 'NOT_FOUND') throw err;
+        images.forget(variant.key);
+      }
+    }
   };
 }
