@@ -151,4 +151,33 @@ describe('published-read cache across two replicas (PostgreSQL)', () => {
     }
     expect((await readB(`/content/${id}/resolved`)).headers.get('x-cache')).toBe('HIT');
   });
+
+  it('follows a change of the project’s locales on the other replica: new fallbacks, a removed locale', async () => {
+    const setLocales = (locales: unknown) =>
+      writer.call('PUT', '/app/v1/organizations/default/projects/default', { token, body: { locales } });
+    expect(
+      (
+        await setLocales([
+          { code: 'en', default: true },
+          { code: 'de', fallback: 'en' },
+        ])
+      ).status,
+    ).toBe(200);
+    const type = await write('POST', '/content-types', {
+      name: 'Localized',
+      schema: { type: 'object', properties: { title: { type: 'string', localized: true } } },
+    });
+    await write('POST', `/content-types/${type.id}/publish`);
+    const id = (
+      await write('POST', '/content?locale=*', { typeId: type.id, name: 'Bilingual', content: { title: { en: 'Hi' } } })
+    ).id;
+    await write('POST', `/content/${id}/publish`);
+    const path = `/content/${id}/resolved?locale=de`;
+    await readTwice(path, (res) => expect(res.body.content).toEqual({ title: 'Hi' }));
+    // German no longer falls back: B's cached answer (and its cached locales) must not answer again.
+    expect((await setLocales([{ code: 'en', default: true }, { code: 'de' }])).status).toBe(200);
+    await readTwice(path, (res) => expect(res.body.content).toEqual({}));
+    expect((await setLocales([{ code: 'en', default: true }])).status).toBe(200);
+    await readTwice(path, (res) => expect(res.body.error?.details?.parameter).toBe('locale'));
+  });
 });
