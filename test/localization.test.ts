@@ -130,6 +130,15 @@ describe('localized content', () => {
     expect(await names('content.slug=about&locale=de')).toEqual(['About']);
     // German titles: "About" (fallback) < "Hallo"; English: "About" < "Hello".
     expect(await names('sort=content.title:desc&locale=de')).toEqual(['Launch', 'About']);
+    // Page by page, the cursor keeps the value read in the locale.
+    const walked: string[] = [];
+    for (let lastKey = ''; ;) {
+      const page = await client(`/content?typeId=${pageType}&sort=content.title:desc&locale=de&limit=1${lastKey}`);
+      walked.push(...page.data.map((e: { name: string }) => e.name));
+      if (!page.pagination.lastKey) break;
+      lastKey = `&lastKey=${encodeURIComponent(page.pagination.lastKey)}`;
+    }
+    expect(walked).toEqual(['Launch', 'About']);
     const search = await fx.api.call('POST', `${api}/content/search?locale=de`, {
       apiKey: key,
       body: { filter: { typeId: { eq: pageType }, 'content.title': { like: 'hal' } } },
