@@ -289,7 +289,7 @@ export class ContentResolver extends ContentLifecycle {
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ): Promise<Content[]> {
-    const scope = { organizationId: entry.organizationId, projectId: entry.projectId };
+    const scope = entryScope(entry);
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const compiled = selects(info, ['compiled']);
     // The targets are read in the locale this entry was.
@@ -308,7 +308,7 @@ export class ContentResolver extends ContentLifecycle {
       'The assets this entry’s document references, in document order, each once (API keys: those of the published version); deleted assets are left out.',
   })
   async referencedAssets(@Root() entry: Content, @Ctx() ctx: Context): Promise<AssetReference[]> {
-    const scope = { organizationId: entry.organizationId, projectId: entry.projectId };
+    const scope = entryScope(entry);
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const linkScope = visibility === 'published' ? 'published' : 'working';
     const key = `Content.referencedAssets:${scope.organizationId}:${scope.projectId}:${linkScope}`;
@@ -329,7 +329,7 @@ export class ContentResolver extends ContentLifecycle {
     @Ctx() ctx: Context,
     @Info() info: GraphQLResolveInfo,
   ) {
-    const scope = { organizationId: entry.organizationId, projectId: entry.projectId };
+    const scope = entryScope(entry);
     const { visibility } = await authorizeClientRead(ctx, scope, 'content');
     const compiled = selects(info, ['data', 'compiled']);
     const locale = entry[LOCALE] ?? (await requestLocale(ctx, scope));

@@ -29,12 +29,12 @@ import {
 import { LockMode } from '@mikro-orm/core';
 import { raw, RawQueryFragment, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
-import { localizedDocument, mergeLocalized, projectLocale, reshapeLocalized } from './content-locales';
 import { ContentType } from '../content-type/content-type.entity';
 import { typeVersion as readTypeVersion, type FrozenTypeVersion } from '../content-type/type-versions';
 import { afterEdit, assertTransition, publishedEvent } from '../lifecycle/lifecycle';
 import { deleteChange, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
 import { compileContent } from './content-compile';
+import { localizedDocument, mergeLocalized, projectLocale, reshapeLocalized } from './content-locales';
 import {
   assertNotReferenced,
   checkedLinks,
