@@ -348,13 +348,16 @@ describe('typed GraphQL: statements per request', () => {
         `{ pageCollection(limit: ${limit}) { items { title authors { sys { id } ... on Author { tags { label } } } } } }`,
       );
     // The first request builds the project's schema and warms caches: not counted.
-    await page(3);
-    const small = await page(2);
-    const large = await page(20);
+    await page(4);
+    // Two pages of each size, each counted once (a repeated query would be a stored answer): the fewer of the two, as
+    // a cache standing aside for an announced event (the principal's, the project's) adds a statement to a request.
+    const [small, small3, large, large19] = [await page(2), await page(3), await page(20), await page(19)];
     expect(large.body.data.pageCollection.items).toHaveLength(20);
     expect(large.body.data.pageCollection.items[0].authors[0].tags[0].label).toMatch(/^tag /);
+    const smallCount = Math.min(small.count, small3.count);
+    const largeCount = Math.min(large.count, large19.count);
     // The page, then one statement per level of references (authors, then tags).
-    expect(small.count, `statements: ${small.count}`).toBeGreaterThanOrEqual(3);
-    expect(large.count).toBe(small.count);
+    expect(smallCount, `statements: ${smallCount}`).toBeGreaterThanOrEqual(3);
+    expect(largeCount).toBe(smallCount);
   });
 });
