@@ -10,22 +10,6 @@ export interface ProjectDirectory {
   locales(organizationId: string, projectId: string): Promise<readonly ProjectLocale[] | undefined>;
 }
 
-/**
- * A request's view of a directory: each project is looked up at most once per request, whether a guard asks if it
- * exists or a read asks for its locales (a directory that reads its table every time, as standalone services' does,
- * would otherwise read it twice for one content read).
- */
-export function oncePerRequest(directory: ProjectDirectory): ProjectDirectory {
-  let seen: Map<string, Promise<readonly ProjectLocale[] | undefined>> | undefined;
-  const locales = (organizationId: string, projectId: string) => {
-    const key = `${organizationId}/${projectId}`;
-    let found = (seen ??= new Map()).get(key);
-    if (!found) seen.set(key, (found = directory.locales(organizationId, projectId)));
-    return found;
-  };
-  return { exists: async (o, p) => (await locales(o, p)) !== undefined, locales };
-}
-
 export interface Context {
   /** A forked entity manager: one per request, never shared (MikroORM identity map). */
   em: EntityManager;

@@ -20,6 +20,12 @@ export const DEFAULT_LOCALES: readonly StoredLocale[] = Object.freeze([{ code: '
 /** Enough for any site; each locale can add a step to a fallback chain, which filters turn into SQL. */
 export const MAX_LOCALES = 100;
 
+/**
+ * The longest fallback chain, the locale itself included: a filter on a localized property is one index probe per
+ * step, each with the earlier steps beside it, and a site rarely falls back more than twice.
+ */
+export const MAX_CHAIN = 10;
+
 /** `locale=*`: every locale's values at once, as maps of code → value. */
 export const ALL_LOCALES = '*';
 
@@ -37,7 +43,7 @@ export function canonicalLocale(code: unknown): string | undefined {
  * A project's `locales` as given on create or update, checked and with each tag in canonical case: 422
  * `VALIDATION_FAILED` (one error per problem) unless the codes are distinct BCP 47 tags, exactly one is the default
  * and has no fallback, every fallback names another locale of the list, and no chain of fallbacks comes back to
- * where it started.
+ * where it started or runs longer than `MAX_CHAIN`.
  */
 export function checkedLocales(input: readonly ProjectLocale[]): StoredLocale[] {
   const errors: FieldError[] = [];
@@ -77,6 +83,10 @@ export function checkedLocales(input: readonly ProjectLocale[]): StoredLocale[] 
           break;
         }
         seen.add(at);
+        if (seen.size > MAX_CHAIN) {
+          errors.push({ path: `/locales/${i}/fallback`, message: `falls back more than ${MAX_CHAIN - 1} times` });
+          break;
+        }
       }
     });
   }

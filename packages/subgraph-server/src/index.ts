@@ -30,7 +30,6 @@ import {
   assertGraphQLLimits,
   JSON_LIMIT_BYTES,
   jsonBodyError,
-  oncePerRequest,
   PRINCIPAL_HEADER,
   type Context,
 } from '@cp/graphql';
@@ -161,7 +160,7 @@ async function serveSubgraph(
     principal: (res.locals.caller as Caller).principal,
     requestId: req.header('x-request-id') ?? randomUUID(),
     lang: negotiateLanguage(req.header('accept-language')),
-    projects: oncePerRequest(projects),
+    projects,
   });
 
   // Our gateway's principal header is checked before the body is read: only its requests, whose client operation

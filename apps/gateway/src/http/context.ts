@@ -1,6 +1,6 @@
 // Builds the per-request GraphQL context: a forked EntityManager, the authenticated principal, request facts.
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { oncePerRequest, visibilityOf, type Context, type ProjectDirectory } from '@cp/graphql';
+import { visibilityOf, type Context, type ProjectDirectory } from '@cp/graphql';
 import { clientCredentials, httpCredentials, type Authentication, type Credentials } from '@cp/auth';
 import type { NextFunction, Request, Response } from 'express';
 import { keepPrivate } from './api-headers';
@@ -28,7 +28,7 @@ export async function buildContext(deps: ContextDeps, credentials: Credentials):
     principal,
     requestId,
     lang,
-    projects: oncePerRequest(deps.projects),
+    projects: deps.projects,
   };
 }
 

@@ -229,14 +229,14 @@ export function documentSortKey(schema: SchemaNode, field: string, chain?: reado
       let i = 0;
       return `coalesce(${at.value(alias).replace(/\?::text\[\]/g, () => literals[i++])}, 'null'::jsonb)`;
     },
-    // A localized property's value in the chain, from the stored document (the answer's is already localized, and
-    // holds maps with `*`).
+    // From the stored document, as the SQL reads it: the answer's is localized by the row's own type version, which
+    // may treat the property otherwise than the schema this sort follows (and holds only current locales with `*`).
     valueOf: (row) => {
       const stored = (row as { [STORED]?: Record<string, unknown> })[STORED] ?? row.content;
       const value =
         chain && isLocalized((schema.properties as Record<string, unknown> | undefined)?.[key])
           ? valueAt(valueIn(stored?.[key], { chain }), rest)
-          : valueAt(row.content, path);
+          : valueAt(stored, path);
       return JSON.stringify(value ?? null);
     },
   };

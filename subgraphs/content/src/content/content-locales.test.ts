@@ -2,6 +2,7 @@ import { checkedLocales, localeRequest, type StoredLocale } from '@cp/graphql';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { documentsToValidate, localizedDocument, mergeLocalized, reshapeLocalized } from './content-locales';
+import { validateDocument } from './content-validation';
 
 const runs = { seed: Number(process.env.FC_SEED ?? 20261128), numRuns: Number(process.env.FC_RUNS ?? 200) };
 const POOL = ['en', 'de', 'de-CH', 'fr', 'fr-CA', 'it', 'ja'];
@@ -107,6 +108,29 @@ describe('localized documents', () => {
       { code: 'de', document: { title: 'Hallo', price: 3 }, own: ['title'] },
       { code: 'fr', document: { title: 'Hi', price: 3, body: 'Corps' }, own: ['body'] },
     ]);
+  });
+
+  it('refuses a locale’s values that break a rule across properties, naming the locale', () => {
+    // A price of 1,000 or more needs a currency: the German price does, the English one doesn't.
+    const schema = {
+      type: 'object',
+      properties: { price: { type: 'number', localized: true }, currency: { type: 'string' } },
+      if: { required: ['price'], properties: { price: { minimum: 1000 } } },
+      then: { required: ['currency'] },
+    };
+    const request = localeRequest(checkedLocales([{ code: 'en', default: true }, { code: 'de' }]));
+    const check = (price: Record<string, number>) => () =>
+      validateDocument({ price }, schema, new Map(), { keys: ['price'], locale: request });
+    expect(check({ en: 10 })).not.toThrow();
+    expect(check({ en: 10, de: 5000 })).toThrow(
+      expect.objectContaining({
+        details: expect.objectContaining({
+          errors: expect.arrayContaining([
+            expect.objectContaining({ path: '/currency', message: expect.stringContaining('locale de') }),
+          ]),
+        }),
+      }),
+    );
   });
 
   it('a type version that localizes a property keeps its value as the default locale’s, and back', () => {

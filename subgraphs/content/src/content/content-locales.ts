@@ -203,7 +203,10 @@ async function moduleIn(
   request: LocaleRequest,
   published: boolean,
 ): Promise<string> {
-  const state = `${published ? 'published' : 'working'}:${row.id}:${row.revision}:${row.packageVersion}`;
+  // A published row's version never changes. A working row's revision can come back with other content (an import
+  // copies it from the archive); its revision together with its last change's time cannot.
+  const changed = published ? '' : new Date(row.updatedAt).getTime();
+  const state = `${published ? 'published' : 'working'}:${row.id}:${row.revision}:${changed}:${row.packageVersion}`;
   const key = `${state}\0${request.code}\0${request.chain.join('>')}\0${request.codes.join(',')}`;
   const cached = modules.get(key);
   if (cached !== undefined) return cached;

@@ -76,15 +76,19 @@ export function validateDocument(
   const validate = validatorFor(schema);
   const errors = validate(data) ? [] : toFieldErrors(validate.errors, '');
   if (components !== undefined) errors.push(...validateNodes(components, '/components', allowed));
+  const reported = new Set(errors.map((e) => `${e.path}\0${e.message}`));
   for (const { code, document: inLocale, own } of others) {
     const { components: _components, ...values } = inLocale;
     if (validate(values)) continue;
-    // Only this locale's own values differ from the default's document, which was checked above.
+    // Only this locale's own values differ from the default's document, checked above: an error under one of them is
+    // named `/<property>/<locale>/…`; one elsewhere (a rule across properties) is reported once, naming the locale.
     for (const error of toFieldErrors(validate.errors, '')) {
       const key = own
         .map((k) => `/${pointerSegment(k)}`)
         .find((k) => error.path === k || error.path.startsWith(`${k}/`));
       if (key !== undefined) errors.push({ ...error, path: `${key}/${code}${error.path.slice(key.length)}` });
+      else if (!reported.has(`${error.path}\0${error.message}`))
+        errors.push({ ...error, message: `${error.message} (with the values of locale ${code})` });
     }
   }
   if (errors.length > 0) throw new ValidationFailedError(errors);
