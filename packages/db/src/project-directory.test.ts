@@ -11,7 +11,9 @@ function table(...rows: string[]) {
     counted.reads++;
     return projects.has(`${organizationId}/${projectId}`) ? [{ '?column?': 1 }] : [];
   };
-  const orm = { em: { getConnection: () => ({ execute }) } } as unknown as MikroORM;
+  const orm = {
+    em: { getConnection: () => ({ execute }), getTransactionContext: () => undefined },
+  } as unknown as MikroORM;
   return { counted, orm };
 }
 

@@ -2,7 +2,7 @@
 // locales it serves (the reads and writes of localized content).
 import { FeedCache } from '@cp/config';
 import { DEFAULT_LOCALES, type ProjectDirectory, type ProjectLocale } from '@cp/principal';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 
 /** A safety net for a lost notification only: entries are dropped by the events that change them. */
 const TTL_MS = 10_000;
@@ -67,15 +67,30 @@ export class SqlProjectDirectory implements ProjectDirectory {
 
   /** The project's record when it exists, nothing otherwise: a missing project is not cached. */
   private async read(organizationId: string, projectId: string): Promise<ProjectRecord | undefined> {
-    const rows: { locales: ProjectLocale[] | null }[] = await this.orm.em
-      .getConnection()
-      .execute('select "locales" from "project" where "id" = ? and "organization_id" = ? and "deleted_at" is null', [
-        projectId,
-        organizationId,
-      ]);
-    if (rows.length === 0) return undefined;
-    return { locales: rows[0].locales?.length ? rows[0].locales : DEFAULT_LOCALES };
+    const locales = await readProjectLocales(this.orm.em, organizationId, projectId);
+    return locales && { locales };
   }
+}
+
+/**
+ * A live project's locales (its default list when it never set them), read from the access subgraph's `project`
+ * table in `em`'s transaction when it has one; undefined when the project doesn't exist or is deleted.
+ */
+export async function readProjectLocales(
+  em: EntityManager,
+  organizationId: string,
+  projectId: string,
+): Promise<readonly ProjectLocale[] | undefined> {
+  const rows: { locales: ProjectLocale[] | null }[] = await em
+    .getConnection()
+    .execute(
+      'select "locales" from "project" where "id" = ? and "organization_id" = ? and "deleted_at" is null',
+      [projectId, organizationId],
+      'all',
+      em.getTransactionContext(),
+    );
+  if (rows.length === 0) return undefined;
+  return rows[0].locales?.length ? rows[0].locales : DEFAULT_LOCALES;
 }
 
 /** What the directory keeps of a project. */

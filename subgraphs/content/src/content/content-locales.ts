@@ -10,6 +10,7 @@ import {
   type ProjectLocale,
   type ProjectScope,
 } from '@cp/graphql';
+import { readProjectLocales } from '@cp/db';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import { typeVersionsOf, type FrozenTypeVersion } from '../content-type/type-versions';
@@ -28,10 +29,14 @@ type Document = Record<string, unknown>;
 const isObject = (value: unknown): value is Document =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** The project's locales as this replica knows them (cached, dropped by the project's events). */
+export async function projectLocales(ctx: Context, scope: ProjectScope): Promise<readonly ProjectLocale[]> {
+  return (await ctx.projects.locales(scope.organizationId, scope.projectId)) ?? DEFAULT_LOCALES;
+}
+
 /** The request's `locale` resolved against the project's locales (400 naming `locale` when it has no such code). */
 export async function requestLocale(ctx: Context, scope: ProjectScope, requested?: string | null) {
-  const locales = await ctx.projects.locales(scope.organizationId, scope.projectId);
-  return localeRequest(locales ?? DEFAULT_LOCALES, requested);
+  return localeRequest(await projectLocales(ctx, scope), requested);
 }
 
 /**
@@ -39,15 +44,12 @@ export async function requestLocale(ctx: Context, scope: ProjectScope, requested
  * migrate), which need the project's current list, not a cached one.
  */
 export async function projectLocale(em: EntityManager, scope: ProjectScope): Promise<LocaleRequest> {
-  const row = (await em
-    .getConnection()
-    .execute(
-      'select "locales" from "project" where "id" = ? and "organization_id" = ?',
-      [scope.projectId, scope.organizationId],
-      'get',
-      em.getTransactionContext(),
-    )) as { locales?: ProjectLocale[] } | undefined;
-  return localeRequest(row?.locales?.length ? row.locales : DEFAULT_LOCALES);
+  return localeRequest((await readProjectLocales(em, scope.organizationId, scope.projectId)) ?? DEFAULT_LOCALES);
+}
+
+/** The request for the project's default locale, which has no fallback: what the stored module and validation use. */
+export function inDefault({ codes, defaultCode }: LocaleRequest): LocaleRequest {
+  return { code: defaultCode, chain: [defaultCode], codes, defaultCode };
 }
 
 /**
@@ -154,7 +156,7 @@ export function documentsToValidate(
   keys: readonly string[],
   request: LocaleRequest,
 ): { code: string; document: Document; own: string[] }[] {
-  const base = localizedDocument(stored, keys, { ...request, code: request.defaultCode, chain: [request.defaultCode] });
+  const base = localizedDocument(stored, keys, inDefault(request));
   const documents = [{ code: request.defaultCode, document: base, own: [] as string[] }];
   for (const code of request.codes) {
     if (code === request.defaultCode) continue;

@@ -34,7 +34,7 @@ import { typeVersion as readTypeVersion, type FrozenTypeVersion } from '../conte
 import { afterEdit, assertTransition, publishedEvent } from '../lifecycle/lifecycle';
 import { deleteChange, restoreChange, unpublishChange } from '../lifecycle/lifecycle';
 import { compileContent } from './content-compile';
-import { localizedDocument, mergeLocalized, projectLocale, reshapeLocalized } from './content-locales';
+import { inDefault, localizedDocument, mergeLocalized, projectLocale, reshapeLocalized } from './content-locales';
 import {
   assertNotReferenced,
   checkedLinks,
@@ -670,9 +670,8 @@ export class ContentService {
     const { id, name, typeId, packageVersion, version } = entry;
     let content = entry.content;
     if (typeVersion.localized.length) {
-      const { defaultCode, codes } = locale ?? (await projectLocale(tx, scope));
-      const inDefault = { code: defaultCode, chain: [defaultCode], codes, defaultCode };
-      content = localizedDocument(content, typeVersion.localized, inDefault);
+      const request = inDefault(locale ?? (await projectLocale(tx, scope)));
+      content = localizedDocument(content, typeVersion.localized, request);
     }
     const compilable = { id, name, typeId, typeVersion: entry.typeVersion, packageVersion, version, content };
     return compileContent(tx, scope, compilable, typeVersion.content.layoutComponentId);

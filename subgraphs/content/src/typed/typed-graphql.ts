@@ -6,7 +6,6 @@ import {
   armorProtection,
   assertListCost,
   authorizeClientRead,
-  DEFAULT_LOCALES,
   parseWithinLimits,
   type Context,
   type KeyVisibility,
@@ -21,6 +20,7 @@ import {
   type ExecutionResult,
   type GraphQLFormattedError,
 } from 'graphql';
+import { projectLocales } from '../content/content-locales';
 import { typedReads } from './typed-reads';
 import { TypedSchemas } from './typed-schemas';
 
@@ -123,8 +123,7 @@ export class TypedGraphQL {
         request.scope,
         { visibility, compiled: false },
         this.cdnUrl,
-        (await request.context.projects.locales(request.scope.organizationId, request.scope.projectId)) ??
-          DEFAULT_LOCALES,
+        await projectLocales(request.context, request.scope),
       ),
     });
     const errors = result.errors && format(result.errors);
