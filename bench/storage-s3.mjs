@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { createDatabase, freePort, load, login, report, ROOT, startGateway } from './lib.mjs';
+import { cpuSecondsOf, createDatabase, DURATION_S, freePort, load, login, report, ROOT, startGateway } from './lib.mjs';
 
 const PROJECT = '/organizations/default/projects/default';
 const MiB = 1024 * 1024;
@@ -44,6 +44,7 @@ async function startS3rver() {
     await new Promise((r) => setTimeout(r, 50));
   }
   return {
+    pid: child.pid,
     env: {
       STORAGE_URL: 's3://assets/bench',
       S3_ENDPOINT: `http://127.0.0.1:${port}`,
@@ -84,8 +85,11 @@ function streamUpload(url, token, total) {
 
 const s3 = await startS3rver();
 const db = await createDatabase();
-const disk = await startGateway({ DATABASE_URL: db.url, EMBEDDINGS: 'off' });
-const bucket = await startGateway({ DATABASE_URL: db.url, EMBEDDINGS: 'off', ...s3.env });
+// BENCH_PROFILE=<dir>: both gateways run under --cpu-prof, their profiles written there when they stop.
+const profile = process.env.BENCH_PROFILE;
+const options = { flags: profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [] };
+const disk = await startGateway({ DATABASE_URL: db.url, EMBEDDINGS: 'off' }, options);
+const bucket = await startGateway({ DATABASE_URL: db.url, EMBEDDINGS: 'off', ...s3.env }, options);
 try {
   const token = await login(disk.url);
   const bytes = await photo();
@@ -104,17 +108,36 @@ try {
   const onDisk = await upload(disk);
   const inBucket = await upload(bucket);
   const kb = Math.round(bytes.length / 1024);
-  const diskOriginal = await load(`original ${kb} KB from local disk (baseline)`, { url: onDisk });
-  const bucketOriginal = await load(`original ${kb} KB from the bucket`, { url: inBucket });
-  const diskVariant = await load('stored variant `?fm=jpeg&q=85` from local disk', { url: `${onDisk}?fm=jpeg&q=85` });
-  const bucketVariant = await load('stored variant `?fm=jpeg&q=85` from the bucket', {
-    url: `${inBucket}?fm=jpeg&q=85`,
-  });
+  // CPU per request of the serving gateway and of s3rver, which shares this machine's cores with it.
+  const cpu = [];
+  const measured = async (name, gateway, url) => {
+    const pids = { gateway: gateway.pid, s3rver: s3.pid };
+    const before = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSecondsOf(pid)]));
+    const from = process.hrtime.bigint() / 1000n;
+    const result = await load(name, { url });
+    // With a profile, the load's window on the monotonic clock (bench/profile-summary.mjs … @from-to).
+    if (profile) console.log(`${name}: pid ${gateway.pid} @${from}-${process.hrtime.bigint() / 1000n}`);
+    const requests = result.rps * DURATION_S;
+    const perRequest = (k) => (((cpuSecondsOf(pids[k]) - before[k]) * 1e6) / requests).toFixed(0);
+    cpu.push(`| ${name} | ${perRequest('gateway')} | ${perRequest('s3rver')} |`);
+    return result;
+  };
+  const diskOriginal = await measured(`original ${kb} KB from local disk (baseline)`, disk, onDisk);
+  const bucketOriginal = await measured(`original ${kb} KB from the bucket`, bucket, inBucket);
+  const diskVariant = await measured('stored variant `?fm=jpeg&q=85` from local disk', disk, `${onDisk}?fm=jpeg&q=85`);
+  const bucketVariant = await measured(
+    'stored variant `?fm=jpeg&q=85` from the bucket',
+    bucket,
+    `${inBucket}?fm=jpeg&q=85`,
+  );
   report('CDN GET: S3-compatible bucket (s3rver, same machine) vs local disk', diskOriginal, [
     bucketOriginal,
     diskVariant,
     bucketVariant,
   ]);
+  console.log(
+    ['', '| scenario | gateway µs CPU / request | s3rver µs CPU / request |', '|---|---:|---:|', ...cpu].join('\n'),
+  );
   const ratio = (x, y) => (x.rps / y.rps).toFixed(2);
   console.log(
     `\nbucket / disk throughput: original ${ratio(bucketOriginal, diskOriginal)}, ` +

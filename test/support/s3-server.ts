@@ -22,6 +22,12 @@ export interface S3Server {
    * nor aborted). s3rver does not implement AbortMultipartUpload, so the relay checks the request rather than its effect.
    */
   multipartUploads(): { begun: number; open: string[] };
+  /**
+   * From now on, presigned requests signed before this moment are refused (403), as a store refuses a signature whose
+   * temporary credentials have expired; `undefined` takes them again. Answers how many it refused so far.
+   */
+  refuseSignedBefore(moment: Date | undefined): void;
+  refusedSignatures(): number;
   destroy(): Promise<void>;
 }
 
@@ -29,9 +35,22 @@ export interface S3Server {
  * The relay forwards every request unchanged and notes multipart uploads' ids as s3rver creates them and as the client
  * completes or aborts them. While s3rver is down it drops the client's connection, as an unreachable store would.
  */
-function relay(target: () => number, begun: Set<string>, ended: Set<string>): Server {
+interface Signatures {
+  /** `X-Amz-Date` form (`20261128T224411Z`), which sorts as the time does. */
+  refusedBefore?: string;
+  refused: number;
+}
+
+function relay(target: () => number, begun: Set<string>, ended: Set<string>, signatures: Signatures): Server {
   return createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://relay');
+    const signedAt = url.searchParams.get('X-Amz-Date');
+    if (signedAt && signatures.refusedBefore && signedAt < signatures.refusedBefore) {
+      signatures.refused++;
+      res.writeHead(403, { 'content-type': 'application/xml' });
+      res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code></Error>');
+      return;
+    }
     const uploadId = url.searchParams.get('uploadId');
     if (uploadId && (req.method === 'DELETE' || req.method === 'POST')) ended.add(uploadId);
     const upstream = request(
@@ -78,7 +97,8 @@ export async function startS3(): Promise<S3Server> {
   await process.start();
   const begun = new Set<string>();
   const ended = new Set<string>();
-  const server = relay(() => port, begun, ended);
+  const signatures: Signatures = { refused: 0 };
+  const server = relay(() => port, begun, ended, signatures);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const client = new S3Client({
@@ -110,6 +130,10 @@ export async function startS3(): Promise<S3Server> {
       return keys;
     },
     multipartUploads: () => ({ begun: begun.size, open: [...begun].filter((id) => !ended.has(id)) }),
+    refuseSignedBefore(moment) {
+      signatures.refusedBefore = moment?.toISOString().replace(/[-:]|\.\d+/g, '');
+    },
+    refusedSignatures: () => signatures.refused,
     async destroy() {
       client.destroy();
       server.closeAllConnections();

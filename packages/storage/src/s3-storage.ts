@@ -1,7 +1,6 @@
 // The S3-compatible store (AWS S3, Cloudflare R2, MinIO, Ceph): streaming multipart uploads, ranged reads, prefix deletes.
 import {
   DeleteObjectCommand,
-  GetObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   S3Client,
@@ -11,6 +10,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { UnavailableError } from '@cp/errors';
 import { pipeline, type Readable } from 'node:stream';
 import { meter, TooLargeError, type StoredObject } from './meter';
+import { PresignedReads, StoreUnreachableError } from './presigned-reads';
 import type { AssetStorage, ByteRange } from './storage';
 
 export interface S3StorageOptions {
@@ -34,6 +34,9 @@ const PART_BYTES = 5 * 1024 * 1024;
  */
 const ANSWER_TIMEOUT_MS = 5000;
 
+/** Between two packets of a transfer (an upload's part, a download the client reads slowly), a longer silence. */
+const IDLE_TIMEOUT_MS = 30_000;
+
 /** A store that does not answer is an outage the client may retry (503 with Retry-After); it heals by itself. */
 export class StoreUnavailableError extends UnavailableError {
   constructor(cause: unknown) {
@@ -42,15 +45,9 @@ export class StoreUnavailableError extends UnavailableError {
   }
 }
 
-class StoreTimeoutError extends Error {
-  override readonly name = 'StoreTimeoutError';
-  constructor() {
-    super(`The store did not answer within ${ANSWER_TIMEOUT_MS} ms.`);
-  }
-}
-
 export class S3Storage implements AssetStorage {
   readonly client: S3Client;
+  private readonly reads: PresignedReads;
 
   constructor(private readonly options: S3StorageOptions) {
     this.client = new S3Client({
@@ -62,15 +59,20 @@ export class S3Storage implements AssetStorage {
       // Checksums the SDK would add by default are not understood by every S3-compatible server; ours is sha256.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-      // Between two packets of a transfer (an upload's part, a download the client reads slowly), a longer silence.
-      requestHandler: { connectionTimeout: 2000, requestTimeout: 30_000 },
+      requestHandler: { connectionTimeout: 2000, requestTimeout: IDLE_TIMEOUT_MS },
     });
+    const timeouts = { answerMs: ANSWER_TIMEOUT_MS, idleMs: IDLE_TIMEOUT_MS };
+    const secure = !options.endpoint || options.endpoint.startsWith('https:');
+    this.reads = new PresignedReads(this.client, options.bucket, timeouts, secure);
   }
 
   /** Runs `call`, aborting it when the store's answer has not begun within ANSWER_TIMEOUT_MS. */
   private async answered<T>(call: (options: { abortSignal: AbortSignal }) => Promise<T>): Promise<T> {
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new StoreTimeoutError()), ANSWER_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => deadline.abort(new StoreUnreachableError(`No answer within ${ANSWER_TIMEOUT_MS} ms.`)),
+      ANSWER_TIMEOUT_MS,
+    );
     try {
       return await call({ abortSignal: deadline.signal });
     } finally {
@@ -120,17 +122,12 @@ export class S3Storage implements AssetStorage {
 
   async open(key: string, range?: ByteRange): Promise<{ size: number; body: Readable } | null> {
     try {
-      const command = new GetObjectCommand({
-        Bucket: this.options.bucket,
-        Key: this.key(key),
-        Range: range && `bytes=${range.start}-${range.end}`,
-      });
-      const got = await this.answered((options) => this.client.send(command, options));
+      const answer = await this.reads.open(this.key(key), range);
+      if (!answer) return null;
       // A ranged answer's Content-Range ends with the whole object's size.
-      const size = range ? Number(got.ContentRange?.split('/')[1]) : (got.ContentLength ?? 0);
-      return { size, body: got.Body as Readable };
+      const { 'content-range': contentRange, 'content-length': length } = answer.headers;
+      return { size: Number(range ? contentRange?.split('/')[1] : length), body: answer };
     } catch (err) {
-      if (notFound(err)) return null;
       throw storeError(err);
     }
   }
@@ -179,7 +176,7 @@ function isStoreError(err: unknown): boolean {
   return (
     ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(
       e?.code ?? '',
-    ) || ['TimeoutError', 'RequestTimeout', 'AbortError'].includes(e?.name ?? '')
+    ) || ['TimeoutError', 'RequestTimeout', 'AbortError', 'StoreUnreachableError'].includes(e?.name ?? '')
   );
 }
 
