@@ -1,7 +1,8 @@
 // Summarises a V8 .cpuprofile by self time: top functions and totals per package (node_modules/<pkg>) or project file.
 // `node bench/profile-summary.mjs <file.cpuprofile> [requests] [lastSeconds[:skipSeconds]]` — with a request count, also
 // µs per request; `20:10` counts the 10 s that end 10 s before the profile does; `@<from>-<to>` counts the samples
-// between two monotonic clock readings in µs (`process.hrtime.bigint() / 1000n` of any process on the machine).
+// between two monotonic clock readings in µs (`process.hrtime.bigint() / 1000n` of any process on the machine), and
+// `@<from>-<to>,<from>-<to>…` those of several windows.
 import { readFileSync } from 'node:fs';
 
 const [file, requests, lastSeconds] = process.argv.slice(2);
@@ -9,14 +10,19 @@ const profile = JSON.parse(readFileSync(file, 'utf8'));
 const self = new Map(profile.nodes.map((n) => [n.id, 0]));
 const dts = profile.timeDeltas;
 // With `lastSeconds`, only samples in the final window count (the load, not start-up and seeding).
-const absolute = /^@(\d+)-(\d+)$/.exec(lastSeconds ?? '');
+const absolute = /^@\d+-\d+(,\d+-\d+)*$/.test(lastSeconds ?? '');
 const [last, skip = 0] = absolute ? [] : (lastSeconds ?? '').split(':').map(Number);
-const from = absolute ? Number(absolute[1]) : last ? profile.endTime - last * 1e6 : -Infinity;
-const to = absolute ? Number(absolute[2]) : profile.endTime - skip * 1e6;
+const windows = absolute
+  ? lastSeconds
+      .slice(1)
+      .split(',')
+      .map((w) => w.split('-').map(Number))
+  : [[last ? profile.endTime - last * 1e6 : -Infinity, profile.endTime - skip * 1e6]];
 let at = profile.startTime;
 for (let i = 0; i < profile.samples.length; i++) {
   at += dts[i] ?? 0;
-  if (at >= from && at <= to) self.set(profile.samples[i], self.get(profile.samples[i]) + (dts[i] ?? 0));
+  if (windows.some(([from, to]) => at >= from && at <= to))
+    self.set(profile.samples[i], self.get(profile.samples[i]) + (dts[i] ?? 0));
 }
 const total = [...self.values()].reduce((a, b) => a + b, 0);
 

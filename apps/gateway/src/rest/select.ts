@@ -7,7 +7,7 @@ import type { RestShape } from './rest-shape';
 
 export const SELECT_ARGUMENT = 'select';
 const DOCUMENT = 'content';
-/** Kept whatever is selected: the entry's identity, and a single entry's `includes` (D20 members, never pruned). */
+/** Kept whatever is selected: the entry's identity, and a single entry's `includes` (linked entries, never pruned). */
 const ALWAYS = new Set(['id', 'includes']);
 
 /** Where a route takes `select`: a query parameter (GET), a search body's member, or nowhere. */
