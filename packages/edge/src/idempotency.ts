@@ -18,6 +18,7 @@ import {
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { BodyRequest } from './request-body';
+import { addEndStep } from './response-seam';
 
 const TTL_HOURS = 24;
 /**
@@ -391,29 +392,20 @@ function record(
   store: (status: number, headers: Record<string, string>, body: string) => Promise<void>,
   logger: Logger,
 ): void {
-  const chunks: Buffer[] = [];
-  const toBuffer = (chunk: unknown, encoding?: unknown) =>
-    Buffer.isBuffer(chunk)
-      ? chunk
-      : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
-  const write = res.write.bind(res) as (...args: unknown[]) => boolean;
-  const end = res.end.bind(res) as (...args: unknown[]) => Response;
-  res.write = ((chunk: unknown, ...rest: unknown[]) => {
-    if (chunk !== undefined && chunk !== null) chunks.push(toBuffer(chunk, rest[0]));
-    return write(chunk, ...rest);
-  }) as Response['write'];
-  res.end = ((chunk?: unknown, ...rest: unknown[]) => {
-    if (chunk !== undefined && chunk !== null && typeof chunk !== 'function') chunks.push(toBuffer(chunk, rest[0]));
-    const headers: Record<string, string> = {};
-    for (const name of REPLAYED_HEADERS) {
-      const value = res.getHeader(name);
-      if (value !== undefined) headers[name] = String(value);
-    }
-    store(res.statusCode, headers, Buffer.concat(chunks).toString('utf8'))
-      .catch((err) => logger.error({ err }, 'storing an idempotent response failed'))
-      .finally(() => end(chunk, ...rest));
-    return res;
-  }) as Response['end'];
+  addEndStep(res, {
+    keepsStreamed: true,
+    end(ending) {
+      const headers: Record<string, string> = {};
+      for (const name of REPLAYED_HEADERS) {
+        const value = res.getHeader(name);
+        if (value !== undefined) headers[name] = String(value);
+      }
+      const body = Buffer.concat([...ending.written, ...(ending.body ? [ending.body] : [])]).toString('utf8');
+      return store(res.statusCode, headers, body).catch((err) =>
+        logger.error({ err }, 'storing an idempotent response failed'),
+      );
+    },
+  });
 }
 
 /** Removes expired keys now and then; every replica may run it (the delete is idempotent). */

@@ -17,3 +17,4 @@ export * from './request-id';
 export * from './family-guard';
 export * from './parser-refusals';
 export * from './request-body';
+export * from './response-seam';

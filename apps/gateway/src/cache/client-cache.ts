@@ -2,7 +2,7 @@
 import { sharedCacheable, type Context } from '@cp/graphql';
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { graphqlPayload, parsedUrl } from '@cp/edge';
+import { addEndStep, graphqlPayload, parsedUrl } from '@cp/edge';
 import { edgeContext } from '../http/request-scope';
 import { graphqlRequestKey } from './graphql-key';
 import { applyCachingHeaders, etagOf, notModified, sendCached, surrogateKeys } from './http-caching';
@@ -132,38 +132,23 @@ function dropPendingETag(res: Response): void {
  * Streamed bodies (`write` before `end`) and anything but 200 are passed through and marked `no-store`.
  */
 export function captureBody(req: Request, res: Response, onBody: (body: Buffer) => boolean): void {
-  const originalEnd = res.end.bind(res) as (...args: unknown[]) => Response;
-  const originalWrite = res.write.bind(res) as (...args: unknown[]) => boolean;
-  let streamed = false;
-  res.write = ((...args: unknown[]) => {
-    if (!res.headersSent) dropPendingETag(res);
-    streamed = true;
-    return originalWrite(...args);
-  }) as Response['write'];
-  res.end = ((...args: unknown[]) => {
-    res.end = originalEnd as Response['end'];
-    const [chunk, encoding] = args;
-    const body =
-      typeof chunk === 'string'
-        ? Buffer.from(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8')
-        : Buffer.isBuffer(chunk)
-          ? chunk
-          : chunk instanceof Uint8Array
-            ? Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)
-            : undefined;
-    if (!res.headersSent) {
+  addEndStep(res, {
+    stream() {
+      if (!res.headersSent) dropPendingETag(res);
+    },
+    end(ending) {
+      if (res.headersSent) return;
       dropPendingETag(res);
-      if (res.statusCode === 200 && !streamed && body && req.method !== 'HEAD' && onBody(owned(body))) {
+      if (res.statusCode === 200 && req.method !== 'HEAD' && ending.body && onBody(owned(ending.body))) {
         res.statusCode = 304;
         res.removeHeader('Content-Length');
         res.removeHeader('Content-Type');
-        const callback = args.find((a) => typeof a === 'function');
-        return callback ? originalEnd(callback) : originalEnd();
+        ending.body = undefined;
+        return;
       }
       if (res.statusCode !== 200 && res.statusCode !== 304) res.setHeader('Cache-Control', 'no-store');
-    }
-    return originalEnd(...args);
-  }) as Response['end'];
+    },
+  });
 }
 
 /**

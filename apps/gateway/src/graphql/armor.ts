@@ -3,7 +3,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { BadRequestError } from '@cp/errors';
 import { armorProtection, assertDocumentSize, assertListCost, GRAPHQL_LIMITS, type Context } from '@cp/graphql';
 import type { NextFunction, Request, Response } from 'express';
-import { graphqlPayload, mutationIn } from '@cp/edge';
+import { addEndStep, graphqlPayload, mutationIn } from '@cp/edge';
 
 export { GRAPHQL_LIMITS, assertListCost } from '@cp/graphql';
 
@@ -67,29 +67,18 @@ export function responseSizeLimit(
   persistedQuery?: (sha256Hash: string) => string | undefined,
 ) {
   return (req: Request, res: Response, next: NextFunction) => {
-    const end = res.end.bind(res) as (...args: unknown[]) => Response;
-    let replaced = false;
-    res.end = ((...args: unknown[]) => {
-      const [chunk] = args;
-      const size = typeof chunk === 'string' ? Buffer.byteLength(chunk) : Buffer.isBuffer(chunk) ? chunk.length : 0;
-      // A write's answer goes out whatever its size: its change is committed, and a refusal would have the client
-      // retry what already happened. The limit is for reads, which can always ask for less.
-      if (!replaced && size > max && !res.headersSent && !answersWrite(req, res, persistedQuery)) {
-        replaced = true;
-        res.end = end as Response['end'];
+    addEndStep(res, {
+      end(ending) {
+        // A write's answer goes out whatever its size: its change is committed, and a refusal would have the client
+        // retry what already happened. The limit is for reads, which can always ask for less.
+        if (res.headersSent || ending.size() <= max || answersWrite(req, res, persistedQuery)) return;
         res.removeHeader('Content-Length');
         res.removeHeader('ETag');
-        onError(
-          res,
-          new BadRequestError(`The response would exceed ${max} bytes. Ask for fewer items or fields.`, {
-            limit: 'responseBytes',
-            max,
-          }),
-        );
-        return res;
-      }
-      return end(...args);
-    }) as Response['end'];
+        const message = `The response would exceed ${max} bytes. Ask for fewer items or fields.`;
+        onError(res, new BadRequestError(message, { limit: 'responseBytes', max }));
+        return 'answered';
+      },
+    });
     next();
   };
 }
