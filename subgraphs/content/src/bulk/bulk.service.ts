@@ -84,6 +84,10 @@ export class BulkContentService {
       return await em.transactional(async (tx) => {
         const outcomes = await this.content.transitionMany(tx, scope, items, actorId);
         if (outcomes.some((o) => o.error && !UNTOUCHED.has(o.error.code))) throw UNSAFE;
+        await this.content.refreshPublished(
+          tx,
+          outcomes.filter((o) => !o.error).map((o) => o.id),
+        );
         return outcomes.map((o) => (o.error ? { id: o.id, ...refusal(o.error) } : { id: o.id, status: 200 }));
       });
     } catch (err) {

@@ -3,7 +3,7 @@
 import { Migration } from '@mikro-orm/migrations';
 import { REFRESH as PREVIOUS } from './Migration20261128150000_content_links';
 
-const REFRESH = `create or replace function "refresh_published_content"(entry varchar) returns void language plpgsql as $$
+export const REFRESH = `create or replace function "refresh_published_content"(entry varchar) returns void language plpgsql as $$
   declare shown int; found boolean;
   begin
     -- One look at the entry: whether it exists, and the version the projection shows.

@@ -16,6 +16,7 @@ import { Migration20261128150000_content_links } from './Migration20261128150000
 import { Migration20261128170000_sync_indexes } from './Migration20261128170000_sync_indexes';
 import { Migration20261128180000_release } from './Migration20261128180000_release';
 import { Migration20261128210000_published_refresh } from './Migration20261128210000_published_refresh';
+import { Migration20261129000000_published_refresh_many } from './Migration20261129000000_published_refresh_many';
 
 export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261122000200_content_type', class: Migration20261122000200_content_type },
@@ -34,4 +35,5 @@ export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261128170000_sync_indexes', class: Migration20261128170000_sync_indexes },
   { name: 'Migration20261128180000_release', class: Migration20261128180000_release },
   { name: 'Migration20261128210000_published_refresh', class: Migration20261128210000_published_refresh },
+  { name: 'Migration20261129000000_published_refresh_many', class: Migration20261129000000_published_refresh_many },
 ];

@@ -135,6 +135,21 @@ describe('releases (real PostgreSQL)', () => {
     published: await sql(`select "version" from "published_content" where "id" = ?`, [id]),
   });
 
+  /** An entry's published row and links; `rebuilt`: as its own refresh makes them after both are dropped. */
+  const projection = async (id: string, rebuilt = false) => {
+    if (rebuilt) {
+      await sql(`delete from "published_content" where "id" = ?`, [id]);
+      await sql(`delete from "content_link" where "from_id" = ? and "scope" = 'published'`, [id]);
+      await sql(`select "refresh_published_content"(?)`, [id]);
+    }
+    return {
+      row: await sql(`select *, "search_vector"::text as "search" from "published_content" where "id" = ?`, [id]),
+      links: await sql(`select * from "content_link" where "from_id" = ? and "scope" = 'published' order by "path"`, [
+        id,
+      ]),
+    };
+  };
+
   beforeAll(async () => {
     db = await openTestDatabase('postgres', [contentDatabase]);
     onEventsFlushed(db.orm.em, (events) => flushed.push(...events));
@@ -203,6 +218,8 @@ describe('releases (real PostgreSQL)', () => {
           { type: 'releases.created', version: null },
           { type: 'releases.published', version: null },
         ]);
+        // The projection the release refreshed in one pass is the one each entry's own refresh makes from scratch.
+        for (const id of a.entries) expect(await projection(id)).toEqual(await projection(id, true));
         // A published release can no longer change.
         expect((await publishRelease('a', release.id)).code).toBe('INVALID_STATUS_TRANSITION');
       }),

@@ -160,6 +160,11 @@ export class ReleaseService {
         if (problems.length > 0) throw new ReleaseFailedError(problems);
         Object.assign(release, { status: ReleaseStatus.published, publishedAt: new Date() });
         recordEvent(tx, { resourceType: 'releases', action: 'published', resourceId: id, ...scope, actorId });
+        const entries = release.items.filter((item) => item.resourceType === 'content');
+        await this.content.refreshPublished(
+          tx,
+          entries.map((item) => item.resourceId),
+        );
         return release;
       },
       { flushMode: FlushMode.COMMIT },
