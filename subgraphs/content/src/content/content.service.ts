@@ -44,6 +44,7 @@ import {
   writeWorkingLinks,
 } from './content-links';
 import { documentSortKey } from './content-fields';
+import { bound, insertVersions, type NewVersion } from './version-rows';
 import { Folder } from '../folder/folder.entity';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
@@ -211,17 +212,22 @@ export class ContentService {
 
   /**
    * Publishes or unpublishes many entries in the caller's transaction, each as `publish` / `unpublish` would, and
-   * reports each entry's outcome (see `lifecycleBatch`): nothing is written before the caller's commit.
+   * reports each entry's outcome (see `lifecycleBatch`). The new versions are inserted in one statement at the end;
+   * the entries' changes and events are flushed with the caller's transaction, whose `refreshPublished` then shows them.
    */
-  transitionMany(
+  async transitionMany(
     tx: EntityManager,
     scope: ProjectScope,
     items: readonly { id: string; action: 'publish' | 'unpublish' }[],
     actorId: string,
   ) {
-    return this.batch(tx, scope, items, actorId, (action) =>
-      action === 'publish' ? this.publishChange(scope, actorId) : unpublishChange,
+    const versions: NewVersion[] = [];
+    const outcomes = await this.batch(tx, scope, items, actorId, (action) =>
+      action === 'publish' ? this.publishChange(scope, actorId, versions) : unpublishChange,
     );
+    // In one statement, now: a refused release or bulk rolls back its transaction, and these rows with it.
+    await insertVersions(tx, versions);
+    return outcomes;
   }
 
   /**
@@ -232,19 +238,19 @@ export class ContentService {
   async refreshPublished(tx: EntityManager, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     await tx.flush();
-    await tx.execute('select "refresh_published_contents"(array(select jsonb_array_elements_text(?::jsonb)))', [
-      JSON.stringify(ids),
-    ]);
+    const refresh = 'select "refresh_published_contents"(array(select jsonb_array_elements_text(?::jsonb)))';
+    await bound(tx, refresh, JSON.stringify(ids));
   }
 
-  private publishChange(scope: ProjectScope, actorId: string) {
+  /** With `batched`, the version row is collected there for `insertVersions` instead of created in the unit of work. */
+  private publishChange(scope: ProjectScope, actorId: string, batched?: NewVersion[]) {
     return async (tx: EntityManager, entry: Content) => {
       const version = nextVersion(entry);
       entry.metadata = { ...entry.metadata, publishedAt: new Date().toISOString(), publishedBy: actorId };
       Object.assign(entry, { status: EntityStatus.published, version, lastPublishedVersion: version });
       const typeVersion = await readTypeVersion(tx, entry.typeId, entry.typeVersion);
       entry.compiled = await this.compile(tx, scope, entry, typeVersion);
-      tx.create(ContentVersion, {
+      const row: NewVersion = {
         contentId: entry.id,
         ...scope,
         version,
@@ -253,7 +259,9 @@ export class ContentService {
         // The published links follow the version the projection shows (its refresh copies these, at commit).
         links: collectLinks(typeVersion.content.schema, entry.content),
         createdById: actorId,
-      });
+      };
+      if (batched) batched.push(row);
+      else tx.create(ContentVersion, row);
       return version;
     };
   }

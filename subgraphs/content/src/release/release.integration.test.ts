@@ -133,6 +133,15 @@ describe('releases (real PostgreSQL)', () => {
       [id, since],
     ),
     published: await sql(`select "version" from "published_content" where "id" = ?`, [id]),
+    // Names and publication times differ between the two projects; the rest of each version is the same.
+    versions:
+      table === 'content'
+        ? await sql(
+            `select "version", "content" - 'name' - 'metadata' as "content", ("content"->'metadata'->>'publishedAt') is not null as "stamped", "links", "compiled" <> '' as "compiled"
+               from "content_version" where "content_id" = ? order by "version"`,
+            [id],
+          )
+        : [],
   });
 
   /** An entry's published row and links; `rebuilt`: as its own refresh makes them after both are dropped. */
