@@ -71,14 +71,16 @@ describe('components, packages and component assets', () => {
         body: {
           name: 'Endless',
           type: 'view',
-          content: 'export function metadata() { while (true) {} }\nexport default () => "";',
+          // Allocating on every turn: slower per unit of the sandbox's CPU budget than an empty loop, so the call
+          // lasts long enough (a few hundred milliseconds) for health checks to show the event loop free meanwhile.
+          content:
+            'export function metadata() { const xs = []; while (true) { xs.push({ n: xs.length }); if (xs.length > 1000) xs.length = 0; } }\nexport default () => "";',
         },
       })
       .finally(() => (running = false));
     // Health checks one after another for as long as the endless call is in flight, the first sent with it: the
-    // sandbox stops the call after its CPU budget (tens of milliseconds on a fast core), a window a loaded machine's
-    // round trip can miss if the checks start late. A blocked event loop would still answer none of them before the
-    // endless call's own answer.
+    // sandbox stops the call after its CPU budget. A blocked event loop would answer none of them before the endless
+    // call's own answer.
     const answeredMeanwhile: number[] = [];
     const health = (async () => {
       while (running) {

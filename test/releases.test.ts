@@ -1,5 +1,5 @@
 // Black-box: releases and bulk actions over REST — envelope, ETag and If-Match, all-or-nothing publish, a scheduled
-// release published once, bulk results in order.
+// release published once, bulk results in order — on PostgreSQL and on the embedded database `npm start` runs.
 import { describe, expect, it } from 'vitest';
 import { PROJECT } from './support/client';
 import { useService } from './support/setup';
@@ -8,8 +8,8 @@ import { waitFor } from './support/wait';
 const base = `/app/v1${PROJECT}`;
 const SCHEDULE_WAIT = { timeoutMs: 60_000, intervalMs: 250 };
 
-describe('releases and bulk actions', () => {
-  const fx = useService();
+describe.each(['postgres', 'pglite'] as const)('releases and bulk actions (%s)', (database) => {
+  const fx = useService({ database });
   const call = (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
     fx.api.call(method, path, { token: fx.token, body, headers });
 

@@ -229,19 +229,22 @@ describe('asset bytes in an S3-compatible bucket: two replicas, one PostgreSQL, 
     );
   }, 120_000);
 
-  it('reads again with a new signature when the store refuses one it took before (credentials rotated)', async () => {
-    const asset = await upload(a, token, Buffer.from('rotated'), 'rotated.txt');
-    // B signs a URL for the object and keeps it for the reads that follow.
-    expect((await get(on(b, asset))).bytes.toString()).toBe('rotated');
-    await new Promise((r) => setTimeout(r, 1100));
-    s3.refuseSignedBefore(new Date());
-    try {
-      const again = await get(on(b, asset));
-      expect(again.status).toBe(200);
-      expect(again.bytes.toString()).toBe('rotated');
-      expect(s3.refusedSignatures()).toBe(1);
-    } finally {
-      s3.refuseSignedBefore(undefined);
+  it('reads again with a new signature when the store refuses one it took before (credentials expired)', async () => {
+    for (const status of [403, 400] as const) {
+      const asset = await upload(a, token, Buffer.from(`rotated ${status}`), 'rotated.txt');
+      // B signs a URL for the object and keeps it for the reads that follow.
+      expect((await get(on(b, asset))).bytes.toString()).toBe(`rotated ${status}`);
+      await new Promise((r) => setTimeout(r, 1100));
+      const refused = s3.refusedSignatures();
+      s3.refuseSignedBefore(new Date(), status);
+      try {
+        const again = await get(on(b, asset));
+        expect(again.status).toBe(200);
+        expect(again.bytes.toString()).toBe(`rotated ${status}`);
+        expect(s3.refusedSignatures()).toBe(refused + 1);
+      } finally {
+        s3.refuseSignedBefore(undefined);
+      }
     }
   });
 

@@ -23,10 +23,11 @@ export interface S3Server {
    */
   multipartUploads(): { begun: number; open: string[] };
   /**
-   * From now on, presigned requests signed before this moment are refused (403), as a store refuses a signature whose
-   * temporary credentials have expired; `undefined` takes them again. Answers how many it refused so far.
+   * From now on, presigned requests signed before this moment are refused, as a store refuses a signature whose
+   * temporary credentials have expired (AWS answers 400 `ExpiredToken`; others 403 `AccessDenied`); `undefined` takes
+   * them again. `refusedSignatures` counts the refusals so far.
    */
-  refuseSignedBefore(moment: Date | undefined): void;
+  refuseSignedBefore(moment: Date | undefined, status?: 400 | 403): void;
   refusedSignatures(): number;
   destroy(): Promise<void>;
 }
@@ -38,6 +39,7 @@ export interface S3Server {
 interface Signatures {
   /** `X-Amz-Date` form (`20261128T224411Z`), which sorts as the time does. */
   refusedBefore?: string;
+  status: 400 | 403;
   refused: number;
 }
 
@@ -47,8 +49,9 @@ function relay(target: () => number, begun: Set<string>, ended: Set<string>, sig
     const signedAt = url.searchParams.get('X-Amz-Date');
     if (signedAt && signatures.refusedBefore && signedAt < signatures.refusedBefore) {
       signatures.refused++;
-      res.writeHead(403, { 'content-type': 'application/xml' });
-      res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>AccessDenied</Code></Error>');
+      const code = signatures.status === 400 ? 'ExpiredToken' : 'AccessDenied';
+      res.writeHead(signatures.status, { 'content-type': 'application/xml' });
+      res.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code></Error>`);
       return;
     }
     const uploadId = url.searchParams.get('uploadId');
@@ -97,7 +100,7 @@ export async function startS3(): Promise<S3Server> {
   await process.start();
   const begun = new Set<string>();
   const ended = new Set<string>();
-  const signatures: Signatures = { refused: 0 };
+  const signatures: Signatures = { status: 403, refused: 0 };
   const server = relay(() => port, begun, ended, signatures);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -130,8 +133,9 @@ export async function startS3(): Promise<S3Server> {
       return keys;
     },
     multipartUploads: () => ({ begun: begun.size, open: [...begun].filter((id) => !ended.has(id)) }),
-    refuseSignedBefore(moment) {
+    refuseSignedBefore(moment, status = 403) {
       signatures.refusedBefore = moment?.toISOString().replace(/[-:]|\.\d+/g, '');
+      signatures.status = status;
     },
     refusedSignatures: () => signatures.refused,
     async destroy() {

@@ -103,6 +103,16 @@ describe('response seam', () => {
     expect(answer.body.length).toBe(0);
     expect(stored).toBe('(none)');
 
+    // A step whose promise fails still lets the response end, through the steps before it.
+    const seen: string[] = [];
+    const failed = await call((_req, res) => {
+      addEndStep(res, { end: (ending) => void seen.push(ending.body?.toString() ?? '') });
+      addEndStep(res, { end: () => Promise.reject(new Error('storage failed')) });
+      res.send('still sent');
+    });
+    expect(failed.body.toString()).toBe('still sent');
+    expect(seen).toEqual(['still sent']);
+
     const changed = await call((_req, res) => {
       addEndStep(res, { end: (ending) => void (ending.body = Buffer.from('changed')) });
       res.setHeader('content-type', 'text/plain');

@@ -96,7 +96,12 @@ function install(res: Response): Seam {
         res.end = ((...again: unknown[]) => finish(again, before)) as Response['end'];
         const outcome = step.end(ending);
         if (outcome === 'answered') return;
-        if (outcome instanceof Promise) return void outcome.then(() => run(before));
+        // A step that fails still lets the response end (the steps before it run, then the write); should even that
+        // throw, the connection is closed rather than left hanging.
+        if (outcome instanceof Promise) {
+          const rest = () => run(before);
+          return void outcome.then(rest, rest).catch(() => res.destroy());
+        }
       }
       send();
     };

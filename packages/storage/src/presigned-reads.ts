@@ -48,22 +48,36 @@ export class PresignedReads {
     this.agent = new this.transport.Agent({ keepAlive: true, maxSockets: 50 });
   }
 
-  /** The object (or the range of it) as a response to stream on, or null when the key holds nothing. */
+  /**
+   * The object (or the range of it) as a response to stream on, or null when the key holds nothing. One more attempt,
+   * within the same deadline for the store's answer, after a connection reset before any answer (a kept-alive socket
+   * the store had just closed), a 5xx, or a reused signature the store refuses (temporary credentials expired since it
+   * was made: 403, or AWS's 400 `ExpiredToken`), which is then signed again.
+   */
   async open(key: string, range?: ByteRange): Promise<IncomingMessage | null> {
-    const cached = this.urls.get(key);
-    let answer = await this.get(cached ?? (await this.sign(key)), range);
-    // A reused signature the store refuses (temporary credentials rotated since): signed again, once.
-    if (cached && answer.statusCode === 403) {
+    const deadline = Date.now() + this.timeouts.answerMs;
+    let cached = this.urls.get(key);
+    for (let attempt = 1; ; attempt++) {
+      const again = attempt < 2;
+      const url = cached ?? (await this.sign(key));
+      const answer = await this.request(url, deadline, range).catch((err: { code?: string }) => {
+        if (again && (err.code === 'ECONNRESET' || err.code === 'EPIPE')) return undefined;
+        throw err;
+      });
+      if (!answer) continue;
+      const status = answer.statusCode ?? 0;
+      if (status === 200 || status === 206) return answer;
       answer.resume();
-      this.urls.delete(key);
-      answer = await this.get(await this.sign(key), range);
+      if (status === 404) return null;
+      if (cached && (status === 400 || status === 403)) {
+        this.urls.delete(key);
+        cached = undefined;
+        if (again) continue;
+      }
+      if (status >= 500 && again) continue;
+      if (status >= 500) throw new StoreUnreachableError(`The store answered ${status}.`);
+      throw new Error(`The store refused a read of ${key}: ${status}.`);
     }
-    const status = answer.statusCode ?? 0;
-    if (status === 200 || status === 206) return answer;
-    answer.resume();
-    if (status === 404) return null;
-    if (status >= 500) throw new StoreUnreachableError(`The store answered ${status}.`);
-    throw new Error(`The store refused a read of ${key}: ${status}.`);
   }
 
   private async sign(key: string): Promise<string> {
@@ -73,23 +87,12 @@ export class PresignedReads {
     return url;
   }
 
-  /** One retry of a connection reset before any answer: a kept-alive socket the store had just closed. */
-  private async get(url: string, range?: ByteRange): Promise<IncomingMessage> {
-    try {
-      return await this.request(url, range);
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code !== 'ECONNRESET' && code !== 'EPIPE') throw err;
-      return this.request(url, range);
-    }
-  }
-
-  private request(url: string, range?: ByteRange): Promise<IncomingMessage> {
+  private request(url: string, deadline: number, range?: ByteRange): Promise<IncomingMessage> {
     const headers = range ? { range: `bytes=${range.start}-${range.end}` } : undefined;
     const request = this.transport.request(url, { agent: this.agent, headers });
     return new Promise((resolve, reject) => {
       const late = () => request.destroy(new StoreUnreachableError('The store did not answer in time.'));
-      const timer = setTimeout(late, this.timeouts.answerMs);
+      const timer = setTimeout(late, Math.max(0, deadline - Date.now()));
       request.setTimeout(this.timeouts.idleMs, late);
       request.once('response', (answer) => (clearTimeout(timer), resolve(answer)));
       // Also after the answer began: a body cut short then fails its own stream, which the caller pipes.

@@ -126,7 +126,12 @@ export class S3Storage implements AssetStorage {
       if (!answer) return null;
       // A ranged answer's Content-Range ends with the whole object's size.
       const { 'content-range': contentRange, 'content-length': length } = answer.headers;
-      return { size: Number(range ? contentRange?.split('/')[1] : length), body: answer };
+      const size = Number(range ? contentRange?.split('/')[1] : length);
+      if (!Number.isSafeInteger(size)) {
+        answer.destroy();
+        throw new StoreUnreachableError('The store answered without the object’s size.');
+      }
+      return { size, body: answer };
     } catch (err) {
       throw storeError(err);
     }

@@ -259,6 +259,7 @@ export class ContentService {
         // The published links follow the version the projection shows (its refresh copies these, at commit).
         links: collectLinks(typeVersion.content.schema, entry.content),
         createdById: actorId,
+        createdAt: new Date(),
       };
       if (batched) batched.push(row);
       else tx.create(ContentVersion, row);

@@ -7,13 +7,20 @@ import type { ContentVersion } from './content.entity';
 /** A version row as `tx.create(ContentVersion, …)` would take it. */
 export type NewVersion = Pick<
   ContentVersion,
-  'contentId' | 'organizationId' | 'projectId' | 'version' | 'content' | 'compiled' | 'links' | 'createdById'
+  | 'contentId'
+  | 'organizationId'
+  | 'projectId'
+  | 'version'
+  | 'content'
+  | 'compiled'
+  | 'links'
+  | 'createdById'
+  | 'createdAt'
 >;
 
-/** Inserts `rows` at once, now: ids and the creation time are given as the entity's defaults would give them. */
+/** Inserts `rows` at once, now, each with a new id as the entity would give it. */
 export async function insertVersions(tx: EntityManager, rows: readonly NewVersion[]): Promise<void> {
   if (rows.length === 0) return;
-  const createdAt = new Date().toISOString();
   const records = rows.map((row) => ({
     id: randomUUID(),
     content_id: row.contentId,
@@ -21,10 +28,10 @@ export async function insertVersions(tx: EntityManager, rows: readonly NewVersio
     project_id: row.projectId,
     version: row.version,
     content: row.content,
-    compiled: row.compiled,
+    compiled: wellFormed(row.compiled),
     links: row.links,
     created_by_id: row.createdById,
-    created_at: createdAt,
+    created_at: row.createdAt,
   }));
   await bound(
     tx,
@@ -35,6 +42,12 @@ export async function insertVersions(tx: EntityManager, rows: readonly NewVersio
     JSON.stringify(records),
   );
 }
+
+/**
+ * The text as a text column receives it through the driver: a lone UTF-16 surrogate (a string cut inside an emoji)
+ * becomes U+FFFD, where inside JSON it would be an escape `jsonb` refuses.
+ */
+const wellFormed = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
 
 /**
  * Runs `sql` in `tx`'s transaction with `json` bound as its one parameter: sent beside the text rather than escaped
