@@ -62,8 +62,10 @@ function install(res: Response): Seam {
     return write(chunk, ...rest);
   }) as Response['write'];
   const finish = (args: unknown[], from: number): Response => {
+    // `end()`, `end(cb)`, `end(chunk[, encoding][, cb])`, as Node takes them.
     const callback = args.find((arg) => typeof arg === 'function');
-    const [chunk, encoding] = typeof args[0] === 'function' ? [] : args;
+    const chunk = typeof args[0] === 'function' ? undefined : args[0];
+    const encoding = typeof args[1] === 'string' ? args[1] : undefined;
     let body: Buffer | undefined;
     let changed = false;
     const ending: Ending = {
@@ -85,8 +87,8 @@ function install(res: Response): Seam {
     };
     const send = () => {
       res.end = end as Response['end'];
-      const out = changed ? (body === undefined ? [] : [body]) : chunk === undefined ? [] : [chunk, encoding];
-      return end(...out.filter((arg) => arg !== undefined), ...(callback ? [callback] : []));
+      const out = changed ? [body] : chunk === undefined ? [] : [chunk, encoding];
+      return end(...[...out, callback].filter((arg) => arg !== undefined));
     };
     const run = (at: number): void => {
       for (; at >= 0; at--) {
