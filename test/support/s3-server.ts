@@ -32,10 +32,7 @@ export interface S3Server {
   destroy(): Promise<void>;
 }
 
-/**
- * The relay forwards every request unchanged and notes multipart uploads' ids as s3rver creates them and as the client
- * completes or aborts them. While s3rver is down it drops the client's connection, as an unreachable store would.
- */
+/** Which presigned requests the relay refuses (`refuseSignedBefore`), and how many it has refused. */
 interface Signatures {
   /** `X-Amz-Date` form (`20261128T224411Z`), which sorts as the time does. */
   refusedBefore?: string;
@@ -43,6 +40,11 @@ interface Signatures {
   refused: number;
 }
 
+/**
+ * The relay forwards every request unchanged (but for presigned ones `signatures` refuses) and notes multipart uploads'
+ * ids as s3rver creates them and as the client completes or aborts them. While s3rver is down it drops the client's
+ * connection, as an unreachable store would.
+ */
 function relay(target: () => number, begun: Set<string>, ended: Set<string>, signatures: Signatures): Server {
   return createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://relay');
