@@ -19,7 +19,7 @@ import { registerCacheStats } from '@cp/metrics';
 import { AccessWatch, createAuthentication, type Authentication } from '@cp/auth';
 import type { NextFunction, Request, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
-import { apolloHandler, createApollo, OperationCounter } from './graphql/apollo';
+import { createApollo, OperationCounter } from './graphql/apollo';
 import { DirectReads } from './graphql/direct-reads';
 import { PersistedQueries } from './graphql/persisted-queries';
 import { EVENT_HTTP_ROUTES } from './events/event-http-routes';
@@ -42,7 +42,7 @@ import { announceWritesBeforeAnswering } from './cache/announce-writes';
 import { followFeed } from './cache/feed-caches';
 import { createRestHandler } from './rest/rest';
 import { sendError, sendGraphQLError } from './http/send-error';
-import { buildSubscriptionSchema, startSubscriptionServer } from '@cp/subgraph-server';
+import { apolloHandler, buildSubscriptionSchema, startSubscriptionServer } from '@cp/subgraph-server';
 import { allRoutes, INITIAL_DATA, subgraphModules } from '@cp/supergraph';
 
 export interface RunningService extends Host {

@@ -4,6 +4,7 @@ import { RateLimitedError, toErrorEnvelope, type EdgeContext, type ErrorEnvelope
 import type { ServerResponse } from 'node:http';
 import { awaitingContinue, discardBody, LINGER_LIMITS } from './lingering-close';
 import { logAnsweredFailure } from './failure-log';
+import { respond } from './response-seam';
 
 /** The GraphQL shape of an envelope: clients read `errors[]`, and the HTTP status still follows the code. */
 export function graphqlErrorBody({ error: { code, message, details } }: ErrorEnvelope) {
@@ -30,7 +31,7 @@ export function writeError(res: ServerResponse, err: unknown, { graphql = false,
     res.statusCode = status;
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.setHeader('Content-Length', Buffer.byteLength(text));
-    res.end(text);
+    respond(res, text, 'end');
   });
 }
 

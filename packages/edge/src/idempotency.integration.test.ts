@@ -11,11 +11,12 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idempotency } from './idempotency';
 import { readBody } from './request-body';
+import { respond } from './response-seam';
 
 /** The error envelope, as each host's own error writer answers it. */
 const sendError = (res: Response, err: unknown) => {
   const { status, body } = toErrorEnvelope(err, { requestId: 'test', lang: 'en', variablesFrom: 'body' });
-  res.status(status).json(body);
+  respond(res.status(status).type('application/json'), JSON.stringify(body));
 };
 
 const runs = { seed: Number(process.env.FC_SEED ?? 20261125), numRuns: Number(process.env.FC_RUNS ?? 200) };
@@ -56,9 +57,10 @@ describe.each(['postgres', 'pglite'] as const)('Idempotency-Key on %s', (kind) =
       (res.locals.context as Context).granted?.add('things.create');
       const body = req.rawBody?.toString() ?? '';
       if (body.includes('hold')) await new Promise<void>((resolve) => (release = resolve));
-      if (body.includes('fail')) return void res.status(503).json({ error: { code: 'UNAVAILABLE' } });
+      res.type('application/json');
+      if (body.includes('fail')) return respond(res.status(503), JSON.stringify({ error: { code: 'UNAVAILABLE' } }));
       res.status(201).setHeader('Location', `/things/${count}`);
-      res.json({ id: count, body, key: `secret-${count}`, token: 't' });
+      respond(res, JSON.stringify({ id: count, body, key: `secret-${count}`, token: 't' }));
     });
     server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

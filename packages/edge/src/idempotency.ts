@@ -18,7 +18,7 @@ import {
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type { BodyRequest } from './request-body';
-import { addEndStep } from './response-seam';
+import { addEndStep, respond } from './response-seam';
 
 const TTL_HOURS = 24;
 /**
@@ -383,7 +383,7 @@ function replay(res: Response, stored: StoredKey): void {
     typeof stored.response_headers === 'string' ? JSON.parse(stored.response_headers) : (stored.response_headers ?? {});
   for (const [name, value] of Object.entries(headers as Record<string, string>)) res.setHeader(name, value);
   res.setHeader('Idempotent-Replayed', 'true');
-  res.status(stored.response_status ?? 200).send(stored.response_body ?? '');
+  respond(res.status(stored.response_status ?? 200), stored.response_body ?? '');
 }
 
 /** Holds the end of the response until its status and body are stored, so a retry right after it sees them. */
@@ -393,15 +393,13 @@ function record(
   logger: Logger,
 ): void {
   addEndStep(res, {
-    keepsStreamed: true,
     end(ending) {
       const headers: Record<string, string> = {};
       for (const name of REPLAYED_HEADERS) {
         const value = res.getHeader(name);
         if (value !== undefined) headers[name] = String(value);
       }
-      const body = Buffer.concat([...ending.written, ...(ending.body ? [ending.body] : [])]).toString('utf8');
-      return store(res.statusCode, headers, body).catch((err) =>
+      return store(res.statusCode, headers, ending.body?.toString('utf8') ?? '').catch((err) =>
         logger.error({ err }, 'storing an idempotent response failed'),
       );
     },

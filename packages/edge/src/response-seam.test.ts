@@ -4,7 +4,7 @@ import express, { type Request, type Response } from 'express';
 import fc from 'fast-check';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addEndStep, type EndStep } from './response-seam';
+import { addEndStep, respond, type EndStep } from './response-seam';
 
 const runs = { seed: Number(process.env.FC_SEED ?? 20261128), numRuns: Number(process.env.FC_RUNS ?? 100) };
 
@@ -30,32 +30,21 @@ async function call(answer: Handler): Promise<{ status: number; body: Buffer; he
 }
 
 describe('response seam', () => {
-  it('delivers every body as sent, and shows each keeping step the whole body, whatever the steps and chunks', async () => {
-    const chunk = fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.uint8Array({ maxLength: 40 }));
+  it('delivers every body as sent, and shows each step the whole body, whatever the steps and the body', async () => {
+    const body = fc.oneof(fc.string({ unit: 'binary', maxLength: 120 }), fc.uint8Array({ maxLength: 120 }));
     await fc.assert(
-      fc.asyncProperty(
-        fc.array(chunk, { minLength: 1, maxLength: 4 }),
-        fc.array(fc.boolean(), { maxLength: 3 }),
-        async (chunks, keeping) => {
-          const sent = Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c) : Buffer.from(c))));
-          const seen: Buffer[] = [];
-          const answer = await call((_req, res) => {
-            for (const keeps of keeping)
-              addEndStep(res, {
-                keepsStreamed: keeps,
-                end: (ending) => {
-                  if (keeps) seen.push(Buffer.concat([...ending.written, ...(ending.body ? [ending.body] : [])]));
-                },
-              });
-            res.setHeader('content-type', 'application/octet-stream');
-            for (const c of chunks.slice(0, -1)) res.write(c);
-            res.end(chunks.at(-1));
-          });
-          expect(answer.body.equals(sent)).toBe(true);
-          expect(seen).toHaveLength(keeping.filter(Boolean).length);
-          for (const body of seen) expect(body.equals(sent)).toBe(true);
-        },
-      ),
+      fc.asyncProperty(body, fc.nat({ max: 3 }), async (sent, steps) => {
+        const bytes = Buffer.from(sent);
+        const seen: Buffer[] = [];
+        const answer = await call((_req, res) => {
+          for (let i = 0; i < steps; i++) addEndStep(res, { end: (ending) => void seen.push(ending.body!) });
+          res.setHeader('content-type', 'application/octet-stream');
+          respond(res, typeof sent === 'string' ? sent : bytes);
+        });
+        expect(answer.body.equals(bytes)).toBe(true);
+        expect(seen).toHaveLength(steps);
+        for (const body of seen) expect(body.equals(bytes)).toBe(true);
+      }),
       runs,
     );
   });
@@ -70,12 +59,14 @@ describe('response seam', () => {
       addEndStep(
         res,
         step('refuses', () => {
-          res.status(400).send('refused');
+          respond(res.status(400), 'refused');
           return 'answered';
         }),
       );
       addEndStep(res, step('last'));
-      res.send('original');
+      // Steps are kept beside the response: its own `end` stays Node's.
+      expect(Object.hasOwn(res, 'end') || Object.hasOwn(res, 'write')).toBe(false);
+      respond(res, 'original');
     });
     expect(order).toEqual(['last:original', 'refuses:original', 'first:refused']);
     expect(answer.status).toBe(400);
@@ -97,7 +88,7 @@ describe('response seam', () => {
           ending.body = undefined;
         },
       });
-      res.send('a body');
+      respond(res, 'a body');
     });
     expect(answer.status).toBe(304);
     expect(answer.body.length).toBe(0);
@@ -108,7 +99,7 @@ describe('response seam', () => {
     const failed = await call((_req, res) => {
       addEndStep(res, { end: (ending) => void seen.push(ending.body?.toString() ?? '') });
       addEndStep(res, { end: () => Promise.reject(new Error('storage failed')) });
-      res.send('still sent');
+      respond(res, 'still sent');
     });
     expect(failed.body.toString()).toBe('still sent');
     expect(seen).toEqual(['still sent']);
@@ -116,8 +107,28 @@ describe('response seam', () => {
     const changed = await call((_req, res) => {
       addEndStep(res, { end: (ending) => void (ending.body = Buffer.from('changed')) });
       res.setHeader('content-type', 'text/plain');
-      res.end('original');
+      respond(res, 'original', 'end');
     });
     expect(changed.body.toString()).toBe('changed');
+  });
+});
+
+describe('a response ended without respond()', () => {
+  it('is reported: its steps did not run', async () => {
+    const warnings: Error[] = [];
+    const listen = (warning: Error) => warnings.push(warning);
+    process.on('warning', listen);
+    try {
+      let ran = false;
+      await call((_req, res) => {
+        addEndStep(res, { end: () => void (ran = true) });
+        res.end('bypassed');
+      });
+      await new Promise((r) => setTimeout(r, 20));
+      expect(ran).toBe(false);
+      expect(warnings.map((w) => (w as Error & { code?: string }).code)).toContain('CP_RESPONSE_SEAM');
+    } finally {
+      process.off('warning', listen);
+    }
   });
 });

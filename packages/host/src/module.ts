@@ -44,7 +44,8 @@ export type HttpRouteFamily = ApiFamily | 'cdn';
  *
  * `auth: 'credential'`: the host authenticates the caller first with the family's credential (same credentials, rate
  * limits and family rules as REST; `res.locals.context` holds the request's `Context`), and the handler checks the
- * caller's rights. `auth: 'public'`: anyone may call; the handler reads what it needs itself. CDN routes are public.
+ * caller's rights, and answers a whole body through `@cp/edge`'s `respond` (an `Idempotency-Key` upload's answer is
+ * kept by it). `auth: 'public'`: anyone may call; the handler reads what it needs itself. CDN routes are public.
  * `Deps`: what `handler` builds the request handler from (a module's: `SubgraphDeps`).
  */
 export type HttpRoute<Deps = SubgraphDeps> = {

@@ -1,7 +1,6 @@
 // Runs one subgraph module as its own HTTP service behind our gateway (`SUBGRAPH_URLS`) or any federation gateway.
 import 'reflect-metadata';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
-import { expressMiddleware } from '@as-integrations/express5';
 import { createAuthentication } from '@cp/auth';
 import { createLogger, DEFAULT_SUBGRAPH_PORTS, loadSubgraphSecret, type Config, type Logger } from '@cp/config';
 import { sqlProjectDirectory } from '@cp/db';
@@ -38,9 +37,11 @@ import type { NextFunction, Request, Response } from 'express';
 import { randomUUID } from 'node:crypto';
 import { mountHttpRoutes, packageVersion, startHost, type HostedService, type HostParts } from '@cp/host';
 import type { SubgraphModule } from '@cp/host';
+import { apolloHandler } from './apollo-handler';
 import { callerMiddleware, gatewayCaller, type Caller } from './caller';
 import { serveSubscriptions } from './subscriptions';
 
+export * from './apollo-handler';
 export * from './caller';
 export * from './events';
 
@@ -233,7 +234,7 @@ async function serveSubgraph(
     withContext,
     idempotentMutations,
     // The context the idempotency middleware saw: the grants resolvers record in it are stored with the answer.
-    expressMiddleware(apollo, { context: async ({ res }) => res.locals.context as Context }),
+    apolloHandler(apollo),
   );
   // Admin uploads: keys in the caller's own key space, as at the gateway, so a retry answers alike at every address.
   const idempotentUnlessVouched = unlessVouched(idempotency({ orm: db.orm, logger, body: 'none', onError: sendError }));

@@ -6,6 +6,7 @@ import type { Context, ProjectDirectory, RestRoute, UserPrincipal } from '@cp/gr
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Request, Response } from 'express';
 import { describe, expect, it } from 'vitest';
+import { respond } from '@cp/edge';
 import { adminReads } from './admin-reads';
 
 const list: RestRoute = { method: 'GET', path: '/organizations/:organizationId/projects/:projectId/content' };
@@ -31,7 +32,7 @@ const projects = { exists: async () => true } as unknown as ProjectDirectory;
 const request = () =>
   ({ method: 'GET', originalUrl: url, headers: { authorization: 'Bearer t' } }) as unknown as Request;
 
-/** The Express response execution ends: headers in a map, `end` recording its chunk. */
+/** The Express response execution answers: headers in a map, `end` recording its chunk. */
 function expressResponse(sent: Buffer[] = []) {
   const headers = new Map<string, unknown>();
   const res = {
@@ -70,7 +71,7 @@ describe('admin entry reads', () => {
     res.setHeader('ETag', '"1"');
     const body = Buffer.from(JSON.stringify({ id: 'e1', content: 'x'.repeat(1300) }));
     expect(body.buffer.byteLength).toBeGreaterThan(body.length); // a slice of the pool, as Express's bodies are
-    res.end(body);
+    respond(res, body, 'end');
     expect(admin.stats().entries).toBe(1);
 
     // The hit replays what was stored.

@@ -3,6 +3,7 @@
 // unchanged since (the entry's row, or for a list the project's content).
 import { authorizeClientRead, type Context, type RestRoute } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { respond } from '@cp/edge';
 import type { RequestHandler } from 'express';
 import fresh from 'fresh';
 import { LRUCache } from 'lru-cache';
@@ -121,20 +122,23 @@ export function adminReads(options: AdminReadOptions): { serve: RequestHandler; 
             counters.hits++;
             res.setHeader('ETag', etag);
             res.statusCode = 304;
-            res.end();
-            return;
+            return respond(res);
           }
           if (current) {
             counters.hits++;
             res.setHeader('ETag', current.etag);
             res.setHeader('Content-Type', current.contentType);
             res.setHeader('Content-Length', current.body.length);
-            res.end(current.body);
-            return;
+            return respond(res, current.body, 'end');
           }
           counters.misses++;
           captureBody(req, res, (body) => {
-            const etag = res.getHeader('etag');
+            // An entry's is its revision (rest.ts); a list's is the one Express gives the body, set here so that
+            // the stored answer and this one carry the same.
+            let etag = res.getHeader('etag');
+            const expressETag =
+              etag === undefined && (req.app.get('etag fn') as ((body: Buffer) => string) | undefined);
+            if (expressETag) res.setHeader('ETag', (etag = expressETag(body)));
             if (typeof etag === 'string') {
               const contentType = String(res.getHeader('content-type') ?? 'application/json; charset=utf-8');
               lru.set(key, { stamp, body, etag, contentType });

@@ -1,6 +1,5 @@
 // Express middleware in front of client reads (/api/v1 GETs, API-key GraphQL queries): answer from the cache or fill it.
 import { sharedCacheable, type Context } from '@cp/graphql';
-import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import { addEndStep, graphqlPayload, parsedUrl } from '@cp/edge';
 import { edgeContext } from '../http/request-scope';
@@ -35,8 +34,6 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
     const hit = options.cache?.get(fullKey);
     if (hit) return sendCached(req, res, hit, options.cdnMaxAge);
     const ticket = options.cache?.ticket(projectId);
-    // A placeholder tells Express not to hash the body for a weak ETag: the strong one below replaces it.
-    res.setHeader('ETag', PENDING_ETAG);
     captureBody(req, res, (body) => {
       // A handler that answered from state older than an event it has seen (the typed endpoint while its schema is
       // rebuilt) says so: the ticket can't tell, the event came before it.
@@ -118,27 +115,14 @@ function isCleanGraphQLResult(body: Buffer): boolean {
   }
 }
 
-/** Unguessable, so no client's `If-None-Match` can make Express answer 304 against the placeholder. */
-const PENDING_ETAG = `"pending-${randomUUID()}"`;
-/** Whatever isn't answered as a cacheable 200 leaves without the placeholder. */
-function dropPendingETag(res: Response): void {
-  if (res.getHeader('ETag') === PENDING_ETAG) res.removeHeader('ETag');
-}
-
 /**
- * Sees the response body as it is ended (sofa and Apollo both send complete bodies with one `end`), while headers
- * can still change. `onBody` gets a body that owns its bytes (a cache may keep it) and decides: headers set, and true
- * when the client's copy is current (→ 304, no body).
- * Streamed bodies (`write` before `end`) and anything but 200 are passed through and marked `no-store`.
+ * Sees the response body as the handler answers it (`respond`), while headers can still change. `onBody` gets a body
+ * that owns its bytes (a cache may keep it) and decides: headers set, and true when the client's copy is current
+ * (→ 304, no body). Anything but 200 is passed through and marked `no-store`.
  */
 export function captureBody(req: Request, res: Response, onBody: (body: Buffer) => boolean): void {
   addEndStep(res, {
-    stream() {
-      if (!res.headersSent) dropPendingETag(res);
-    },
     end(ending) {
-      if (res.headersSent) return;
-      dropPendingETag(res);
       if (res.statusCode === 200 && req.method !== 'HEAD' && ending.body && onBody(owned(ending.body))) {
         res.statusCode = 304;
         res.removeHeader('Content-Length');

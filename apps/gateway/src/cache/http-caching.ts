@@ -1,5 +1,6 @@
 // HTTP caching of client responses: strong ETag, If-None-Match → 304, Cache-Control/Vary for shared caches, purge tags.
 import { createHash } from 'node:crypto';
+import { respond } from '@cp/edge';
 import type { Request, Response } from 'express';
 import type { CachedResponse } from './read-cache';
 
@@ -60,11 +61,10 @@ export function sendCached(req: Request, res: Response, response: CachedResponse
   applyCachingHeaders(res, response, cdnMaxAge, 'HIT');
   if (notModified(req, response.etag)) {
     res.statusCode = 304;
-    res.end();
-    return;
+    return respond(res);
   }
   res.statusCode = 200;
   res.setHeader('Content-Type', response.contentType);
   res.setHeader('Content-Length', response.body.length);
-  res.end(response.body);
+  respond(res, response.body, 'end');
 }

@@ -11,7 +11,7 @@ import {
   type EventFilter,
 } from '@cp/db';
 import { AppError, BadRequestError } from '@cp/errors';
-import type { LiveStreams } from '@cp/edge';
+import { respond, type LiveStreams } from '@cp/edge';
 import { eventSince, type Context } from '@cp/graphql';
 import type { AccessWatch, Credentials } from '@cp/auth';
 import { liveEvents, MAX_BUFFERED_BYTES } from '@cp/subgraph-server';
@@ -90,7 +90,10 @@ export function eventRoutesHandler(feed: EventFeed, access: AccessWatch, streams
       return;
     }
     const page = await listEvents(ctx.em, filter, { limit: limitParam(req), lastKey, afterKey });
-    res.json({ data: page.data.map(eventJson), pagination: page.pagination });
+    respond(
+      res.type('application/json'),
+      JSON.stringify({ data: page.data.map(eventJson), pagination: page.pagination }),
+    );
   };
 }
 

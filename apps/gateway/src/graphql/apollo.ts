@@ -1,15 +1,14 @@
 // Apollo Server at /graphql: error formatting (error codes, no internals) and HTTP status for request-level failures.
-import { ApolloServer, HeaderMap, type ApolloServerPlugin, type HTTPGraphQLRequest } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import type { GatewayInterface } from '@apollo/server-gateway-interface';
 import { BadRequestError, formatGraphQLError, graphQLResultStatus, type ErrorCode } from '@cp/errors';
 import type { Context } from '@cp/graphql';
 import { counter } from '@cp/metrics';
-import type { Request, Response } from 'express';
 import type { GraphQLFormattedError } from 'graphql';
 import { graphqlArmor } from './armor';
 import { PersistedQueries } from './persisted-queries';
-import { graphqlSearch, logAnsweredFailure, parsedUrl } from '@cp/edge';
+import { logAnsweredFailure } from '@cp/edge';
 import { currentScope, edgeContext } from '../http/request-scope';
 
 /** When no data came back at all, the HTTP status follows the first error's code (401, 403, 429, …). */
@@ -141,34 +140,4 @@ export function createApollo(
       ...plugins,
     ],
   });
-}
-
-/**
- * /graphql's last handler (in place of `expressMiddleware`, which would read the URL again with its own parser): Apollo
- * gets the request's one parsed value, the JSON body of a POST or the parameters of a GET that the cache key and the
- * input guard read (parsed-request.ts).
- */
-export function apolloHandler(apollo: ApolloServer<Context>) {
-  apollo.assertStarted('apolloHandler()');
-  return async (req: Request, res: Response) => {
-    const headers = new HeaderMap();
-    for (const [name, value] of Object.entries(req.headers))
-      if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-    const method = req.method.toUpperCase();
-    const httpGraphQLRequest: HTTPGraphQLRequest = {
-      method,
-      headers,
-      search: method === 'GET' ? graphqlSearch(parsedUrl(req).query) : '',
-      body: req.body,
-    };
-    const answer = await apollo.executeHTTPGraphQLRequest({
-      httpGraphQLRequest,
-      context: async () => res.locals.context as Context,
-    });
-    for (const [name, value] of answer.headers) res.setHeader(name, value);
-    res.statusCode = answer.status ?? 200;
-    if (answer.body.kind === 'complete') return void res.send(answer.body.string);
-    for await (const chunk of answer.body.asyncIterator) res.write(chunk);
-    res.end();
-  };
 }

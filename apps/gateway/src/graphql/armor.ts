@@ -58,7 +58,7 @@ const listCostLimit: ApolloServerPlugin<Context> = {
 /**
  * A backstop behind the cost limit: a response body beyond `max` (`MAX_RESPONSE_BYTES`) is not sent; the caller gets a
  * BAD_REQUEST saying so (narrow the query or page), instead of a stalled multi-megabyte answer. Reads only: a write's
- * answer always goes out. Streams (SSE) and CDN files never pass here: it only sees bodies sent whole with `res.end`.
+ * answer always goes out. Streams (SSE) and CDN files never pass here: it only sees bodies answered whole (`respond`).
  */
 export function responseSizeLimit(
   onError: (res: Response, err: unknown) => void,
@@ -71,7 +71,7 @@ export function responseSizeLimit(
       end(ending) {
         // A write's answer goes out whatever its size: its change is committed, and a refusal would have the client
         // retry what already happened. The limit is for reads, which can always ask for less.
-        if (res.headersSent || ending.size() <= max || answersWrite(req, res, persistedQuery)) return;
+        if (ending.size() <= max || answersWrite(req, res, persistedQuery)) return;
         res.removeHeader('Content-Length');
         res.removeHeader('ETag');
         const message = `The response would exceed ${max} bytes. Ask for fewer items or fields.`;

@@ -25,7 +25,7 @@ import {
 } from 'graphql';
 import { coercible, executeDirect, queryHashOf, type DirectReads } from '../graphql/direct-reads';
 import { assertSafeJsonValue } from '../http/input-guard';
-import { isJsonType, logAnsweredFailure, parsedUrl, parseJson, type BodyRequest } from '@cp/edge';
+import { isJsonType, logAnsweredFailure, parsedUrl, parseJson, respond, type BodyRequest } from '@cp/edge';
 import { bodyTypeErrors } from './body-types';
 import { restShapeOf, toRestShape, type RestShape } from './rest-shape';
 import { assertQueryParameters, liftDocumentFilters } from './query-parameters';
@@ -247,7 +247,7 @@ export function createRestHandler(options: RestOptions) {
         const { status } = outcome.failure;
         const text = await outcome.failure.text();
         if (route.bodyErrors === 'fieldMap' && status === 422) return sendFieldMapError(res, text);
-        return void res.status(status).type('application/json').send(text);
+        return respond(res.status(status).type('application/json'), text);
       }
       const value = outcome.data[route.field.slice(route.field.indexOf('.') + 1)];
       res.status(route.responseStatus ?? 200).type('application/json');
@@ -256,7 +256,7 @@ export function createRestHandler(options: RestOptions) {
       // One resource with a revision carries it as a strong ETag (admin responses), selected or not.
       if (options.family === 'app' && typeof restBody?.revision === 'number')
         res.setHeader('ETag', `"${restBody.revision}"`);
-      res.send(JSON.stringify(shaped));
+      respond(res, JSON.stringify(shaped));
     } catch (err) {
       sendError(res, err);
     }
@@ -305,8 +305,7 @@ function sendFieldMapError(res: ExpressResponse, text: string): void {
     error: { code: string; message: string; details?: { errors?: FieldError[] } };
   };
   if (parsed.error.code !== 'VALIDATION_FAILED') {
-    res.status(422).type('application/json').send(text);
-    return;
+    return respond(res.status(422).type('application/json'), text);
   }
   sendError(res, fieldMapError(parsed.error.details?.errors ?? [], parsed.error.message));
 }

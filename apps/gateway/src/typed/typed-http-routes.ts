@@ -1,6 +1,6 @@
 // The HTTP mount of a project's typed GraphQL endpoint and its SDL (the endpoint itself: @cp/subgraph-content's
 // TypedGraphQL, free of HTTP). Behind the family's credential check and rate limit, like every client route.
-import { graphqlBody, graphqlPayload } from '@cp/edge';
+import { graphqlBody, graphqlPayload, respond } from '@cp/edge';
 import { errorResponses, successHeaders } from '@cp/errors';
 import { JSON_LIMIT_BYTES, PROJECT_PATH, type Context } from '@cp/graphql';
 import type { HttpRoute } from '@cp/host';
@@ -46,7 +46,7 @@ function execute({ typed, cache, maxResponseBytes }: TypedRouteDeps): RequestHan
           operationName: payload.operationName,
         });
         if (!answer.cacheable) res.locals.uncacheable = true;
-        res.status(answer.status).json(answer.body);
+        respond(res.status(answer.status).type('application/json'), JSON.stringify(answer.body));
       } catch (err) {
         sendGraphQLError(res, err);
       }
@@ -181,7 +181,7 @@ export const TYPED_HTTP_ROUTES: readonly HttpRoute<TypedRouteDeps>[] = [
         try {
           const { sdl, cacheable } = await typed.sdl(res.locals.context as Context, scopeOf(req));
           if (!cacheable) res.locals.uncacheable = true;
-          res.type('text/plain; charset=utf-8').send(sdl);
+          respond(res.type('text/plain; charset=utf-8'), sdl);
         } catch (err) {
           sendError(res, err);
         }

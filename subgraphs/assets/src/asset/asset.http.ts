@@ -8,6 +8,7 @@ import { Asset } from './asset.entity';
 import type { AssetService } from './asset.service';
 import { assetUrl } from './asset-url';
 import { deliver, parseImageParams, resolveTransform, storageKey, variantsKey, type ImageVariants } from '@cp/storage';
+import { respond } from '@cp/edge';
 
 /**
  * The REST shape of an asset, as `GET …/assets/{id}` answers it through GraphQL (a black-box test keeps the two
@@ -54,7 +55,7 @@ export function uploadHandler(service: AssetService, cdnUrl: string) {
     const scope = { organizationId: String(req.params.organizationId), projectId: String(req.params.projectId) };
     const user = await authorizeProject(ctx, scope, 'assets', 'create');
     const asset = await service.upload(ctx.em, scope, req, user.userId);
-    res.status(201).json(assetJson(asset, cdnUrl));
+    respond(res.status(201).type('application/json'), JSON.stringify(assetJson(asset, cdnUrl)));
   };
 }
 

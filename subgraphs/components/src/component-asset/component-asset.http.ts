@@ -9,6 +9,7 @@ import type { Request, Response } from 'express';
 import { ComponentAsset, ComponentAssetStatus } from './component-asset.entity';
 import type { ComponentAssetService } from './component-asset.service';
 import { componentAssetUrl } from './component-asset-url';
+import { respond } from '@cp/edge';
 
 /** The REST shape of a component asset (the same fields GraphQL exposes). */
 export function componentAssetJson(asset: ComponentAsset, cdnUrl: string) {
@@ -34,7 +35,7 @@ export function componentAssetUploadHandler(service: ComponentAssetService, cdnU
     const scope = { organizationId: String(req.params.organizationId), projectId: String(req.params.projectId) };
     const user = await authorizeProject(ctx, scope, 'components', 'update');
     const asset = await service.upload(ctx.em, scope, String(req.params.componentId), req, user.userId);
-    res.status(201).json(componentAssetJson(asset, cdnUrl));
+    respond(res.status(201).type('application/json'), JSON.stringify(componentAssetJson(asset, cdnUrl)));
   };
 }
 
