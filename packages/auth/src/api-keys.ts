@@ -50,6 +50,11 @@ export class ApiKeyLookup {
     };
   }
 
+  /** The principal of a presented key memory holds (its use recorded), else undefined. */
+  cached(em: EntityManager, presented: string): ApiKeyPrincipal | undefined {
+    return looksLikeKey(presented) ? this.fromCache(em, hashKey(presented)) : undefined;
+  }
+
   private fromCache(em: EntityManager, hash: string): ApiKeyPrincipal | undefined {
     const cached = this.cache.getKey(hash);
     if (cached) this.lastUsed.record(em, cached.keyId);

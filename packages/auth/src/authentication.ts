@@ -19,9 +19,8 @@ export interface GatewayVouch {
 }
 
 /**
- * The gateway's HTTP context, its cached-read fast path, graphql-ws `onConnect`, a subgraph service's caller check
- * and the re-check of live streams all call `authenticate` (or, for an answer already in memory, `cached`, which is
- * its first step): one set of rules, one principal cache, whichever transport carried the credentials.
+ * The gateway's HTTP context, graphql-ws `onConnect`, a subgraph service's caller check and the re-check of live
+ * streams all call `authenticate`: one set of rules, one principal cache, whichever transport carried the credentials.
  */
 export class Authentication implements Authenticator {
   readonly apiKeys: ApiKeyLookup;
@@ -44,7 +43,18 @@ export class Authentication implements Authenticator {
    * client's own credentials. No credential is anonymous; one that is present but bad is refused (401), never
    * treated as anonymous.
    */
-  async authenticate(em: EntityManager, credentials: Credentials): Promise<Authenticated> {
+  authenticate(em: EntityManager, credentials: Credentials): Authenticated | Promise<Authenticated> {
+    const { authorization, apiKey, signed } = credentials;
+    // Answers memory already holds come back without a promise: a busy key's every request would pay for one.
+    if (authorization === undefined && !(this.vouch && signed !== undefined)) {
+      if (apiKey === undefined) return { principal: ANONYMOUS, via: 'anonymous' };
+      const principal = this.apiKeys.cached(em, apiKey.trim());
+      if (principal) return { principal, via: 'credentials' };
+    }
+    return this.check(em, credentials);
+  }
+
+  private async check(em: EntityManager, credentials: Credentials): Promise<Authenticated> {
     if (this.vouch && credentials.signed !== undefined) {
       // `verifyPrincipal` reads an empty header as no header; here it is a present, bad one.
       if (credentials.signed === '') throw new UnauthorizedError('The forwarded principal is invalid.');
@@ -52,7 +62,6 @@ export class Authentication implements Authenticator {
       return { ...(await verifyVouched(credentials.signed, this.vouch.secret, binding)), via: 'gateway' };
     }
     const { authorization, apiKey } = credentials;
-    if (authorization === undefined && apiKey === undefined) return { principal: ANONYMOUS, via: 'anonymous' };
     return { principal: await this.clientPrincipal(em, authorization, apiKey), via: 'credentials' };
   }
 

@@ -18,3 +18,4 @@ export * from './family-guard';
 export * from './parser-refusals';
 export * from './request-body';
 export * from './response-seam';
+export * from './conditional';

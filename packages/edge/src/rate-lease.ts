@@ -11,7 +11,8 @@ export interface Take {
 export interface Budget {
   readonly keyPrefix: string;
   readonly points: number;
-  take(key: string): Promise<Take>;
+  /** From a lease this replica holds: at once, without a promise (every request of a busy caller would pay for one). */
+  take(key: string): Take | Promise<Take>;
 }
 
 /** Straight through to the store: every request is one store call (memory, or a budget too small to lease). */
@@ -72,19 +73,21 @@ export function leasedBudget(limiter: RateLimiterAbstract): Budget {
     setTimeout(() => leases.get(key) === lease && leases.delete(key), res.msBeforeNext + 1000).unref();
   };
 
-  const take = async (key: string): Promise<Take> => {
+  /** The lease's answer while it holds points (or remembers a refusal) in the current window; else undefined. */
+  const fromLease = (key: string): Take | undefined => {
+    const lease = leases.get(key);
+    const now = Date.now();
+    if (!lease || lease.resetAt <= now) return undefined;
+    const msBeforeNext = lease.resetAt - now;
+    if (lease.refused) return { res: new RateLimiterRes(0, msBeforeNext, limiter.points + 1), refused: true };
+    if (lease.left <= 0) return undefined;
+    lease.left--;
+    const remaining = lease.sharedRemaining + lease.left;
+    return { res: new RateLimiterRes(remaining, msBeforeNext, limiter.points - remaining), refused: false };
+  };
+
+  const refilled = async (key: string): Promise<Take> => {
     for (;;) {
-      const lease = leases.get(key);
-      const now = Date.now();
-      if (lease && lease.resetAt > now) {
-        const msBeforeNext = lease.resetAt - now;
-        if (lease.refused) return { res: new RateLimiterRes(0, msBeforeNext, limiter.points + 1), refused: true };
-        if (lease.left > 0) {
-          lease.left--;
-          const remaining = lease.sharedRemaining + lease.left;
-          return { res: new RateLimiterRes(remaining, msBeforeNext, limiter.points - remaining), refused: false };
-        }
-      }
       // One refill per key at a time; concurrent requests wait for it and then spend from it.
       let pending = refills.get(key);
       if (!pending) {
@@ -92,8 +95,12 @@ export function leasedBudget(limiter: RateLimiterAbstract): Budget {
         refills.set(key, pending);
       }
       await pending;
+      const taken = fromLease(key);
+      if (taken) return taken;
     }
   };
+
+  const take = (key: string): Take | Promise<Take> => fromLease(key) ?? refilled(key);
 
   return { keyPrefix: limiter.keyPrefix, points: limiter.points, take };
 }

@@ -6,7 +6,7 @@ import type { Context } from '@cp/principal';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import Redis from 'ioredis';
-import { directBudget, leasedBudget, type Budget } from './rate-lease';
+import { directBudget, leasedBudget, type Budget, type Take } from './rate-lease';
 import { CircuitLimiter } from './circuit-limiter';
 import {
   RateLimiterMemory,
@@ -27,9 +27,7 @@ export interface RateLimitOptions {
 
 export interface RateLimiter {
   /** Express middleware; runs after authentication (it reads `res.locals.context`). */
-  middleware(
-    onError: (res: Response, err: unknown) => void,
-  ): (req: Request, res: Response, next: NextFunction) => Promise<void>;
+  middleware(onError: (res: Response, err: unknown) => void): (req: Request, res: Response, next: NextFunction) => void;
   /**
    * Wraps the answer to a failed authentication: the failure counts against the caller's address on the anonymous
    * budget, so guessing tokens or keys is throttled like guessing passwords (429 once it is spent).
@@ -133,19 +131,15 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
     'rate limits ready',
   );
 
-  /** One request from every window of the caller's budget. */
-  const spend = (principal: Context['principal'], peer: string | undefined) => {
+  /** One request from every window of the caller's budget: at once when every window answers from memory. */
+  const spend = (principal: Context['principal'], peer: string | undefined): Outcome[] | Promise<Outcome[]> => {
     const key = budgetKey(principal, peer);
-    return Promise.all((principal.kind === 'anonymous' ? [anonymous] : perToken).map((budget) => consume(budget, key)));
+    const taken = (principal.kind === 'anonymous' ? [anonymous] : perToken).map((budget) => consume(budget, key));
+    return taken.some((t) => t instanceof Promise) ? Promise.all(taken) : (taken as Outcome[]);
   };
 
-  /** Spends one request of the principal's budget and sets `RateLimit-*`; false once the 429 is sent. */
-  const admit = async (
-    principal: Context['principal'],
-    res: Response,
-    onError: (res: Response, err: unknown) => void,
-  ): Promise<boolean> => {
-    const outcomes = await spend(principal, res.req.socket.remoteAddress);
+  /** Sets `RateLimit-*` from the outcomes; true when every window admitted the request, else answers the 429. */
+  const decide = (outcomes: Outcome[], res: Response, onError: (res: Response, err: unknown) => void): boolean => {
     // The headers describe the tightest window: the one with the fewest requests left.
     setHeaders(
       res,
@@ -162,8 +156,10 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
     storeUp: () => circuit?.up ?? true,
     signInLimiter: signIn,
     middleware(onError) {
-      return async (_req, res, next) => {
-        if (await admit((res.locals.context as Context).principal, res, onError)) next();
+      return (req, res, next) => {
+        const outcomes = spend((res.locals.context as Context).principal, req.socket.remoteAddress);
+        if (!(outcomes instanceof Promise)) return void (decide(outcomes, res, onError) && next());
+        outcomes.then((taken) => decide(taken, res, onError) && next(), next);
       };
     },
     async allow(principal, peer) {
@@ -171,9 +167,9 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
     },
     onAuthFailure(onError) {
       return async (res, err) => {
-        const outcome = await consume(anonymous, `ip:${res.req.socket.remoteAddress ?? 'unknown'}`).catch(
-          () => undefined,
-        );
+        const outcome = await Promise.resolve(
+          consume(anonymous, `ip:${res.req.socket.remoteAddress ?? 'unknown'}`),
+        ).catch(() => undefined);
         if (!outcome?.refused) return onError(res, err);
         setHeaders(res, outcome);
         refuse(res, [outcome], onError);
@@ -223,8 +219,11 @@ const refusals = counter(
   ['window'],
 );
 
-async function consume(budget: Budget, key: string): Promise<Outcome> {
-  const { res, refused } = await budget.take(key);
-  if (refused) refusals.inc({ window: budget.keyPrefix });
-  return { res, refused, points: budget.points };
+function consume(budget: Budget, key: string): Outcome | Promise<Outcome> {
+  const outcome = ({ res, refused }: Take): Outcome => {
+    if (refused) refusals.inc({ window: budget.keyPrefix });
+    return { res, refused, points: budget.points };
+  };
+  const taken = budget.take(key);
+  return taken instanceof Promise ? taken.then(outcome) : outcome(taken);
 }

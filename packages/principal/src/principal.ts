@@ -105,5 +105,6 @@ export interface Authenticated {
  * `Authentication` implements it; a host creates one per process and hands it to the modules (`BuildDeps.auth`).
  */
 export interface Authenticator {
-  authenticate(em: EntityManager, credentials: Credentials): Promise<Authenticated>;
+  /** An answer already in memory (a cached key, no credential) comes back at once, without a promise. */
+  authenticate(em: EntityManager, credentials: Credentials): Authenticated | Promise<Authenticated>;
 }

@@ -1,4 +1,5 @@
 // Serves stored bytes the way a CDN origin should: strong ETag, 304, Range, a year of caching, no sniffing.
+import { notModified } from '@cp/edge';
 import { AppError } from '@cp/errors';
 import type { Request, Response } from 'express';
 import parseRange from 'range-parser';
@@ -21,11 +22,7 @@ export interface Deliverable {
  */
 export async function deliver(req: Request, res: Response, storage: AssetStorage, file: Deliverable): Promise<void> {
   const etag = `"${file.checksum}"`;
-  const ifNoneMatch = req.header('if-none-match');
-  if (
-    ifNoneMatch &&
-    (ifNoneMatch.trim() === '*' || ifNoneMatch.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))
-  ) {
+  if (notModified(req, etag)) {
     setFileHeaders(res, file, etag);
     res.status(304).end();
     return;

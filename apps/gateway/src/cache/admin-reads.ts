@@ -3,9 +3,8 @@
 // unchanged since (the entry's row, or for a list the project's content).
 import { authorizeClientRead, type Context, type RestRoute } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { respond } from '@cp/edge';
+import { notModified, respond } from '@cp/edge';
 import type { RequestHandler } from 'express';
-import fresh from 'fresh';
 import { LRUCache } from 'lru-cache';
 import type { IncomingHttpHeaders } from 'node:http';
 import { edgeContext } from '../http/request-scope';
@@ -118,7 +117,7 @@ export function adminReads(options: AdminReadOptions): { serve: RequestHandler; 
           // gave its stored answer. A client holding it gets 304, decided as Express decides it after execution
           // (`fresh`: `Cache-Control: no-cache` asks for the whole answer).
           const etag = read.id === undefined ? current?.etag : `"${stamp.slice(stamp.indexOf('/') + 1)}"`;
-          if (etag !== undefined && fresh(req.headers, { etag })) {
+          if (etag !== undefined && notModified(req, etag)) {
             counters.hits++;
             res.setHeader('ETag', etag);
             res.statusCode = 304;

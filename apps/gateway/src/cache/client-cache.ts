@@ -1,10 +1,10 @@
 // Express middleware in front of client reads (/api/v1 GETs, API-key GraphQL queries): answer from the cache or fill it.
 import { sharedCacheable, type Context } from '@cp/graphql';
 import type { NextFunction, Request, Response } from 'express';
-import { addEndStep, graphqlPayload, parsedUrl } from '@cp/edge';
+import { addEndStep, graphqlPayload, notModified, parsedUrl } from '@cp/edge';
 import { edgeContext } from '../http/request-scope';
 import { graphqlRequestKey } from './graphql-key';
-import { applyCachingHeaders, etagOf, notModified, sendCached, surrogateKeys } from './http-caching';
+import { applyCachingHeaders, etagOf, sendCached, surrogateKeys } from './http-caching';
 import type { CachedResponse, FillTicket, ReadCache } from './read-cache';
 
 export interface ClientCacheOptions {
@@ -27,7 +27,8 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
     next: NextFunction,
     projectId: string,
     key: string,
-    tags: string,
+    /** Purge tags, needed only when an answer is stored. */
+    tags: () => string,
     validate: (body: Buffer) => boolean,
   ) => {
     const fullKey = cacheKey(projectId, edgeContext().lang, key);
@@ -45,7 +46,7 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
         contentType: String(res.getHeader('content-type') ?? 'application/json; charset=utf-8'),
         body,
         etag: etagOf(body),
-        surrogateKeys: tags,
+        surrogateKeys: tags(),
       };
       const stored = ticket ? options.cache!.store(ticket as FillTicket, fullKey, response) : false;
       applyCachingHeaders(res, response, options.cdnMaxAge, options.cache ? 'MISS' : 'BYPASS');
@@ -60,17 +61,12 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
       const principal = (res.locals.context as Context | undefined)?.principal;
       if (req.method !== 'GET' || !sharedCacheable(principal)) return next();
       // /organizations/{org}/projects/{proj}/<family>/<id>/…: tags name the family and the resource.
-      const segments = req.path.split('/').filter(Boolean);
-      const resourcePath = segments[0] === 'organizations' && segments[2] === 'projects' ? segments.slice(4) : segments;
-      serve(
-        req,
-        res,
-        next,
-        principal.projectId,
-        restKey(req.originalUrl),
-        surrogateKeys(principal.projectId, resourcePath),
-        () => true,
-      );
+      const tags = () => {
+        const segments = req.path.split('/').filter(Boolean);
+        const resource = segments[0] === 'organizations' && segments[2] === 'projects' ? segments.slice(4) : segments;
+        return surrogateKeys(principal.projectId, resource);
+      };
+      serve(req, res, next, principal.projectId, restKey(req.originalUrl), tags, () => true);
     },
     graphql(req, res, next) {
       const principal = (res.locals.context as Context | undefined)?.principal;
@@ -84,7 +80,7 @@ export function clientReadCache(options: ClientCacheOptions): { rest: Middleware
         principal.projectId,
         // The same document means another thing at /graphql and at a project's typed endpoint.
         `${parsedUrl(req).path}\0${key}`,
-        surrogateKeys(principal.projectId, ['graphql']),
+        () => surrogateKeys(principal.projectId, ['graphql']),
         isCleanGraphQLResult,
       );
     },

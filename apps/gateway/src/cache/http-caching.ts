@@ -1,20 +1,12 @@
 // HTTP caching of client responses: strong ETag, If-None-Match → 304, Cache-Control/Vary for shared caches, purge tags.
 import { createHash } from 'node:crypto';
-import { respond } from '@cp/edge';
+import { notModified, respond } from '@cp/edge';
 import type { Request, Response } from 'express';
 import type { CachedResponse } from './read-cache';
 
 /** Strong validator of a body: equal bytes, equal tag, on every replica. */
 export function etagOf(body: Buffer): string {
   return `"${createHash('sha256').update(body).digest('base64url')}"`;
-}
-
-/** `If-None-Match` uses the weak comparison (RFC 9110 §13.1.2): `W/` prefixes are ignored, `*` matches anything. */
-export function notModified(req: Request, etag: string): boolean {
-  const header = req.headers['if-none-match'];
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
 }
 
 /**

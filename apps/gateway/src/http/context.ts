@@ -1,7 +1,7 @@
 // Builds the per-request GraphQL context: a forked EntityManager, the authenticated principal, request facts.
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
-import { visibilityOf, type Context, type ProjectDirectory } from '@cp/graphql';
-import { clientCredentials, httpCredentials, type Authentication, type Credentials } from '@cp/auth';
+import { clientCredentials, httpCredentials, type Authentication } from '@cp/auth';
+import { visibilityOf, type Authenticated, type Context, type ProjectDirectory } from '@cp/graphql';
 import type { NextFunction, Request, Response } from 'express';
 import { keepPrivate } from './api-headers';
 import { edgeContext } from './request-scope';
@@ -13,12 +13,11 @@ export interface ContextDeps {
 }
 
 /**
- * The gateway takes no signed principal from clients: only theirs (`clientCredentials`). Authentication only borrows a
- * connection (the root EntityManager's); the request's own fork is made when a stage first asks for it, so a request
- * answered before execution (a refusal, a cache hit, a 304) never builds a unit of work.
+ * The request's context for `principal`. Authentication only borrowed a connection (the root EntityManager's); the
+ * request's own fork is made when a stage first asks for it, so a request answered before execution (a refusal, a
+ * cache hit, a 304) never builds a unit of work.
  */
-export async function buildContext(deps: ContextDeps, credentials: Credentials): Promise<Context> {
-  const { principal } = await deps.auth.authenticate(deps.orm.em, credentials);
+export function contextFor(deps: ContextDeps, principal: Context['principal']): Context {
   const { requestId, lang } = edgeContext();
   let em: EntityManager | undefined;
   return {
@@ -33,21 +32,26 @@ export async function buildContext(deps: ContextDeps, credentials: Credentials):
 }
 
 /**
- * Authenticates once per request and keeps the context in `res.locals.context`; `onError` answers a bad credential.
- * A preview key's answers, whatever they turn out to be, are private from here on.
+ * Authenticates once per request (the gateway takes no signed principal from clients: only theirs,
+ * `clientCredentials`) and keeps the context in `res.locals.context`; `onError` answers a bad credential. A preview
+ * key's answers, whatever they turn out to be, are private from here on. A principal memory holds goes on at once.
  */
 export function contextMiddleware(deps: ContextDeps, onError: (res: Response, err: unknown) => void) {
-  return async (req: Request, res: Response, next: NextFunction) => {
-    let context: Context;
+  return (req: Request, res: Response, next: NextFunction) => {
     // Read once; a long-lived stream keeps them to authenticate its caller again (access-watch.ts).
     const credentials = (res.locals.credentials = clientCredentials(httpCredentials(req.headers)));
+    const proceed = ({ principal }: Authenticated) => {
+      res.locals.context = contextFor(deps, principal);
+      if (principal.kind === 'apiKey' && visibilityOf(principal) === 'preview') keepPrivate(res);
+      next();
+    };
+    let authenticated: Authenticated | Promise<Authenticated>;
     try {
-      context = res.locals.context = await buildContext(deps, credentials);
+      authenticated = deps.auth.authenticate(deps.orm.em, credentials);
     } catch (err) {
-      onError(res, err);
-      return;
+      return onError(res, err);
     }
-    if (context.principal.kind === 'apiKey' && visibilityOf(context.principal) === 'preview') keepPrivate(res);
-    next();
+    if (authenticated instanceof Promise) authenticated.then(proceed, (err) => onError(res, err)).catch(next);
+    else proceed(authenticated);
   };
 }
