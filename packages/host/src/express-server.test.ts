@@ -1,5 +1,6 @@
 // The server's requests and responses reach Express with the prototype it gives them, so it never has to change it.
 import express from 'express';
+import fc from 'fast-check';
 import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { expressServer } from './express-server';
@@ -54,4 +55,34 @@ describe('expressServer', () => {
     expect(await get()).toMatch(/^HTTP\/1.1 200/);
     socket.destroy();
   }, 15_000);
+
+  it('answers 304 from Express’s send exactly when If-None-Match names the ETag (weakly), whatever Cache-Control says', async () => {
+    const app = express();
+    const server = expressServer(app, { headersTimeoutMs: 5000, requestTimeoutMs: 120_000 });
+    servers.push(server);
+    server.on('request', app);
+    let etag = '';
+    app.get('/', (_req, res) => void res.setHeader('ETag', etag).send('body'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    const tag = fc.constantFrom('"a"', '"b"', 'W/"a"', 'W/"b"', '"a', '*');
+    const runs = { seed: Number(process.env.FC_SEED ?? 20261129), numRuns: Number(process.env.FC_RUNS ?? 60) };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('"a"', 'W/"a"'),
+        fc.array(tag, { minLength: 1, maxLength: 3 }),
+        fc.constantFrom(undefined, 'no-cache', 'max-age=0'),
+        async (sent, tags, cacheControl) => {
+          etag = sent;
+          const headers: Record<string, string> = { 'if-none-match': tags.join(', ') };
+          if (cacheControl) headers['cache-control'] = cacheControl;
+          const answer = await fetch(url, { headers });
+          // `*` stands alone (RFC 9110: `"*" / #entity-tag`); in a list it names no tag.
+          const current = tags.join() === '*' || tags.some((t) => t.replace(/^W\//, '') === '"a"');
+          expect(answer.status).toBe(current ? 304 : 200);
+        },
+      ),
+      runs,
+    );
+  });
 });

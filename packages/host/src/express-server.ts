@@ -1,6 +1,7 @@
 // An HTTP server whose requests and responses are born with an Express app's prototypes.
 import type { Config } from '@cp/config';
-import type { Express } from 'express';
+import { notModified } from '@cp/edge';
+import type { Express, Request } from 'express';
 import { createServer, IncomingMessage, ServerResponse, type Server } from 'node:http';
 import type { Socket } from 'node:net';
 
@@ -37,6 +38,7 @@ export function expressServer(
     (ServerResponse as unknown as (req: IncomingMessage, options?: object) => void).call(this, req, options);
   }
   AppResponse.prototype = app.response;
+  answerConditionsByOneRule(app);
   const server = createServer({
     IncomingMessage: AppRequest as unknown as typeof IncomingMessage,
     ServerResponse: AppResponse as unknown as typeof ServerResponse,
@@ -48,4 +50,26 @@ export function expressServer(
   });
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   return server;
+}
+
+/**
+ * Express's `send` answers 304 when `req.fresh` says so; its own rule (the `fresh` package) treats a request's
+ * `Cache-Control: no-cache` as asking for the whole answer, which `fetch` sends beside every validator. Every answer
+ * follows the platform's one rule instead (`notModified`), as the read cache and the CDN do.
+ */
+function answerConditionsByOneRule(app: Express): void {
+  Object.defineProperty(app.request, 'fresh', {
+    configurable: true,
+    enumerable: true,
+    get(this: Request) {
+      const status = this.res!.statusCode;
+      const etag = this.res!.getHeader('ETag');
+      return (
+        (this.method === 'GET' || this.method === 'HEAD') &&
+        ((status >= 200 && status < 300) || status === 304) &&
+        typeof etag === 'string' &&
+        notModified(this, etag)
+      );
+    },
+  });
 }

@@ -114,8 +114,7 @@ export function adminReads(options: AdminReadOptions): { serve: RequestHandler; 
           const stored = lru.get(key);
           const current = stored?.stamp === stamp ? stored : undefined;
           // An entry's `ETag` is its revision (rest.ts), known from the stamp alone; a list's is the one execution
-          // gave its stored answer. A client holding it gets 304, decided as Express decides it after execution
-          // (`fresh`: `Cache-Control: no-cache` asks for the whole answer).
+          // gave its stored answer. A client holding it gets 304, by the rule execution's answer would follow.
           const etag = read.id === undefined ? current?.etag : `"${stamp.slice(stamp.indexOf('/') + 1)}"`;
           if (etag !== undefined && notModified(req, etag)) {
             counters.hits++;
