@@ -43,6 +43,7 @@ function expressResponse(sent: Buffer[] = []) {
     setHeader: (name: string, value: unknown) => headers.set(name.toLowerCase(), value),
     removeHeader: (name: string) => headers.delete(name.toLowerCase()),
     write: () => true,
+    once: () => res,
     end: (body?: Buffer) => {
       if (body) sent.push(body);
       return res;
