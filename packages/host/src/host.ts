@@ -126,6 +126,7 @@ export async function startHost({
 
   const app = express();
   app.disable('x-powered-by');
+  retryAfterOn503(app.response);
   const readiness = new Readiness();
   const drain = new HttpDrain(readiness);
   const server = expressServer(app, config.http);
@@ -149,7 +150,7 @@ export async function startHost({
   const metricsServer = await serveMetrics(app, config, logger);
   const service = await http.serve({ db, broker, dispatcher, limiter, deps, app, server });
   registerRuntimeMetrics({ orm: db.orm, ...service.metrics });
-  server.on('request', drain.listener(retryAfterOn503(app)));
+  server.on('request', drain.listener(app));
 
   await new Promise<void>((resolve) => server.listen(http.port, config.http.host, resolve));
   const url = `http://${config.http.host}:${(server.address() as AddressInfo).port}`;
