@@ -159,7 +159,8 @@ export async function createRateLimiter(options: RateLimitOptions): Promise<Rate
       return (req, res, next) => {
         const outcomes = spend((res.locals.context as Context).principal, req.socket.remoteAddress);
         if (!(outcomes instanceof Promise)) return void (decide(outcomes, res, onError) && next());
-        outcomes.then((taken) => decide(taken, res, onError) && next(), next);
+        // A store that fails, or an answer that throws, reaches the error handler: never a hanging request.
+        outcomes.then((taken) => decide(taken, res, onError) && next(), next).catch(next);
       };
     },
     async allow(principal, peer) {

@@ -113,6 +113,30 @@ describe('response seam', () => {
   });
 });
 
+describe('a step that answers anew after a promise', () => {
+  it('sends its answer once, through the steps added before it, and leaves the connection whole', async () => {
+    const order: string[] = [];
+    let destroyed = false;
+    const answer = await call((_req, res) => {
+      res.destroy = ((err?: Error) => ((destroyed = true), res)) as typeof res.destroy;
+      addEndStep(res, { end: (ending) => void order.push(`first:${ending.body?.toString()}`) });
+      addEndStep(res, {
+        end: async () => {
+          await new Promise((r) => setTimeout(r, 10));
+          order.push('busy');
+          respond(res.status(503), 'busy');
+        },
+      });
+      respond(res, 'original');
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(answer.status).toBe(503);
+    expect(answer.body.toString()).toBe('busy');
+    expect(order).toEqual(['busy', 'first:busy']);
+    expect(destroyed).toBe(false);
+  });
+});
+
 describe('a response ended without respond()', () => {
   it('is reported: its steps did not run', async () => {
     const warnings: Error[] = [];

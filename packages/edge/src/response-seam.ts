@@ -30,6 +30,8 @@ interface Seam {
   steps: EndStep[];
   /** While a step runs, the index of the last step an answer made anew passes through. */
   from?: number;
+  /** The answer went out: a run held by a step's promise ends there (the step answered anew meanwhile). */
+  written?: boolean;
 }
 
 const seams = new WeakMap<ServerResponse, Seam>();
@@ -85,11 +87,13 @@ export function respond(res: ServerResponse, body?: string | Buffer, finish: Fin
       // A step that fails still lets the response go out (the steps before it run, then the write); should even that
       // throw, the connection is closed rather than left hanging.
       if (outcome instanceof Promise) {
-        const rest = () => run(before);
+        const rest = () => void (seam.written || run(before));
         return void outcome.then(rest, rest).catch(() => res.destroy());
       }
     }
+    seam.written = true;
     seam.steps = [];
+    seam.from = undefined;
     write(res, changed ? bytes : body, finish);
   };
   // An answer made anew by a step starts below that step; any other starts at the last step added.

@@ -55,7 +55,8 @@ export function expressServer(
 /**
  * Express's `send` answers 304 when `req.fresh` says so; its own rule (the `fresh` package) treats a request's
  * `Cache-Control: no-cache` as asking for the whole answer, which `fetch` sends beside every validator. Every answer
- * follows the platform's one rule instead (`notModified`), as the read cache and the CDN do.
+ * follows the platform's one rule instead (`notModified`), as the read cache and the CDN do. No answer sent this way
+ * carries `Last-Modified`, so `If-Modified-Since` has nothing to be compared with.
  */
 function answerConditionsByOneRule(app: Express): void {
   Object.defineProperty(app.request, 'fresh', {

@@ -23,7 +23,8 @@ export interface Deliverable {
 export async function deliver(req: Request, res: Response, storage: AssetStorage, file: Deliverable): Promise<void> {
   const etag = `"${file.checksum}"`;
   if (notModified(req, etag)) {
-    setFileHeaders(res, file, etag);
+    // A 304 carries the validator and caching rules only, no representation metadata (RFC 9110 §15.4.5).
+    setCaching(res, etag);
     res.status(304).end();
     return;
   }
@@ -48,9 +49,13 @@ export async function deliver(req: Request, res: Response, storage: AssetStorage
   await pipeline(body, res).catch(() => undefined);
 }
 
-function setFileHeaders(res: Response, file: Deliverable, etag: string): void {
+function setCaching(res: Response, etag: string): void {
   res.setHeader('ETag', etag);
   res.setHeader('Cache-Control', 'public, max-age=31536000, immutable');
+}
+
+function setFileHeaders(res: Response, file: Deliverable, etag: string): void {
+  setCaching(res, etag);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('Content-Type', file.type);
   // Types a browser would execute are downloaded, never rendered on our origin.
