@@ -118,7 +118,7 @@ describe('a step that answers anew after a promise', () => {
     const order: string[] = [];
     let destroyed = false;
     const answer = await call((_req, res) => {
-      res.destroy = ((err?: Error) => ((destroyed = true), res)) as typeof res.destroy;
+      res.destroy = (() => ((destroyed = true), res)) as typeof res.destroy;
       addEndStep(res, { end: (ending) => void order.push(`first:${ending.body?.toString()}`) });
       addEndStep(res, {
         end: async () => {
