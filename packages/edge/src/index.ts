@@ -6,7 +6,7 @@ export * from './live-streams';
 export * from './shutdown';
 export * from './runtime-metrics';
 export * from './rate-limit';
-export * from './retry-after';
+export * from './head-rules';
 export * from './parsed-request';
 export * from './url-guard';
 export * from './idempotency';

@@ -12,7 +12,7 @@ import {
   Readiness,
   registerRuntimeMetrics,
   requestMetrics,
-  retryAfterOn503,
+  headRules,
   serveMetrics,
   type RateLimiter,
   type RuntimeMetricsSources,
@@ -126,7 +126,7 @@ export async function startHost({
 
   const app = express();
   app.disable('x-powered-by');
-  retryAfterOn503(app.response);
+  headRules(app.response);
   const readiness = new Readiness();
   const drain = new HttpDrain(readiness);
   const server = expressServer(app, config.http);

@@ -1,6 +1,5 @@
 // Protective headers on API responses: no sniffing, no framing, and no caching of admin or sign-in answers.
 import type { NextFunction, Request, Response } from 'express';
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 
 /**
  * Scoped to the API paths, not set globally: the CDN sets its own and the HTML docs/GraphiQL pages need their own
@@ -29,25 +28,4 @@ function framed(req: Request): boolean {
   const accept = req.headers.accept;
   if (accept === undefined || !/text|\*\/\*/i.test(accept)) return true;
   return req.accepts(['json', 'html']) !== 'html';
-}
-
-/**
- * Whatever a route sets, a preview key's answers (reads, errors, event streams) are never stored by a browser,
- * proxy or CDN and name no purge tags. Applied as the status line is written, so later `Cache-Control` writes (the
- * GraphQL server's own, an SSE stream's) cannot undo it.
- */
-export function keepPrivate(res: ServerResponse): void {
-  const writeHead = res.writeHead as (this: ServerResponse, status: number, message?: string) => ServerResponse;
-  res.writeHead = ((status: number, ...rest: unknown[]) => {
-    const message = rest.find((r): r is string => typeof r === 'string');
-    const headers = rest.find(
-      (r): r is OutgoingHttpHeaders => typeof r === 'object' && r !== null && !Array.isArray(r),
-    );
-    for (const [name, value] of Object.entries(headers ?? {})) if (value !== undefined) res.setHeader(name, value);
-    const noTransform = /no-transform/i.test(String(res.getHeader('cache-control') ?? ''));
-    res.setHeader('Cache-Control', noTransform ? 'private, no-store, no-transform' : 'private, no-store');
-    res.removeHeader('Surrogate-Key');
-    res.removeHeader('Cache-Tag');
-    return message === undefined ? writeHead.call(res, status) : writeHead.call(res, status, message);
-  }) as ServerResponse['writeHead'];
 }
