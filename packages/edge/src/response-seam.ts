@@ -30,7 +30,10 @@ interface Seam {
   steps: EndStep[];
   /** While a step runs, the index of the last step an answer made anew passes through. */
   from?: number;
-  /** The answer went out: a run held by a step's promise ends there (the step answered anew meanwhile). */
+  /**
+   * The answer went out through the steps: a run held by a step's promise ends there (the step answered anew
+   * meanwhile), and a response that finishes without it skipped them.
+   */
   written?: boolean;
 }
 
@@ -48,7 +51,7 @@ export function addEndStep(res: ServerResponse, step: EndStep): void {
     seams.set(res, added);
     // A handler that ends the response itself skips the steps: an idempotent write's answer would not be kept.
     res.once('finish', () => {
-      if (added.steps.length)
+      if (!added.written)
         process.emitWarning(`${res.req?.method} ${res.req?.url} ended without respond(): its steps did not run`, {
           code: 'CP_RESPONSE_SEAM',
         });
@@ -63,7 +66,7 @@ export function addEndStep(res: ServerResponse, step: EndStep): void {
  */
 export function respond(res: ServerResponse, body?: string | Buffer, finish: Finish = 'send'): void {
   const seam = seams.get(res);
-  if (!seam || seam.steps.length === 0) return write(res, body, finish);
+  if (!seam || seam.written) return write(res, body, finish);
   let bytes: Buffer | undefined;
   let changed = false;
   const ending: Ending = {
@@ -92,7 +95,6 @@ export function respond(res: ServerResponse, body?: string | Buffer, finish: Fin
       }
     }
     seam.written = true;
-    seam.steps = [];
     seam.from = undefined;
     write(res, changed ? bytes : body, finish);
   };
