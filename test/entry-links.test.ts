@@ -7,7 +7,9 @@ import { PROJECT } from './support/client';
 import { UNLIMITED } from './support/service';
 import { useService } from './support/setup';
 
-const RUNS = Number(process.env.FC_RUNS ?? 6);
+// Twelve sequences by default: among them, an entry edited twice to the same shape with other targets (an edit whose
+// links may only be left alone when they are the same links).
+const RUNS = Number(process.env.FC_RUNS ?? 12);
 const SEED = Number(process.env.FC_SEED ?? 20261128);
 
 // A valid 1×1 PNG.

@@ -183,13 +183,10 @@ export class ContentService {
       if (input.description !== undefined) entry.description = input.description;
       if (input.isTemplate !== undefined) entry.isTemplate = input.isTemplate;
       if (content !== undefined) {
+        const { schema } = typeVersion.content;
+        const previous = collectLinks(schema, entry.content);
         entry.content = content;
-        await writeWorkingLinks(
-          tx,
-          scope,
-          id,
-          await checkedLinks(tx, scope, typeVersion.content.schema, entry.content),
-        );
+        await writeWorkingLinks(tx, scope, id, await checkedLinks(tx, scope, schema, entry.content), previous);
       }
       if (input.tags !== undefined) {
         entry.tags = distinctNames(input.tags);
