@@ -17,6 +17,7 @@ import { Migration20261128170000_sync_indexes } from './Migration20261128170000_
 import { Migration20261128180000_release } from './Migration20261128180000_release';
 import { Migration20261128210000_published_refresh } from './Migration20261128210000_published_refresh';
 import { Migration20261129000000_published_refresh_many } from './Migration20261129000000_published_refresh_many';
+import { Migration20261129050000_embedding_text_hash } from './Migration20261129050000_embedding_text_hash';
 
 export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261122000200_content_type', class: Migration20261122000200_content_type },
@@ -36,4 +37,5 @@ export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261128180000_release', class: Migration20261128180000_release },
   { name: 'Migration20261128210000_published_refresh', class: Migration20261128210000_published_refresh },
   { name: 'Migration20261129000000_published_refresh_many', class: Migration20261129000000_published_refresh_many },
+  { name: 'Migration20261129050000_embedding_text_hash', class: Migration20261129050000_embedding_text_hash },
 ];

@@ -3,6 +3,8 @@ import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 export interface Embedder {
+  /** Which model's vectors these are: a vector is only reused for the same text under the same model. */
+  readonly model: string;
   embed(texts: string[]): Promise<number[][]>;
   /** Whether the model's thread is running (it stops when idle). */
   readonly loaded: boolean;
@@ -56,6 +58,7 @@ export function createEmbedder(options: { apiKey?: string; idleMs?: number } = {
     return current;
   };
   return {
+    model: options.apiKey ? 'hosted' : 'minilm-fp16',
     get loaded() {
       return worker !== undefined;
     },

@@ -1,5 +1,6 @@
 // Keeps content embeddings current off the request path: entries changed since their embedding are re-embedded in batches.
 import type { Logger } from '@cp/config';
+import { createHash } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { PollingWorker } from '@cp/db';
 import type { Embedder } from './embedder';
@@ -13,6 +14,8 @@ const MAX_TEXT = 2000;
  */
 const REST_FACTOR = 3;
 const MAX_REST_MS = 2000;
+
+type Sql = ReturnType<MikroORM['em']['getConnection']>;
 
 interface Pending {
   id: string;
@@ -71,18 +74,52 @@ export class EmbeddingIndexer extends PollingWorker {
       if (this.stopping) return;
       const rows = await conn.execute<Pending[]>(`${source.select} limit ${BATCH}`);
       if (rows.length === 0) return;
+      const texts = rows.map((r) => textOf(r));
+      const hashes = texts.map((text) => textHash(this.embedder.model, text));
+      const vectors = await storedVectors(conn, rows, hashes);
+      const missing = [...new Set(texts.filter((_, i) => !vectors[i]))];
       const began = performance.now();
-      const vectors = await this.embedder.embed(rows.map((r) => textOf(r)));
-      this.lastBatchMs = performance.now() - began;
+      const fresh = await this.embedder.embed(missing);
+      const embedded = new Map(missing.map((text, i) => [text, fresh[i]]));
+      this.lastBatchMs = missing.length > 0 ? performance.now() - began : 0;
       for (const [i, row] of rows.entries()) {
+        const vector = vectors[i] ?? embedded.get(texts[i])!;
         await conn.execute(
-          `insert into "${source.table}" ("content_id", "organization_id", "project_id", "vector", "source_updated_at") values (?, ?, ?, ?::real[], ?)
-           on conflict ("content_id") do update set "vector" = excluded."vector", "source_updated_at" = excluded."source_updated_at"`,
-          [row.id, row.organization_id, row.project_id, `{${vectors[i].join(',')}}`, row.updated_at],
+          `insert into "${source.table}" ("content_id", "organization_id", "project_id", "vector", "text_hash", "source_updated_at") values (?, ?, ?, ?::real[], ?, ?)
+           on conflict ("content_id") do update set "vector" = excluded."vector", "text_hash" = excluded."text_hash", "source_updated_at" = excluded."source_updated_at"`,
+          [row.id, row.organization_id, row.project_id, `{${vector.join(',')}}`, hashes[i], row.updated_at],
         );
       }
     }
   }
+}
+
+/** Names the model and the text: equal hashes, equal vectors. */
+export const textHash = (model: string, text: string) =>
+  createHash('sha256').update(`${model}\0${text}`).digest('base64url');
+
+/**
+ * For each row, the vector already stored for its text: its own (a publish or a tag edit changes `updated_at`, not
+ * the text), or the other table's (a publish of a working copy indexed before). The model is the expensive part of
+ * indexing, and with a hosted API the paid one.
+ */
+async function storedVectors(conn: Sql, rows: Pending[], hashes: string[]): Promise<(number[] | undefined)[]> {
+  const marks = rows.map(() => '?').join(', ');
+  const ids = rows.map((r) => r.id);
+  const stored = await conn.execute<Stored[]>(
+    `select "content_id", "text_hash", "vector" from "content_embedding" where "content_id" in (${marks})
+     union all
+     select "content_id", "text_hash", "vector" from "published_content_embedding" where "content_id" in (${marks})`,
+    [...ids, ...ids],
+  );
+  const byKey = new Map(stored.map((s) => [`${s.content_id}\0${s.text_hash}`, s.vector]));
+  return rows.map((row, i) => byKey.get(`${row.id}\0${hashes[i]}`));
+}
+
+interface Stored {
+  content_id: string;
+  text_hash: string | null;
+  vector: number[];
 }
 
 /** Working copies (what staff search) whose embedding is missing or older than their last change. */
