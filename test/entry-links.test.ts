@@ -7,8 +7,8 @@ import { PROJECT } from './support/client';
 import { UNLIMITED } from './support/service';
 import { useService } from './support/setup';
 
-// Twelve sequences by default: among them, an entry edited twice to the same shape with other targets (an edit whose
-// links may only be left alone when they are the same links).
+// Twelve sequences by default: with this seed, among them an entry edited twice to the same shape with other targets
+// (an edit whose links may only be left alone when they are the same links; a fixed test pins that case too).
 const RUNS = Number(process.env.FC_RUNS ?? 12);
 const SEED = Number(process.env.FC_SEED ?? 20261128);
 
@@ -168,6 +168,24 @@ describe('references between entries', () => {
     const update = await call('PUT', `/content/${good}`, { content: { author: ada, sections: [{}, { link: 'x' }] } });
     expect(update.status).toBe(422);
     expect(paths(update)).toEqual(['/sections/1/link']);
+  });
+
+  it('rewrites the links of an edit that names other targets in the same places, and keeps those of one that does not', async () => {
+    const [ada, grace] = [await entry(authorType, 'Ada L', { name: 'Ada' }), await entry(authorType, 'Grace H', {})];
+    const article = await entry(articleType, 'Same shape', { title: 'a', author: ada, related: [ada] });
+    const links = async () =>
+      (
+        await pg.query(
+          `select path, target_id from content_link where from_id = $1 and scope = 'working' order by position`,
+          [article],
+        )
+      ).rows.map((r) => `${r.path}>${r.target_id}`);
+    await admin('PUT', `/content/${article}`, { content: { title: 'b', author: grace, related: [ada] } });
+    expect(await links()).toEqual([`/author>${grace}`, `/related/0>${ada}`]);
+    await admin('PUT', `/content/${article}`, { content: { title: 'c', author: grace, related: [ada] } });
+    expect(await links()).toEqual([`/author>${grace}`, `/related/0>${ada}`]);
+    await admin('PUT', `/content/${article}`, { content: { title: 'd', author: grace, related: [grace] } });
+    expect(await links()).toEqual([`/author>${grace}`, `/related/0>${grace}`]);
   });
 
   it('refuses to delete an entry another entry references (409 CONTENT_REFERENCED), working copy or published', async () => {

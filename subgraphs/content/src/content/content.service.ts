@@ -184,6 +184,7 @@ export class ContentService {
       if (input.isTemplate !== undefined) entry.isTemplate = input.isTemplate;
       if (content !== undefined) {
         const { schema } = typeVersion.content;
+        // The links of the document the row lock just read, which every write of a document keeps in `content_link`.
         const previous = collectLinks(schema, entry.content);
         entry.content = content;
         await writeWorkingLinks(tx, scope, id, await checkedLinks(tx, scope, schema, entry.content), previous);

@@ -1,9 +1,14 @@
 // Sentence embeddings off the main thread: local MiniLM by default, a hosted OpenAI-compatible API when a key is configured.
+import { createHash } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { Worker } from 'node:worker_threads';
 
 export interface Embedder {
-  /** Which model's vectors these are: a vector is only reused for the same text under the same model. */
+  /**
+   * Which model's vectors these are: a stored vector is only reused for the same text under the same model. The local
+   * model by its name; a hosted API by a digest of its key (the key picks the provider and the account, and is never
+   * stored), so a new key embeds changed entries afresh.
+   */
   readonly model: string;
   embed(texts: string[]): Promise<number[][]>;
   /** Whether the model's thread is running (it stops when idle). */
@@ -58,7 +63,9 @@ export function createEmbedder(options: { apiKey?: string; idleMs?: number } = {
     return current;
   };
   return {
-    model: options.apiKey ? 'hosted' : 'minilm-fp16',
+    model: options.apiKey
+      ? `hosted:${createHash('sha256').update(options.apiKey).digest('base64url').slice(0, 16)}`
+      : 'local:minilm-l6-v2',
     get loaded() {
       return worker !== undefined;
     },

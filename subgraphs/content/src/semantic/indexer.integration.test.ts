@@ -1,3 +1,4 @@
+// The embedding indexer against the real model and PostgreSQL: which texts reach the model, and what is stored.
 import { loadConfig } from '@cp/config';
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
 import { adminPrincipal, fixedProjects, runOperation, type RunOptions } from '@cp/graphql/testing';
@@ -101,6 +102,27 @@ describe('embedding indexer (local MiniLM, real PostgreSQL)', () => {
     return dot / Math.hypot(...a) / Math.hypot(...b);
   };
 
+  it('publishes an indexed working copy without sending its text again', async () => {
+    const id = ids[1];
+    await exec(
+      `mutation($id: ID!) { updateContent(organizationId: "o", projectId: "p", id: $id, input: { content: { body: "Tea brewed from fresh mint leaves." } }) { id } }`,
+      { id },
+    );
+    await indexer.flush();
+    sent.length = 0;
+    expect(
+      (await exec(`mutation($id: ID!) { publishContent(organizationId: "o", projectId: "p", id: $id) { id } }`, { id }))
+        .errors,
+    ).toBeUndefined();
+    await indexer.flush();
+    expect(sent).toEqual([]);
+    const [working, published] = await Promise.all([
+      vectorOf('content_embedding', id),
+      vectorOf('published_content_embedding', id),
+    ]);
+    expect(published).toEqual(working);
+  });
+
   it('sends the model only texts no stored vector of the entry was made from, and every vector is its text’s (property)', async () => {
     const step = fc.oneof(
       fc.record({ kind: fc.constant('text' as const), at: fc.nat(1), body: fc.nat(BODIES.length - 1) }),
@@ -129,7 +151,7 @@ describe('embedding indexer (local MiniLM, real PostgreSQL)', () => {
             });
 
           const before = await state();
-          const known = new Set(before.stored.map((s) => `${s.content_id}\0${s.text_hash}`));
+          const known = new Set(before.stored.map((row) => `${row.content_id}\0${row.text_hash}`));
           const fresh = new Set(
             [...before.working, ...before.published]
               .filter((row) => !known.has(`${row.id}\0${textHash(embedder.model, textOf(row))}`))

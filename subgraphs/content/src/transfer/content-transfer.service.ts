@@ -92,7 +92,7 @@ export class ContentTransferService implements ProjectTransfer {
     recordImportEvents(em, 'content-types', types, scope, actorId);
     summary.contentTypes = summarize(types);
     const entries = await syncRows(em, Content, data.content, { scope, label: 'content entry' });
-    const linksOf = documentLinks(data);
+    const linksOf = documentLinks(data, await typeSchemas(em, scope));
     // An archive made before versions kept their links: each version's are computed as its publish did.
     const versions = data.contentVersions.map((v) => ({ ...v, links: v.links ?? linksOf(v.contentId, v.content) }));
     summary.contentVersions = summarize(
@@ -132,17 +132,26 @@ export class ContentTransferService implements ProjectTransfer {
 }
 
 /**
- * The references of an archived entry's document (`snapshot`: the entry, or a version's frozen copy of it), under the
- * archived type version it follows. Targets are not checked: an archive is taken as it was exported.
+ * The schema of every type version the project holds once the archive's are written (`typeId:version`), so that an
+ * entry of a type version the archive left out still gets the links that version's schema gives it.
  */
-function documentLinks(data: TransferData) {
+async function typeSchemas(em: EntityManager, scope: TransferScope) {
+  const rows = (await em.getConnection().execute(
+    `select "content_type_id", "version", "content"->'schema' as "schema" from "content_type_version"
+        where "organization_id" = ? and "project_id" = ?`,
+    [scope.organizationId, scope.projectId],
+    'all',
+    em.getTransactionContext(),
+  )) as { content_type_id: string; version: number; schema: Record<string, unknown> | null }[];
+  return new Map(rows.map((r) => [`${r.content_type_id}:${r.version}`, r.schema ?? undefined]));
+}
+
+/**
+ * The references of an archived entry's document (`snapshot`: the entry, or a version's frozen copy of it), under the
+ * type version it follows. Targets are not checked: an archive is taken as it was exported.
+ */
+function documentLinks(data: TransferData, schemas: Map<string, Record<string, unknown> | undefined>) {
   const entries = new Map(data.content.map((e) => [e.id, e]));
-  const schemas = new Map(
-    data.contentTypeVersions.map((v) => [
-      `${String(v.contentTypeId)}:${String(v.version)}`,
-      (v.content as { schema?: Record<string, unknown> } | null)?.schema,
-    ]),
-  );
   return (entryId: unknown, snapshot: unknown) => {
     const entry = entries.get(String(entryId)) as TransferRecord | undefined;
     const frozen = snapshot as { typeVersion?: unknown; content?: unknown } | null;
