@@ -20,10 +20,12 @@ import {
 } from './support/service';
 import { waitFor } from './support/wait';
 
-// A hang shows as the timeout's exit 1; the grace window is short so each stop costs little. NODE_ENV=production as
-// deployed: Apollo installs its own signal handlers outside `test`, which is what hung and failed shutdowns.
+// A hang shows as the timeout's exit 1. The grace window is short so each stop costs little, and long enough for the
+// first `/ready` probe after the signal to arrive within it while the suite's other files load the machine (at 300 ms,
+// slow runs saw the listener already closed). NODE_ENV=production as deployed: Apollo installs its own signal
+// handlers outside `test`, which is what hung and failed shutdowns.
 const TIMEOUT_MS = 15_000;
-const GRACE_MS = 300;
+const GRACE_MS = 1500;
 const SHUTDOWN_ENV = {
   NODE_ENV: 'production',
   SHUTDOWN_TIMEOUT_MS: String(TIMEOUT_MS),
