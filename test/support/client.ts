@@ -44,10 +44,20 @@ export class Client {
     }>('POST', '/graphql', { ...options, body: { query, variables } });
   }
 
+  /**
+   * Signs in. A 503 is the service asking to be asked again (`Retry-After`), as when its database probe timed out on a
+   * loaded machine while services start: the sign-in follows it a few times, as a client would.
+   */
   async login(email = ADMIN.email, password = ADMIN.password): Promise<string> {
-    const res = await this.call('POST', '/app/v1/auth/login', { body: { email, password } });
-    if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.token;
+    for (let attempt = 1; ; attempt++) {
+      const res = await this.call('POST', '/app/v1/auth/login', { body: { email, password } });
+      if (res.status === 503 && attempt < 5) {
+        await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+        continue;
+      }
+      if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body.token;
+    }
   }
 }
 
