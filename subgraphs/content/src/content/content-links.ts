@@ -109,7 +109,7 @@ function checkReference(reference: unknown, path: string): FieldError[] {
 const marks = (values: readonly unknown[]) => values.map(() => '?').join(', ');
 
 /** A plain query on the request's transaction, if any. */
-function sql<T>(em: EntityManager, query: string, params: unknown[]): Promise<T[]> {
+export function sql<T>(em: EntityManager, query: string, params: unknown[]): Promise<T[]> {
   return em.getConnection().execute(query, params, 'all', em.getTransactionContext()) as Promise<T[]>;
 }
 

@@ -18,7 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { ContentType } from '../content-type/content-type.entity';
 import { Content, ContentVersion } from '../content/content.entity';
-import { collectLinks, writeWorkingLinks } from '../content/content-links';
+import { collectLinks, sql, writeWorkingLinks } from '../content/content-links';
 import { Folder } from '../folder/folder.entity';
 import { SavedSearch } from '../saved-search/saved-search.entity';
 import { Tag } from '../tag/tag.entity';
@@ -136,13 +136,12 @@ export class ContentTransferService implements ProjectTransfer {
  * entry of a type version the archive left out still gets the links that version's schema gives it.
  */
 async function typeSchemas(em: EntityManager, scope: TransferScope) {
-  const rows = (await em.getConnection().execute(
+  const rows = await sql<{ content_type_id: string; version: number; schema: Record<string, unknown> | null }>(
+    em,
     `select "content_type_id", "version", "content"->'schema' as "schema" from "content_type_version"
-        where "organization_id" = ? and "project_id" = ?`,
+      where "organization_id" = ? and "project_id" = ?`,
     [scope.organizationId, scope.projectId],
-    'all',
-    em.getTransactionContext(),
-  )) as { content_type_id: string; version: number; schema: Record<string, unknown> | null }[];
+  );
   return new Map(rows.map((r) => [`${r.content_type_id}:${r.version}`, r.schema ?? undefined]));
 }
 
