@@ -1,5 +1,6 @@
 // Real HTTP clients for black-box tests: REST calls and GraphQL operations with the admin or a key.
 import { ADMIN } from './service';
+import { waitFor } from './wait';
 
 export interface HttpResult<T = any> {
   status: number;
@@ -49,15 +50,18 @@ export class Client {
    * loaded machine while services start: the sign-in follows it a few times, as a client would.
    */
   async login(email = ADMIN.email, password = ADMIN.password): Promise<string> {
-    for (let attempt = 1; ; attempt++) {
-      const res = await this.call('POST', '/app/v1/auth/login', { body: { email, password } });
-      if (res.status === 503 && attempt < 5) {
-        await new Promise((resolve) => setTimeout(resolve, 1000 * Number(res.headers.get('retry-after') ?? 1)));
-        continue;
-      }
-      if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
-      return res.body.token;
-    }
+    let last: HttpResult | undefined;
+    const res = await waitFor(
+      () => `a sign-in not refused with 503 (last: ${JSON.stringify(last?.body)})`,
+      async () => {
+        last = await this.call('POST', '/app/v1/auth/login', { body: { email, password } });
+        return last.status === 503 ? undefined : last;
+      },
+      // The service's Retry-After is 2 s.
+      { timeoutMs: 10_000, intervalMs: 2_000 },
+    );
+    if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.token;
   }
 }
 
