@@ -1,6 +1,12 @@
 // Text longer than its column is the client's 422 naming the member, checked as the change is flushed.
 import { ValidationFailedError, type FieldError } from '@cp/errors';
-import { ChangeSetType, type EntityProperty, type EventSubscriber, type FlushEventArgs } from '@mikro-orm/core';
+import {
+  ChangeSetType,
+  type EntityMetadata,
+  type EntityProperty,
+  type EventSubscriber,
+  type FlushEventArgs,
+} from '@mikro-orm/core';
 
 /** The longest text a property's column holds: its `length`, or the N of a `varchar(N)` column type. */
 function maxLength(property: EntityProperty): number | undefined {
@@ -20,14 +26,21 @@ export class ColumnLengthCheck implements EventSubscriber {
     const errors: FieldError[] = [];
     for (const changeSet of uow.getChangeSets()) {
       if (changeSet.type !== ChangeSetType.CREATE && changeSet.type !== ChangeSetType.UPDATE) continue;
-      for (const [name, value] of Object.entries(changeSet.payload ?? {})) {
-        if (typeof value !== 'string') continue;
-        const property = changeSet.meta.properties[name];
-        const max = property && maxLength(property);
-        if (max !== undefined && value.length > max && [...value].length > max)
-          errors.push({ path: `/${name}`, message: `must be at most ${max} characters` });
-      }
+      errors.push(...columnLengthErrors(changeSet.meta, changeSet.payload ?? {}));
     }
     if (errors.length) throw new ValidationFailedError(errors);
   }
+}
+
+/** The members of `values` (by property name) whose text is longer than the property's column. */
+export function columnLengthErrors(meta: EntityMetadata, values: Record<string, unknown>): FieldError[] {
+  const errors: FieldError[] = [];
+  for (const [name, value] of Object.entries(values)) {
+    if (typeof value !== 'string') continue;
+    const property = meta.properties[name];
+    const max = property && maxLength(property);
+    if (max !== undefined && value.length > max && [...value].length > max)
+      errors.push({ path: `/${name}`, message: `must be at most ${max} characters` });
+  }
+  return errors;
 }

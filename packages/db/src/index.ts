@@ -7,6 +7,7 @@ export * from './events/record-event';
 export * from './project-directory';
 export * from './unique-violation';
 export * from './lifecycle-transition';
+export * from './row-records';
 export * from './polling-worker';
 export * from './events/broker';
 export * from './events/dispatcher';

@@ -38,7 +38,15 @@ export interface Lifecycle<E extends LifecycleRecord, A extends LifecycleAction>
   guard(current: EntityStatus, action: A): void;
   /** Whether API keys may see the event; `wasPublished`: a version had been published before the change. */
   published?(action: A, wasPublished: boolean): boolean;
+  /**
+   * Writes changed records (plain rows, `RowRecords`): a transition's one, or a batch's all at once. Absent: `lock`
+   * gives managed entities, which the transaction's flush writes.
+   */
+  save?(tx: EntityManager, records: readonly E[]): Promise<void>;
 }
+
+/** A batch's row locks: every record of `ids` the project holds, taken by one statement in id order. */
+export type LockAll<E> = (tx: EntityManager, scope: ProjectScope, ids: readonly string[]) => Promise<E[]>;
 
 /** One transition's change to the locked record; returns the version its event names (nothing or null: none). */
 export type LifecycleChange<E> = (tx: EntityManager, record: E) => Promise<number | null | void>;
@@ -62,6 +70,7 @@ export function lifecycleTransition<E extends LifecycleRecord, A extends Lifecyc
     const work = async (tx: EntityManager): Promise<E> => {
       const record = await lifecycle.lock(tx, scope, id);
       await applyTransition(lifecycle, tx, scope, id, record, action, actorId, change);
+      await lifecycle.save?.(tx, [record]);
       name = record.name;
       return record;
     };
@@ -77,20 +86,15 @@ export type BatchOutcome<E> = { id: string; record: E; error?: undefined } | { i
  * Transitions of many records in the caller's transaction (a release applies all or nothing): every record of the
  * project locked by one statement in id order, whatever the actions, so two batches sharing records queue instead of
  * deadlocking; then, in the order given, the state table, the change and the event of each, exactly as
- * `lifecycleTransition` applies them, without a flush: the caller's commit writes all of it in a few batched
- * statements. A record refused with a known error is reported and the others still run, so the caller sees every
+ * `lifecycleTransition` applies them; then the changed records are written by one `save` (entities: by the caller's
+ * flush) and the caller's commit writes the events in a few batched statements. A record refused with a known error is reported and the others still run, so the caller sees every
  * problem; the caller must not commit then (a refused change may have left its record half changed). An id the
  * statement did not find gets the error a single transition would have given (`lock`'s 404).
  */
 export function lifecycleBatch<E extends LifecycleRecord & { id: string }, A extends LifecycleAction>(
   lifecycle: Lifecycle<E, A>,
-  entity: EntityClass<E>,
+  lockAll: LockAll<E>,
 ) {
-  const lockAll = (tx: EntityManager, scope: ProjectScope, ids: string[]) =>
-    tx.find(entity, { id: { $in: ids }, organizationId: scope.organizationId, projectId: scope.projectId } as never, {
-      lockMode: LockMode.PESSIMISTIC_WRITE,
-      orderBy: { id: 'asc' } as never,
-    });
   return async (
     tx: EntityManager,
     scope: ProjectScope,
@@ -111,6 +115,8 @@ export function lifecycleBatch<E extends LifecycleRecord & { id: string }, A ext
         outcomes.push({ id, error: err });
       }
     }
+    // A record refused by its lock or the state table is untouched; one transitioned twice is written once.
+    await lifecycle.save?.(tx, [...new Set(outcomes.flatMap((o) => (o.error ? [] : [o.record])))]);
     return outcomes;
   };
 }
@@ -131,6 +137,15 @@ async function applyTransition<E extends LifecycleRecord, A extends LifecycleAct
   const version = (await change(tx, record)) ?? null;
   const event = { resourceType: lifecycle.resourceType, action: LIFECYCLE_EVENTS[action], resourceId: id, version };
   recordEvent(tx, { ...event, ...scope, actorId, published: lifecycle.published?.(action, wasPublished) ?? false });
+}
+
+/** `LockAll` of managed entities. */
+export function lockEntities<E extends { id: string }>(entity: EntityClass<E>): LockAll<E> {
+  return (tx, scope, ids) =>
+    tx.find(entity, { id: { $in: ids }, organizationId: scope.organizationId, projectId: scope.projectId } as never, {
+      lockMode: LockMode.PESSIMISTIC_WRITE,
+      orderBy: { id: 'asc' } as never,
+    });
 }
 
 /** The number of the next version a publish creates: consecutive from 1 (the unique key backs the row lock up). */

@@ -31,17 +31,24 @@ const expectations = new AsyncLocalStorage<Expectation>();
  */
 export class RevisionCheck implements EventSubscriber {
   onFlush({ uow }: FlushEventArgs): void {
-    const expectation = expectations.getStore();
-    if (!expectation || expectation.checked) return;
     for (const changeSet of uow.getChangeSets()) {
       if (changeSet.type !== ChangeSetType.UPDATE && changeSet.type !== ChangeSetType.DELETE) continue;
       const entity = changeSet.entity as { id?: string; revision?: number };
-      if (entity.id !== expectation.id || !changeSet.meta.versionProperty) continue;
-      if (entity.revision !== expectation.expected)
-        throw new PreconditionFailedError(entity.revision!, expectation.expected);
-      expectation.checked = true;
+      if (entity.id !== undefined && changeSet.meta.versionProperty) checkExpectedRevision(entity.id, entity.revision!);
     }
   }
+}
+
+/**
+ * The comparison for one record about to change at `revision` (the flush's, or a write that bypasses the unit of
+ * work): PRECONDITION_FAILED when the request expects another revision of it. Once compared, later writes of the
+ * request pass.
+ */
+export function checkExpectedRevision(id: string, revision: number): void {
+  const expectation = expectations.getStore();
+  if (!expectation || expectation.checked || expectation.id !== id) return;
+  if (revision !== expectation.expected) throw new PreconditionFailedError(revision, expectation.expected);
+  expectation.checked = true;
 }
 
 /**

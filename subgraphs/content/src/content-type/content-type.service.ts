@@ -2,6 +2,7 @@
 import {
   assertProjectReferences,
   lifecycleBatch,
+  lockEntities,
   lifecycleTransition,
   nextVersion,
   recordEvent,
@@ -36,7 +37,7 @@ export class ContentTypeService {
   };
   private readonly transition = lifecycleTransition(this.lifecycle);
   /** A release's content types, locked in one statement in id order. */
-  private readonly batch = lifecycleBatch(this.lifecycle, ContentType);
+  private readonly batch = lifecycleBatch(this.lifecycle, lockEntities(ContentType));
 
   list(em: EntityManager, scope: ProjectScope, args: CursorArgs) {
     return keysetPage(em, ContentType, {

@@ -6,6 +6,7 @@ import {
   lifecycleTransition,
   nextVersion,
   recordEvent,
+  RowRecords,
   type Lifecycle,
   type LifecycleAction,
 } from '@cp/db';
@@ -26,7 +27,6 @@ import {
   distinctNames,
   requireName,
 } from '@cp/graphql';
-import { LockMode } from '@mikro-orm/core';
 import { raw, RawQueryFragment, type EntityManager, type FilterQuery } from '@mikro-orm/postgresql';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { ContentType } from '../content-type/content-type.entity';
@@ -69,16 +69,23 @@ export class ContentService {
   /** Without semantic search (embeddings off), `query` falls back to full-text matching. */
   constructor(private readonly semantic?: SemanticSearch) {}
 
+  /** Entries change as plain rows: a transition reads its entry once and writes the columns it changed once. */
+  private readonly rows = new RowRecords(Content);
   /** Every write after creation: lock, state table, change, event (published-state events flagged). */
   private readonly lifecycle: Lifecycle<Content, LifecycleAction> = {
     resourceType: 'content',
-    lock: (tx, scope, id) => this.get(tx, scope, id, true),
+    lock: async (tx, scope, id) => {
+      const entry = await this.rows.lock(tx, scope, id);
+      if (!entry) throw new NotFoundError('Content', id);
+      return entry;
+    },
     guard: assertTransition,
     published: publishedEvent,
+    save: (tx, entry) => this.rows.save(tx, entry),
   };
   private readonly transition = lifecycleTransition(this.lifecycle);
   /** A release's entries, locked in one statement in id order. */
-  private readonly batch = lifecycleBatch(this.lifecycle, Content);
+  private readonly batch = lifecycleBatch(this.lifecycle, (tx, scope, ids) => this.rows.lockMany(tx, scope, ids));
 
   /**
    * One entry as the admin API reads it: a plain row, like an admin list page's (`readContentRows`), not an entity.
@@ -97,9 +104,9 @@ export class ContentService {
     return entry;
   }
 
-  async get(em: EntityManager, scope: ProjectScope, id: string, lock = false): Promise<Content> {
+  async get(em: EntityManager, scope: ProjectScope, id: string): Promise<Content> {
     const where = { id, organizationId: scope.organizationId, projectId: scope.projectId };
-    const entry = await em.findOne(Content, where, lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+    const entry = await em.findOne(Content, where);
     if (!entry) throw new NotFoundError('Content', id);
     return entry;
   }
@@ -240,7 +247,7 @@ export class ContentService {
     await bound(tx, refresh, JSON.stringify(ids));
   }
 
-  /** With `batched`, the version row is collected there for `insertVersions` instead of created in the unit of work. */
+  /** With `batched`, the version row is collected there for the batch's one `insertVersions`, else inserted now. */
   private publishChange(scope: ProjectScope, actorId: string, batched?: NewVersion[]) {
     return async (tx: EntityManager, entry: Content) => {
       const version = nextVersion(entry);
@@ -260,7 +267,7 @@ export class ContentService {
         createdAt: new Date(),
       };
       if (batched) batched.push(row);
-      else tx.create(ContentVersion, row);
+      else await insertVersions(tx, [row]);
       return version;
     };
   }
