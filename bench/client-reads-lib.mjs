@@ -15,7 +15,7 @@ export async function startReadGateway(env, { profileDir, root = ROOT } = {}) {
   const port = await freePort();
   const began = performance.now();
   const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-  const flags = process.env.GATEWAY_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const flags = process.env.SERVICE_FLAGS?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...flags, ...profile, join(root, 'apps/gateway/dist/main.js')], {
     cwd: root,
     env: {

@@ -58,9 +58,13 @@ export async function createDatabase() {
   throw new Error('no local PostgreSQL server reachable');
 }
 
-/** Spawns a built entry point and resolves with its URL once it logs `ready`. */
+/**
+ * Spawns a built entry point and resolves with its URL once it logs `ready`. SERVICE_FLAGS adds Node flags to every
+ * service a bench starts (`--perf-basic-prof`, so that `perf` names the JavaScript it samples).
+ */
 export function spawnNode(entry, env, ready, { flags = [], root = ROOT } = {}) {
-  const child = spawn(process.execPath, [...flags, join(root, entry)], {
+  const extra = process.env.SERVICE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...flags, ...extra, join(root, entry)], {
     cwd: root,
     env: { PATH: process.env.PATH, NODE_ENV: 'production', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

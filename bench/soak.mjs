@@ -359,7 +359,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'cp-bench-soak-'));
 const metricsPort = await freePort();
 const inspectPort = await freePort();
 if (FORCE_GC)
-  process.env.GATEWAY_NODE_FLAGS = `${process.env.GATEWAY_NODE_FLAGS ?? ''} --inspect=127.0.0.1:${inspectPort}`;
+  process.env.SERVICE_FLAGS = `${process.env.SERVICE_FLAGS ?? ''} --inspect=127.0.0.1:${inspectPort}`;
 const service = await startReadGateway({
   DATA_DIR: dataDir,
   METRICS_PORT: String(metricsPort),

@@ -53,7 +53,7 @@ export type LifecycleChange<E> = (tx: EntityManager, record: E) => Promise<numbe
 
 /**
  * The transition function of `lifecycle`. Everything runs in one transaction: the row lock makes concurrent writes
- * queue, so `If-Match` / `expectedRevision` (compared at flush) sees the revision being changed and a new
+ * queue, so `If-Match` / `expectedRevision` (compared when the change is written) sees the revision being changed and a new
  * version row gets the next consecutive number; the event commits with the change or not at all. The name for
  * NAME_TAKEN is read after the change: discard and rollback bring back an earlier name, which may be taken since.
  */

@@ -10,6 +10,7 @@ import {
 import { columnLengthErrors } from './column-lengths';
 import { checkExpectedRevision } from './revision';
 import { ValidationFailedError } from '@cp/errors';
+import { isDeepStrictEqual } from 'node:util';
 
 /** The statements and column mapping of one entity class, built once per ORM. */
 interface Shape {
@@ -21,6 +22,12 @@ interface Shape {
   table: string;
   revision: EntityProperty;
   updatedAt?: EntityProperty;
+}
+
+/** A record and its changed columns' values, as `written` gives them. */
+interface Change<E> {
+  record: E;
+  changed: Map<EntityProperty, unknown>;
 }
 
 const isJson = (property: EntityProperty) => property.customType instanceof JsonType;
@@ -56,44 +63,61 @@ export class RowRecords<E extends { id: string; revision: number }> {
   }
 
   /**
-   * Writes the columns each record's change touched, with its next revision and the update time, in one statement
-   * however many records (a release's hundred entries). A record its change left as it was read is not written.
+   * Writes the columns each record's change touched, with its next revision and the update time: one statement for
+   * all the records whose changes touched the same columns (a release's hundred publishes are one). A record its
+   * change left as it was read is not written.
    */
   async save(tx: EntityManager, records: readonly E[]): Promise<void> {
     const shape = this.shape(tx);
-    const changes: { record: E; changed: Map<EntityProperty, unknown> }[] = [];
-    const columns = new Set<EntityProperty>();
+    const groups = new Map<string, { columns: EntityProperty[]; changes: Change<E>[] }>();
     for (const record of records) {
-      const stored = this.stored.get(record);
-      if (!stored) throw new Error(`${shape.meta.className} ${record.id} was not read by this store.`);
-      const changed = new Map<EntityProperty, unknown>();
-      for (const property of shape.writable) {
-        const value = written(property, (record as Record<string, unknown>)[property.name]);
-        if (value !== stored.get(property)) changed.set(property, value);
-      }
+      const changed = this.changes(shape, record);
       if (changed.size === 0) continue;
       checkExpectedRevision(record.id, record.revision);
       const errors = columnLengthErrors(shape.meta, Object.fromEntries([...changed].map(([p, v]) => [p.name, v])));
       if (errors.length) throw new ValidationFailedError(errors);
-      for (const property of changed.keys()) columns.add(property);
-      changes.push({ record, changed });
+      const columns = [...changed.keys()];
+      const key = columns.map((property) => property.name).join(',');
+      const group = groups.get(key) ?? { columns, changes: [] };
+      group.changes.push({ record, changed });
+      groups.set(key, group);
     }
-    if (changes.length === 0) return;
     const now = new Date();
+    for (const { columns, changes } of groups.values()) await this.write(tx, shape, columns, changes, now);
+  }
+
+  /** The writable columns whose value differs from the one last read or written, with their new value. */
+  private changes(shape: Shape, record: E): Map<EntityProperty, unknown> {
+    const stored = this.stored.get(record);
+    if (!stored) throw new Error(`${shape.meta.className} ${record.id} was not read by this store.`);
+    const changed = new Map<EntityProperty, unknown>();
+    for (const property of shape.writable) {
+      const value = written(property, (record as Record<string, unknown>)[property.name]);
+      const before = stored.get(property);
+      if (value === before) continue;
+      // The same JSON with its keys in another order (jsonb keeps an order of its own) is no change.
+      if (isJson(property) && value !== null && before !== null) {
+        if (isDeepStrictEqual(JSON.parse(value as string), JSON.parse(before as string))) continue;
+      }
+      changed.set(property, value);
+    }
+    return changed;
+  }
+
+  /** One `UPDATE` of `columns` for every record of `changes`, from their values bound as one JSON parameter. */
+  private async write(tx: EntityManager, shape: Shape, columns: EntityProperty[], changes: Change<E>[], now: Date) {
     // Each row as JSON whose members are the columns: a JSON column's text goes in as it is, any other value as JSON.
     const rows = changes.map(({ record, changed }) => {
       const members = [`"id":${JSON.stringify(record.id)}`];
       for (const property of columns) {
-        const value = changed.has(property) ? changed.get(property) : this.stored.get(record)!.get(property);
+        const value = changed.get(property);
         const json = isJson(property) && value !== null ? (value as string) : JSON.stringify(value);
         members.push(`${JSON.stringify(property.fieldNames[0])}:${json}`);
       }
       return `{${members.join(',')}}`;
     });
-    const set = [...columns, ...(shape.updatedAt ? [shape.updatedAt] : [])].map((property) => {
-      const column = quote(property.fieldNames[0]!);
-      return property === shape.updatedAt ? `${column} = ?` : `${column} = v.${column}`;
-    });
+    const set = columns.map((property) => `${quote(property.fieldNames[0]!)} = v.${quote(property.fieldNames[0]!)}`);
+    if (shape.updatedAt) set.push(`${quote(shape.updatedAt.fieldNames[0]!)} = ?`);
     const revision = quote(shape.revision.fieldNames[0]!);
     const saved = await run(
       tx,

@@ -3,6 +3,7 @@ import { RowRecords } from '@cp/db';
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
 import { EntityStatus } from '@cp/graphql';
 import fc from 'fast-check';
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentDatabase } from '../index';
 import { Content } from './content.entity';
@@ -28,8 +29,29 @@ const change = fc.record(
   },
   { requiredKeys: [] },
 );
-/** A batch: changes to some of the three records (a record may appear twice), saved by one call. */
-const batch = fc.array(fc.record({ record: fc.nat(2), change }), { minLength: 1, maxLength: 4 });
+/**
+ * A batch: changes to some of the three records (a record may appear twice), saved by one call. `reorder` then gives
+ * the record's JSON members back with their keys in reverse order: the same values, so no change of its own.
+ */
+const batch = fc.array(
+  fc.record({ record: fc.nat(2), change: fc.oneof(fc.constant({}), change), reorder: fc.boolean() }),
+  { minLength: 1, maxLength: 4 },
+);
+
+/** The same JSON value with every object's keys in reverse order. */
+const reversed = (value: unknown): unknown =>
+  Array.isArray(value)
+    ? value.map(reversed)
+    : value && typeof value === 'object'
+      ? Object.fromEntries(
+          Object.entries(value)
+            .reverse()
+            .map(([k, v]) => [k, reversed(v)]),
+        )
+      : value;
+
+/** A value as JSON holds it (a date as its text); jsonb keeps an object's keys in an order of its own. */
+const plain = (value: unknown) => JSON.parse(JSON.stringify(value ?? null));
 
 /** A lone surrogate is written as U+FFFD, as the driver writes text. */
 const wellFormed = (value: unknown) => (typeof value === 'string' ? Buffer.from(value).toString() : value);
@@ -55,7 +77,9 @@ describe('RowRecords (real PostgreSQL)', () => {
             typeVersion: 1,
             packageVersion: '0.0.0',
             name: `entry ${i}`,
-            content: {},
+            // Objects of several keys, so that `reorder` has an order to change until a change replaces them.
+            content: { a: 1, bb: { c: 2, d: [1, { e: 1, ff: 2 }] } },
+            metadata: { x: 1, yy: 'z' },
             compiled: '',
             createdById: 'tester',
           });
@@ -69,32 +93,36 @@ describe('RowRecords (real PostgreSQL)', () => {
           model.set(id, { ...members, revision, updatedAt });
         }
         for (const changes of batches) {
+          const started = Date.now();
           await em.fork().transactional(async (tx) => {
             const locked = new Map((await rows.lockMany(tx, scope, [...ids].reverse())).map((r) => [r.id, r]));
             expect([...locked.keys()]).toEqual([...ids].sort());
             const touched = new Set<string>();
-            for (const { record, change } of changes) {
+            for (const { record, change, reorder } of changes) {
               const entry = locked.get(ids[record]!)!;
               const expected = model.get(entry.id)!;
               for (const [member, value] of Object.entries(change)) {
-                if (JSON.stringify(wellFormed(value)) !== JSON.stringify(expected[member])) touched.add(entry.id);
+                if (!isDeepStrictEqual(plain(wellFormed(value)), plain(expected[member]))) touched.add(entry.id);
                 expected[member] = wellFormed(value);
               }
               Object.assign(entry, change);
+              if (reorder)
+                Object.assign(entry, { content: reversed(entry.content), metadata: reversed(entry.metadata) });
             }
             await rows.save(tx, [...locked.values()]);
             for (const id of touched) model.get(id)!.revision = (model.get(id)!.revision as number) + 1;
             for (const entry of locked.values()) {
               const expected = model.get(entry.id)!;
               expect(entry.revision).toBe(expected.revision);
-              if (touched.has(entry.id)) expected.updatedAt = entry.updatedAt;
+              // A written record's update time moves to the write's; the others' stay as the model holds them.
+              if (!touched.has(entry.id)) continue;
+              expect(entry.updatedAt.getTime()).toBeGreaterThanOrEqual(started);
+              expected.updatedAt = entry.updatedAt;
             }
           });
           for (const id of ids) {
             const stored = await em.fork().findOneOrFail(Content, id);
             const expected = model.get(id)!;
-            // As JSON values (dates as their text); jsonb keeps an object's keys in an order of its own.
-            const plain = (value: unknown) => JSON.parse(JSON.stringify(value ?? null));
             for (const [member, value] of Object.entries(expected))
               expect(plain(stored[member as keyof Content]), member).toEqual(plain(value));
           }

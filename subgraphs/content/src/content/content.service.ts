@@ -217,8 +217,9 @@ export class ContentService {
 
   /**
    * Publishes or unpublishes many entries in the caller's transaction, each as `publish` / `unpublish` would, and
-   * reports each entry's outcome (see `lifecycleBatch`). The new versions are inserted in one statement at the end;
-   * the entries' changes and events are flushed with the caller's transaction, whose `refreshPublished` then shows them.
+   * reports each entry's outcome (see `lifecycleBatch`). The entries' rows are written, and the new versions inserted,
+   * in one statement each at the end; the events are flushed with the caller's transaction, whose `refreshPublished`
+   * then shows them.
    */
   async transitionMany(
     tx: EntityManager,
