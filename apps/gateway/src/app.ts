@@ -7,13 +7,22 @@ import {
   graphqlBody,
   idempotency,
   lingerAfterEarlyAnswers,
+  parsedUrl,
   LiveStreams,
   readBody,
   startIdempotencyCleanup,
 } from '@cp/edge';
 import { AppError } from '@cp/errors';
 import { JSON_LIMIT_BYTES, jsonBodyError, type ApiFamily } from '@cp/graphql';
-import { mountHttpRoutes, packageVersion, startHost, type Host, type HostedService, type HostParts } from '@cp/host';
+import {
+  declaredRoutes,
+  mountHttpRoutes,
+  packageVersion,
+  startHost,
+  type Host,
+  type HostedService,
+  type HostParts,
+} from '@cp/host';
 import type { SubgraphModule } from '@cp/host';
 import { registerCacheStats } from '@cp/metrics';
 import { AccessWatch, createAuthentication, type Authentication } from '@cp/auth';
@@ -221,6 +230,37 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       apolloHandler(apollo),
     ),
   );
+  // REST first, so that the router tests its two mounts before the HTTP routes' dozens of layers on every REST request;
+  // a request addressed to an HTTP route (by method and path) passes on to it.
+  const isDeclared = declaredRoutes(gatewayHttpRoutes(modules));
+  const declared = (req: Request) => {
+    try {
+      return isDeclared(req.method, parsedUrl(req).path);
+    } catch {
+      return false; // a malformed URL: the REST pipeline answers it
+    }
+  };
+  for (const family of ['app', 'api'] as const) {
+    const rest = createRestHandler({
+      family,
+      schema: apiSchema,
+      apollo,
+      direct,
+      routes: allRoutes(),
+    });
+    // Client reads come from the published-read cache; admin POSTs honour Idempotency-Key.
+    const familyMiddleware =
+      family === 'api' ? [clientCache.rest] : [...(admin ? [admin.serve] : []), idempotent('raw', sendError)];
+    const pipeline = stages(
+      contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
+      limiter.middleware(sendError),
+      readBody(JSON_LIMIT_BYTES),
+      ...familyMiddleware,
+      responseSizeLimit(sendError, config.http.maxResponseBytes),
+      rest,
+    );
+    app.use(`/${family}/v1`, (req, res, next) => (declared(req) ? next() : pipeline(req, res, next)));
+  }
   // The modules' HTTP routes (uploads, CDN) for every subgraph, remote ones included: clients only know the
   // gateway's address, and the handlers work on the shared database and DATA_DIR. Then the event routes.
   const authenticated = (family: ApiFamily, send = sendError) => [
@@ -241,29 +281,6 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   // GraphQL clients read refusals in `errors[]`, the typed endpoint's included.
   const typedDeps = { typed, cache: clientCache, maxResponseBytes: config.http.maxResponseBytes };
   mountHttpRoutes(app, TYPED_HTTP_ROUTES, typedDeps, (family) => authenticated(family, sendGraphQLError));
-  for (const family of ['app', 'api'] as const) {
-    const rest = createRestHandler({
-      family,
-      schema: apiSchema,
-      apollo,
-      direct,
-      routes: allRoutes(),
-    });
-    // Client reads come from the published-read cache; admin POSTs honour Idempotency-Key.
-    const familyMiddleware =
-      family === 'api' ? [clientCache.rest] : [...(admin ? [admin.serve] : []), idempotent('raw', sendError)];
-    app.use(
-      `/${family}/v1`,
-      stages(
-        contextMiddleware(contextDeps, limiter.onAuthFailure(sendError)),
-        limiter.middleware(sendError),
-        readBody(JSON_LIMIT_BYTES),
-        ...familyMiddleware,
-        responseSizeLimit(sendError, config.http.maxResponseBytes),
-        rest,
-      ),
-    );
-  }
   app.use((req: Request, res: Response) =>
     sendError(res, new AppError('NOT_FOUND', `No route ${req.method} ${req.path}.`)),
   );

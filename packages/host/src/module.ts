@@ -1,4 +1,5 @@
 // One module object per subgraph: everything a host (the gateway or a standalone service) needs to run it.
+import { pathToRegexp } from 'path-to-regexp';
 import type { Config, Logger, SubgraphName } from '@cp/config';
 import type { BackgroundWorker, DatabaseModule, ProjectTransfer } from '@cp/db';
 import type { ApiFamily, Authenticator, BuiltSubgraph, RestRoutes, RestShape } from '@cp/graphql';
@@ -61,6 +62,24 @@ export type HttpRoute<Deps = SubgraphDeps> = {
   /** Builds the request handler once per host, when the route is mounted. */
   handler(deps: Deps): RequestHandler;
 } & ({ family: ApiFamily; auth: 'credential' | 'public' } | { family: 'cdn'; auth: 'public' });
+
+/**
+ * Whether a request is addressed to one of `routes`, decided by one regular expression per method instead of one
+ * router layer per route (Express tests every layer in front of a handler on every request): a mount in front of the
+ * routes lets their requests through. The patterns are the router's own (path-to-regexp, case-insensitive, a
+ * trailing slash allowed), tested on the request's path as sent; HEAD is matched as GET, as the router does.
+ */
+export function declaredRoutes(routes: readonly Pick<HttpRoute<never>, 'method' | 'path'>[]) {
+  const byMethod = new Map<string, RegExp>();
+  for (const method of new Set(routes.map((route) => route.method))) {
+    const sources = routes
+      .filter((route) => route.method === method)
+      .map((route) => `(?:${pathToRegexp(route.path, { sensitive: false, end: true, trailing: true }).regexp.source})`);
+    byMethod.set(method.toUpperCase(), new RegExp(sources.join('|'), 'i'));
+  }
+  return (method: string, pathname: string): boolean =>
+    byMethod.get(method === 'HEAD' ? 'GET' : method)?.test(pathname) ?? false;
+}
 
 /**
  * Mounts routes in order, each handler built once from `deps`; `authenticated(family)` is what the host puts in front
