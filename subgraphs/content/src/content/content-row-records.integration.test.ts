@@ -2,6 +2,7 @@
 import { RowRecords } from '@cp/db';
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
 import { EntityStatus } from '@cp/graphql';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import fc from 'fast-check';
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +57,23 @@ const plain = (value: unknown) => JSON.parse(JSON.stringify(value ?? null));
 /** A lone surrogate is written as U+FFFD, as the driver writes text. */
 const wellFormed = (value: unknown) => (typeof value === 'string' ? Buffer.from(value).toString() : value);
 
+/**
+ * A new entry in `em`'s unit of work, its JSON members objects of several keys, so that `reorder` has an order to
+ * change until a change replaces them.
+ */
+const newEntry = (em: EntityManager, name: string) =>
+  em.create(Content, {
+    ...scope,
+    typeId: 'type',
+    typeVersion: 1,
+    packageVersion: '0.0.0',
+    name,
+    content: { a: 1, bb: { c: 2, d: [1, { e: 1, ff: 2 }] } },
+    metadata: { x: 1, yy: 'z' },
+    compiled: '',
+    createdById: 'tester',
+  });
+
 describe('RowRecords (real PostgreSQL)', () => {
   let db: TestDatabase;
   const rows = new RowRecords(Content);
@@ -69,22 +87,7 @@ describe('RowRecords (real PostgreSQL)', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(batch, { minLength: 1, maxLength: 5 }), async (batches) => {
         const em = db.orm.em.fork();
-        const ids: string[] = [];
-        for (let i = 0; i < 3; i++) {
-          const entry = em.create(Content, {
-            ...scope,
-            typeId: 'type',
-            typeVersion: 1,
-            packageVersion: '0.0.0',
-            name: `entry ${i}`,
-            // Objects of several keys, so that `reorder` has an order to change until a change replaces them.
-            content: { a: 1, bb: { c: 2, d: [1, { e: 1, ff: 2 }] } },
-            metadata: { x: 1, yy: 'z' },
-            compiled: '',
-            createdById: 'tester',
-          });
-          ids.push(entry.id);
-        }
+        const ids = [0, 1, 2].map((i) => newEntry(em, `entry ${i}`).id);
         await em.flush();
         // The model: each record's members and revision as the table must hold them.
         const model = new Map<string, Record<string, unknown>>();
@@ -134,16 +137,7 @@ describe('RowRecords (real PostgreSQL)', () => {
 
   it('locks one record of its project only', async () => {
     const em = db.orm.em.fork();
-    const entry = em.create(Content, {
-      ...scope,
-      typeId: 'type',
-      typeVersion: 1,
-      packageVersion: '0.0.0',
-      name: 'scoped',
-      content: {},
-      compiled: '',
-      createdById: 'tester',
-    });
+    const entry = newEntry(em, 'scoped');
     await em.flush();
     await em.fork().transactional(async (tx) => {
       expect((await rows.lock(tx, scope, entry.id))?.name).toBe('scoped');
