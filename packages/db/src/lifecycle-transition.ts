@@ -53,8 +53,8 @@ export type LifecycleChange<E> = (tx: EntityManager, record: E) => Promise<numbe
 
 /**
  * The transition function of `lifecycle`. Everything runs in one transaction: the row lock makes concurrent writes
- * queue, so `If-Match` / `expectedRevision` (compared when the change is written) sees the revision being changed and a new
- * version row gets the next consecutive number; the event commits with the change or not at all. The name for
+ * queue, so `If-Match` / `expectedRevision` (compared when the change is written) sees the revision being changed and
+ * a new version row gets the next consecutive number; the event commits with the change or not at all. The name for
  * NAME_TAKEN is read after the change: discard and rollback bring back an earlier name, which may be taken since.
  */
 export function lifecycleTransition<E extends LifecycleRecord, A extends LifecycleAction>(lifecycle: Lifecycle<E, A>) {
@@ -87,9 +87,10 @@ export type BatchOutcome<E> = { id: string; record: E; error?: undefined } | { i
  * project locked by one statement in id order, whatever the actions, so two batches sharing records queue instead of
  * deadlocking; then, in the order given, the state table, the change and the event of each, exactly as
  * `lifecycleTransition` applies them; then the changed records are written by one `save` (entities: by the caller's
- * flush) and the caller's commit writes the events in a few batched statements. A record refused with a known error is reported and the others still run, so the caller sees every
- * problem; the caller must not commit then (a refused change may have left its record half changed). An id the
- * statement did not find gets the error a single transition would have given (`lock`'s 404).
+ * flush) and the caller's commit writes the events in a few batched statements. A record refused with a known error
+ * is reported and the others still run, so the caller sees every problem; the caller must not commit then (a refused
+ * change may have left its record half changed). An id the statement did not find gets the error a single transition
+ * would have given (`lock`'s 404).
  */
 export function lifecycleBatch<E extends LifecycleRecord & { id: string }, A extends LifecycleAction>(
   lifecycle: Lifecycle<E, A>,
