@@ -54,7 +54,7 @@ export class RowRecords<E extends { id: string; revision: number }> {
     return rows.length ? this.record(tx, shape, rows[0]!) : null;
   }
 
-  /** The records of `ids` the project holds, locked by one statement in id order (two batches queue, never deadlock). */
+  /** The records of `ids` in the project, locked by one statement in id order: two batches queue, never deadlock. */
   async lockMany(tx: EntityManager, scope: ProjectScope, ids: readonly string[]): Promise<E[]> {
     if (ids.length === 0) return [];
     const shape = this.shape(tx);
