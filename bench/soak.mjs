@@ -358,8 +358,7 @@ const db = EMBEDDED ? undefined : await createDatabase();
 const dataDir = mkdtempSync(join(tmpdir(), 'cp-bench-soak-'));
 const metricsPort = await freePort();
 const inspectPort = await freePort();
-if (FORCE_GC)
-  process.env.SERVICE_FLAGS = `${process.env.SERVICE_FLAGS ?? ''} --inspect=127.0.0.1:${inspectPort}`;
+if (FORCE_GC) process.env.SERVICE_FLAGS = `${process.env.SERVICE_FLAGS ?? ''} --inspect=127.0.0.1:${inspectPort}`;
 const service = await startReadGateway({
   DATA_DIR: dataDir,
   METRICS_PORT: String(metricsPort),

@@ -135,6 +135,23 @@ describe('RowRecords (real PostgreSQL)', () => {
     );
   });
 
+  it('refuses text longer than its column with the member named, and writes nothing', async () => {
+    const em = db.orm.em.fork();
+    const entry = newEntry(em, 'short');
+    await em.flush();
+    const write = em.fork().transactional(async (tx) => {
+      const locked = (await rows.lock(tx, scope, entry.id))!;
+      locked.name = 'x'.repeat(256);
+      await rows.save(tx, [locked]);
+    });
+    await expect(write).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { errors: [{ path: '/name', message: 'must be at most 255 characters' }] },
+    });
+    const stored = await em.fork().findOneOrFail(Content, entry.id);
+    expect([stored.name, stored.revision]).toEqual(['short', 1]);
+  });
+
   it('locks one record of its project only', async () => {
     const em = db.orm.em.fork();
     const entry = newEntry(em, 'scoped');
