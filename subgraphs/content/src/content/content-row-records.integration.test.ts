@@ -1,4 +1,4 @@
-// RowRecords on content rows: whatever the changes and batches, the table holds exactly what the ORM would have written.
+// RowRecords on content rows, on PostgreSQL and PGlite: the table holds exactly what each batch of changes wrote.
 import { RowRecords } from '@cp/db';
 import { openTestDatabase, type TestDatabase } from '@cp/db/testing';
 import { EntityStatus } from '@cp/graphql';
@@ -74,12 +74,12 @@ const newEntry = (em: EntityManager, name: string) =>
     createdById: 'tester',
   });
 
-describe('RowRecords (real PostgreSQL)', () => {
+describe.each(['postgres', 'pglite'] as const)('RowRecords on %s', (kind) => {
   let db: TestDatabase;
   const rows = new RowRecords(Content);
 
   beforeAll(async () => {
-    db = await openTestDatabase('postgres', [contentDatabase]);
+    db = await openTestDatabase(kind, [contentDatabase]);
   });
   afterAll(() => db?.destroy());
 
