@@ -95,10 +95,10 @@ export class RowRecords<E extends { id: string; revision: number }> {
       const value = written(property, (record as Record<string, unknown>)[property.name]);
       const before = stored.get(property);
       if (value === before) continue;
-      // The same JSON with its keys in another order (jsonb keeps an order of its own) is no change.
-      if (isJson(property) && value !== null && before !== null) {
-        if (isDeepStrictEqual(JSON.parse(value as string), JSON.parse(before as string))) continue;
-      }
+      // The same JSON with its keys in another order (jsonb keeps an order of its own) is no change; its text has the
+      // same length, so a document of another length is not parsed again to be compared.
+      if (isJson(property) && typeof value === 'string' && typeof before === 'string' && value.length === before.length)
+        if (isDeepStrictEqual(JSON.parse(value), JSON.parse(before))) continue;
       changed.set(property, value);
     }
     return changed;
