@@ -1,4 +1,4 @@
-// Text longer than its column is the client's 422 naming the member, checked as the change is flushed or written as a row.
+// Text longer than its column is the client's 422 naming the member, checked when a change is flushed or saved.
 import { ValidationFailedError, type FieldError } from '@cp/errors';
 import {
   ChangeSetType,
