@@ -8,6 +8,7 @@ export * from './project-directory';
 export * from './unique-violation';
 export * from './lifecycle-transition';
 export * from './row-records';
+export * from './transaction-sql';
 export * from './polling-worker';
 export * from './events/broker';
 export * from './events/dispatcher';

@@ -9,6 +9,7 @@ import {
 } from '@mikro-orm/postgresql';
 import { columnLengthErrors } from './column-lengths';
 import { checkExpectedRevision } from './revision';
+import { sql } from './transaction-sql';
 import { ValidationFailedError } from '@cp/errors';
 import { isDeepStrictEqual } from 'node:util';
 
@@ -182,8 +183,4 @@ function written(property: EntityProperty, value: unknown): unknown {
   return value;
 }
 
-function run(tx: EntityManager, sql: string, params: unknown[]): Promise<Record<string, unknown>[]> {
-  return tx.getConnection().execute(sql, params, 'all', tx.getTransactionContext()) as Promise<
-    Record<string, unknown>[]
-  >;
-}
+const run = (tx: EntityManager, query: string, params: unknown[]) => sql<Record<string, unknown>>(tx, query, params);

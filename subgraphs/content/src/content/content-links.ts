@@ -1,6 +1,6 @@
 // References between entries: the `reference` keyword of a type's schema, the links a document holds, and their table.
 import { AppError, ValidationFailedError, type FieldError } from '@cp/errors';
-import { lockReferenceTargets } from '@cp/db';
+import { lockReferenceTargets, sql } from '@cp/db';
 import type { ProjectScope } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { forEachSubschema, isLocalized, pointerSegment as segment } from '../shared/json-schema';
@@ -107,11 +107,6 @@ function checkReference(reference: unknown, path: string): FieldError[] {
 
 /** One placeholder per value (never called with none). */
 const marks = (values: readonly unknown[]) => values.map(() => '?').join(', ');
-
-/** A plain query on the request's transaction, if any. */
-export function sql<T>(em: EntityManager, query: string, params: unknown[]): Promise<T[]> {
-  return em.getConnection().execute(query, params, 'all', em.getTransactionContext()) as Promise<T[]>;
-}
 
 /**
  * The document's references, checked against the project: each must name an entry that is not deleted (of an allowed

@@ -5,6 +5,7 @@ import {
   exportRows,
   recordImportEvents,
   summarize,
+  sql,
   syncRows,
   type ImportOptions,
   type ImportSummary,
@@ -18,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { ContentTypeVersion } from '../content-type/content-type-version.entity';
 import { ContentType } from '../content-type/content-type.entity';
 import { Content, ContentVersion } from '../content/content.entity';
-import { collectLinks, sql, writeWorkingLinks } from '../content/content-links';
+import { collectLinks, writeWorkingLinks } from '../content/content-links';
 import { Folder } from '../folder/folder.entity';
 import { SavedSearch } from '../saved-search/saved-search.entity';
 import { Tag } from '../tag/tag.entity';
