@@ -179,8 +179,14 @@ function written(property: EntityProperty, value: unknown): unknown {
   if (value === undefined || value === null) return null;
   if (isJson(property)) return JSON.stringify(value);
   if (value instanceof Date) return value.toISOString();
-  if (typeof value === 'string') return Buffer.from(value, 'utf8').toString('utf8');
+  if (typeof value === 'string') return wellFormed(value);
   return value;
 }
+
+/** ES2024's well-formed string methods (Node has them; this project's TypeScript library is ES2023). */
+type WellFormedText = string & { isWellFormed(): boolean; toWellFormed(): string };
+/** The text with each lone surrogate as U+FFFD, copied only when it holds one (most text, a module too, holds none). */
+const wellFormed = (text: string) =>
+  (text as WellFormedText).isWellFormed() ? text : (text as WellFormedText).toWellFormed();
 
 const run = (tx: EntityManager, query: string, params: unknown[]) => sql<Record<string, unknown>>(tx, query, params);
