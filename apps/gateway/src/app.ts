@@ -29,7 +29,7 @@ import { AccessWatch, createAuthentication, type Authentication } from '@cp/auth
 import type { NextFunction, Request, Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { createApollo, OperationCounter } from './graphql/apollo';
-import { DirectReads } from './graphql/direct-reads';
+import { DirectExecution } from './graphql/direct-execution';
 import { PersistedQueries } from './graphql/persisted-queries';
 import { EVENT_HTTP_ROUTES } from './events/event-http-routes';
 import { TYPED_HTTP_ROUTES } from './typed/typed-http-routes';
@@ -47,7 +47,6 @@ import { stages } from './http/stages';
 import { requestScope } from './http/request-scope';
 import { clientReadCache } from './cache/client-cache';
 import { ReadCache } from './cache/read-cache';
-import { announceWritesBeforeAnswering } from './cache/announce-writes';
 import { followFeed } from './cache/feed-caches';
 import { createRestHandler } from './rest/rest';
 import { sendError, sendGraphQLError } from './http/send-error';
@@ -151,7 +150,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   // in the rate limiter's shared store rather than per process.
   for (const subgraph of inProcess) local[subgraph.name] = (await subgraph.build(deps)).schema;
   const operations = new OperationCounter();
-  const direct = new DirectReads(local, operations);
+  const direct = new DirectExecution(local, operations, () => dispatcher.settle());
   const gateway = createGateway({
     supergraphSdl: readSupergraph(),
     local,
@@ -179,12 +178,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   lingerAfterEarlyAnswers(server);
   const streams = new LiveStreams();
   const persistedQueries = new PersistedQueries();
-  const apollo = createApollo(
-    direct.wrap(gateway),
-    [announceWritesBeforeAnswering(dispatcher)],
-    operations,
-    persistedQueries,
-  );
+  const apollo = createApollo(direct.wrap(gateway), operations, persistedQueries);
   await apollo.start();
   if (!apiSchema) throw new Error('The gateway did not load the supergraph.');
 

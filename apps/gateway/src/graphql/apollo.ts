@@ -107,7 +107,6 @@ export function formatOperationError(formatted: GraphQLFormattedError, error: un
 
 export function createApollo(
   gateway: GatewayInterface,
-  plugins: ApolloServerPlugin<Context>[] = [],
   operations = new OperationCounter(),
   persistedQueries = new PersistedQueries(),
 ) {
@@ -137,7 +136,6 @@ export function createApollo(
       noSubscriptionsOverHttp,
       operations.plugin,
       ...armor.plugins,
-      ...plugins,
     ],
   });
 }

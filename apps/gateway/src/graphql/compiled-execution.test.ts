@@ -38,7 +38,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { operationFor } from '../rest/rest-operations';
 import { executeCompiled } from './compiled-execution';
-import { coercible } from './direct-reads';
+import { coercible } from './direct-execution';
 
 const SEED = Number(process.env.JIT_SEED ?? 20261126);
 const RUNS = Number(process.env.JIT_RUNS ?? 300);

@@ -1,4 +1,4 @@
-// Runs the operations the gateway executes itself (direct reads) compiled by graphql-jit, once per document.
+// Runs the queries the gateway executes itself (direct execution) compiled by graphql-jit, once per document.
 import {
   execute,
   getOperationAST,
@@ -34,12 +34,15 @@ function compiledFor(schema: GraphQLSchema, document: DocumentNode, operationNam
   if (!byName) bySchema.set(document, (byName = new Map()));
   const name = operationName ?? '';
   if (byName.has(name)) return byName.get(name);
-  // Not compiled, and so run by graphql-js: an operation graphql-jit refuses, and one with `@skip` or `@include`, whose
+  // Not compiled, and so run by graphql-js: an operation graphql-jit refuses; one with `@skip` or `@include`, whose
   // members graphql-jit may order otherwise when a response key is selected more than once under such conditions
-  // (graphql-js orders them by their first included selection, as the GraphQL spec's CollectFields does).
-  const query = namesAny(document, 'Directive', ['skip', 'include'])
-    ? undefined
-    : compileQuery(schema, document, operationName ?? undefined);
+  // (graphql-js orders them by their first included selection, as the GraphQL spec's CollectFields does); and a
+  // mutation, whose cost is its write (the differential test pins graphql-jit on reads).
+  const query =
+    namesAny(document, 'Directive', ['skip', 'include']) ||
+    getOperationAST(document, operationName)?.operation !== 'query'
+      ? undefined
+      : compileQuery(schema, document, operationName ?? undefined);
   const result = query && isCompiledQuery(query) ? { query, ...spanOf(document, operationName) } : undefined;
   byName.set(name, result);
   return result;

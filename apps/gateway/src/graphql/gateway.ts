@@ -27,7 +27,7 @@ export interface GatewayOptions {
   remote: Partial<Record<SubgraphName, string>>;
   /** SUBGRAPH_SECRET: signs the principal forwarded to remote subgraphs (required when there are any). */
   subgraphSecret?: Uint8Array;
-  /** Sees every query plan the gateway uses (direct-reads.ts). */
+  /** Sees every query plan the gateway uses (direct-execution.ts). */
   didResolveQueryPlan?: Experimental_DidResolveQueryPlanCallback;
 }
 

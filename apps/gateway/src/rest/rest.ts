@@ -23,7 +23,7 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
 } from 'graphql';
-import { coercible, executeDirect, queryHashOf, type DirectReads } from '../graphql/direct-reads';
+import { coercible, queryHashOf, type DirectExecution } from '../graphql/direct-execution';
 import { assertSafeJsonValue } from '../http/input-guard';
 import { isJsonType, logAnsweredFailure, parsedUrl, parseJson, respond, type BodyRequest } from '@cp/edge';
 import { bodyTypeErrors } from './body-types';
@@ -49,8 +49,8 @@ export interface RestOptions {
   family: ApiFamily;
   schema: GraphQLSchema;
   apollo: ApolloServer<Context>;
-  /** Reads one in-process subgraph answers alone skip the gateway; without it every route goes through Apollo. */
-  direct?: DirectReads;
+  /** Operations one in-process subgraph answers alone skip the gateway; without it every route goes through Apollo. */
+  direct?: DirectExecution;
   routes: RestRoutes;
 }
 
@@ -175,19 +175,12 @@ export function createRestHandler(options: RestOptions) {
     try {
       const path = pathname.slice(basePath.length);
       const variableValues = routeVariables(operation.document, schema, operation.pattern, path, query, body);
-      // Once the gateway has planned a read route's operation as one in-process subgraph's (direct-reads.ts), it runs
+      // Once the gateway has planned a route's operation as one in-process subgraph's (direct-execution.ts), it runs
       // there.
-      const subgraph = operation.read ? options.direct?.schemaFor(operation.hash, operation.name) : undefined;
+      const subgraph = options.direct?.schemaFor(operation.hash, operation.name);
       let result: ExecutionResult;
       if (subgraph && coercible(subgraph, operation.sent.definitions[0] as OperationDefinitionNode, variableValues)) {
-        result = await executeDirect(
-          options.direct!.operations,
-          options.schema,
-          subgraph,
-          operation.sent,
-          variableValues,
-          context,
-        );
+        result = await options.direct!.execute(options.schema, subgraph, operation.sent, variableValues, context);
       } else {
         const response = await options.apollo.executeOperation(
           { query: operation.text, variables: variableValues, operationName: operation.name },

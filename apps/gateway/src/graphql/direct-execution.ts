@@ -1,4 +1,4 @@
-// Queries that one in-process subgraph answers alone run on that subgraph's schema, without the gateway.
+// Operations that one in-process subgraph answers alone run on that subgraph's schema, without the gateway.
 import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
 import type { SubgraphName } from '@cp/config';
@@ -22,7 +22,7 @@ import { withKnownCode } from './local-data-source';
 
 const directRuns = counter(
   'cp_direct_executions_total',
-  'Operations run on the one in-process subgraph answering them, without the gateway (REST reads and GraphQL queries).',
+  'Operations run on the one in-process subgraph answering them, without the gateway (REST routes and GraphQL).',
   ['api'],
 );
 
@@ -30,21 +30,26 @@ const directRuns = counter(
 const MAX_PLANS = 1000;
 
 /**
- * @apollo/gateway plans such a query as one fetch of the same fields from that subgraph, executes it there, then
+ * @apollo/gateway plans such an operation as one fetch of the same fields from that subgraph, executes it there, then
  * copies the answer into the operation's shape (`updateOutputValue`); for REST, Apollo's request pipeline runs around
  * it too. Executing the operation on the subgraph's schema gives the same data and errors for a fraction of the CPU
- * (bench/RESULTS.md). Only what the gateway's own plan proves local qualifies: a query whose plan is one `Fetch` node,
- * to a subgraph served in this process, with no `requires`, rewrites or `@defer`; no introspection (the subgraph's
- * schema is not the client's); valid against the subgraph schema. Everything else, and the first request of each
- * operation (which makes the plan), goes through the gateway. Remote subgraphs always do.
+ * (bench/RESULTS.md). Only what the gateway's own plan proves local qualifies: a query or mutation whose plan is one
+ * `Fetch` node, to a subgraph served in this process, with no `requires`, rewrites or `@defer`; no introspection (the
+ * subgraph's schema is not the client's); valid against the subgraph schema. Everything else, and the first request of
+ * each operation (which makes the plan), goes through the gateway. Remote subgraphs always do.
+ *
+ * Every mutation, run here or through the gateway, answers only after `settle` (the events its transaction recorded
+ * were numbered and announced to every replica): a client that reads after the answer, on any replica, sees the change.
  */
-export class DirectReads {
+export class DirectExecution {
   private readonly plans = new Map<string, GraphQLSchema | null>();
 
   constructor(
     private readonly local: Partial<Record<SubgraphName, GraphQLSchema>>,
-    /** Counts the reads run here, like Apollo counts the others. */
+    /** Counts the operations run here, like Apollo counts the others. */
     readonly operations = new OperationCounter(),
+    /** What a mutation awaits before it answers: its events announced (`EventDispatcher.settle`). */
+    private readonly settle: () => Promise<void> = async () => undefined,
   ) {}
 
   /** For `experimental_didResolveQueryPlan`: called with every plan the gateway uses (fresh or cached). */
@@ -55,7 +60,7 @@ export class DirectReads {
     const node = queryPlan.node;
     const single =
       // Undefined when `operationName` is "": graphql-js finds no operation of that name, the gateway plans the only one.
-      requestContext.operation?.operation === 'query' &&
+      (requestContext.operation?.operation === 'query' || requestContext.operation?.operation === 'mutation') &&
       node?.kind === 'Fetch' &&
       !node.requires &&
       !node.hasDefers &&
@@ -87,17 +92,59 @@ export class DirectReads {
 
   private executor(gateway: GatewayExecutor): GatewayExecutor {
     return async (requestContext) => {
-      const subgraph = this.schemaFor(requestContext.queryHash, requestContext.operationName);
-      const variableValues = requestContext.request.variables ?? {};
-      // No operation: the request names one the document lacks (`operationName` is then null, like an anonymous
-      // operation's, so the plan key matches one); the gateway answers "Unknown operation named …".
       const { operation } = requestContext;
-      if (!subgraph || !operation || !coercible(subgraph, operation, variableValues)) return gateway(requestContext);
-      const { document, operationName, context: contextValue } = requestContext;
-      directRuns.inc({ api: 'graphql' });
-      const result = await executeCompiled({ schema: subgraph, document, variableValues, operationName, contextValue });
-      return result.errors ? { ...result, errors: result.errors.map(asGatewayError) } : result;
+      try {
+        const subgraph = this.schemaFor(requestContext.queryHash, requestContext.operationName);
+        const variableValues = requestContext.request.variables ?? {};
+        // No operation: the request names one the document lacks (`operationName` is then null, like an anonymous
+        // operation's, so the plan key matches one); the gateway answers "Unknown operation named …".
+        if (!subgraph || !operation || !coercible(subgraph, operation, variableValues))
+          return await gateway(requestContext);
+        const { document, operationName, context: contextValue } = requestContext;
+        directRuns.inc({ api: 'graphql' });
+        const result = await executeCompiled({
+          schema: subgraph,
+          document,
+          variableValues,
+          operationName,
+          contextValue,
+        });
+        return result.errors ? { ...result, errors: result.errors.map(asGatewayError) } : result;
+      } finally {
+        if (operation?.operation === 'mutation') await this.settle();
+      }
     };
+  }
+
+  /**
+   * A REST route's operation without Apollo's request pipeline: what that pipeline adds to a plain execution here is
+   * the list-cost limit (checked against the gateway's `apiSchema`, as for GraphQL), error formatting, the operation
+   * counter and, for a mutation, `settle`. Depth and alias limits can't bind: the documents are the service's own.
+   */
+  async execute(
+    apiSchema: GraphQLSchema,
+    subgraph: GraphQLSchema,
+    document: DocumentNode,
+    variableValues: Record<string, unknown>,
+    contextValue: Context,
+  ): Promise<ExecutionResult> {
+    const operation = document.definitions[0] as OperationDefinitionNode;
+    try {
+      assertListCost(apiSchema, document, operation, variableValues);
+    } catch (err) {
+      this.operations.count(operation.name?.value, { errors: [err] });
+      throw err;
+    }
+    directRuns.inc({ api: 'rest' });
+    let result: ExecutionResult;
+    try {
+      result = await executeCompiled({ schema: subgraph, document, variableValues, contextValue });
+    } finally {
+      if (operation.operation === 'mutation') await this.settle();
+    }
+    this.operations.count(operation.name?.value, result);
+    if (!result.errors) return result;
+    return { ...result, errors: result.errors.map((e) => formatOperationError(e.toJSON(), withKnownCode(e))) as never };
   }
 }
 
@@ -115,33 +162,6 @@ export function queryHashOf(text: string): string {
 const planKey = (queryHash: string, operationName: string | null | undefined) => `${queryHash}:${operationName ?? ''}`;
 
 const introspects = (document: DocumentNode) => namesAny(document, 'Field', ['__schema', '__type']);
-
-/**
- * A REST read without Apollo's request pipeline: what that pipeline adds to a plain execution here is the list-cost
- * limit (checked against the gateway's `apiSchema`, as for GraphQL), error formatting and the operation counter.
- * Depth and alias limits can't bind: the documents are the service's own.
- */
-export async function executeDirect(
-  operations: OperationCounter,
-  apiSchema: GraphQLSchema,
-  subgraph: GraphQLSchema,
-  document: DocumentNode,
-  variableValues: Record<string, unknown>,
-  contextValue: Context,
-): Promise<ExecutionResult> {
-  const operation = document.definitions[0] as OperationDefinitionNode;
-  try {
-    assertListCost(apiSchema, document, operation, variableValues);
-  } catch (err) {
-    operations.count(operation.name?.value, { errors: [err] });
-    throw err;
-  }
-  directRuns.inc({ api: 'rest' });
-  const result = await executeCompiled({ schema: subgraph, document, variableValues, contextValue });
-  operations.count(operation.name?.value, result);
-  if (!result.errors) return result;
-  return { ...result, errors: result.errors.map((e) => formatOperationError(e.toJSON(), withKnownCode(e))) as never };
-}
 
 /**
  * Variables the subgraph would refuse: the gateway coerces them first and answers with its own error, so such a

@@ -2,20 +2,20 @@ import { loadConfig, type SubgraphName } from '@cp/config';
 import type { GraphQLSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApollo } from './apollo';
-import { DirectReads, queryHashOf } from './direct-reads';
+import { DirectExecution, queryHashOf } from './direct-execution';
 import { createGateway, readSupergraph } from './gateway';
 import { SUBGRAPHS } from '@cp/supergraph';
 
 // The decision only: which operations the gateway's own plans prove local. No database, so resolvers fail; the plan is
 // made before execution. Answers are compared with the gateway's in test/remote-subgraphs.test.ts.
-describe('DirectReads', () => {
+describe('DirectExecution', () => {
   const local: Partial<Record<SubgraphName, GraphQLSchema>> = {};
-  let direct: DirectReads;
+  let direct: DirectExecution;
   let apollo: ReturnType<typeof createApollo>;
   beforeAll(async () => {
     const config = loadConfig({ JWT_SECRET: 'x'.repeat(32) });
     for (const s of SUBGRAPHS) local[s.name] = (await s.build({ config, secret: new Uint8Array(32) })).schema;
-    direct = new DirectReads(local);
+    direct = new DirectExecution(local);
     const gateway = createGateway({
       supergraphSdl: readSupergraph(),
       local,
@@ -27,20 +27,22 @@ describe('DirectReads', () => {
   });
   afterAll(() => apollo?.stop());
 
+  const tag = 'deleteTag(organizationId: "default", projectId: "default", id: "x") { id }';
   const planned = async (query: string, operationName?: string) => {
     await apollo.executeOperation({ query, operationName }, { contextValue: {} as never });
     return direct.schemaFor(queryHashOf(query), operationName);
   };
 
-  it('runs a query one in-process subgraph answers alone on that subgraph, once the gateway has planned it', async () => {
+  it('runs an operation one in-process subgraph answers alone on that subgraph, once the gateway has planned it', async () => {
     const list =
       'query L { contents(organizationId: "default", projectId: "default") { data { id name createdBy { id } } } }';
     expect(direct.schemaFor(queryHashOf(list), 'L')).toBeUndefined();
     expect(await planned(list, 'L')).toBe(local.content);
     expect(await planned('{ organizations { data { id name } } }')).toBe(local.access);
+    expect(await planned(`mutation { ${tag} }`)).toBe(local.content);
   });
 
-  it('leaves the gateway what needs another subgraph, introspection and mutations; plans are per operation', async () => {
+  it('leaves the gateway what needs another subgraph and introspection; plans are per operation', async () => {
     expect(
       await planned(
         '{ contentType(organizationId: "default", projectId: "default", id: "x") { name createdBy { email } } }',
@@ -51,7 +53,9 @@ describe('DirectReads', () => {
         '{ tags(organizationId: "default", projectId: "default") { data { id } } __schema { queryType { name } } }',
       ),
     ).toBeUndefined();
-    expect(await planned('mutation { logout }')).toBeUndefined();
+    // Root fields of two subgraphs: a sequence of fetches.
+    const role = 'deleteRole(organizationId: "default", id: "x") { id }';
+    expect(await planned(`mutation { ${role} ${tag} }`)).toBeUndefined();
     // The whole document is validated against the subgraph: another operation reading elsewhere keeps it all there.
     const two =
       'query A { tags(organizationId: "default", projectId: "default") { data { id } } } query B { users(organizationId: "default") { data { email } } }';
@@ -64,7 +68,7 @@ describe('DirectReads', () => {
 
   it('keeps remote subgraphs on the gateway', async () => {
     const { content: _remote, ...others } = local;
-    const remote = new DirectReads(others);
+    const remote = new DirectExecution(others);
     const gateway = createGateway({
       supergraphSdl: readSupergraph(),
       local: others,
