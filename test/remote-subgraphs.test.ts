@@ -5,12 +5,15 @@ import { Client, PROJECT } from './support/client';
 import { ADMIN, startService, type TestService } from './support/service';
 import { startStandaloneStack, type StandaloneStack } from './support/standalone';
 
+const UNLIMITED = { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PER_HOUR: '1000000' };
+
 describe('remote subgraphs (SUBGRAPH_URLS)', () => {
   let stack: StandaloneStack;
   let gateway: TestService;
 
   beforeAll(async () => {
-    stack = await startStandaloneStack({ env: { SIGN_IN_FAILURES_PER_ACCOUNT: '3' } });
+    // The differential walks make thousands of requests as one user within a minute: no rate limit in the way.
+    stack = await startStandaloneStack({ env: { SIGN_IN_FAILURES_PER_ACCOUNT: '3', ...UNLIMITED } });
     ({ gateway } = stack);
   });
   afterAll(() => stack?.stop());
@@ -77,7 +80,7 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
   // plans and shapes every read through @apollo/gateway. Both must answer every REST read and these queries alike.
   it('answers every REST read and GraphQL query exactly as a gateway with in-process subgraphs does (direct reads)', async () => {
     const METRICS_TOKEN = 'metrics-token-0123456789';
-    const inProcess = await startService({ databaseUrl: gateway.databaseUrl, env: { METRICS_TOKEN } });
+    const inProcess = await startService({ databaseUrl: gateway.databaseUrl, env: { METRICS_TOKEN, ...UNLIMITED } });
     try {
       const api = new Client(gateway.url);
       const token = await api.login();
@@ -239,7 +242,7 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
   // get the same generated changes; the answers must match once each project's own ids and times are named alike.
   it('answers every generated sequence of writes exactly as a gateway with remote subgraphs does (direct execution)', async () => {
     const METRICS_TOKEN = 'metrics-token-0123456789';
-    const inProcess = await startService({ databaseUrl: gateway.databaseUrl, env: { METRICS_TOKEN } });
+    const inProcess = await startService({ databaseUrl: gateway.databaseUrl, env: { METRICS_TOKEN, ...UNLIMITED } });
     try {
       const token = await new Client(gateway.url).login();
       const directRuns = async () => {

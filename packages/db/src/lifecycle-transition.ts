@@ -4,7 +4,7 @@ import type { ProjectScope } from '@cp/principal';
 import type { EntityStatus } from './entity-status';
 import { LockMode, type EntityClass, type EntityManager } from '@mikro-orm/postgresql';
 import type { EventAction, EventResourceType } from './events/event.entity';
-import { recordEvent } from './events/record-event';
+import { insertEvents, recordEvent, type EventInput } from './events/record-event';
 import { transactionalNamed } from './unique-violation';
 
 /** Every lifecycle action with the event it records. */
@@ -39,8 +39,9 @@ export interface Lifecycle<E extends LifecycleRecord, A extends LifecycleAction>
   /** Whether API keys may see the event; `wasPublished`: a version had been published before the change. */
   published?(action: A, wasPublished: boolean): boolean;
   /**
-   * Writes changed records (plain rows, `RowRecords`): a transition's one, or a batch's all at once. Absent: `lock`
-   * gives managed entities, which the transaction's flush writes.
+   * Writes changed records (plain rows, `RowRecords`): a transition's one, or a batch's all at once; their events are
+   * then inserted as rows too. Absent: `lock` gives managed entities, which the transaction's flush writes with their
+   * events.
    */
   save?(tx: EntityManager, records: readonly E[]): Promise<void>;
 }
@@ -69,8 +70,8 @@ export function lifecycleTransition<E extends LifecycleRecord, A extends Lifecyc
     let name = '';
     const work = async (tx: EntityManager): Promise<E> => {
       const record = await lifecycle.lock(tx, scope, id);
-      await applyTransition(lifecycle, tx, scope, id, record, action, actorId, change);
-      await lifecycle.save?.(tx, [record]);
+      const event = await applyTransition(lifecycle, tx, scope, id, record, action, actorId, change);
+      await write(lifecycle, tx, [record], [event]);
       name = record.name;
       return record;
     };
@@ -86,8 +87,8 @@ export type BatchOutcome<E> = { id: string; record: E; error?: undefined } | { i
  * Transitions of many records in the caller's transaction (a release applies all or nothing): every record of the
  * project locked by one statement in id order, whatever the actions, so two batches sharing records queue instead of
  * deadlocking; then, in the order given, the state table, the change and the event of each, exactly as
- * `lifecycleTransition` applies them; then the changed records are written by one `save` (entities: by the caller's
- * flush) and the caller's commit writes the events in a few batched statements. A record refused with a known error
+ * `lifecycleTransition` applies them; then the changed records are written by one `save` and their events by one
+ * insert (entities and their events: by the caller's flush, in a few batched statements). A record refused with a known error
  * is reported and the others still run, so the caller sees every problem; the caller must not commit then (a refused
  * change may have left its record half changed). An id the statement did not find gets the error a single transition
  * would have given (`lock`'s 404).
@@ -106,10 +107,11 @@ export function lifecycleBatch<E extends LifecycleRecord & { id: string }, A ext
     const ids = [...new Set(items.map((item) => item.id))].sort();
     const records = new Map((ids.length ? await lockAll(tx, scope, ids) : []).map((record) => [record.id, record]));
     const outcomes: BatchOutcome<E>[] = [];
+    const events: EventInput[] = [];
     for (const { id, action } of items) {
       try {
         const record = records.get(id) ?? (await lifecycle.lock(tx, scope, id));
-        await applyTransition(lifecycle, tx, scope, id, record, action, actorId, changeOf(action));
+        events.push(await applyTransition(lifecycle, tx, scope, id, record, action, actorId, changeOf(action)));
         outcomes.push({ id, record });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
@@ -117,12 +119,27 @@ export function lifecycleBatch<E extends LifecycleRecord & { id: string }, A ext
       }
     }
     // A record refused by its lock or the state table is untouched; one transitioned twice is written once.
-    await lifecycle.save?.(tx, [...new Set(outcomes.flatMap((o) => (o.error ? [] : [o.record])))]);
+    await write(lifecycle, tx, [...new Set(outcomes.flatMap((o) => (o.error ? [] : [o.record])))], events);
     return outcomes;
   };
 }
 
-/** The state table, the change and its event, on a record the transaction holds under its row lock. */
+/**
+ * The transitioned records and their events: rows written by `save`, then the events inserted in the order of their
+ * transitions; or, for managed entities, the events recorded for the transaction's flush.
+ */
+async function write<E extends LifecycleRecord, A extends LifecycleAction>(
+  lifecycle: Lifecycle<E, A>,
+  tx: EntityManager,
+  records: readonly E[],
+  events: readonly EventInput[],
+): Promise<void> {
+  if (!lifecycle.save) return events.forEach((event) => recordEvent(tx, event));
+  await lifecycle.save(tx, records);
+  await insertEvents(tx, events);
+}
+
+/** The state table and the change, on a record the transaction holds under its row lock; the event it records. */
 async function applyTransition<E extends LifecycleRecord, A extends LifecycleAction>(
   lifecycle: Lifecycle<E, A>,
   tx: EntityManager,
@@ -132,12 +149,12 @@ async function applyTransition<E extends LifecycleRecord, A extends LifecycleAct
   action: A,
   actorId: string,
   change: LifecycleChange<E>,
-): Promise<void> {
+): Promise<EventInput> {
   lifecycle.guard(record.status, action);
   const wasPublished = Boolean(record.lastPublishedVersion);
   const version = (await change(tx, record)) ?? null;
   const event = { resourceType: lifecycle.resourceType, action: LIFECYCLE_EVENTS[action], resourceId: id, version };
-  recordEvent(tx, { ...event, ...scope, actorId, published: lifecycle.published?.(action, wasPublished) ?? false });
+  return { ...event, ...scope, actorId, published: lifecycle.published?.(action, wasPublished) ?? false };
 }
 
 /** `LockAll` of managed entities. */

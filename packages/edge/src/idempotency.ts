@@ -1,6 +1,7 @@
 // Idempotent retries at the edge of every host (gateway, standalone subgraph services): `Idempotency-Key` on
 // /app/v1 POSTs, uploads included, and GraphQL mutations; answers kept in PostgreSQL, shared by all hosts.
 import type { Logger } from '@cp/config';
+import type { InsertedEventsSubscriber } from '@cp/db';
 import { AppError, BadRequestError, ForbiddenError } from '@cp/errors';
 import { GRAPHQL_LIMITS } from '@cp/graphql';
 import type { Context } from '@cp/principal';
@@ -105,7 +106,12 @@ function markCommitted(orm: MikroORM): void {
       );
   // A flush outside a transaction opens its own after `onFlush`: its mark waits for that one's commit.
   const pending = new WeakSet<EntityManager>();
-  orm.em.getEventManager().registerSubscriber({
+  const subscriber: InsertedEventsSubscriber = {
+    // Changes written as plain rows insert their events themselves, always in a transaction.
+    async eventsInserted(tx) {
+      const claim = claims.getStore();
+      if (claim) await mark(tx, claim, tx.getTransactionContext());
+    },
     async onFlush(args) {
       const claim = claims.getStore();
       if (!claim || args.uow.getChangeSets().length === 0) return;
@@ -121,7 +127,8 @@ function markCommitted(orm: MikroORM): void {
       pending.delete(em);
       await mark(em, claim, args.transaction);
     },
-  });
+  };
+  orm.em.getEventManager().registerSubscriber(subscriber);
 }
 
 /** The key of the claim the request being handled holds: our gateway signs it into calls to subgraph services. */

@@ -1,5 +1,6 @@
-// The one helper every write uses to add its event to the unit of work it is committing.
-import type { EntityManager } from '@mikro-orm/postgresql';
+// The helpers every write uses to record its event in the transaction it is committing.
+import type { EntityManager, EventSubscriber } from '@mikro-orm/postgresql';
+import { sql } from '../transaction-sql';
 import { EventRecord, type EventAction, type EventResourceType } from './event.entity';
 
 export interface EventInput {
@@ -27,7 +28,58 @@ const withEvents = new WeakSet<EntityManager>();
  * later draw the smaller number.
  */
 export function recordEvent(em: EntityManager, input: EventInput): EventRecord {
-  const event = em.create(EventRecord, {
+  const event = em.create(EventRecord, fieldsOf(input));
+  em.persist(event);
+  withEvents.add(em);
+  return event;
+}
+
+/**
+ * A subscriber (MikroORM's) that also hears of the events a transaction inserted as rows (`insertEvents`), as its
+ * flush hooks hear of the events a flush wrote: they commit with the transaction, or not at all.
+ */
+export interface InsertedEventsSubscriber extends EventSubscriber {
+  eventsInserted(tx: EntityManager, events: readonly EventRecord[]): void | Promise<void>;
+}
+
+const INSERT_EVENTS = `insert into "event" ("id", "type", "resource_type", "resource_id", "organization_id", "project_id",
+    "version", "published", "actor_id")
+  select r."id", r."type", r."resource_type", r."resource_id", r."organization_id", r."project_id", r."version",
+      r."published", r."actor_id"
+    from jsonb_array_elements(?::jsonb) with ordinality as e(row, n), jsonb_populate_record(null::"event", e.row) as r
+    order by e.n`;
+
+/**
+ * The events of changes written as plain rows (`RowRecords`), inserted by one statement in `tx`'s transaction, in the
+ * order given (each draws its `record_seq` in that order): a unit of work would hold, compare and flush an entity per
+ * event for the same insert. What a flush of recorded events sets off happens too: the transaction's commit wakes the
+ * dispatcher, and every `InsertedEventsSubscriber` hears of them. Same rule as `recordEvent`: call it once `tx` holds
+ * the changed resources' row locks.
+ */
+export async function insertEvents(tx: EntityManager, inputs: readonly EventInput[]): Promise<void> {
+  if (inputs.length === 0) return;
+  if (!tx.getTransactionContext()) throw new Error('Events are inserted in the transaction of their change.');
+  const events = inputs.map((input) => Object.assign(new EventRecord(), fieldsOf(input)));
+  const rows = events.map((e) => ({
+    id: e.id,
+    type: e.type,
+    resource_type: e.resourceType,
+    resource_id: e.resourceId,
+    organization_id: e.organizationId,
+    project_id: e.projectId,
+    version: e.version,
+    published: e.published,
+    actor_id: e.actorId,
+  }));
+  await sql(tx, INSERT_EVENTS, [JSON.stringify(rows)]);
+  withEvents.add(tx);
+  for (const subscriber of tx.getEventManager().getSubscribers())
+    if ('eventsInserted' in subscriber) await (subscriber as InsertedEventsSubscriber).eventsInserted(tx, events);
+}
+
+/** An event's columns from what the change says of itself. */
+function fieldsOf(input: EventInput) {
+  return {
     type: `${input.resourceType}.${input.action}`,
     resourceType: input.resourceType,
     resourceId: input.resourceId,
@@ -36,10 +88,7 @@ export function recordEvent(em: EntityManager, input: EventInput): EventRecord {
     version: input.version ?? null,
     actorId: input.actorId ?? null,
     published: input.published ?? false,
-  });
-  em.persist(event);
-  withEvents.add(em);
-  return event;
+  };
 }
 
 /**
@@ -60,13 +109,17 @@ export function onEventsCommitted(em: EntityManager, onCommit: () => void): void
 }
 
 /**
- * Calls `listener` with the events a transaction of this process recorded, once when they are flushed and again
- * when it commits: local caches then drop what a change affects before its response is sent, without waiting for
- * the broker's round trip (which other replicas wait for).
+ * Calls `listener` with the events a transaction of this process recorded, once it commits (flushed ones also when they
+ * are flushed): local caches then drop what a change affects before its response is sent, without waiting for the
+ * broker's round trip (which other replicas wait for). Events inserted as rows are heard at commit only, so a batch
+ * its caller refuses and rolls back (a release with a refused item) tells no cache anything.
  */
-export function onEventsFlushed(em: EntityManager, listener: (events: EventRecord[]) => void): void {
+export function onEventsFlushed(em: EntityManager, listener: (events: readonly EventRecord[]) => void): void {
   const pending = new WeakMap<EntityManager, EventRecord[]>();
-  em.getEventManager().registerSubscriber({
+  const committing = (tx: EntityManager, events: readonly EventRecord[]) => {
+    pending.set(tx, [...(pending.get(tx) ?? []), ...events]);
+  };
+  const subscriber: InsertedEventsSubscriber = {
     afterFlush(args) {
       const events = args.uow
         .getChangeSets()
@@ -74,13 +127,15 @@ export function onEventsFlushed(em: EntityManager, listener: (events: EventRecor
         .filter((e): e is EventRecord => e instanceof EventRecord);
       if (events.length === 0) return;
       listener(events);
-      pending.set(args.em as EntityManager, [...(pending.get(args.em as EntityManager) ?? []), ...events]);
+      committing(args.em as EntityManager, events);
     },
+    eventsInserted: committing,
     afterTransactionCommit(args) {
       const events = pending.get(args.em as EntityManager);
       if (!events) return;
       pending.delete(args.em as EntityManager);
       listener(events);
     },
-  });
+  };
+  em.getEventManager().registerSubscriber(subscriber);
 }
