@@ -1,5 +1,5 @@
 import { loadConfig, type SubgraphName } from '@cp/config';
-import type { GraphQLSchema } from 'graphql';
+import { parse, type GraphQLSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApollo } from './apollo';
 import { DirectExecution, queryHashOf } from './direct-execution';
@@ -10,18 +10,21 @@ import { SUBGRAPHS } from '@cp/supergraph';
 // made before execution. Answers are compared with the gateway's in test/remote-subgraphs.test.ts.
 describe('DirectExecution', () => {
   const local: Partial<Record<SubgraphName, GraphQLSchema>> = {};
+  const settled: string[] = [];
   let direct: DirectExecution;
   let apollo: ReturnType<typeof createApollo>;
+  let apiSchema: GraphQLSchema;
   beforeAll(async () => {
     const config = loadConfig({ JWT_SECRET: 'x'.repeat(32) });
     for (const s of SUBGRAPHS) local[s.name] = (await s.build({ config, secret: new Uint8Array(32) })).schema;
-    direct = new DirectExecution(local);
+    direct = new DirectExecution(local, undefined, async () => void settled.push('settled'));
     const gateway = createGateway({
       supergraphSdl: readSupergraph(),
       local,
       remote: {},
       didResolveQueryPlan: direct.didResolveQueryPlan,
     });
+    gateway.onSchemaLoadOrUpdate((loaded) => (apiSchema = loaded.apiSchema));
     apollo = createApollo(direct.wrap(gateway));
     await apollo.start();
   });
@@ -64,6 +67,23 @@ describe('DirectExecution', () => {
       'query A { tags(organizationId: "default", projectId: "default") { data { id } } } query B { folders(organizationId: "default", projectId: "default") { data { id } } }';
     expect(await planned(same, 'A')).toBe(local.content);
     expect(direct.schemaFor(queryHashOf(same), 'B')).toBeUndefined();
+  });
+
+  it('settles every mutation before it answers, planned or direct, and no query', async () => {
+    const mutation =
+      'mutation { createTag(organizationId: "default", projectId: "default", input: { name: "t" }) { id } }';
+    const query = '{ tags(organizationId: "default", projectId: "default") { data { id } } }';
+    for (const source of [mutation, query]) {
+      settled.length = 0;
+      await planned(source); // planned by the gateway, then run on the subgraph
+      await apollo.executeOperation({ query: source }, { contextValue: {} as never });
+      expect(direct.schemaFor(queryHashOf(source), undefined)).toBe(local.content);
+      expect(settled).toEqual(source === mutation ? ['settled', 'settled'] : []);
+    }
+    // A REST route's run, as rest.ts calls it.
+    settled.length = 0;
+    await direct.execute(apiSchema, local.content!, parse(mutation), {}, {} as never);
+    expect(settled).toEqual(['settled']);
   });
 
   it('keeps remote subgraphs on the gateway', async () => {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../testing';
 import { sql } from '../transaction-sql';
 import { EVENT_ACTIONS, type EventRecord } from './event.entity';
-import { insertEvents, onEventsCommitted, onEventsFlushed, type EventInput } from './record-event';
+import { insertEvents, onEventsCommitted, onEventsFlushed, recordEvent, type EventInput } from './record-event';
 
 const SEED = Number(process.env.FC_SEED ?? 20261129);
 const RUNS = Number(process.env.FC_RUNS ?? 25);
@@ -72,6 +72,21 @@ describe.each(['postgres', 'pglite'] as const)('insertEvents (%s)', (kind) => {
       }),
       { numRuns: RUNS, seed: SEED },
     );
+  });
+
+  it('numbers events in the order they were recorded, those held for the flush before those inserted after them', async () => {
+    const [first, second, third] = fc.sample(inputArb, { numRuns: 3, seed: SEED });
+    await db.orm.em.fork().transactional(async (tx) => {
+      recordEvent(tx, first!); // an entity-backed change's, written by the flush
+      await insertEvents(tx, [second!]);
+      recordEvent(tx, third!);
+    });
+    const rows = await sql<{ resource_id: string }>(
+      db.orm.em.fork(),
+      `select "resource_id" from "event" where "resource_id" in (?, ?, ?) order by "record_seq"`,
+      [first!.resourceId, second!.resourceId, third!.resourceId],
+    );
+    expect(rows.map((r) => r.resource_id)).toEqual([first, second, third].map((i) => i!.resourceId));
   });
 
   it('refuses to insert outside a transaction', async () => {

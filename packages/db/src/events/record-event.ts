@@ -36,7 +36,8 @@ export function recordEvent(em: EntityManager, input: EventInput): EventRecord {
 
 /**
  * A subscriber (MikroORM's) that also hears of the events a transaction inserted as rows (`insertEvents`), as its
- * flush hooks hear of the events a flush wrote: they commit with the transaction, or not at all.
+ * flush hooks hear of the events a flush wrote: they commit with the transaction, or not at all. The records it gets
+ * have no `occurredAt` or `position`: the database sets both.
  */
 export interface InsertedEventsSubscriber extends EventSubscriber {
   eventsInserted(tx: EntityManager, events: readonly EventRecord[]): void | Promise<void>;
@@ -59,7 +60,15 @@ const INSERT_EVENTS = `insert into "event" ("id", "type", "resource_type", "reso
 export async function insertEvents(tx: EntityManager, inputs: readonly EventInput[]): Promise<void> {
   if (inputs.length === 0) return;
   if (!tx.getTransactionContext()) throw new Error('Events are inserted in the transaction of their change.');
-  const events = inputs.map((input) => Object.assign(new EventRecord(), fieldsOf(input)));
+  // Events this transaction recorded earlier for its flush (a release's content types, before its entries) are taken
+  // out of the unit of work and go first in this insert: each event's `record_seq`, and so its position, follows the
+  // order the changes were made in, and all of them are heard at commit only.
+  const unitOfWork = tx.getUnitOfWork();
+  const held = [...unitOfWork.getPersistStack()].filter(
+    (entity): entity is EventRecord => entity instanceof EventRecord,
+  );
+  for (const event of held) unitOfWork.unsetIdentity(event);
+  const events = [...held, ...inputs.map((input) => Object.assign(new EventRecord(), fieldsOf(input)))];
   const rows = events.map((e) => ({
     id: e.id,
     type: e.type,
@@ -112,7 +121,11 @@ export function onEventsCommitted(em: EntityManager, onCommit: () => void): void
  * Calls `listener` with the events a transaction of this process recorded, once it commits (flushed ones also when they
  * are flushed): local caches then drop what a change affects before its response is sent, without waiting for the
  * broker's round trip (which other replicas wait for). Events inserted as rows are heard at commit only, so a batch
- * its caller refuses and rolls back (a release with a refused item) tells no cache anything.
+ * its caller refuses and rolls back (a release with a refused item) tells no cache anything. Those inserted inside a
+ * savepoint (a bulk action's item, a scheduled change) are not heard here: MikroORM reports only the outer commit, on
+ * another fork. The feed delivers them instead, before the write answers (the dispatcher hands its batch to this
+ * process's feed, and the write awaits that run); these caches (project existence, principals) drop nothing on
+ * content events anyway.
  */
 export function onEventsFlushed(em: EntityManager, listener: (events: readonly EventRecord[]) => void): void {
   const pending = new WeakMap<EntityManager, EventRecord[]>();

@@ -217,9 +217,8 @@ export class ContentService {
 
   /**
    * Publishes or unpublishes many entries in the caller's transaction, each as `publish` / `unpublish` would, and
-   * reports each entry's outcome (see `lifecycleBatch`). The entries' rows are written, and the new versions inserted,
-   * in one statement each at the end; the events are flushed with the caller's transaction, whose `refreshPublished`
-   * then shows them.
+   * reports each entry's outcome (see `lifecycleBatch`). The entries' rows, their events and the new versions are
+   * written in one statement each at the end, in the caller's transaction, whose `refreshPublished` then shows them.
    */
   async transitionMany(
     tx: EntityManager,

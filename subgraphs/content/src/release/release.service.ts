@@ -138,9 +138,10 @@ export class ReleaseService {
 
   /**
    * Applies every item in one transaction, then records `releases.published`. Any refused item (RELEASE_FAILED)
-   * rolls everything back: the items' changes and events are flushed only once every item was accepted
-   * (FlushMode.COMMIT; only the entries' rows and new versions are written before, in statements the rollback undoes), so a
-   * refused release records no event and nothing it would have changed is dropped from caches. `mayPublish` runs
+   * rolls everything back: the content types' changes and events are flushed only once every item was accepted
+   * (FlushMode.COMMIT); the entries' rows, versions and events are written before, in statements the rollback undoes
+   * and that no cache hears of before the commit. So a refused release records no event and nothing it would have
+   * changed is dropped from caches. `mayPublish` runs
    * under the release's row lock, on the items being published.
    */
   publish(
