@@ -9,6 +9,7 @@ export * from './unique-violation';
 export * from './lifecycle-transition';
 export * from './row-records';
 export * from './transaction-sql';
+export * from './well-formed';
 export * from './polling-worker';
 export * from './events/broker';
 export * from './events/dispatcher';

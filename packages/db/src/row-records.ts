@@ -10,6 +10,7 @@ import {
 import { columnLengthErrors } from './column-lengths';
 import { checkExpectedRevision } from './revision';
 import { sql } from './transaction-sql';
+import { wellFormed } from './well-formed';
 import { ValidationFailedError } from '@cp/errors';
 import { isDeepStrictEqual } from 'node:util';
 
@@ -182,11 +183,5 @@ function written(property: EntityProperty, value: unknown): unknown {
   if (typeof value === 'string') return wellFormed(value);
   return value;
 }
-
-/** ES2024's well-formed string methods (Node has them; this project's TypeScript library is ES2023). */
-type WellFormedText = string & { isWellFormed(): boolean; toWellFormed(): string };
-/** The text with each lone surrogate as U+FFFD, copied only when it holds one (most text, a module too, holds none). */
-const wellFormed = (text: string) =>
-  (text as WellFormedText).isWellFormed() ? text : (text as WellFormedText).toWellFormed();
 
 const run = (tx: EntityManager, query: string, params: unknown[]) => sql<Record<string, unknown>>(tx, query, params);

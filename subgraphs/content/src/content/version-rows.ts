@@ -1,6 +1,7 @@
 // A batch's new content versions written in one statement: through the unit of work, each of a hundred versions of a
 // release would be snapshotted, compared and formatted into SQL text one entity at a time.
 import type { EntityManager, Knex } from '@mikro-orm/postgresql';
+import { wellFormed } from '@cp/db';
 import { randomUUID } from 'node:crypto';
 import type { ContentVersion } from './content.entity';
 
@@ -42,12 +43,6 @@ export async function insertVersions(tx: EntityManager, rows: readonly NewVersio
     JSON.stringify(records),
   );
 }
-
-/**
- * The text as a text column receives it through the driver: a lone UTF-16 surrogate (a string cut inside an emoji)
- * becomes U+FFFD, where inside JSON it would be an escape `jsonb` refuses.
- */
-const wellFormed = (text: string) => Buffer.from(text, 'utf8').toString('utf8');
 
 /**
  * Runs `sql` in `tx`'s transaction with `json` bound as its one parameter: sent beside the text rather than escaped
