@@ -6,6 +6,16 @@ import { ADMIN, startService, type TestService } from './support/service';
 import { startStandaloneStack, type StandaloneStack } from './support/standalone';
 
 const UNLIMITED = { RATE_LIMIT_PER_MINUTE: '1000000', RATE_LIMIT_PER_HOUR: '1000000' };
+const METRICS_TOKEN = 'metrics-token-0123456789';
+
+/** How many operations an in-process gateway ran on a subgraph directly, by API (`cp_direct_executions_total`). */
+async function directRuns(url: string): Promise<{ rest: number; graphql: number }> {
+  const headers = { authorization: `Bearer ${METRICS_TOKEN}` };
+  const metrics = await (await fetch(`${url}/metrics`, { headers })).text();
+  const count = (api: string) =>
+    Number(new RegExp(`^cp_direct_executions_total\\{api="${api}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
+  return { rest: count('rest'), graphql: count('graphql') };
+}
 
 describe('remote subgraphs (SUBGRAPH_URLS)', () => {
   let stack: StandaloneStack;
@@ -79,7 +89,6 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
   // An in-process gateway runs queries on the one subgraph that answers them (direct-reads.ts); this one
   // plans and shapes every read through @apollo/gateway. Both must answer every REST read and these queries alike.
   it('answers every REST read and GraphQL query exactly as a gateway with in-process subgraphs does (direct reads)', async () => {
-    const METRICS_TOKEN = 'metrics-token-0123456789';
     const inProcess = await startService({ databaseUrl: gateway.databaseUrl, env: { METRICS_TOKEN, ...UNLIMITED } });
     try {
       const api = new Client(gateway.url);
@@ -225,13 +234,9 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
       }
 
       // The in-process gateway really took the direct path (not for `limit=abc`, the first request of an operation, …).
-      const metrics = await (
-        await fetch(`${inProcess.url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
-      ).text();
-      const direct = (api: string) =>
-        Number(new RegExp(`^cp_direct_executions_total\\{api="${api}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
-      expect(direct('rest')).toBeGreaterThan(40);
-      expect(direct('graphql')).toBeGreaterThanOrEqual(10);
+      const direct = await directRuns(inProcess.url);
+      expect(direct.rest).toBeGreaterThan(40);
+      expect(direct.graphql).toBeGreaterThanOrEqual(10);
     } finally {
       await inProcess.destroy();
     }
@@ -241,18 +246,10 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
   // or the gateway plans it and sends it to a remote subgraph service. Two projects on one database, one per gateway,
   // get the same generated changes; the answers must match once each project's own ids and times are named alike.
   it('answers every generated sequence of writes exactly as a gateway with remote subgraphs does (direct execution)', async () => {
-    const METRICS_TOKEN = 'metrics-token-0123456789';
     const inProcess = await startService({ databaseUrl: gateway.databaseUrl, env: { METRICS_TOKEN, ...UNLIMITED } });
     try {
       const token = await new Client(gateway.url).login();
-      const directRuns = async () => {
-        const headers = { authorization: `Bearer ${METRICS_TOKEN}` };
-        const metrics = await (await fetch(`${inProcess.url}/metrics`, { headers })).text();
-        const count = (api: string) =>
-          Number(new RegExp(`^cp_direct_executions_total\\{api="${api}"\\} (\\d+)$`, 'm').exec(metrics)?.[1] ?? 0);
-        return { rest: count('rest'), graphql: count('graphql') };
-      };
-      const before = await directRuns();
+      const before = await directRuns(inProcess.url);
       let project = 0;
       /** One project reached through one gateway; every answer is kept, with its own ids and times named by order. */
       const world = async (url: string) => {
@@ -363,7 +360,7 @@ describe('remote subgraphs (SUBGRAPH_URLS)', () => {
         { numRuns: Number(process.env.FC_RUNS ?? 6), seed: Number(process.env.FC_SEED ?? 20261129) },
       );
       // The in-process gateway really ran the writes on the subgraph (after each operation's first, planned, request).
-      const after = await directRuns();
+      const after = await directRuns(inProcess.url);
       expect(after.rest - before.rest).toBeGreaterThan(20);
       expect(after.graphql - before.graphql).toBeGreaterThan(3);
     } finally {
