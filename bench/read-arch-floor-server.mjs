@@ -6,13 +6,13 @@
 import { clientCredentials, createAuthentication, httpCredentials } from '@cp/auth';
 import { createLogger, loadConfig, loadJwtSecret } from '@cp/config';
 import { openDatabase, sqlProjectDirectory } from '@cp/db';
-import { INITIAL_DATA, subgraphModules } from '@cp/supergraph';
+import { INITIAL_DATA, restApi, subgraphModules } from '@cp/supergraph';
 import { execute, print } from 'graphql';
 import { createRequire } from 'node:module';
 import { serveAdminRead } from './lib.mjs';
 
 // The operation the REST route sends (sofa's builder over the same models), built here on the content subgraph.
-const { operationFor } = createRequire(import.meta.url)('../apps/gateway/dist/rest/rest-operations.js');
+const { operationFor } = createRequire(import.meta.url)('../packages/rest/dist/rest-operations.js');
 
 const config = loadConfig(process.env);
 const logger = createLogger(config);
@@ -22,7 +22,7 @@ const secret = loadJwtSecret(config);
 const auth = createAuthentication(config, secret, { cacheTtlSeconds: config.auth.cacheTtlSeconds });
 const content = modules.find((m) => m.name === 'content');
 const { schema } = await content.build({ config, secret, auth, logger, orm: db.orm });
-const document = operationFor(schema, 'Query.content');
+const document = operationFor(schema, 'Query.content', restApi().shape);
 const projects = sqlProjectDirectory(db.orm);
 if (process.env.PRINT_OPERATION) console.error(print(document));
 serveAdminRead(

@@ -5,12 +5,17 @@ import { EventFeed, sqlProjectDirectory } from '@cp/db';
 import {
   familyOnly,
   graphqlBody,
+  graphqlInputGuard,
   idempotency,
   lingerAfterEarlyAnswers,
   parsedUrl,
   LiveStreams,
   readBody,
+  requestScope,
+  sendError,
+  sendGraphQLError,
   startIdempotencyCleanup,
+  urlGuard,
 } from '@cp/edge';
 import { AppError } from '@cp/errors';
 import { JSON_LIMIT_BYTES, jsonBodyError, type ApiFamily } from '@cp/graphql';
@@ -31,7 +36,6 @@ import type { GraphQLSchema } from 'graphql';
 import { createApollo, OperationCounter } from './graphql/apollo';
 import { DirectExecution } from './graphql/direct-execution';
 import { PersistedQueries } from './graphql/persisted-queries';
-import { EVENT_HTTP_ROUTES } from './events/event-http-routes';
 import { TYPED_HTTP_ROUTES } from './typed/typed-http-routes';
 import { TypedGraphQL } from '@cp/subgraph-content';
 import { documentSizeLimit, responseSizeLimit } from './graphql/armor';
@@ -40,18 +44,20 @@ import { createGateway, readSupergraph } from './graphql/gateway';
 import { adminReads } from './cache/admin-reads';
 import { mountDocs } from './docs/mount';
 import { gatewayHttpRoutes } from './rest/http-routes';
-import { graphqlInputGuard, inputGuard } from './http/input-guard';
 import { apiHeaders } from './http/api-headers';
 import { headAsGet } from './http/head-as-get';
 import { stages } from './http/stages';
-import { requestScope } from './http/request-scope';
 import { clientReadCache } from './cache/client-cache';
 import { ReadCache } from './cache/read-cache';
 import { followFeed } from './cache/feed-caches';
-import { createRestHandler } from './rest/rest';
-import { sendError, sendGraphQLError } from './http/send-error';
-import { apolloHandler, buildSubscriptionSchema, startSubscriptionServer } from '@cp/subgraph-server';
-import { allRoutes, INITIAL_DATA, subgraphModules } from '@cp/supergraph';
+import { createRestHandler } from '@cp/rest';
+import {
+  apolloHandler,
+  buildSubscriptionSchema,
+  EVENT_HTTP_ROUTES,
+  startSubscriptionServer,
+} from '@cp/subgraph-server';
+import { INITIAL_DATA, restApi, subgraphModules } from '@cp/supergraph';
 
 export interface RunningService extends Host {
   /** The published-read cache (undefined with `CACHE=off`); `stats()` for metrics. */
@@ -89,7 +95,7 @@ export async function startService(config: Config, logger: Logger = createLogger
       front(app) {
         app.use(['/app/v1', '/api/v1'], headAsGet);
         app.use(requestScope(logger));
-        app.use(inputGuard());
+        app.use(urlGuard(sendError));
         app.use(['/app/v1', '/api/v1', '/graphql'], apiHeaders());
       },
       async serve(parts) {
@@ -113,6 +119,7 @@ interface GatewayParts extends HostParts {
 async function serveGateway(parts: GatewayParts): Promise<HostedService & { cache?: ReadCache }> {
   const { modules, subgraphSecret, auth, db, broker, dispatcher, limiter, deps, app, server } = parts;
   const { config, logger } = deps;
+  const api = restApi();
   // Events announced by every replica's dispatcher (transactional outbox) reach this one through the broker.
   const feed = await new EventFeed(db.orm, broker, logger).open();
   // This replica's own writes reach its subscribers without the feed reading back what the dispatcher just numbered.
@@ -165,7 +172,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   // quarter of the read cache's budget.
   const admin = config.cache.enabled
     ? adminReads({
-        routes: { entry: allRoutes()['Query.content'].app!, list: allRoutes()['Query.contents'].app! },
+        routes: { entry: api.routes['Query.content'].app!, list: api.routes['Query.contents'].app! },
         em: db.orm.em,
         maxBytes: Math.floor(config.cache.maxBytes / 4),
       })
@@ -206,7 +213,7 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
   mountDocs(app, {
     config,
     schema: apiSchema,
-    routes: allRoutes(),
+    api,
     httpRoutes: gatewayHttpRoutes(modules),
     version: SERVICE_VERSION,
   });
@@ -234,14 +241,9 @@ async function serveGateway(parts: GatewayParts): Promise<HostedService & { cach
       return false; // a malformed URL: the REST pipeline answers it
     }
   };
+  const execute = direct.restExecutor(apiSchema, apollo);
   for (const family of ['app', 'api'] as const) {
-    const rest = createRestHandler({
-      family,
-      schema: apiSchema,
-      apollo,
-      direct,
-      routes: allRoutes(),
-    });
+    const rest = createRestHandler({ family, schema: apiSchema, api, execute });
     // Client reads come from the published-read cache; admin POSTs honour Idempotency-Key.
     const familyMiddleware =
       family === 'api' ? [clientCache.rest] : [...(admin ? [admin.serve] : []), idempotent('raw', sendError)];

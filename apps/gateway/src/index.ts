@@ -9,6 +9,5 @@ export {
   SUBGRAPHS,
   writeComposedSchemas,
 } from '@cp/supergraph';
-export { documentFamily, gatewayHttpRoutes } from './rest/http-routes';
-export { openApiPath } from './docs/openapi/document';
-export { BASE_PATHS } from './rest/rest';
+export { gatewayHttpRoutes } from './rest/http-routes';
+export { BASE_PATHS, documentFamily, openApiPath } from '@cp/rest';

@@ -1,13 +1,3 @@
 // The platform's four subgraph modules and their composition: what the gateway and the CLI both build on.
 export { composeFromCode, SCHEMA_DIR, writeComposedSchemas, type ComposedSchemas } from './compose';
-export {
-  allRoutes,
-  defaultSubgraphUrl,
-  INITIAL_DATA,
-  PUBLIC_FIELDS,
-  SOFA_IGNORE,
-  GRAPHQL_ONLY_FIELDS,
-  SOFA_MODELS,
-  subgraphModules,
-  SUBGRAPHS,
-} from './subgraphs';
+export { allRoutes, defaultSubgraphUrl, INITIAL_DATA, restApi, subgraphModules, SUBGRAPHS } from './subgraphs';

@@ -1,6 +1,6 @@
 // The four subgraphs the platform composes, as their module objects (schema, database, routes, HTTP, workers).
 import { DEFAULT_SUBGRAPH_PORTS, type SubgraphName } from '@cp/config';
-import type { RestRoutes } from '@cp/graphql';
+import type { RestApi, RestRoutes } from '@cp/graphql';
 import type { SubgraphModule } from '@cp/host';
 import { accessModule } from '@cp/subgraph-access';
 import { assetsModule } from '@cp/subgraph-assets';
@@ -25,16 +25,15 @@ export function allRoutes(): RestRoutes {
   return Object.assign({}, ...SUBGRAPHS.map((s) => s.routes));
 }
 
-/** Root fields anyone may call without a credential: those whose module marks their routes `public`. */
-export const PUBLIC_FIELDS: ReadonlySet<string> = new Set(
-  Object.entries(allRoutes())
-    .filter(([, byFamily]) => Object.values(byFamily).some((route) => route?.public))
-    .map(([field]) => field),
-);
-/** Every module's REST reference types and exceptions (`RestShape`), as sofa takes them. */
-export const SOFA_MODELS: string[] = SUBGRAPHS.flatMap((s) => s.restShape?.models ?? []);
-export const SOFA_IGNORE: string[] = SUBGRAPHS.flatMap((s) => s.restShape?.ignore ?? []);
-/** Object fields REST never selects (GraphQL answers them only). */
-export const GRAPHQL_ONLY_FIELDS: ReadonlySet<string> = new Set(
-  SUBGRAPHS.flatMap((s) => s.restShape?.graphqlOnly ?? []),
-);
+/** Every module's REST routes and shapes (reference types, exceptions, GraphQL-only fields), as REST takes them. */
+export function restApi(): RestApi {
+  const shapes = SUBGRAPHS.map((s) => s.restShape ?? {});
+  return {
+    routes: allRoutes(),
+    shape: {
+      models: shapes.flatMap((s) => s.models ?? []),
+      ignore: shapes.flatMap((s) => s.ignore ?? []),
+      graphqlOnly: shapes.flatMap((s) => s.graphqlOnly ?? []),
+    },
+  };
+}

@@ -1,5 +1,6 @@
 // What every HTTP process of the platform shares at its edge: readiness, graceful shutdown, open streams, metrics,
-// URL checks, the API family rule, Idempotency-Key and the error writer (error envelopes, early refusals, the failure log).
+// URL and JSON checks, the API family rule, Idempotency-Key, the request scope and the error writer (error envelopes,
+// early refusals, the failure log).
 export * from './readiness';
 export * from './http-drain';
 export * from './live-streams';
@@ -19,3 +20,6 @@ export * from './parser-refusals';
 export * from './request-body';
 export * from './response-seam';
 export * from './conditional';
+export * from './request-scope';
+export * from './scoped-errors';
+export * from './json-guard';

@@ -42,5 +42,11 @@ export interface RestShape {
 /** `Query.field` / `Mutation.field` → its route under `/app/v1` (admin) and/or `/api/v1` (client). */
 export type RestRoutes = Record<string, Partial<Record<ApiFamily, RestRoute>>>;
 
+/** Every module's routes and shapes together: what REST and its OpenAPI documents are derived from. */
+export interface RestApi {
+  routes: RestRoutes;
+  shape: RestShape;
+}
+
 export const ORG_PATH = '/organizations/:organizationId';
 export const PROJECT_PATH = `${ORG_PATH}/projects/:projectId`;

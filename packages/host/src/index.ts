@@ -3,3 +3,4 @@
 export * from './host';
 export * from './health';
 export * from './module';
+export * from './openapi-parameters';

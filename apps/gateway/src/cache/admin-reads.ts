@@ -3,11 +3,10 @@
 // unchanged since (the entry's row, or for a list the project's content).
 import { authorizeClientRead, type Context, type RestRoute } from '@cp/graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { notModified, respond } from '@cp/edge';
+import { edgeContext, notModified, respond } from '@cp/edge';
 import type { RequestHandler } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { IncomingHttpHeaders } from 'node:http';
-import { edgeContext } from '../http/request-scope';
 import { captureBody } from './client-cache';
 import { RowStamps } from './row-stamps';
 
@@ -113,7 +112,7 @@ export function adminReads(options: AdminReadOptions): { serve: RequestHandler; 
           const key = `${principal.organizationId}\0${principal.userId}\0${edgeContext().lang}\0${req.headers.accept ?? ''}\0${url}`;
           const stored = lru.get(key);
           const current = stored?.stamp === stamp ? stored : undefined;
-          // An entry's `ETag` is its revision (rest.ts), known from the stamp alone; a list's is the one execution
+          // An entry's `ETag` is its revision (the REST handler's `ETag`), known from the stamp alone; a list's is the one execution
           // gave its stored answer. A client holding it gets 304, by the rule execution's answer would follow.
           const etag = read.id === undefined ? current?.etag : `"${stamp.slice(stamp.indexOf('/') + 1)}"`;
           if (etag !== undefined && notModified(req, etag)) {
@@ -131,7 +130,7 @@ export function adminReads(options: AdminReadOptions): { serve: RequestHandler; 
           }
           counters.misses++;
           captureBody(req, res, (body) => {
-            // An entry's is its revision (rest.ts); a list's is the one Express gives the body, set here so that
+            // An entry's is its revision (the REST handler's); a list's is the one Express gives the body, set here so that
             // the stored answer and this one carry the same.
             let etag = res.getHeader('etag');
             const expressETag =

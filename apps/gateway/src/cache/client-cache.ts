@@ -1,8 +1,7 @@
 // Express middleware in front of client reads (/api/v1 GETs, API-key GraphQL queries): answer from the cache or fill it.
 import { sharedCacheable, type Context } from '@cp/graphql';
 import type { NextFunction, Request, Response } from 'express';
-import { addEndStep, graphqlPayload, notModified, parsedUrl } from '@cp/edge';
-import { edgeContext } from '../http/request-scope';
+import { addEndStep, edgeContext, graphqlPayload, notModified, parsedUrl } from '@cp/edge';
 import { graphqlRequestKey } from './graphql-key';
 import { applyCachingHeaders, etagOf, sendCached, surrogateKeys } from './http-caching';
 import type { CachedResponse, FillTicket, ReadCache } from './read-cache';

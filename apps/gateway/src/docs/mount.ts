@@ -1,18 +1,17 @@
 // Public documentation routes: the OpenAPI documents of both REST families, /docs (Swagger UI) and the GraphQL IDE.
 import type { Config } from '@cp/config';
-import type { ApiFamily, RestRoutes } from '@cp/graphql';
+import type { ApiFamily, RestApi } from '@cp/graphql';
 import type { HttpRoute } from '@cp/host';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { dirname, join } from 'node:path';
-import { buildOpenApiDocument, type OpenApiDocument } from './openapi/document';
-import { BASE_PATHS } from '../rest/rest';
+import { BASE_PATHS, buildOpenApiDocument, type OpenApiDocument } from '@cp/rest';
 import { docsPage, graphiqlPage } from './pages';
 
 export interface DocsOptions {
   config: Config;
   schema: GraphQLSchema;
-  routes: RestRoutes;
+  api: RestApi;
   httpRoutes: readonly HttpRoute<never>[];
   version: string;
 }
@@ -33,7 +32,7 @@ export function mountDocs(app: Express, options: DocsOptions): void {
           buildOpenApiDocument({
             family,
             schema: options.schema,
-            routes: options.routes,
+            api: options.api,
             httpRoutes: options.httpRoutes,
             version: options.version,
             publicUrl: options.config.http.publicUrl,

@@ -8,8 +8,7 @@ import { counter } from '@cp/metrics';
 import type { GraphQLFormattedError } from 'graphql';
 import { graphqlArmor } from './armor';
 import { PersistedQueries } from './persisted-queries';
-import { logAnsweredFailure } from '@cp/edge';
-import { currentScope, edgeContext } from '../http/request-scope';
+import { currentScope, edgeContext, logAnsweredFailure } from '@cp/edge';
 
 /** When no data came back at all, the HTTP status follows the first error's code (401, 403, 429, …). */
 const statusFromErrors: ApolloServerPlugin<Context> = {

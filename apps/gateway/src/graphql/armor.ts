@@ -83,7 +83,7 @@ export function responseSizeLimit(
   };
 }
 
-/** True for a REST mutation route (rest.ts marks it) or a GraphQL mutation; checked only for an oversized answer. */
+/** True for a REST mutation route (the REST handler marks it) or a GraphQL mutation; checked only for an oversized answer. */
 function answersWrite(
   req: Request,
   res: Response,

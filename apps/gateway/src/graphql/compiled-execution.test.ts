@@ -6,7 +6,7 @@ import { createLogger, loadConfig, loadJwtSecret } from '@cp/config';
 import { openDatabase, sqlProjectDirectory, type Database } from '@cp/db';
 import { createPostgresDatabase } from '@cp/db/testing';
 import type { Context } from '@cp/graphql';
-import { INITIAL_DATA, subgraphModules } from '@cp/supergraph';
+import { INITIAL_DATA, restApi, subgraphModules } from '@cp/supergraph';
 import fc from 'fast-check';
 import {
   execute,
@@ -36,7 +36,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { operationFor } from '../rest/rest-operations';
+import { operationFor } from '@cp/rest';
 import { executeCompiled } from './compiled-execution';
 import { coercible } from './direct-execution';
 
@@ -303,7 +303,7 @@ describe('compiled execution (graphql-jit) against graphql-js', () => {
         .map((field) => ({
           subgraph,
           field,
-          document: operationFor(schema, `Query.${field}`),
+          document: operationFor(schema, `Query.${field}`, restApi().shape),
           answers: getNamedType(schema.getQueryType()!.getFields()[field].type).name,
         })),
     );

@@ -80,7 +80,7 @@ describe('DirectExecution', () => {
       expect(direct.schemaFor(queryHashOf(source), undefined)).toBe(local.content);
       expect(settled).toEqual(source === mutation ? ['settled', 'settled'] : []);
     }
-    // A REST route's run, as rest.ts calls it.
+    // A REST route's run, as `restExecutor` calls it.
     settled.length = 0;
     await direct.execute(apiSchema, local.content!, parse(mutation), {}, {} as never);
     expect(settled).toEqual(['settled']);

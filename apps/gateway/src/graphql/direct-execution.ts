@@ -1,9 +1,11 @@
 // Operations that one in-process subgraph answers alone run on that subgraph's schema, without the gateway.
 import type { Experimental_DidResolveQueryPlanCallback } from '@apollo/gateway';
+import type { ApolloServer } from '@apollo/server';
 import type { GatewayExecutor, GatewayInterface } from '@apollo/server-gateway-interface';
 import type { SubgraphName } from '@cp/config';
 import type { Context } from '@cp/graphql';
 import { counter } from '@cp/metrics';
+import type { RestExecute, RestOperation } from '@cp/rest';
 import {
   getVariableValues,
   GraphQLError,
@@ -117,6 +119,29 @@ export class DirectExecution {
   }
 
   /**
+   * REST's executor: a route's operation runs here once the gateway has planned it as one in-process subgraph's, and
+   * through Apollo (the gateway's plan) otherwise, as its first request does.
+   */
+  restExecutor(apiSchema: GraphQLSchema, apollo: ApolloServer<Context>): RestExecute {
+    // Apollo's `queryHash` of each route's text, the key of the gateway's plan for it: once per route operation.
+    const hashes = new WeakMap<RestOperation, string>();
+    return async (operation, variables, context) => {
+      let hash = hashes.get(operation);
+      if (hash === undefined) hashes.set(operation, (hash = queryHashOf(operation.text)));
+      const subgraph = this.schemaFor(hash, operation.name);
+      const definition = operation.document.definitions[0] as OperationDefinitionNode;
+      if (subgraph && coercible(subgraph, definition, variables))
+        return this.execute(apiSchema, subgraph, operation.document, variables, context);
+      const response = await apollo.executeOperation(
+        { query: operation.text, variables, operationName: operation.name },
+        { contextValue: context },
+      );
+      if (response.body.kind !== 'single') throw new Error('Incremental delivery is not supported over REST.');
+      return response.body.singleResult;
+    };
+  }
+
+  /**
    * A REST route's operation without Apollo's request pipeline: what that pipeline adds to a plain execution here is
    * the list-cost limit (checked against the gateway's `apiSchema`, as for GraphQL), error formatting, the operation
    * counter and, for a mutation, `settle`. Depth and alias limits can't bind: the documents are the service's own.
@@ -154,7 +179,7 @@ function asGatewayError(error: GraphQLError): GraphQLError {
   return new GraphQLError(message, { path, originalError, extensions });
 }
 
-/** Apollo's `queryHash` of a document text (sha256, hex): REST computes it once per route to find the route's plan. */
+/** Apollo's `queryHash` of a document text (sha256, hex): the key of the gateway's plan for it. */
 export function queryHashOf(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }

@@ -1,10 +1,9 @@
 // Builds the per-request GraphQL context: a forked EntityManager, the authenticated principal, request facts.
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { clientCredentials, httpCredentials, type Authentication } from '@cp/auth';
-import { keepPrivate } from '@cp/edge';
+import { edgeContext, keepPrivate } from '@cp/edge';
 import { visibilityOf, type Authenticated, type Context, type ProjectDirectory } from '@cp/graphql';
 import type { NextFunction, Request, Response } from 'express';
-import { edgeContext } from './request-scope';
 
 export interface ContextDeps {
   orm: MikroORM;

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { mountHttpRoutes } from '@cp/host';
 import { gatewayHttpRoutes } from './http-routes';
-import { sendError } from '../http/send-error';
+import { sendError } from '@cp/edge';
 
 const routes = gatewayHttpRoutes(subgraphModules());
 const guardless = () => [];

@@ -1,6 +1,6 @@
 // The HTTP mount of a project's typed GraphQL endpoint and its SDL (the endpoint itself: @cp/subgraph-content's
 // TypedGraphQL, free of HTTP). Behind the family's credential check and rate limit, like every client route.
-import { graphqlBody, graphqlPayload, respond } from '@cp/edge';
+import { graphqlBody, graphqlInputGuard, graphqlPayload, respond, sendError, sendGraphQLError } from '@cp/edge';
 import { errorResponses, successHeaders } from '@cp/errors';
 import { JSON_LIMIT_BYTES, PROJECT_PATH, type Context } from '@cp/graphql';
 import type { HttpRoute } from '@cp/host';
@@ -8,8 +8,6 @@ import type { TypedGraphQL } from '@cp/subgraph-content';
 import type { Request, RequestHandler, Response } from 'express';
 import type { OpenAPIV3 } from 'openapi-types';
 import { documentSizeLimit, responseSizeLimit } from '../graphql/armor';
-import { graphqlInputGuard } from '../http/input-guard';
-import { sendError, sendGraphQLError } from '../http/send-error';
 import { stages } from '../http/stages';
 
 export interface TypedRouteDeps {

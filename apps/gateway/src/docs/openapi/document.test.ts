@@ -1,14 +1,13 @@
 // The OpenAPI documents describe exactly the routes that exist: sofa's REST routes and the declared HTTP routes.
 import type { ApiFamily } from '@cp/graphql';
-import { allRoutes, SCHEMA_DIR, subgraphModules } from '@cp/supergraph';
+import { BASE_PATHS, buildOpenApiDocument, documentFamily, openApiPath } from '@cp/rest';
+import { restApi, SCHEMA_DIR, subgraphModules } from '@cp/supergraph';
 import { buildSchema } from 'graphql';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { OpenAPIV3 } from 'openapi-types';
 import { describe, expect, it } from 'vitest';
-import { documentFamily, gatewayHttpRoutes } from '../../rest/http-routes';
-import { BASE_PATHS } from '../../rest/rest';
-import { buildOpenApiDocument, openApiPath } from './document';
+import { gatewayHttpRoutes } from '../../rest/http-routes';
 
 const FAMILIES: ApiFamily[] = ['app', 'api'];
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
@@ -21,7 +20,7 @@ const httpRoutes = gatewayHttpRoutes(subgraphModules());
 const docs = Object.fromEntries(
   FAMILIES.map((family) => [
     family,
-    buildOpenApiDocument({ family, schema, routes: allRoutes(), httpRoutes, version: 'test', publicUrl: '' }),
+    buildOpenApiDocument({ family, schema, api: restApi(), httpRoutes, version: 'test', publicUrl: '' }),
   ]),
 ) as Record<ApiFamily, OpenAPIV3.Document>;
 
@@ -34,7 +33,7 @@ function documented(doc: OpenAPIV3.Document): string[] {
 
 /** The operations sofa derives for a family from every module's REST routes (aliases share their route's operation). */
 function restOperations(family: ApiFamily): Set<string> {
-  const routes = Object.values(allRoutes()).flatMap((byFamily) => (byFamily[family] ? [byFamily[family]] : []));
+  const routes = Object.values(restApi().routes).flatMap((byFamily) => (byFamily[family] ? [byFamily[family]] : []));
   return new Set(routes.map((route) => key(route.method, BASE_PATHS[family] + openApiPath(route.path))));
 }
 

@@ -1,5 +1,5 @@
-// REST at /app/v1 and /api/v1, derived by sofa from the gateway's schema and executed through Apollo (same plan as GraphQL).
-import type { ApolloServer } from '@apollo/server';
+// REST at /app/v1 and /api/v1: each route runs the operation sofa derives for its root field, through the executor
+// the host gives (the gateway's: the query plan, or the one local subgraph that answers it).
 import {
   AppError,
   BadRequestError,
@@ -9,8 +9,7 @@ import {
   primaryError,
   type FieldError,
 } from '@cp/errors';
-import { assertFamilyPrincipal, type Context, type RestRoute, type RestRoutes, type ApiFamily } from '@cp/graphql';
-import { filterSchema } from '@graphql-tools/utils';
+import { assertFamilyPrincipal, type ApiFamily, type Context, type RestApi } from '@cp/graphql';
 import type { Request as ExpressRequest, Response as ExpressResponse } from 'express';
 import {
   Kind,
@@ -18,53 +17,59 @@ import {
   visit,
   type DocumentNode,
   type OperationDefinitionNode,
-  type ExecutionResult,
-  type GraphQLArgument,
-  type GraphQLSchema,
+  type FormattedExecutionResult,
   type SelectionSetNode,
+  type GraphQLSchema,
 } from 'graphql';
-import { coercible, queryHashOf, type DirectExecution } from '../graphql/direct-execution';
-import { assertSafeJsonValue } from '../http/input-guard';
-import { isJsonType, logAnsweredFailure, parsedUrl, parseJson, respond, type BodyRequest } from '@cp/edge';
+import {
+  assertSafeJsonValue,
+  currentScope,
+  edgeContext,
+  isJsonType,
+  logAnsweredFailure,
+  parsedUrl,
+  parseJson,
+  respond,
+  sendError,
+  type BodyRequest,
+} from '@cp/edge';
 import { bodyTypeErrors } from './body-types';
 import { restShapeOf, toRestShape, type RestShape } from './rest-shape';
 import { assertQueryParameters, liftDocumentFilters } from './query-parameters';
 import { asksForIncludes, assertIncludeMember, withoutIncludes, withRootIncludes } from './includes';
 import { assertSelectable, selectedNames, selectFields, selectSource } from './select';
 import { operationFor, pathParameters, routeVariables } from './rest-operations';
-import { GRAPHQL_ONLY_FIELDS, PUBLIC_FIELDS } from '@cp/supergraph';
-import { currentScope, edgeContext } from '../http/request-scope';
-import { sendError } from '../http/send-error';
+import {
+  BASE_PATHS,
+  compileRoutes,
+  publicFields,
+  restSchema,
+  revisionFromIfMatch,
+  routeFor,
+  routesByMethod,
+  type CompiledRoute,
+} from './routes';
 
-export const BASE_PATHS: Record<ApiFamily, string> = { app: '/app/v1', api: '/api/v1' };
-
-export interface CompiledRoute extends RestRoute {
-  field: string;
-  pattern: RegExp;
-  aliasPattern?: RegExp;
-  args: readonly GraphQLArgument[];
+/** A route's operation as it is sent: built and printed once per route, the same object on every request. */
+export interface RestOperation {
+  readonly document: DocumentNode;
+  readonly text: string;
+  readonly name: string | undefined;
 }
+
+/** Runs a route's operation for one request. Failures before execution may throw; the handler answers them. */
+export type RestExecute = (
+  operation: RestOperation,
+  variables: Record<string, unknown>,
+  context: Context,
+) => Promise<FormattedExecutionResult>;
 
 export interface RestOptions {
   family: ApiFamily;
+  /** The API schema the routes' root fields are found in. */
   schema: GraphQLSchema;
-  apollo: ApolloServer<Context>;
-  /** Operations one in-process subgraph answers alone skip the gateway; without it every route goes through Apollo. */
-  direct?: DirectExecution;
-  routes: RestRoutes;
-}
-
-/**
- * The gateway schema cut down to the root fields a family routes (what sofa derives its operations from), without
- * the object fields only GraphQL answers (an entry's `references`, say).
- */
-export function restSchema(schema: GraphQLSchema, routes: CompiledRoute[]): GraphQLSchema {
-  const fields = new Set(routes.map((r) => r.field));
-  return filterSchema({
-    schema,
-    rootFieldFilter: (operation, name) => fields.has(`${operation}.${name}`),
-    objectFieldFilter: (type, name) => !GRAPHQL_ONLY_FIELDS.has(`${type}.${name}`),
-  });
+  api: RestApi;
+  execute: RestExecute;
 }
 
 /** sofa's operation for a route (one root field) minus that route's `omit` paths. */
@@ -92,17 +97,14 @@ function withoutPath(set: SelectionSetNode, path: readonly string[]): SelectionS
   return { ...set, selections };
 }
 
-/** A route's operation: sofa's document (its variables), what Apollo is sent (`omit` applied) and that text's hash. */
+/** A route's operation: sofa's document (its variables) and what is sent (`omit` applied). */
 interface RouteOperation {
   field: string;
   document: DocumentNode;
-  name: string | undefined;
   pattern: RegExp;
-  sent: DocumentNode;
-  text: string;
-  /** A `Query` field: may run directly on its subgraph; its failures before execution are thrown, not answered. */
+  sent: RestOperation;
+  /** A `Query` field: its failures before execution are thrown, not answered. */
   read: boolean;
-  hash: string;
   /** How its result becomes the REST body (rest-shape.ts). */
   shape: RestShape;
   /** The same route selecting `includes` at its root: run when the request asks for them (includes.ts). */
@@ -114,16 +116,19 @@ type RestOutcome = { data: Record<string, unknown>; shape: RestShape } | { failu
 
 export function createRestHandler(options: RestOptions) {
   const basePath = BASE_PATHS[options.family];
-  const routes = compileRoutes(options.schema, options.routes, options.family);
+  const { routes: declared, shape: declaredShape } = options.api;
+  const routes = compileRoutes(options.schema, declared, options.family);
   const byMethod = routesByMethod(routes);
-  const schema = restSchema(options.schema, routes);
+  const schema = restSchema(options.schema, routes, declaredShape.graphqlOnly);
+  const isPublic = publicFields(declared);
   const omitted = new Map(routes.flatMap((r) => (r.omit ? [[r.field, r.omit] as const] : [])));
   /** sofa's error answer for an operation's errors (also for a request that fails before it runs, as sofa does). */
   const failure = (errors: readonly unknown[]): Response => {
     const edge = edgeContext();
     const primary = primaryError(errors as never, edge);
     const { status, body } = toErrorEnvelope(primary, edge);
-    // Apollo's formatError already logged the errors of execution (they carry their code); anything else is our own.
+    // The executor's error formatting already logged the errors of execution (they carry their code); anything else
+    // is our own.
     if (status >= 500 && (primary as { extensions?: { code?: unknown } }).extensions?.code !== body.error.code) {
       logAnsweredFailure(currentScope()?.logger, body.error.code, primary);
     }
@@ -136,27 +141,20 @@ export function createRestHandler(options: RestOptions) {
    */
   const operations = new Map(
     routes.map((r) => {
-      const document = operationFor(schema, r.field);
+      const document = operationFor(schema, r.field, declaredShape);
       const name = (document.definitions[0] as OperationDefinitionNode).name?.value;
-      // What Apollo is sent for this route (`omit` applied), and its hash: the key of the gateway's plan for it.
-      // Built and printed once per route: nothing of it is redone per request.
+      // What is sent for this route (`omit` applied). Built and printed once per route: nothing of it is redone per
+      // request, and the executor may key what it learns of the operation by it.
       const withOmissions = withoutOmitted(document, omitted);
       const read = r.field.startsWith('Query.');
-      const operationOf = (sent: DocumentNode): RouteOperation => {
-        const text = print(sent);
-        const shape = restShapeOf(schema, sent);
-        return {
-          field: r.field,
-          document,
-          name,
-          pattern: pathParameters(r.path),
-          sent,
-          text,
-          read,
-          hash: queryHashOf(text),
-          shape,
-        };
-      };
+      const operationOf = (sent: DocumentNode): RouteOperation => ({
+        field: r.field,
+        document,
+        pattern: pathParameters(r.path),
+        sent: { document: sent, text: print(sent), name },
+        read,
+        shape: restShapeOf(schema, sent),
+      });
       const operation = operationOf(withoutIncludes(schema, withOmissions));
       const included = withRootIncludes(schema, withOmissions);
       if (included) operation.withIncludes = operationOf(included);
@@ -175,20 +173,7 @@ export function createRestHandler(options: RestOptions) {
     try {
       const path = pathname.slice(basePath.length);
       const variableValues = routeVariables(operation.document, schema, operation.pattern, path, query, body);
-      // Once the gateway has planned a route's operation as one in-process subgraph's (direct-execution.ts), it runs
-      // there.
-      const subgraph = options.direct?.schemaFor(operation.hash, operation.name);
-      let result: ExecutionResult;
-      if (subgraph && coercible(subgraph, operation.sent.definitions[0] as OperationDefinitionNode, variableValues)) {
-        result = await options.direct!.execute(options.schema, subgraph, operation.sent, variableValues, context);
-      } else {
-        const response = await options.apollo.executeOperation(
-          { query: operation.text, variables: variableValues, operationName: operation.name },
-          { contextValue: context },
-        );
-        if (response.body.kind !== 'single') throw new Error('Incremental delivery is not supported over REST.');
-        result = response.body.singleResult as ExecutionResult;
-      }
+      const result = await options.execute(operation.sent, variableValues, context);
       if (result.errors) return { failure: failure(result.errors) };
       if (!result.data) throw new Error(`${operation.field} answered neither data nor errors.`);
       return { data: result.data as Record<string, unknown>, shape: operation.shape };
@@ -208,7 +193,7 @@ export function createRestHandler(options: RestOptions) {
       // Its answer is a committed change's: never refused for its size (armor.ts `responseSizeLimit`).
       if (!operations.get(route)!.read) res.locals.mutation = true;
       const context = res.locals.context as Context;
-      if (!PUBLIC_FIELDS.has(route.field)) assertFamilyPrincipal(options.family, context);
+      if (!isPublic.has(route.field)) assertFamilyPrincipal(options.family, context);
       const { path, query: parsedQuery } = parsedUrl(req);
       const url = new URL(path, 'http://rest.local');
       // Our patterns accept a trailing slash, sofa's do not: the canonical path.
@@ -256,42 +241,6 @@ export function createRestHandler(options: RestOptions) {
   };
 }
 
-/** A family's routes by method, each list in declaration order: what `routeFor` looks requests up in. */
-export function routesByMethod(routes: readonly CompiledRoute[]): ReadonlyMap<string, readonly CompiledRoute[]> {
-  const byMethod = new Map<string, CompiledRoute[]>();
-  for (const r of routes) byMethod.set(r.method, [...(byMethod.get(r.method) ?? []), r]);
-  return byMethod;
-}
-
-/**
- * The route a request takes (`path` under the family's base path): two operations on one method and path, the
- * alias route wins when its body test holds; else the first route of the method whose pattern matches. HEAD never
- * arrives here: the pipeline's front turns it into GET (http/head-as-get.ts), so every layer answers it as GET.
- */
-export function routeFor(
-  byMethod: ReadonlyMap<string, readonly CompiledRoute[]>,
-  method: string,
-  path: string,
-  body: Record<string, unknown> | undefined,
-): { route: CompiledRoute; aliased: boolean } | undefined {
-  const candidates = byMethod.get(method) ?? [];
-  const aliased = candidates.find((r) => r.aliasPattern?.test(path) && r.alias!.when(body));
-  if (aliased) return { route: aliased, aliased: true };
-  const route = candidates.find((r) => r.pattern.test(path));
-  return route && { route, aliased: false };
-}
-
-/**
- * `If-Match: "3"` (also `W/"3"` or a bare `3`) → 3; `*` matches any revision → undefined. Anything else can't name a
- * revision, so it becomes 0, which no resource has: the write answers 412 with the current revision.
- */
-export function revisionFromIfMatch(header: string): number | undefined {
-  const first = header.split(',')[0].trim();
-  if (first === '*') return undefined;
-  const match = /^(?:W\/)?"?(\d{1,9})"?$/.exec(first);
-  return match ? Number(match[1]) : 0;
-}
-
 /** The exception for component creation: 422 `details.errors[{path, message}]` → 400 `details` `{member: message}`. */
 function sendFieldMapError(res: ExpressResponse, text: string): void {
   const parsed = JSON.parse(text) as {
@@ -308,28 +257,6 @@ function fieldMapError(errors: readonly FieldError[], message: string = ERROR_CA
   const fields: Record<string, string> = {};
   for (const { path, message: text } of errors) fields[path.split('/')[1] || 'body'] ??= text;
   return new BadRequestError(message, fields);
-}
-
-export function compileRoutes(schema: GraphQLSchema, routes: RestRoutes, family: ApiFamily): CompiledRoute[] {
-  return Object.entries(routes).flatMap(([field, byFamily]) => {
-    const route = byFamily[family];
-    if (!route) return [];
-    const [operation, name] = field.split('.');
-    const root = operation === 'Query' ? schema.getQueryType() : schema.getMutationType();
-    const definition = root?.getFields()[name];
-    if (!definition)
-      throw new Error(`REST route ${family} ${route.method} ${route.path} names unknown field ${field}.`);
-    const toPattern = (path: string) => new RegExp(`^${path.replace(/:[A-Za-z]+/g, '[^/]+')}/?$`);
-    return [
-      {
-        ...route,
-        field,
-        pattern: toPattern(route.path),
-        aliasPattern: route.alias && toPattern(route.alias.path),
-        args: definition.args,
-      },
-    ];
-  });
 }
 
 /**

@@ -1,13 +1,12 @@
-// The gateway's own HTTP routes: the three event routes of each API family, JSON pages or SSE on the same path,
-// declared like a module's (`HttpRoute`) with their OpenAPI operation.
+// The event routes a gateway serves: the three of each API family, JSON pages or SSE on the same path, declared like a
+// module's HTTP routes (`HttpRoute`) with their OpenAPI operation.
 import { EVENT_ROUTE_RESOURCE_TYPES, type EventFeed } from '@cp/db';
 import type { LiveStreams } from '@cp/edge';
 import { errorResponses, successHeaders } from '@cp/errors';
 import { PROJECT_PATH, type ApiFamily } from '@cp/graphql';
-import type { HttpRoute } from '@cp/host';
+import { PAGINATION_PARAMETERS, type HttpRoute } from '@cp/host';
 import type { AccessWatch } from '@cp/auth';
 import type { OpenAPIV3 } from 'openapi-types';
-import { PAGINATION_PARAMETERS } from '../docs/openapi/parameters';
 import { EVENT_PATHS, eventRoutesHandler } from './event-routes';
 
 /** What the event routes' handler streams from. */

@@ -1,4 +1,5 @@
-// Test support: the edge's REST chain (request scope, input guard, REST handler, Apollo) over a small schema.
+// Test support: the edge's REST chain (request scope, URL guard, REST handler, Apollo as its executor) over a small
+// schema.
 import { ApolloServer } from '@apollo/server';
 import type { Logger } from '@cp/config';
 import type { Context, Principal, RestRoutes } from '@cp/graphql';
@@ -7,11 +8,8 @@ import { buildSchema } from 'graphql';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
-import { readBody } from '@cp/edge';
-import { inputGuard } from '../http/input-guard';
-import { requestScope } from '../http/request-scope';
-import { sendError } from '../http/send-error';
-import { createRestHandler } from './rest';
+import { readBody, requestScope, sendError, urlGuard } from '@cp/edge';
+import { createRestHandler, type RestExecute } from './rest-handler';
 
 /** Shaped like the subgraphs' types: a list with `pagination`, a `User` reference, a revision, create and update. */
 const SDL = `
@@ -82,12 +80,19 @@ export async function startRestApp(): Promise<RestApp> {
   const logger = pino({ level: 'silent' }) as unknown as Logger;
   const app = express();
   app.use(requestScope(logger));
-  app.use(inputGuard());
+  app.use(urlGuard(sendError));
   app.use('/app/v1', (_req, res, next) => {
     res.locals.context = { principal: USER, requestId: 'r', lang: 'en' };
     next();
   });
-  app.use('/app/v1', readBody(1 << 16), createRestHandler({ family: 'app', schema, apollo, routes: THING_ROUTES }));
+  const execute: RestExecute = async (operation, variables, contextValue) => {
+    const { query, operationName } = { query: operation.text, operationName: operation.name };
+    const response = await apollo.executeOperation({ query, variables, operationName }, { contextValue });
+    if (response.body.kind !== 'single') throw new Error('Incremental delivery is not supported over REST.');
+    return response.body.singleResult;
+  };
+  const api = { routes: THING_ROUTES, shape: { models: ['User'] } };
+  app.use('/app/v1', readBody(1 << 16), createRestHandler({ family: 'app', schema, api, execute }));
   app.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => sendError(res, err));
   const server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,4 +1,5 @@
-// Pagination parameters as OpenAPI: `limit` 1..100 (default 20), cursor `lastKey` (alias `afterKey`), offset `page` (1-based).
+// Pagination parameters as OpenAPI, for the routes of every module: `limit` 1..100 (default 20), cursor `lastKey`
+// (alias `afterKey`), offset `page` (1-based).
 import type { OpenAPIV3 } from 'openapi-types';
 
 export const LIMIT: OpenAPIV3.SchemaObject = { type: 'integer', minimum: 1, maximum: 100, default: 20 };

@@ -1,9 +1,9 @@
-// The gateway's error answers: `@cp/edge`'s writer with the request scope's facts (id, language) and logger.
-import { writeError } from '@cp/edge';
+// Error answers in the request's scope: the error writer with the scope's facts (id, language) and logger.
+import { writeError } from './error-writer';
 import type { ServerResponse } from 'node:http';
 import { currentScope, edgeContext } from './request-scope';
 
-/** Every error answer of the gateway, REST and GraphQL alike, in the request's language and with its id. */
+/** Every error answer under `requestScope`, REST and GraphQL alike, in the request's language and with its id. */
 const answer = (graphql: boolean) => (res: ServerResponse, err: unknown) =>
   writeError(res, err, { graphql, edge: edgeContext(), logger: currentScope()?.logger });
 

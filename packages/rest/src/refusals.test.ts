@@ -2,9 +2,9 @@
 import fc from 'fast-check';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { assertSafeGraphQLPayload, MAX_JSON_DEPTH } from './input-guard';
-import { MAX_QUERY_PARAMETERS } from '@cp/edge';
-import { startRestApp, type RestApp } from '../rest/rest.fixture';
+import { assertSafeGraphQLPayload, MAX_QUERY_PARAMETERS } from '@cp/edge';
+import { MAX_JSON_DEPTH } from '@cp/graphql';
+import { startRestApp, type RestApp } from './rest.fixture';
 
 const runs = { seed: Number(process.env.FC_SEED ?? 20261125), numRuns: Number(process.env.FC_RUNS ?? 150) };
 const THINGS = '/app/v1/organizations/o1/things';

@@ -2,22 +2,19 @@
 // what sofa doesn't know: security schemes, the error envelope, list bounds, our body flattening, and the HTTP routes
 // (uploads, CDN, events) as their modules declare them.
 import { COMMON_HEADERS, ERROR_RESPONSES, ERROR_SCHEMAS, errorResponses, successHeaders } from '@cp/errors';
-import type { ApiFamily, RestRoutes } from '@cp/graphql';
-import type { HttpRoute } from '@cp/host';
+import type { ApiFamily, RestApi } from '@cp/graphql';
+import { withPaginationBounds, type HttpRoute } from '@cp/host';
 import { getNamedType, isInputObjectType, type GraphQLSchema } from 'graphql';
 import type { OpenAPIV3 } from 'openapi-types';
 import { OpenAPI } from 'sofa-api';
-import { documentFamily } from '../../rest/http-routes';
-import { BASE_PATHS, compileRoutes, restSchema, type CompiledRoute } from '../../rest/rest';
-import { operationFor } from '../../rest/rest-operations';
-import { PUBLIC_FIELDS, SOFA_IGNORE } from '@cp/supergraph';
-import { withPaginationBounds } from './parameters';
+import { operationFor } from '../rest-operations';
+import { BASE_PATHS, compileRoutes, documentFamily, publicFields, restSchema, type CompiledRoute } from '../routes';
 
 export interface OpenApiOptions {
   family: ApiFamily;
   /** The gateway's API schema (the one sofa derives routes from). */
   schema: GraphQLSchema;
-  routes: RestRoutes;
+  api: RestApi;
   /** The HTTP routes beside REST (`gatewayHttpRoutes`); each is documented in its family's document. */
   httpRoutes: readonly HttpRoute<never>[];
   version: string;
@@ -67,8 +64,10 @@ export type OpenApiDocument = OpenAPIV3.Document;
 export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   const { family } = options;
   const basePath = BASE_PATHS[family];
-  const routes = compileRoutes(options.schema, options.routes, family);
-  const schema = restSchema(options.schema, routes);
+  const { routes: declared, shape } = options.api;
+  const routes = compileRoutes(options.schema, declared, family);
+  const schema = restSchema(options.schema, routes, shape.graphqlOnly);
+  const isPublic = publicFields(declared);
   const generator = OpenAPI({
     schema,
     info: { ...INFO[family], version: options.version },
@@ -77,7 +76,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
   for (const route of routes) {
     generator.addRoute(
       {
-        document: operationFor(schema, route.field),
+        document: operationFor(schema, route.field, shape),
         path: route.path,
         method: route.method,
         tags: [tagOf(route.path)],
@@ -91,7 +90,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
 
   for (const route of routes) {
     const operation = doc.paths[basePath + openApiPath(route.path)]![lower(route.method)] as OpenAPIV3.OperationObject;
-    refineOperation(operation, route, schema, family);
+    refineOperation(operation, route, schema, family, isPublic.has(route.field));
   }
   for (const route of options.httpRoutes.filter((r) => documentFamily(r) === family)) {
     const path = openApiPath(route.path);
@@ -101,7 +100,7 @@ export function buildOpenApiDocument(options: OpenApiOptions): OpenApiDocument {
     operation.parameters = [...pathParameters(path, operation.parameters ?? []), ...(operation.parameters ?? [])];
     item[lower(route.method)] = operation;
   }
-  userReferencesAsIds(schemas);
+  userReferencesAsIds(schemas, shape.ignore ?? []);
 
   doc.servers = [
     { url: '/', description: 'This service' },
@@ -133,8 +132,8 @@ function refineOperation(
   route: CompiledRoute,
   schema: GraphQLSchema,
   family: ApiFamily,
+  isPublic: boolean,
 ): void {
-  const isPublic = PUBLIC_FIELDS.has(route.field);
   const [root, field] = route.field.split('.');
   operation.operationId = field;
   if (!operation.description) delete operation.description;
@@ -157,7 +156,7 @@ function refineOperation(
     const input = fieldDef.args.find((a) => a.name === 'input' && isInputObjectType(getNamedType(a.type)));
     const json = body.content['application/json'].schema as OpenAPIV3.SchemaObject;
     if (input) {
-      // rest.ts hands the flat body to both the `input` argument and the other arguments (the spec's flat bodies).
+      // The handler (rest-handler.ts) hands the flat body to both the `input` argument and the other arguments (the spec's flat bodies).
       const { input: _input, ...others } = json.properties ?? {};
       const inputRef = { $ref: `#/components/schemas/${getNamedType(input.type).name}` };
       body.content['application/json'].schema = Object.keys(others).length
@@ -207,12 +206,12 @@ function writeHeaders(route: CompiledRoute, family: ApiFamily): OpenAPIV3.Parame
 }
 
 /** REST sends nested users as their id (rest-shape.ts), except the ignored fields. */
-function userReferencesAsIds(schemas: Record<string, OpenAPIV3.SchemaObject>): void {
+function userReferencesAsIds(schemas: Record<string, OpenAPIV3.SchemaObject>, ignore: readonly string[]): void {
   const isUserRef = (s: unknown) => (s as OpenAPIV3.ReferenceObject)?.$ref === '#/components/schemas/User';
   const asId = { type: 'string' as const, description: 'User id.' };
   for (const [typeName, schema] of Object.entries(schemas)) {
     for (const [name, prop] of Object.entries(schema.properties ?? {})) {
-      if (SOFA_IGNORE.includes(`${typeName}.${name}`)) continue;
+      if (ignore.includes(`${typeName}.${name}`)) continue;
       if (isUserRef(prop)) schema.properties![name] = asId;
       const items = (prop as OpenAPIV3.ArraySchemaObject).items;
       if (items && isUserRef(items)) schema.properties![name] = { type: 'array', items: asId };

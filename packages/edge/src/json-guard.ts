@@ -1,13 +1,7 @@
-// Refuses malformed input at the edge, before any route, service or database sees it: 400 with the envelope.
+// Refuses malformed JSON values and GraphQL payloads at the edge, before any route, service or database sees them.
 import { BadRequestError } from '@cp/errors';
-import { graphqlPayload, urlGuard, wellFormed } from '@cp/edge';
 import type { NextFunction, Request, Response } from 'express';
-import { sendError } from './send-error';
-
-/** Every request's URL, checked by the guard every host shares (`@cp/edge`), refused in the gateway's envelope. */
-export const inputGuard = () => urlGuard(sendError);
-
-export { assertJsonDepth, MAX_JSON_DEPTH } from '@cp/graphql';
+import { graphqlPayload, wellFormed } from './parsed-request';
 
 /** Strings reach PostgreSQL, which refuses NUL bytes; lone surrogates are not text. Both are the client's 400. */
 export function assertSafeJsonValue(value: unknown, path = ''): void {

@@ -14,7 +14,8 @@ import { AppError, BadRequestError } from '@cp/errors';
 import { respond, type LiveStreams } from '@cp/edge';
 import { eventSince, type Context } from '@cp/graphql';
 import type { AccessWatch, Credentials } from '@cp/auth';
-import { liveEvents, MAX_BUFFERED_BYTES } from '@cp/subgraph-server';
+import { MAX_BUFFERED_BYTES } from './fan-out';
+import { liveEvents } from './live-queue';
 import type { Request, Response } from 'express';
 import { eventJson } from './event-json';
 

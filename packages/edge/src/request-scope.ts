@@ -2,7 +2,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Logger } from '@cp/config';
-import { sentRequestId } from '@cp/edge';
+import { sentRequestId } from './request-id';
 import { negotiateLanguage, type EdgeContext } from '@cp/errors';
 import type { NextFunction, Request, Response } from 'express';
 import type { IncomingMessage } from 'node:http';

@@ -1,5 +1,6 @@
 // sofa's operations and variables for REST routes, reproduced so routes run without sofa's router.
 import { BadRequestError } from '@cp/errors';
+import type { RestShape } from '@cp/graphql';
 import { buildOperationNodeForField } from '@graphql-tools/utils';
 import {
   isEqualType,
@@ -14,18 +15,20 @@ import {
   type OperationTypeNode,
   type TypeNode,
 } from 'graphql';
-import { SOFA_IGNORE, SOFA_MODELS } from '@cp/supergraph';
 
-/** The operation sofa builds for a `Query.x`/`Mutation.x` field (same builder, models, ignore list and depth). */
-export function operationFor(schema: GraphQLSchema, field: string): DocumentNode {
+/**
+ * The operation sofa builds for a `Query.x`/`Mutation.x` field (same builder, depth, and the modules' `models` and
+ * `ignore` lists).
+ */
+export function operationFor(schema: GraphQLSchema, field: string, shape: RestShape): DocumentNode {
   const [root, name] = field.split('.');
   const kind = (root === 'Query' ? 'query' : 'mutation') as OperationTypeNode;
   const node = buildOperationNodeForField({
     kind,
     schema,
     field: name,
-    models: SOFA_MODELS,
-    ignore: SOFA_IGNORE,
+    models: [...(shape.models ?? [])],
+    ignore: [...(shape.ignore ?? [])],
     circularReferenceDepth: 1,
   });
   return { kind: Kind.DOCUMENT, definitions: [node] };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { asksForIncludes, withoutIncludes, withRootIncludes } from './includes';
 
-const schema = buildSchema(readFileSync(join(__dirname, '../../../../schema/api.graphql'), 'utf8'));
+const schema = buildSchema(readFileSync(join(__dirname, '../../../schema/api.graphql'), 'utf8'));
 const normal = (text: string) => print(parse(text));
 
 describe('includes on REST routes', () => {
