@@ -121,12 +121,16 @@ export class RowRecords<E extends { id: string; revision: number }> {
     const set = columns.map((property) => `${quote(property.fieldNames[0]!)} = v.${quote(property.fieldNames[0]!)}`);
     if (shape.updatedAt) set.push(`${quote(shape.updatedAt.fieldNames[0]!)} = ?`);
     const revision = quote(shape.revision.fieldNames[0]!);
+    // The rows by their keys, named in the statement: the planner can't see how many rows the JSON holds (it guesses a
+    // hundred), and would hash a join against the whole table rather than look each record up.
+    const ids = changes.map(({ record }) => record.id);
     const saved = await run(
       tx,
       `update ${shape.table} as t set ${set.join(', ')}, ${revision} = t.${revision} + 1
-        from jsonb_populate_recordset(null::${shape.table}, ?::jsonb) as v where t."id" = v."id"
+        from jsonb_populate_recordset(null::${shape.table}, ?::jsonb) as v
+        where t."id" in (${ids.map(() => '?').join(', ')}) and t."id" = v."id"
         returning t."id", t.${revision} as "revision"`,
-      [...(shape.updatedAt ? [now] : []), `[${rows.join(',')}]`],
+      [...(shape.updatedAt ? [now] : []), `[${rows.join(',')}]`, ...ids],
     );
     const revisions = new Map(saved.map((row) => [row.id as string, row.revision as number]));
     for (const { record, changed } of changes) {

@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
 import { REFRESH as PREVIOUS } from './Migration20261128210000_published_refresh';
 
 /** Rewrites the published links and row of entries whose shown version the projection doesn't hold yet. */
-const SHOW = `create or replace function "show_published_contents"(entries varchar[]) returns void language plpgsql as $$
+export const SHOW = `create or replace function "show_published_contents"(entries varchar[]) returns void language plpgsql as $$
   begin
     delete from "content_link" where "from_id" = any(entries) and "scope" = 'published';
     insert into "content_link" ("organization_id", "project_id", "from_id", "scope", "target_kind", "target_id", "path", "position")

@@ -1,6 +1,7 @@
 // Migrations of the content subgraph, in order.
 import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261124130006_name_trigram } from './Migration20261124130006_name_trigram';
+import { Migration20261129130000_published_refresh_by_index } from './Migration20261129130000_published_refresh_by_index';
 import { Migration20261124190000_name_trigram_no_pending } from './Migration20261124190000_name_trigram_no_pending';
 import { Migration20261124130005_schedule } from './Migration20261124130005_schedule';
 import { Migration20261124130002_revision } from './Migration20261124130002_revision';
@@ -38,4 +39,8 @@ export const contentMigrations: MigrationObject[] = [
   { name: 'Migration20261128210000_published_refresh', class: Migration20261128210000_published_refresh },
   { name: 'Migration20261129000000_published_refresh_many', class: Migration20261129000000_published_refresh_many },
   { name: 'Migration20261129050000_embedding_text_hash', class: Migration20261129050000_embedding_text_hash },
+  {
+    name: 'Migration20261129130000_published_refresh_by_index',
+    class: Migration20261129130000_published_refresh_by_index,
+  },
 ];

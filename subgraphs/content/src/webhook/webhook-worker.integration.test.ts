@@ -95,6 +95,38 @@ describe('webhook worker (postgres)', () => {
     expect(rows).toEqual([{ status: 'pending' }]);
   });
 
+  it('reads the event log from its cursor through the position index, however long the log', async () => {
+    await addWebhook('long', true, []);
+    await record('long', [{ action: 'created' }]);
+    await sql(`insert into "event" ("id", "type", "resource_type", "resource_id", "organization_id", "project_id",
+        "published", "position")
+      select gen_random_uuid(), 'content.created', 'content', 'c', 'o', 'other', false, nextval('event_position_seq')
+      from generate_series(1, 5000)`);
+    await sql('analyze "event"');
+    // Rounds of a thousand events each catch up with the log.
+    const replica = worker();
+    do await replica.flush();
+    while (!(await cursorAtMax()));
+    await record('long', [{ action: 'published' }]);
+    const knex = db.orm.em.getConnection().getKnex();
+    const sent: string[] = [];
+    const capture = ({ sql: text }: { sql: string }) => void sent.push(text);
+    knex.on('query', capture);
+    try {
+      await replica.flush();
+    } finally {
+      knex.removeListener('query', capture);
+    }
+    expect(await cursorAtMax()).toBe(true);
+    // The round's scan, as sent, planned against the log's current statistics.
+    const scan = sent.find((text) => text.includes('"webhook_cursor"'))!.split(';\n')[0]!;
+    const plan = JSON.stringify(await sql(`explain (format json) ${scan}`));
+    expect(plan).toContain('"Index Name":"event_position_unique"');
+    expect(plan).not.toMatch(
+      /"Node Type":"Seq Scan","Parent Relationship":"[^"]*","Parallel Aware":false,"Async Capable":false,"Relation Name":"event"/,
+    );
+  });
+
   it('leaves the scan to the replica holding its lock, without waiting for the cursor row', async () => {
     const hook = await addWebhook('held', true, []);
     await record('held', [{ action: 'created' }]);
