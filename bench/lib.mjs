@@ -1,7 +1,7 @@
 // Benchmark helpers: start processes, run bounded autocannon loads, and report against a bare node:http baseline.
 import autocannon from 'autocannon';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -12,6 +12,23 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** A `/proc/<pid>/stat` line's fields after the process name: `[11]` utime, `[12]` stime, `[13]` cutime, `[14]` cstime. */
 export const statFields = (stat) => stat.split(') ')[1].split(' ');
+
+/** CPU seconds used so far by every PostgreSQL process on the machine, those that exited included. */
+export function databaseCpuSeconds() {
+  let sum = 0;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
+      const fields = statFields(stat);
+      // utime + stime, and cutime + cstime: the postmaster's share holds the backends that exited (pgbench's).
+      sum += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return sum;
+}
 
 /** CPU seconds (user + system, all threads) a process has used so far (clock ticks of 10 ms). */
 export function cpuSecondsOf(pid) {

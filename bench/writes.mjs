@@ -9,7 +9,16 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { cpuSecondsOf, createDatabase, freePort, login, ROOT, spawnNode, startGateway, statFields } from './lib.mjs';
+import {
+  cpuSecondsOf,
+  createDatabase,
+  databaseCpuSeconds,
+  freePort,
+  login,
+  ROOT,
+  spawnNode,
+  startGateway,
+} from './lib.mjs';
 
 const SECONDS = Number(process.env.WRITES_SECONDS ?? 15);
 // Cycles run before the measured ones (not counted): without them, the figures include V8's optimising compiler warming up.
@@ -44,23 +53,6 @@ function cpuSeconds(pid) {
   } catch {
     return 0; // exited meanwhile
   }
-}
-
-/** CPU seconds used so far by every PostgreSQL process on the machine, those that exited included. */
-function databaseCpuSeconds() {
-  let sum = 0;
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (!stat.includes('(postgres)')) continue;
-      const fields = statFields(stat);
-      // utime + stime, and cutime + cstime: the postmaster's share holds the backends that exited (pgbench's).
-      sum += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100;
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return sum;
 }
 
 /** No figure (pgbench reports no per-cycle latency, and is no service) as a dash. */
