@@ -18,7 +18,8 @@ import { isDeepStrictEqual } from 'node:util';
 interface Shape {
   meta: EntityMetadata;
   lockOne: string;
-  lockMany: string;
+  /** For `count` ids, named in the statement (see `write`). */
+  lockMany(count: number): string;
   /** The columns a change may write: every persisted one but the key, the revision and the update time. */
   writable: EntityProperty[];
   table: string;
@@ -60,7 +61,7 @@ export class RowRecords<E extends { id: string; revision: number }> {
   async lockMany(tx: EntityManager, scope: ProjectScope, ids: readonly string[]): Promise<E[]> {
     if (ids.length === 0) return [];
     const shape = this.shape(tx);
-    const rows = await run(tx, shape.lockMany, [JSON.stringify(ids), scope.organizationId, scope.projectId]);
+    const rows = await run(tx, shape.lockMany(ids.length), [...ids, scope.organizationId, scope.projectId]);
     return rows.map((row) => this.record(tx, shape, row));
   }
 
@@ -128,7 +129,7 @@ export class RowRecords<E extends { id: string; revision: number }> {
       tx,
       `update ${shape.table} as t set ${set.join(', ')}, ${revision} = t.${revision} + 1
         from jsonb_populate_recordset(null::${shape.table}, ?::jsonb) as v
-        where t."id" in (${ids.map(() => '?').join(', ')}) and t."id" = v."id"
+        where t."id" in (${placeholders(ids.length)}) and t."id" = v."id"
         returning t."id", t.${revision} as "revision"`,
       [...(shape.updatedAt ? [now] : []), `[${rows.join(',')}]`, ...ids],
     );
@@ -168,7 +169,8 @@ export class RowRecords<E extends { id: string; revision: number }> {
       revision,
       updatedAt,
       lockOne: `select ${select} from ${table} where "id" = ? and ${inProject} for update`,
-      lockMany: `select ${select} from ${table} where "id" in (select jsonb_array_elements_text(?::jsonb)) and ${inProject} order by "id" for update`,
+      lockMany: (count) =>
+        `select ${select} from ${table} where "id" in (${placeholders(count)}) and ${inProject} order by "id" for update`,
     };
     this.shapes.set(tx.config, shape);
     return shape;
@@ -187,5 +189,7 @@ function written(property: EntityProperty, value: unknown): unknown {
   if (typeof value === 'string') return wellFormed(value);
   return value;
 }
+
+const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
 
 const run = (tx: EntityManager, query: string, params: unknown[]) => sql<Record<string, unknown>>(tx, query, params);

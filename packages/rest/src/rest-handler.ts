@@ -64,6 +64,11 @@ export type RestExecute = (
   context: Context,
 ) => Promise<FormattedExecutionResult>;
 
+/**
+ * What the handler reads from and leaves on the response, beside its answer: the host's pipeline has put the request's
+ * `Context` in `res.locals.context` (authenticated, rate limited); a mutation route sets `res.locals.mutation`, so that
+ * a response size limit never refuses the answer of a committed change.
+ */
 export interface RestOptions {
   family: ApiFamily;
   /** The API schema the routes' root fields are found in. */

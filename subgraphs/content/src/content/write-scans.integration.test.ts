@@ -17,7 +17,11 @@ const ENTRIES = 12;
 /** Versions and events copied in beside the real ones, so that a whole-table read would be large. */
 const FILLER = 3000;
 
-type Write = { action: 'update' | 'publish' | 'unpublish' | 'discard' | 'rollback'; entry: number; n: number };
+type Write = {
+  action: 'update' | 'publish' | 'unpublish' | 'discard' | 'rollback' | 'bulkPublish';
+  entry: number;
+  n: number;
+};
 
 const MUTATIONS: Record<Write['action'], string> = {
   update: `mutation($id: ID!, $input: UpdateContentInput!) { updateContent(${SCOPE}, id: $id, input: $input) { id } }`,
@@ -25,6 +29,8 @@ const MUTATIONS: Record<Write['action'], string> = {
   unpublish: `mutation($id: ID!) { unpublishContent(${SCOPE}, id: $id) { id } }`,
   discard: `mutation($id: ID!) { discardContent(${SCOPE}, id: $id) { id } }`,
   rollback: `mutation($id: ID!) { rollbackContent(${SCOPE}, id: $id, input: { version: 1 }) { id } }`,
+  // A batch: this entry and the next two, each with its own rules (lockMany, the projection refreshed as a set).
+  bulkPublish: `mutation($ids: [ID!]) { bulkContent(${SCOPE}, input: { action: "publish", ids: $ids }) { results { id } } }`,
 };
 
 describe('content writes (postgres)', () => {
@@ -68,6 +74,10 @@ describe('content writes (postgres)', () => {
       await exec(MUTATIONS.publish, { id });
       ids.push(id);
     }
+    // The statistics of a young database, kept while it grows (as between two autoanalyze runs): the plans the
+    // statements get from now on, and keep, are made for small tables.
+    await query('analyze');
+    for (const table of GROWING) await query(`alter table "${table}" set (autovacuum_enabled = false)`);
     // Other entries, their versions and their events, copied from the real ones under new keys (the entries into a
     // project of their own; their versions first, so that the projection shows them).
     const columns = (
@@ -103,6 +113,7 @@ describe('content writes (postgres)', () => {
         'unpublish',
         'discard',
         'rollback',
+        'bulkPublish',
       ),
       entry: fc.nat({ max: ENTRIES - 1 }),
       n: fc.integer(),
@@ -115,14 +126,15 @@ describe('content writes (postgres)', () => {
     const found: string[] = [];
     for (const write of sequence) {
       const before = await scans();
-      await exec(MUTATIONS[write.action], { id: ids[write.entry], input: { content: { n: write.n } } });
+      const batch = [0, 1, 2].map((i) => ids[(write.entry + i) % ENTRIES]);
+      await exec(MUTATIONS[write.action], { id: ids[write.entry], ids: batch, input: { content: { n: write.n } } });
       const after = await scans();
       for (const table of GROWING) if (after[table]! > before[table]!) found.push(`${write.action} scanned ${table}`);
     }
     return found;
   };
 
-  it('scans no growing table, with the statistics of a young database', async () => {
+  it('scans no growing table, with the statistics of the database when it was small', async () => {
     await fc.assert(
       fc.asyncProperty(writes, async (sequence) => {
         expect(await scanned(sequence)).toEqual([]);

@@ -1,4 +1,5 @@
-// The published projection's refresh reads each entry and its shown version by their keys, whatever the tables' size.
+// The published projection's refresh reads each entry and its shown version by their keys, whatever the tables' size
+// and whatever the planner last knew of it.
 import { Migration } from '@mikro-orm/migrations';
 import { SHOW as PREVIOUS } from './Migration20261129000000_published_refresh_many';
 
@@ -44,12 +45,21 @@ const SHOW = `create or replace function "show_published_contents"(entries varch
       where "published_content"."version" <> excluded."version";
   end $$;`;
 
+/**
+ * The refresh of one entry (every write's trigger) and of many: their statements are planned for each call, from the
+ * tables' size at that moment. A plan a session kept from when `published_content` fit in a page read the whole
+ * table for every draft edit of a published entry once it had grown.
+ */
+const REFRESHES = ['"refresh_published_content"(varchar)', '"refresh_published_contents"(varchar[])'];
+
 export class Migration20261129130000_published_refresh_by_index extends Migration {
   override async up(): Promise<void> {
     this.addSql(SHOW);
+    for (const refresh of REFRESHES) this.addSql(`alter function ${refresh} set plan_cache_mode = force_custom_plan;`);
   }
 
   override async down(): Promise<void> {
     this.addSql(PREVIOUS);
+    for (const refresh of REFRESHES) this.addSql(`alter function ${refresh} reset plan_cache_mode;`);
   }
 }
