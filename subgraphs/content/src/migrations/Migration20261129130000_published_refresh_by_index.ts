@@ -4,8 +4,9 @@ import { Migration } from '@mikro-orm/migrations';
 import { SHOW as PREVIOUS } from './Migration20261129000000_published_refresh_many';
 
 /**
- * As before, but each entry of `entries` (once, however often it is named) is looked up by its primary key and its shown version by
- * (`content_id`, `version`), one lookup each (`lateral … offset 0` keeps the planner from turning them into joins).
+ * As before, but each entry of `entries` (once, however often it is named) is looked up by its primary key and its
+ * shown version by (`content_id`, `version`), one lookup each (`lateral … offset 0` keeps the planner from turning
+ * them into joins).
  * The join they replace was planned from statistics, which lag behind the tables (autoanalyze looks at most once a
  * minute): while they said `content_version` was small, every publish hashed the whole table and scanned `content`,
  * reading every version of every entry of every project. Under the write benchmark that was two fifths of the
