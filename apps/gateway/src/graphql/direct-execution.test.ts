@@ -80,10 +80,29 @@ describe('DirectExecution', () => {
       expect(direct.schemaFor(queryHashOf(source), undefined)).toBe(local.content);
       expect(settled).toEqual(source === mutation ? ['settled', 'settled'] : []);
     }
-    // A REST route's run, as `restExecutor` calls it.
-    settled.length = 0;
-    await direct.execute(apiSchema, local.content!, parse(mutation), {}, {} as never);
-    expect(settled).toEqual(['settled']);
+  });
+
+  it("runs a REST route's operation through Apollo until the plan proves it local, then directly; settles each write", async () => {
+    const execute = direct.restExecutor(apiSchema, apollo);
+    const text =
+      'mutation M { createTag(organizationId: "default", projectId: "default", input: { name: "r" }) { id } }';
+    const operation = { document: parse(text), text, name: 'M' };
+    const executeOperation = apollo.executeOperation.bind(apollo);
+    let throughApollo = 0;
+    apollo.executeOperation = ((...args: Parameters<typeof executeOperation>) => (
+      throughApollo++,
+      executeOperation(...args)
+    )) as typeof apollo.executeOperation;
+    try {
+      settled.length = 0;
+      await execute(operation, {}, {} as never);
+      expect([throughApollo, settled.length]).toEqual([1, 1]);
+      expect(direct.schemaFor(queryHashOf(text), 'M')).toBe(local.content);
+      await execute(operation, {}, {} as never);
+      expect([throughApollo, settled.length]).toEqual([1, 2]);
+    } finally {
+      apollo.executeOperation = executeOperation;
+    }
   });
 
   it('keeps remote subgraphs on the gateway', async () => {
