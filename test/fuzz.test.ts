@@ -567,8 +567,13 @@ interface FuzzContext {
   schema: Schema;
 }
 
-/** node:http sends the path verbatim: fetch would resolve `..` and `%2e%2e` segments first (and so reach other routes). */
-function send(baseUrl: string, req: FuzzRequest): Promise<{ status: number; text: string }> {
+/**
+ * node:http sends the path verbatim: fetch would resolve `..` and `%2e%2e` segments first (and so reach other routes).
+ * A request sent on a kept-alive socket the server was closing at that moment fails with ECONNRESET before the server
+ * read it: it is sent again once, on a new connection, as Node's documentation advises (`request.reusedSocket`). A
+ * reset of a request the server did receive fails again there, and counts.
+ */
+function send(baseUrl: string, req: FuzzRequest, retried = false): Promise<{ status: number; text: string }> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const request = httpRequest(
@@ -579,6 +584,7 @@ function send(baseUrl: string, req: FuzzRequest): Promise<{ status: number; text
         path: req.path,
         headers: req.headers,
         timeout: REQUEST_TIMEOUT_MS,
+        ...(retried ? { agent: false } : {}),
       },
       (res) => {
         if (req.stream && res.headers['content-type']?.startsWith('text/event-stream')) {
@@ -592,7 +598,11 @@ function send(baseUrl: string, req: FuzzRequest): Promise<{ status: number; text
       },
     );
     request.on('timeout', () => request.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
-    request.on('error', reject);
+    request.on('error', (err: NodeJS.ErrnoException) => {
+      if (request.reusedSocket && err.code === 'ECONNRESET' && !retried)
+        return send(baseUrl, req, true).then(resolve, reject);
+      reject(err);
+    });
     request.end(req.body);
   });
 }
