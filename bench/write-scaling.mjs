@@ -5,11 +5,10 @@
 // `node bench/write-scaling.mjs` after `npm run build` — SCALING_CYCLES (200), SCALING_ROWS (50000 versions and as
 // many events), BASE_ROOT=<checkout> also measures that checkout's build (first).
 import pg from 'pg';
-import { createDatabase, databaseCpuSeconds, login, ROOT, startGateway } from './lib.mjs';
+import { adminCaller, createDatabase, databaseCpuSeconds, ROOT, startGateway } from './lib.mjs';
 
 const CYCLES = Number(process.env.SCALING_CYCLES ?? 200);
 const ROWS = Number(process.env.SCALING_ROWS ?? 50_000);
-const PROJECT = '/organizations/default/projects/default';
 
 /** `count` copies of `table`'s rows of the entry, under new keys: `replace` maps columns to SQL over `t` and `g`. */
 async function copyRows(client, table, where, count, replace) {
@@ -41,14 +40,7 @@ async function measure(root) {
   const server = await startGateway({ DATABASE_URL: db.url, EMBEDDINGS: 'off' }, { root });
   const client = new pg.Client({ connectionString: db.url });
   try {
-    const token = await login(server.url);
-    const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
-    const call = async (method, path, body) => {
-      const res = await fetch(`${server.url}/app/v1${PROJECT}${path}`, { method, headers, body: JSON.stringify(body) });
-      const json = await res.json();
-      if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
+    const call = await adminCaller(server.url);
     const schema = { type: 'object', properties: { title: { type: 'string' }, body: { type: 'string' } } };
     const type = await call('POST', '/content-types', { name: 'Scaling', schema });
     await call('POST', `/content-types/${type.id}/publish`, {});
