@@ -39,6 +39,7 @@ const envSchema = z
     DATABASE_QUERY_TIMEOUT_MS: int(15_000),
     DATABASE_PROBE_INTERVAL_MS: int(1000),
     DATABASE_PROBE_TIMEOUT_MS: int(2000),
+    DATABASE_PREPARED_STATEMENTS: z.enum(['on', 'off']).default('on'),
     DATA_DIR: z.string().default('./data'),
     ADMIN_EMAIL: z.email().default('admin@example.com'),
     ADMIN_PASSWORD: optionalString,
@@ -147,6 +148,8 @@ export interface Config {
    * stalls without closing its connections (a stopped process, a silent network) cannot hold requests; undefined: none.
    * `probe` (PostgreSQL only): every `intervalMs` a connection of its own runs `select 1`; no answer within `timeoutMs`
    * and the database counts as not answering (requests 503 at once, pooled connections dropped) until one comes.
+   * `preparedStatements` (PostgreSQL only): the write path's fixed statements are parsed and planned once per
+   * connection; off behind a pooler that cannot keep them (PgBouncer before 1.21, in transaction mode).
    */
   database: {
     url?: string;
@@ -154,6 +157,7 @@ export interface Config {
     dataDir: string;
     queryTimeoutMs?: number;
     probe: { intervalMs: number; timeoutMs: number };
+    preparedStatements: boolean;
   };
   admin: { email: string; password?: string };
   /** `cacheTtlSeconds`: safety expiry of cached principals (changes invalidate them at once through events); 0 disables the cache. */
@@ -250,6 +254,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       dataDir: e.DATA_DIR,
       queryTimeoutMs: e.DATABASE_QUERY_TIMEOUT_MS,
       probe: { intervalMs: e.DATABASE_PROBE_INTERVAL_MS, timeoutMs: e.DATABASE_PROBE_TIMEOUT_MS },
+      preparedStatements: e.DATABASE_PREPARED_STATEMENTS === 'on',
     },
     admin: { email: e.ADMIN_EMAIL, password: e.ADMIN_PASSWORD },
     auth: {

@@ -17,6 +17,7 @@ import { ExhaustionWatch } from './exhaustion-watch';
 import { DatabaseLiveness } from './liveness';
 import { coreMigrations } from './migrations';
 import { PoolGuard } from './pool-guard';
+import { preparedStatements } from './transaction-sql';
 
 /** What a subgraph contributes to the database: its entities and its migrations, in order. */
 export interface DatabaseModule {
@@ -43,8 +44,14 @@ export interface Database {
 }
 
 export interface OpenDatabaseOptions {
-  /** Without `probe`, no liveness probe runs (the embedded database never has one). */
-  config: { database: Omit<Config['database'], 'probe'> & Partial<Pick<Config['database'], 'probe'>> };
+  /**
+   * Without `probe`, no liveness probe runs (the embedded database never has one). `preparedStatements` defaults to
+   * on; the embedded database never has them.
+   */
+  config: {
+    database: Omit<Config['database'], 'probe' | 'preparedStatements'> &
+      Partial<Pick<Config['database'], 'probe' | 'preparedStatements'>>;
+  };
   modules: DatabaseModule[];
   logger?: Logger;
   /** The embedded database's initial data (`buildInitialData`): a new DATA_DIR starts from it. */
@@ -102,6 +109,8 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
     logger,
   );
   guard?.attach(orm.em.getConnection().getKnex().client);
+  // PGlite runs one PostgreSQL session for all its connections: a prepared statement would not be its connection's own.
+  preparedStatements(orm.em, !embedded && config.database.preparedStatements !== false);
   liveness?.start();
   const applied = embedded ? await migrate(orm, false) : 0;
   if (embedded && applied > 0) {

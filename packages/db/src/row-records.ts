@@ -53,7 +53,7 @@ export class RowRecords<E extends { id: string; revision: number }> {
   /** The record under a row lock, or null. */
   async lock(tx: EntityManager, scope: ProjectScope, id: string): Promise<E | null> {
     const shape = this.shape(tx);
-    const rows = await run(tx, shape.lockOne, [id, scope.organizationId, scope.projectId]);
+    const rows = await run(tx, shape.lockOne, [id, scope.organizationId, scope.projectId], true);
     return rows.length ? this.record(tx, shape, rows[0]!) : null;
   }
 
@@ -132,6 +132,8 @@ export class RowRecords<E extends { id: string; revision: number }> {
         where t."id" in (${placeholders(ids.length)}) and t."id" = v."id"
         returning t."id", t.${revision} as "revision"`,
       [...(shape.updatedAt ? [now] : []), `[${rows.join(',')}]`, ...ids],
+      // One record's update is one of a few texts (one per set of columns an action changes), sent on every write.
+      ids.length === 1,
     );
     const revisions = new Map(saved.map((row) => [row.id as string, row.revision as number]));
     for (const { record, changed } of changes) {
@@ -192,4 +194,5 @@ function written(property: EntityProperty, value: unknown): unknown {
 
 const placeholders = (count: number) => Array.from({ length: count }, () => '?').join(', ');
 
-const run = (tx: EntityManager, query: string, params: unknown[]) => sql<Record<string, unknown>>(tx, query, params);
+const run = (tx: EntityManager, query: string, params: unknown[], prepared = false) =>
+  sql<Record<string, unknown>>(tx, query, params, prepared);

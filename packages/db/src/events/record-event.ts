@@ -80,7 +80,7 @@ export async function insertEvents(tx: EntityManager, inputs: readonly EventInpu
     published: e.published,
     actor_id: e.actorId,
   }));
-  await sql(tx, INSERT_EVENTS, [JSON.stringify(rows)]);
+  await sql(tx, INSERT_EVENTS, [JSON.stringify(rows)], true);
   withEvents.add(tx);
   for (const subscriber of tx.getEventManager().getSubscribers())
     if ('eventsInserted' in subscriber) await (subscriber as InsertedEventsSubscriber).eventsInserted(tx, events);

@@ -7,6 +7,7 @@ import {
   nextVersion,
   recordEvent,
   RowRecords,
+  sql,
   type Lifecycle,
   type LifecycleAction,
 } from '@cp/db';
@@ -44,7 +45,7 @@ import {
   writeWorkingLinks,
 } from './content-links';
 import { documentSortKey } from './content-fields';
-import { bound, insertVersions, type NewVersion } from './version-rows';
+import { insertVersions, type NewVersion } from './version-rows';
 import { Folder } from '../folder/folder.entity';
 import { Content, ContentVersion, type ContentSnapshot } from './content.entity';
 import type { ContentListArgs, CreateContentInput, SearchContentInput, UpdateContentInput } from './content.inputs';
@@ -244,7 +245,7 @@ export class ContentService {
     if (ids.length === 0) return;
     await tx.flush();
     const refresh = 'select "refresh_published_contents"(array(select jsonb_array_elements_text(?::jsonb)))';
-    await bound(tx, refresh, JSON.stringify(ids));
+    await sql(tx, refresh, [JSON.stringify(ids)]);
   }
 
   /** With `batched`, the version row is collected there for the batch's one `insertVersions`, else inserted now. */

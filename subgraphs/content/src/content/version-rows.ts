@@ -1,7 +1,7 @@
 // A batch's new content versions written in one statement: through the unit of work, each of a hundred versions of a
 // release would be snapshotted, compared and formatted into SQL text one entity at a time.
-import type { EntityManager, Knex } from '@mikro-orm/postgresql';
-import { wellFormed } from '@cp/db';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql, wellFormed } from '@cp/db';
 import { randomUUID } from 'node:crypto';
 import type { ContentVersion } from './content.entity';
 
@@ -34,22 +34,13 @@ export async function insertVersions(tx: EntityManager, rows: readonly NewVersio
     created_by_id: row.createdById,
     created_at: row.createdAt,
   }));
-  await bound(
+  await sql(
     tx,
     `insert into "content_version" ("id", "content_id", "organization_id", "project_id", "version", "content", "compiled", "links", "created_by_id", "created_at")
       select * from jsonb_to_recordset(?::jsonb) as r("id" varchar, "content_id" varchar, "organization_id" varchar,
         "project_id" varchar, "version" int, "content" jsonb, "compiled" text, "links" jsonb, "created_by_id" varchar,
         "created_at" timestamptz)`,
-    JSON.stringify(records),
+    [JSON.stringify(records)],
+    true,
   );
-}
-
-/**
- * Runs `sql` in `tx`'s transaction with `json` bound as its one parameter: sent beside the text rather than escaped
- * into it, as the ORM's own statements are (a release's hundred versions are about 300 KB of JSON).
- */
-export async function bound(tx: EntityManager, sql: string, json: string): Promise<void> {
-  const transaction = tx.getTransactionContext<Knex.Transaction>();
-  if (!transaction) throw new Error('A batch runs in a transaction.');
-  await transaction.raw(sql, [json]);
 }

@@ -239,8 +239,8 @@ describe('releases (real PostgreSQL)', () => {
   });
 
   it('writes a release in a number of statements that does not grow with its items', async () => {
-    const conn = db.orm.em.getConnection();
-    const execute = conn.execute.bind(conn);
+    // Every statement, the ORM's and the plain ones (`sql`), passes the ORM's `onQuery` hook.
+    const onQuery = db.orm.config.get('onQuery');
     const statements = async (size: number) => {
       const ids = [];
       for (let i = 0; i < size; i++) ids.push(await prepare('c', 'draft'));
@@ -249,11 +249,11 @@ describe('releases (real PostgreSQL)', () => {
         ids.map((id) => ({ resourceType: 'content', resourceId: id, action: 'publish' })),
       );
       let count = 0;
-      conn.execute = ((...args: Parameters<typeof execute>) => (count++, execute(...args))) as typeof conn.execute;
+      db.orm.config.set('onQuery', (sql, params) => (count++, onQuery(sql, params)));
       try {
         expect((await publishRelease('c', release.id)).error).toBeUndefined();
       } finally {
-        conn.execute = execute;
+        db.orm.config.set('onQuery', onQuery);
       }
       return count;
     };
