@@ -17,7 +17,7 @@ import { ExhaustionWatch } from './exhaustion-watch';
 import { DatabaseLiveness } from './liveness';
 import { coreMigrations } from './migrations';
 import { PoolGuard } from './pool-guard';
-import { preparedStatements } from './transaction-sql';
+import { configureStatements } from './transaction-sql';
 
 /** What a subgraph contributes to the database: its entities and its migrations, in order. */
 export interface DatabaseModule {
@@ -110,7 +110,10 @@ async function open(options: OpenDatabaseOptions, lock: DataLock | undefined): P
   );
   guard?.attach(orm.em.getConnection().getKnex().client);
   // PGlite runs one PostgreSQL session for all its connections: a prepared statement would not be its connection's own.
-  preparedStatements(orm.em, !embedded && config.database.preparedStatements !== false);
+  configureStatements(orm.em, {
+    ownSessions: !embedded,
+    prepare: !embedded && config.database.preparedStatements !== false,
+  });
   liveness?.start();
   const applied = embedded ? await migrate(orm, false) : 0;
   if (embedded && applied > 0) {

@@ -49,11 +49,43 @@ describe.each<TestDatabaseKind>(['postgres', 'pglite'])('sql on %s', (kind) => {
     );
   });
 
-  it('binds a date as the instant it names', async () => {
-    const at = new Date('2026-11-29T10:11:12.345Z');
-    // The driver reads a time as text (the ORM's type parser), which the entity's mapping turns into a Date.
-    const [row] = await sql<{ at: string }>(em, 'select ?::timestamptz as "at"', [at]);
-    expect(new Date(row!.at).toISOString()).toBe(at.toISOString());
+  it("binds a date as the instant it names, whatever the machine's time zone", async () => {
+    // The driver would send a date in local time with its offset, which a column without a zone reads as local time.
+    const zone = process.env.TZ;
+    process.env.TZ = 'America/New_York';
+    try {
+      const at = new Date('2026-11-29T10:11:12.345Z');
+      const [row] = await sql<{ at: string }>(em, 'select ?::timestamp::text as "at"', [at]);
+      expect(row!.at).toBe('2026-11-29 10:11:12.345');
+    } finally {
+      process.env.TZ = zone;
+    }
+  });
+
+  it('writes every value into a typed column as the ORM writes it inlined', async () => {
+    // Bound values take the type of the column they go into, where inlined literals are read as that type.
+    await em.getConnection().execute(`create table if not exists "bind_check" ("k" text primary key,
+      "i" int, "t" text, "b" boolean, "v" varchar(64), "j" jsonb)`);
+    const row = fc.record({
+      i: fc.option(fc.integer()),
+      t: fc.option(fc.string({ unit: 'grapheme' })),
+      b: fc.option(fc.boolean()),
+      v: fc.option(fc.string({ maxLength: 64 })),
+      j: fc.option(fc.json()),
+    });
+    await fc.assert(
+      fc.asyncProperty(row, async ({ i, t, b, v, j }) => {
+        const insert = 'insert into "bind_check" values (?, ?, ?, ?, ?, ?)';
+        await em.getConnection().execute(insert, ['inlined', i, t, b, v, j]);
+        await em.transactional((tx) => sql(tx, insert, ['bound', i, t, b, v, j]));
+        const columns = 'select "i", "t", "b", "v", "j" from "bind_check" where "k" = ?';
+        const [inlined] = await sql(em, columns, ['inlined']);
+        const [bound] = await sql(em, columns, ['bound']);
+        await sql(em, 'delete from "bind_check"', []);
+        expect(bound).toEqual(inlined);
+      }),
+      runs,
+    );
   });
 
   it('refuses a list, which knex spread into placeholders and the driver would send as an array', async () => {
@@ -78,6 +110,39 @@ describe.each<TestDatabaseKind>(['postgres', 'pglite'])('sql on %s', (kind) => {
     );
     if (kind === 'postgres') expect(named).toEqual([1, 1, 1, 1, 1]);
   });
+
+  it('sends more values than the protocol can bind in the text, as the ORM does', async () => {
+    const ids = Array.from({ length: 70_000 }, (_, n) => n);
+    const statement = `select count(*)::int as "n" from generate_series(1, 100000) g where g in (${ids.map(() => '?').join(', ')})`;
+    expect(await em.transactional((tx) => sql(tx, statement, ids))).toEqual([{ n: 69_999 }]);
+  });
+
+  if (kind === 'postgres')
+    it('closes a connection whose prepared statement a migration made unusable, and the next ones prepare it anew', async () => {
+      await em.getConnection().execute('create table "altered" ("id" int primary key, "n" int)');
+      await em.getConnection().execute('insert into "altered" values (1, 7)');
+      const read = 'select "id", "n" from "altered" where "id" = ?';
+      // Every pooled connection at once, so each holds the prepared text.
+      const round = () =>
+        Promise.allSettled(
+          Array.from({ length: 5 }, () =>
+            em.fork().transactional(async (tx) => {
+              const rows = await sql<{ n: unknown }>(tx, read, [1], true);
+              await sql(tx, 'select pg_sleep(0.05)', []);
+              return rows[0]!.n;
+            }),
+          ),
+        );
+      expect((await round()).map((r) => r.status)).toEqual(Array(5).fill('fulfilled'));
+      // Its result columns change type under the running process, as a rolling deploy's migration would.
+      await em.getConnection().execute('alter table "altered" alter column "n" type bigint');
+      const failed = await round();
+      expect(failed.some((r) => r.status === 'rejected' && (r.reason as { code?: string }).code === '0A000')).toBe(
+        true,
+      );
+      const healed = await round();
+      expect(healed).toEqual(Array(5).fill({ status: 'fulfilled', value: '7' }));
+    });
 
   it('refuses a statement on a transaction that has ended', async () => {
     let ended: EntityManager | undefined;
