@@ -132,7 +132,7 @@ export class RowRecords<E extends { id: string; revision: number }> {
         where t."id" in (${placeholders(ids.length)}) and t."id" = v."id"
         returning t."id", t.${revision} as "revision"`,
       [...(shape.updatedAt ? [now] : []), `[${rows.join(',')}]`, ...ids],
-      // One record's update is one of a few texts (one per set of columns an action changes), sent on every write.
+      // One record's update has one text per set of changed columns, a handful of which carry nearly every write.
       ids.length === 1,
     );
     const revisions = new Map(saved.map((row) => [row.id as string, row.revision as number]));
