@@ -1,6 +1,7 @@
 // Ids a record points at (folders, layout components, template entries) must name records of its own project.
 import { ValidationFailedError, type FieldError } from '@cp/errors';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from './transaction-sql';
 
 /** A reference to check: the table that owns the target, the JSON pointer of the input member, and the ids given. */
 export interface ProjectReference {
@@ -25,12 +26,11 @@ export async function assertProjectReferences(
     const ids = [...new Set(ref.ids)];
     if (ids.length === 0) continue;
     const live = ref.table === 'folder' ? '' : ` and "status" <> 'deleted'`;
-    const found = await em.getConnection().execute<{ id: string; fits: boolean }[]>(
+    const found = await sql<{ id: string; fits: boolean }>(
+      em,
       `select "id", ${ref.where?.sql ?? 'true'} as fits from "${ref.table}"
         where "organization_id" = ? and "project_id" = ? and "id" in (select jsonb_array_elements_text(?::jsonb))${live}`,
       [scope.organizationId, scope.projectId, JSON.stringify(ids)],
-      'all',
-      em.getTransactionContext(),
     );
     const byId = new Map(found.map((row) => [row.id, row.fits]));
     ref.ids.forEach((id, index) => {

@@ -1,5 +1,6 @@
 // Serialises "reference this target" against "delete this target" across modules, without row locks on the target.
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from './transaction-sql';
 
 /** The advisory lock class of reference targets (two-key form, apart from the one-key locks of the dispatcher etc.). */
 const REFERENCE_LOCK = 7_240_116;
@@ -18,12 +19,10 @@ export async function lockReferenceTargets(
 ): Promise<void> {
   if (ids.length === 0) return;
   const fn = mode === 'shared' ? 'pg_advisory_xact_lock_shared' : 'pg_advisory_xact_lock';
-  await em
-    .getConnection()
-    .execute(
-      `select ${fn}(${REFERENCE_LOCK}, hashtext(t)) from (select distinct t from jsonb_array_elements_text(?::jsonb) t order by t) ids`,
-      [JSON.stringify(ids)],
-      'all',
-      em.getTransactionContext(),
-    );
+  await sql(
+    em,
+    `select ${fn}(${REFERENCE_LOCK}, hashtext(t)) from (select distinct t from jsonb_array_elements_text(?::jsonb) t order by t) ids`,
+    [JSON.stringify(ids)],
+    true,
+  );
 }

@@ -1,6 +1,7 @@
 // Tag names carried by content and assets create tag records; one raw insert shared by both subgraphs.
 import { ValidationFailedError } from '@cp/errors';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { sql } from './transaction-sql';
 
 /** As a tag's own name (`requireName`): the column holds 255 characters. */
 const MAX_TAG_NAME = 255;
@@ -21,13 +22,13 @@ export async function ensureTags(
       : [],
   );
   if (tooLong.length) throw new ValidationFailedError(tooLong);
-  await em.getConnection().execute(
+  await sql(
+    em,
     `insert into "tag" ("id", "organization_id", "project_id", "name", "created_at", "updated_at")
      select gen_random_uuid()::text, ?, ?, n, now(), now() from jsonb_array_elements_text(?::jsonb) as n
      on conflict ("project_id", "name") do nothing`,
     // A JSON array, not an array literal: JSON's escapes (`\n`, `\u0001`) mean nothing to PostgreSQL's array syntax.
     [scope.organizationId, scope.projectId, JSON.stringify(names)],
-    'run',
-    em.getTransactionContext(),
+    true,
   );
 }

@@ -1,7 +1,7 @@
 // Idempotent retries at the edge of every host (gateway, standalone subgraph services): `Idempotency-Key` on
 // /app/v1 POSTs, uploads included, and GraphQL mutations; answers kept in PostgreSQL, shared by all hosts.
 import type { Logger } from '@cp/config';
-import type { InsertedEventsSubscriber } from '@cp/db';
+import { sql, type InsertedEventsSubscriber } from '@cp/db';
 import { AppError, BadRequestError, ForbiddenError } from '@cp/errors';
 import { GRAPHQL_LIMITS } from '@cp/graphql';
 import type { Context } from '@cp/principal';
@@ -150,9 +150,10 @@ export function underGatewayClaim(orm: MikroORM, context: Context | undefined, k
 
 export function idempotency(options: IdempotencyOptions) {
   markCommitted(options.orm);
-  const connection = () => options.orm.em.getConnection();
-  const sql = async <T>(query: string, params: unknown[]) =>
-    (await connection().execute(query, params as never[], 'all')) as T;
+  // Statements of their own, never inside a request's transaction (a fork does not follow the request's context);
+  // each text is fixed, so prepared once per connection.
+  const em = options.orm.em.fork();
+  const run = <T>(query: string, params: unknown[]) => sql<T>(em, query, params, true);
 
   return async (req: BodyRequest, res: Response, next: NextFunction) => {
     const key = req.header('idempotency-key');
@@ -171,7 +172,7 @@ export function idempotency(options: IdempotencyOptions) {
       const secrets = mutation ? secretPaths(mutation.document, mutation.operation) : REST_SECRET_PATHS;
       const fingerprint = fingerprintOf(req, options, mutation?.text);
 
-      const claimed = await sql<{ key: string }[]>(
+      const claimed = await run<{ key: string }>(
         `insert into "idempotency_key" ("caller", "key", "fingerprint", "state", "started_at", "expires_at")
          values (?, ?, ?, 'running', now(), now() + interval '${TTL_HOURS} hours')
          on conflict ("caller", "key") do update set "fingerprint" = excluded."fingerprint", "state" = 'running',
@@ -183,7 +184,7 @@ export function idempotency(options: IdempotencyOptions) {
         [caller, key, fingerprint],
       );
       if (claimed.length === 0) {
-        const [stored] = await sql<StoredKey[]>(
+        const [stored] = await run<StoredKey>(
           `select "fingerprint", "state", "response_status", "response_headers", "response_body", "permissions",
                   "started_at" < now() - interval '${ABANDONED_AFTER_SECONDS} seconds' as "abandoned"
              from "idempotency_key" where "caller" = ? and "key" = ?`,
@@ -213,18 +214,18 @@ export function idempotency(options: IdempotencyOptions) {
         async (status, headers, body) => {
           // 5xx answers are not kept: a retry runs the request again, unless a change of it committed already.
           if (status >= 500) {
-            await sql(`delete from "idempotency_key" where "caller" = ? and "key" = ? and "state" = 'running'`, [
+            await run(`delete from "idempotency_key" where "caller" = ? and "key" = ? and "state" = 'running'`, [
               caller,
               key,
             ]);
-            await sql(
+            await run(
               `update "idempotency_key" set "state" = 'lost' where "caller" = ? and "key" = ? and "state" = 'committed'`,
               [caller, key],
             );
             return;
           }
           const granted = JSON.stringify([...(context.granted ?? [])]);
-          await sql(
+          await run(
             `update "idempotency_key" set "state" = 'done', "response_status" = ?, "response_headers" = ?::jsonb, "response_body" = ?, "permissions" = ?::jsonb where "caller" = ? and "key" = ?`,
             [status, JSON.stringify(headers), withoutSecrets(body, secrets), granted, caller, key],
           );
