@@ -23,6 +23,8 @@ const value = fc.oneof(
 );
 
 const PREPARED = 'select ? as "a", ?::text as "b"';
+/** `openTestDatabase`'s pool. */
+const CONNECTIONS = 5;
 
 describe.each<TestDatabaseKind>(['postgres', 'pglite'])('sql on %s', (kind) => {
   let db: TestDatabase;
@@ -32,6 +34,10 @@ describe.each<TestDatabaseKind>(['postgres', 'pglite'])('sql on %s', (kind) => {
     em = db.orm.em.fork() as EntityManager;
   }, 60_000);
   afterAll(() => db?.destroy());
+
+  /** `work` in as many transactions at once as the pool has connections, so each connection runs it. */
+  const onEveryConnection = <T>(work: (tx: EntityManager) => Promise<T>) =>
+    Promise.allSettled(Array.from({ length: CONNECTIONS }, () => em.fork().transactional(work)));
 
   it('reads back every bound value as the ORM reads it inlined into the text', async () => {
     await fc.assert(
@@ -95,20 +101,15 @@ describe.each<TestDatabaseKind>(['postgres', 'pglite'])('sql on %s', (kind) => {
   it('answers a prepared text on every connection at once, prepared once per connection on PostgreSQL only', async () => {
     // Every pooled connection at once, each running the prepared text twice. PGlite runs one PostgreSQL session for
     // all its connections, so a name there would not belong to the connection that prepared it: none is named.
-    const named = await Promise.all(
-      Array.from({ length: 5 }, () =>
-        em.fork().transactional(async (tx) => {
-          for (const n of [1, 2]) expect(await sql(tx, PREPARED, [n, 'x'], true)).toEqual([{ a: String(n), b: 'x' }]);
-          const rows = await sql<{ name: string }>(
-            tx,
-            `select "name" from pg_prepared_statements where "statement" = ?`,
-            [PREPARED.replace('?', '$1').replace('?', '$2')],
-          );
-          return rows.length;
-        }),
-      ),
-    );
-    if (kind === 'postgres') expect(named).toEqual([1, 1, 1, 1, 1]);
+    const named = await onEveryConnection(async (tx) => {
+      for (const n of [1, 2]) expect(await sql(tx, PREPARED, [n, 'x'], true)).toEqual([{ a: String(n), b: 'x' }]);
+      const rows = await sql<{ name: string }>(tx, `select "name" from pg_prepared_statements where "statement" = ?`, [
+        PREPARED.replace('?', '$1').replace('?', '$2'),
+      ]);
+      return rows.length;
+    });
+    expect(named.map((r) => r.status)).toEqual(Array(CONNECTIONS).fill('fulfilled'));
+    if (kind === 'postgres') expect(named).toEqual(Array(CONNECTIONS).fill({ status: 'fulfilled', value: 1 }));
   });
 
   it('sends more values than the protocol can bind in the text, as the ORM does', async () => {
@@ -124,16 +125,12 @@ describe.each<TestDatabaseKind>(['postgres', 'pglite'])('sql on %s', (kind) => {
       const read = 'select "id", "n" from "altered" where "id" = ?';
       // Every pooled connection at once, so each holds the prepared text.
       const round = () =>
-        Promise.allSettled(
-          Array.from({ length: 5 }, () =>
-            em.fork().transactional(async (tx) => {
-              const rows = await sql<{ n: unknown }>(tx, read, [1], true);
-              await sql(tx, 'select pg_sleep(0.05)', []);
-              return rows[0]!.n;
-            }),
-          ),
-        );
-      expect((await round()).map((r) => r.status)).toEqual(Array(5).fill('fulfilled'));
+        onEveryConnection(async (tx) => {
+          const rows = await sql<{ n: unknown }>(tx, read, [1], true);
+          await sql(tx, 'select pg_sleep(0.05)', []);
+          return rows[0]!.n;
+        });
+      expect((await round()).map((r) => r.status)).toEqual(Array(CONNECTIONS).fill('fulfilled'));
       // Its result columns change type under the running process, as a rolling deploy's migration would.
       await em.getConnection().execute('alter table "altered" alter column "n" type bigint');
       const failed = await round();
@@ -141,7 +138,7 @@ describe.each<TestDatabaseKind>(['postgres', 'pglite'])('sql on %s', (kind) => {
         true,
       );
       const healed = await round();
-      expect(healed).toEqual(Array(5).fill({ status: 'fulfilled', value: '7' }));
+      expect(healed).toEqual(Array(CONNECTIONS).fill({ status: 'fulfilled', value: '7' }));
     });
 
   it('refuses a statement on a transaction that has ended', async () => {

@@ -22,13 +22,15 @@ interface PoolClient {
   releaseConnection(connection: PgConnection): Promise<unknown>;
 }
 
-/** How an ORM's database takes statements (`configureStatements`); unknown: the embedded database's way. */
-interface Database {
+/** How an ORM's database takes statements (`configureStatements`). */
+interface StatementSupport {
   /** Every connection is a session of its own (PostgreSQL), not one session shared by all (PGlite). */
   ownSessions: boolean;
   /** Fixed texts are prepared once per connection. */
   prepare: boolean;
 }
+/** An ORM `configureStatements` was not told about: taken as the embedded database, the stricter of the two. */
+const UNCONFIGURED: StatementSupport = { ownSessions: false, prepare: false };
 
 /** The most values one statement binds: the protocol counts them in 16 bits. */
 const MAX_BOUND = 65_535;
@@ -51,7 +53,7 @@ export async function sql<T>(em: EntityManager, sent: string, params: unknown[],
   // MikroORM's hook that sees (and may rewrite) every statement the ORM sends sees these too.
   const query = em.config.get('onQuery')(sent, params);
   const values = params.map(bindable);
-  const database = databases.get(em.config) ?? { ownSessions: false, prepare: false };
+  const database = databases.get(em.config) ?? UNCONFIGURED;
   const trx = em.getTransactionContext<Knex.Transaction>();
   const statement: Statement =
     values.length > MAX_BOUND || (values.length > 0 && !trx && !database.ownSessions)
@@ -74,10 +76,10 @@ export async function sql<T>(em: EntityManager, sent: string, params: unknown[],
 }
 
 /** Tells `sql` how `em`'s database takes statements; set once the ORM has connected. */
-export function configureStatements(em: EntityManager, database: Database): void {
-  databases.set(em.config, database);
+export function configureStatements(em: EntityManager, support: StatementSupport): void {
+  databases.set(em.config, support);
 }
-const databases = new WeakMap<object, Database>();
+const databases = new WeakMap<object, StatementSupport>();
 
 function run<T>(connection: PgConnection, statement: Statement): Promise<T[]> {
   return new Promise((resolve, reject) =>
