@@ -24,6 +24,7 @@ import {
   mountHttpRoutes,
   packageVersion,
   startHost,
+  stages,
   type Host,
   type HostedService,
   type HostParts,
@@ -46,7 +47,6 @@ import { mountDocs } from './docs/mount';
 import { gatewayHttpRoutes } from './rest/http-routes';
 import { apiHeaders } from './http/api-headers';
 import { headAsGet } from './http/head-as-get';
-import { stages } from './http/stages';
 import { clientReadCache } from './cache/client-cache';
 import { ReadCache } from './cache/read-cache';
 import { followFeed } from './cache/feed-caches';
@@ -92,12 +92,7 @@ export async function startService(config: Config, logger: Logger = createLogger
     http: {
       port: config.http.port,
       version: SERVICE_VERSION,
-      front(app) {
-        app.use(['/app/v1', '/api/v1'], headAsGet);
-        app.use(requestScope(logger));
-        app.use(urlGuard(sendError));
-        app.use(['/app/v1', '/api/v1', '/graphql'], apiHeaders());
-      },
+      front: [headAsGet, requestScope(logger), urlGuard(sendError), apiHeaders()],
       async serve(parts) {
         const served = await serveGateway({ modules, subgraphSecret, auth, ...parts });
         cache = served.cache;

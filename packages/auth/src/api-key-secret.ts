@@ -1,5 +1,5 @@
 // Key values: 256 random bits behind a recognisable prefix, kept only as a SHA-256 hash (created by the access module).
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** Secret scanners (e.g. GitHub's) can match a fixed prefix; the rest is 32 random bytes, base64url. */
 export const KEY_PREFIX = 'cpk_live_';
@@ -14,7 +14,7 @@ export function generateKey(): string {
  * dictionary, so a slow KDF would only add latency to every client request without adding safety.
  */
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function looksLikeKey(value: string): boolean {

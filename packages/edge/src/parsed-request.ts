@@ -36,14 +36,14 @@ function decode(raw: string, what: Record<string, unknown>): string {
 export const FIELD_OPERATOR = /^content\.[^[\]]+\[[a-z]+\]$/;
 
 /**
- * The URL as every layer sees it, or BAD_REQUEST. One plain value per parameter: `a[]=1`, `a[b]=1` and repeated
- * names are refused (but `FIELD_OPERATOR`'s form) (qs would make arrays or objects of them, URLSearchParams would keep the first or the last,
- * Apollo refuses some of them: each reader would see another request), and so are more than
- * `MAX_QUERY_PARAMETERS` (qs silently drops everything after its 1,000th).
+ * A path of printable ASCII without `%`, as nearly every request's is: decoding gives each segment back unchanged and
+ * none can hold a control character or a lone surrogate, so only a `.`/`..` segment (`DOT_SEGMENT`) is left to refuse.
  */
-export function parseUrl(url: string): ParsedUrl {
-  const q = url.indexOf('?');
-  const path = q === -1 ? url : url.slice(0, q);
+const PLAIN_PATH = /^[\x20-\x24\x26-\x7e]*$/;
+const DOT_SEGMENT = /(?:^|\/)\.\.?(?:\/|$)/;
+
+/** Every segment of `path` decoded and checked: BAD_REQUEST for the first that is not a plain, well-formed name. */
+function checkSegments(path: string): void {
   for (const raw of path.split('/')) {
     const segment = decode(raw, { segment: raw.slice(0, 200) });
     if (segment === '.' || segment === '..')
@@ -54,6 +54,18 @@ export function parseUrl(url: string): ParsedUrl {
       });
     }
   }
+}
+
+/**
+ * The URL as every layer sees it, or BAD_REQUEST. One plain value per parameter: `a[]=1`, `a[b]=1` and repeated
+ * names are refused (but `FIELD_OPERATOR`'s form) (qs would make arrays or objects of them, URLSearchParams would keep the first or the last,
+ * Apollo refuses some of them: each reader would see another request), and so are more than
+ * `MAX_QUERY_PARAMETERS` (qs silently drops everything after its 1,000th).
+ */
+export function parseUrl(url: string): ParsedUrl {
+  const q = url.indexOf('?');
+  const path = q === -1 ? url : url.slice(0, q);
+  if (!PLAIN_PATH.test(path) || DOT_SEGMENT.test(path)) checkSegments(path);
   const query: Record<string, string> = Object.create(null);
   if (q === -1) return { path, query };
   let count = 0;

@@ -17,13 +17,14 @@ import {
   type RateLimiter,
   type RuntimeMetricsSources,
 } from '@cp/edge';
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { expressServer } from './express-server';
 import { healthHandler } from './health';
+import { stages } from './stages';
 import { startWorkers, type SubgraphDeps, type SubgraphModule } from './module';
 
 /** The running parts a service builds on (`HostOptions.http.serve`). */
@@ -67,8 +68,11 @@ export interface HostOptions {
     port: number;
     /** What `/health` reports as `version`. */
     version: string;
-    /** Mounts what runs before /health and /ready too (request ids, input guards), after request metrics. */
-    front?(app: Express): void;
+    /**
+     * The stages every request passes first, /health and /ready too (request ids, input guards), after request
+     * metrics: one router layer, so a request pays for the router's matching once for all of them.
+     */
+    front?: RequestHandler[];
     serve(parts: HostParts): Promise<HostedService>;
   };
 }
@@ -132,8 +136,7 @@ export async function startHost({
   const server = expressServer(app, config.http);
   answerParserRefusals(server);
   drain.attach(server);
-  app.use(requestMetrics());
-  http.front?.(app);
+  app.use(stages(requestMetrics(), ...(http.front ?? [])));
   app.get('/health', healthHandler(db, broker, http.version));
   app.get(
     '/ready',

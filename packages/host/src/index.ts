@@ -4,3 +4,4 @@ export * from './host';
 export * from './health';
 export * from './module';
 export * from './openapi-parameters';
+export * from './stages';

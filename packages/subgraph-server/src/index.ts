@@ -79,7 +79,7 @@ export async function runSubgraphService(
       version: packageVersion(__dirname),
       // The gateway's URL checks (`@cp/edge`'s urlGuard: bad percent-encoding, NUL and control characters, `.`/`..`
       // segments, odd query strings), before any route and /health alike, refused with the same 400 envelope.
-      front: (app) => app.use(urlGuard(answers.sendError)),
+      front: [urlGuard(answers.sendError)],
       serve: (parts) => serveSubgraph(module, parts, answers),
     },
   });

@@ -1,12 +1,12 @@
 // HTTP caching of client responses: strong ETag, If-None-Match → 304, Cache-Control/Vary for shared caches, purge tags.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { notModified, respond } from '@cp/edge';
 import type { Request, Response } from 'express';
 import type { CachedResponse } from './read-cache';
 
 /** Strong validator of a body: equal bytes, equal tag, on every replica. */
 export function etagOf(body: Buffer): string {
-  return `"${createHash('sha256').update(body).digest('base64url')}"`;
+  return `"${hash('sha256', body, 'base64url')}"`;
 }
 
 /**

@@ -23,7 +23,8 @@ describe('apiHeaders', () => {
   let url: string;
   beforeAll(async () => {
     const app = express();
-    app.use(['/app/v1', '/api/v1', '/graphql'], apiHeaders());
+    // At the root, as the gateway's front stages run: the stage itself tells the APIs' paths from the others.
+    app.use(apiHeaders());
     app.use((_req, res) => void res.json({}));
     server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -33,7 +34,7 @@ describe('apiHeaders', () => {
 
   it('never lets an answer be sniffed or framed, and keeps admin and bearer GraphQL answers out of caches', async () => {
     const request = fc.record({
-      base: fc.constantFrom('/app/v1', '/api/v1', '/graphql'),
+      base: fc.constantFrom('/app/v1', '/api/v1', '/graphql', '/APP/V1', '/Api/v1', '/GraphQL'),
       rest: fc.constantFrom('', '/organizations/o/projects/p/content', '/x?y=1'),
       method: fc.constantFrom('GET', 'POST', 'PUT', 'DELETE'),
       accept: fc.constantFrom(...ACCEPTS),
@@ -51,10 +52,31 @@ describe('apiHeaders', () => {
         // An HTML page (docs, GraphiQL) sets its own CSP; every other answer forbids framing here.
         const htmlPage = method === 'GET' && prefersHtml;
         expect(res.headers.get('content-security-policy')).toBe(htmlPage ? null : "frame-ancestors 'none'");
-        const admin = base === '/app/v1' || (base === '/graphql' && bearer);
+        const mount = base.toLowerCase();
+        const admin = mount === '/app/v1' || (mount === '/graphql' && bearer);
         expect(res.headers.get('cache-control')).toBe(admin ? 'no-store' : null);
       }),
       runs,
     );
+  });
+
+  it('leaves every other path alone: the CDN, the docs, health and look-alike prefixes', async () => {
+    for (const path of [
+      '/health',
+      '/cdn/o/p/assets/a/b',
+      '/docs',
+      '/graphqlx',
+      '/api/v10/x',
+      '/app/v1x',
+      '/x/api/v1',
+    ]) {
+      const res = await fetch(`${url}${path}`);
+      await res.arrayBuffer();
+      expect([path, res.headers.get('x-content-type-options'), res.headers.get('cache-control')]).toEqual([
+        path,
+        null,
+        null,
+      ]);
+    }
   });
 });

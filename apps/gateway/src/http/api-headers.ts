@@ -1,5 +1,6 @@
 // Protective headers on API responses: no sniffing, no framing, and no caching of admin or sign-in answers.
 import type { NextFunction, Request, Response } from 'express';
+import { apiMount } from './api-mount';
 
 /**
  * Scoped to the API paths, not set globally: the CDN sets its own and the HTML docs/GraphiQL pages need their own
@@ -9,10 +10,12 @@ import type { NextFunction, Request, Response } from 'express';
  */
 export function apiHeaders() {
   return (req: Request, res: Response, next: NextFunction) => {
+    const mount = apiMount(req);
+    if (mount === undefined) return next();
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('X-Frame-Options', 'DENY');
     if (framed(req)) res.setHeader('Content-Security-Policy', "frame-ancestors 'none'");
-    const admin = req.baseUrl === '/app/v1' || (req.baseUrl === '/graphql' && req.headers.authorization !== undefined);
+    const admin = mount === '/app/v1' || (mount === '/graphql' && req.headers.authorization !== undefined);
     if (admin) res.setHeader('Cache-Control', 'no-store');
     next();
   };

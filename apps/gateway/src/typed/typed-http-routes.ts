@@ -3,12 +3,11 @@
 import { graphqlBody, graphqlInputGuard, graphqlPayload, respond, sendError, sendGraphQLError } from '@cp/edge';
 import { errorResponses, successHeaders } from '@cp/errors';
 import { JSON_LIMIT_BYTES, PROJECT_PATH, type Context } from '@cp/graphql';
-import type { HttpRoute } from '@cp/host';
+import { stages, type HttpRoute } from '@cp/host';
 import type { TypedGraphQL } from '@cp/subgraph-content';
 import type { Request, RequestHandler, Response } from 'express';
 import type { OpenAPIV3 } from 'openapi-types';
 import { documentSizeLimit, responseSizeLimit } from '../graphql/armor';
-import { stages } from '../http/stages';
 
 export interface TypedRouteDeps {
   typed: TypedGraphQL;

@@ -1,4 +1,4 @@
-// A mount's pipeline stages as one Express handler: the router matches one layer instead of one per stage, and each
+// A chain of request stages as one Express handler: the router matches one layer instead of one per stage, and each
 // stage's `next` calls the following one directly.
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
